@@ -1,0 +1,41 @@
+# Every target creates .venv when it is missing and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stamp
+
+.PHONY: demo test compat bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# One stamp per extra, remade when pyproject.toml changes.
+$(STAMP)-base: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+$(STAMP)-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+$(STAMP)-compat: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev,compat]'
+	touch $@
+$(STAMP)-bench: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+demo: $(STAMP)-base
+	$(PY) -m typedops.demo
+
+test: $(STAMP)-dev
+	$(PY) -m pytest -q
+	$(PY) -m mypy
+
+compat: $(STAMP)-compat
+	$(PY) -m pytest -q -m compat tests
+
+bench: $(STAMP)-bench
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .hypothesis

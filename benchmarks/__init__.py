@@ -1,0 +1,1 @@
+"""Benchmarks: typedops side by side with its peers, in one run, reported as ratios."""

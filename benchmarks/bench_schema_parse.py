@@ -1,0 +1,55 @@
+"""Schema parsing: typedops vs PyTorch's C++ parser vs torchgen's Python parser.
+
+Issue 2: <= 10 us per distinct schema over the 2,584 native_functions.yaml strings
+(torch C++ ~5 us, torchgen ~75 us on the reference machine). Every pass parses every
+string afresh: typedops' type-interning table is cleared before each pass, and
+torchgen is given no cache either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks._harness import Report, best_time, optional_import
+from typedops.schema import _parser
+from typedops.schema import parse_schema
+from tests.corpus import native_function_schemas
+
+
+def run() -> Report:
+    schemas = native_function_schemas()
+    report = Report(
+        title=f"Parse {len(schemas) if schemas else 0} native_functions.yaml schemas (per schema)",
+        unit="us",
+        baseline="typedops parse_schema",
+        target="<= 10 us per schema; torch C++ ~5 us, torchgen ~75 us (reference machine)",
+    )
+    if not schemas:
+        report.add("typedops parse_schema", None, "needs torch (bench extra) for the yaml")
+        return report
+    n = len(schemas)
+
+    def ours() -> None:
+        _parser.clear_type_table()
+        for s in schemas:
+            parse_schema(s)
+
+    report.add("typedops parse_schema", best_time(ours, number=1, repeat=7) / n)
+    torch: Any = optional_import("torch")
+    if torch is not None:
+        cpp = torch._C.parse_schema
+
+        def torch_cpp() -> None:
+            for s in schemas:
+                cpp(s)
+
+        report.add("torch._C.parse_schema (C++)", best_time(torch_cpp, number=1, repeat=7) / n)
+    model: Any = optional_import("torchgen.model")
+    if model is not None:
+
+        def torchgen() -> None:
+            for s in schemas:
+                model.FunctionSchema.parse(s)
+
+        report.add("torchgen FunctionSchema.parse", best_time(torchgen, number=1, repeat=3) / n)
+    return report

@@ -1,0 +1,201 @@
+"""Parser tests: what parses into what, and every refusal with its exact message."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import pytest
+
+from typedops import TypedopsError
+from typedops.schema import (
+    INT,
+    SCALAR,
+    TENSOR,
+    AliasInfo,
+    Argument,
+    ClassType,
+    DictType,
+    FunctionSchema,
+    FutureType,
+    ListType,
+    OptionalType,
+    Return,
+    SchemaParseError,
+    TupleType,
+    TypeVar,
+    parse_schema,
+    parse_type,
+)
+
+# Lines from native_functions.yaml and TorchScript covering each form of the grammar;
+# every one must print back exactly as written.
+ROUND_TRIP: Final = [
+    "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+    "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+    "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    "split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]",
+    "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
+    "_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()",
+    "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+    "gelu(Tensor self, *, str approximate='none') -> Tensor",
+    "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
+    "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor",
+    "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+    "aten::format(str self, ...) -> str",
+    "prim::PythonOp(...) -> ...",
+    "aten::setdefault.str(Dict(str, t)(a!) self, str(b -> *) key, t(c -> *) default_value) -> t(*)",
+    "aten::keys.str(Dict(str, t) self) -> str[](*)",
+    "aten::items.str(Dict(str, t) self) -> ((str, t)[])",
+    "aten::dict.str((str, tVal)[] inputs) -> Dict(str, tVal)",
+    "aten::_unwrap_optional(t(a)? optional) -> t(a)",
+    "aten::wait(Future(t) self) -> t",
+    "prim::awaitable_nowait(t self) -> Await(t)",
+    "c10d::allgather_coalesced_(Tensor[][] output_lists, Tensor[] input_list, __torch__.torch.classes.c10d.ProcessGroup process_group, bool async_op=True) -> __torch__.torch.classes.c10d.Work",
+    "aten::cudnn_affine_grid_generator(Tensor theta, int N, int C, int H, int W) -> Tensor grid",
+    'aten::strip(str self, str chars=" \\n\\t\\f\\v") -> str',
+    "aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+    "aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
+    "f(float a=inf, float b=-inf, float c=1., float d=0.33333333333333331) -> ()",
+    "f(int[] a=[0,1], int[] b=[0, 1], bool[3] mask=[True, True, True]) -> ()",
+    "f(Tensor(b|a) x) -> Tensor(b|a)",
+]
+
+
+@pytest.mark.parametrize("text", ROUND_TRIP)
+def test_prints_back_exactly(text: str) -> None:
+    assert str(parse_schema(text)) == text
+
+
+@pytest.mark.parametrize("text", ROUND_TRIP)
+def test_token_parser_and_fast_path_agree(text: str) -> None:
+    from typedops.schema import _parser
+
+    fast = _parser._parse_canonical(text)
+    tokens = _parser._tokenize(text)
+    tokens.append("")
+    assert fast is None or fast == _parser._parse(tokens)
+
+
+def test_model_of_add_out() -> None:
+    s = parse_schema("aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    assert (s.namespace, s.name, s.overload_name) == ("aten", "add", "out")
+    assert s.full_name == "aten::add.out"
+    assert s.positional == (Argument("self", TENSOR), Argument("other", TENSOR))
+    out_alias = AliasInfo(("a",), is_write=True)
+    assert s.kwarg_only == (Argument("alpha", SCALAR, "1"), Argument("out", TENSOR, alias=out_alias))
+    assert s.returns == (Return(TENSOR, alias=out_alias),)
+    assert s.is_out_fn and s.is_mutable and not s.is_inplace
+
+
+def test_alias_position_is_kept() -> None:
+    elements = parse_schema("f(Tensor(a!)[] x) -> ()").positional[0]
+    container = parse_schema("f(t[](a!) x) -> ()").positional[0]
+    assert (elements.type, elements.alias_depth) == (ListType(TENSOR), 0)
+    assert (container.type, container.alias_depth) == (ListType(TypeVar("t")), 1)
+    assert elements.alias == container.alias == AliasInfo(("a",), is_write=True)
+
+
+def test_types() -> None:
+    assert parse_type("Tensor?[]") == ListType(OptionalType(TENSOR))
+    assert parse_type("int[1]?") == OptionalType(ListType(INT, 1))
+    assert parse_type("Dict(str, Tensor)") == DictType(parse_type("str"), TENSOR)
+    assert parse_type("Future(t)") == FutureType(TypeVar("t"))
+    assert parse_type("(int, Tensor)") == TupleType((INT, TENSOR))
+    assert parse_type("__torch__.torch.classes.ns.Name") == ClassType("__torch__.torch.classes.ns.Name")
+
+
+def test_named_single_return_is_not_trailing_garbage() -> None:
+    # TorchScript prints single named returns without parentheses ('-> Tensor grid'),
+    # so '-> Tensor extra' is a return named 'extra', as torch reads it too. Text after
+    # the returns is refused (see ERROR_CASES).
+    s = parse_schema("f(Tensor x) -> Tensor extra")
+    assert s.returns == (Return(TENSOR, name="extra"),)
+
+
+def test_whitespace_is_normalized() -> None:
+    assert str(parse_schema("  f( Tensor  x ,int y=1 )->Tensor ")) == "f(Tensor x, int y=1) -> Tensor"
+
+
+def test_parse_is_also_a_classmethod() -> None:
+    text = "f(Tensor x) -> Tensor"
+    assert FunctionSchema.parse(text) == parse_schema(text)
+
+
+def test_parse_type_refuses_alias_and_trailing_text() -> None:
+    with pytest.raises(SchemaParseError, match="a type on its own takes no alias annotation"):
+        parse_type("Tensor(a)")
+    with pytest.raises(SchemaParseError, match="unexpected 'x' after the type"):
+        parse_type("Tensor x")
+
+
+def test_non_text_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match=r"parse_schema\(\) takes schema text \(str\), not bytes"):
+        parse_schema(b"f() -> ()")  # type: ignore[arg-type]  # the mistake under test
+
+
+ERROR_CASES: Final = [
+    # (schema text, exact message, column, caret width)
+    ('f(Tensor x) -> Tensor extra garbage', "unexpected 'garbage' after the returns", 29, 7),
+    ('f(Tensor x, Tensor x) -> Tensor', "argument 'x' appears twice; argument names must be unique", 20, 1),
+    ('f(int a, *, *, int b) -> Tensor', "'*' appears twice; keyword-only arguments take one '*'", 13, 1),
+    ('f(Tensor? ? x) -> Tensor', "'?' applied twice; 'Tensor?' is already optional", 11, 1),
+    ('f(Tensr x) -> Tensor', "unknown type 'Tensr' (did you mean 'Tensor'?)", 3, 5),
+    ('f(Tensor x)', "expected '->' and the returns, found end of input", 12, 1),
+    ('f(Tensor x) ->', 'expected a type, found end of input', 15, 1),
+    ('(Tensor x) -> Tensor', "expected an operator name, found '('", 1, 1),
+    ('aten::add.Tensor.x(Tensor x) -> Tensor', "operator name 'add.Tensor.x' has more than one '.'; write name.overload", 7, 12),
+    ('f(Tensor x,) -> Tensor', "trailing ',' before ')'", 11, 1),
+    ('f(Tensor) -> Tensor', "expected an argument name after type 'Tensor', found ')'", 9, 1),
+    ('f(Tensor x, *) -> Tensor', "'*' must be followed by keyword-only arguments", 14, 1),
+    ('f(Tensor x, ..., int y) -> Tensor', "'...' must be the last argument", 16, 1),
+    ('f(int[x] a) -> Tensor', "a list size must be a whole number, as in 'int[2]', not '[x]'", 6, 3),
+    ('f(Tensor(a x) -> Tensor', "expected ')' to close the alias annotation, found 'x'", 12, 1),
+    ('f(Tensor(a!)[](b) x) -> Tensor', 'a type takes at most one alias annotation', 15, 1),
+    ('f(int x="a") -> Tensor', 'default "a" does not fit type \'int\' of argument \'x\': type \'int\' takes int defaults, not str', 9, 3),
+    ('f(bool x=1.5) -> Tensor', "default 1.5 does not fit type 'bool' of argument 'x': type 'bool' takes bool defaults, not float", 10, 3),
+    ('f(Tensor x=None) -> Tensor', "default None does not fit type 'Tensor' of argument 'x': only an optional type ('T?') takes None", 12, 4),
+    ('f(str x="abc) -> Tensor', 'string default has no closing quote', 9, 1),
+    ('f(Dict(str) x) -> Tensor', "expected ',' between the key and value types of Dict, found ')'", 11, 1),
+    ('f(Future x) -> Tensor', "'Future' needs its element types in parentheses, as in Future(Tensor)", 3, 6),
+    ('f(int x=) -> Tensor', "expected a default value for argument 'x', found ')'", 9, 1),
+    ('f(Tensor x) -> (Tensor a, Tensor a)', "return name 'a' appears twice", 34, 1),
+    ('f(Tensor x) -> (Tensor, Tensor', "expected ',' or ')' between returns, found end of input", 31, 1),
+    ('f(int x=[1, [2]]) -> Tensor', "expected a default value for argument 'x', found '['", 9, 1),
+    ('ns::(Tensor x) -> Tensor', "expected an operator name after '::', found '('", 5, 1),
+    ('', 'expected an operator name, found end of input', 1, 1),
+    ('f(Tensor x) -> Tensor(a', "expected ')' to close the alias annotation, found end of input", 24, 1),
+    ('f((int, Tensor(a)) x) -> Tensor', 'alias annotations inside a tuple type are not supported', 9, 6),
+    ('f(int x=abc) -> Tensor', "default abc does not fit type 'int' of argument 'x': type 'int' takes one of Mean, Sum as a named default", 9, 3),
+    ('f(int[2] x=[1, 2.5]) -> Tensor', "default [1, 2.5] does not fit type 'int[2]' of argument 'x': list element 2.5: type 'int' takes int defaults, not float", 12, 8),
+    ('f(Tensor x) -> Tensor @', "unexpected '@' after the returns", 23, 1),
+    ('f(Wibble x) -> Tensor', "unknown type 'Wibble'; the built-in types are Any, AnyClassType, AnyEnumType, Await, Capsule, Device, DeviceIndex, Dict, Dimname, Future, Generator, Layout, MemoryFormat, NoneType, QScheme, RRef, Scalar, ScalarType, Storage, Stream, SymBool, SymFloat, SymInt, Tensor, bool, complex, float, int, str", 3, 6),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "column", "width"), ERROR_CASES)
+def test_refusals(text: str, message: str, column: int, width: int) -> None:
+    with pytest.raises(SchemaParseError) as info:
+        parse_schema(text)
+    error = info.value
+    assert (error.reason, error.column, error.width) == (f"{message} (column {column})", column, width)
+
+
+def test_error_shows_the_text_with_a_caret() -> None:
+    with pytest.raises(SchemaParseError) as info:
+        parse_schema("f(Tensr x) -> Tensor")
+    assert str(info.value) == (
+        "unknown type 'Tensr' (did you mean 'Tensor'?) (column 3)\n"
+        "  f(Tensr x) -> Tensor\n"
+        "    ^^^^^"
+    )
+
+
+def test_parse_error_is_a_typedops_error_and_a_value_error() -> None:
+    with pytest.raises(TypedopsError):
+        parse_schema("f(")
+    with pytest.raises(ValueError):
+        parse_schema("f(")

@@ -1,0 +1,137 @@
+"""The value types of the tensor layer that schemas name: dtypes, layouts, devices, scalars.
+
+Their integer codes match PyTorch's (``ScalarType.float32.value == 6``), because
+TorchScript writes enum defaults as those integers (``ScalarType dtype=6``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+from dataclasses import dataclass
+from typing import Annotated, Final, Union
+
+from typing_extensions import TypeAlias
+
+__all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "SymInt", "Scalar", "SYM_INT_MARKER"]
+
+
+class ScalarType(enum.Enum):
+    """Element types. Members carry PyTorch's names and codes; its short aliases work too
+    (``ScalarType.long is ScalarType.int64``, ``ScalarType.float is ScalarType.float32``)."""
+
+    uint8 = 0
+    int8 = 1
+    int16 = 2
+    int32 = 3
+    int64 = 4
+    float16 = 5
+    float32 = 6
+    float64 = 7
+    complex64 = 9
+    complex128 = 10
+    bool = 11
+    bfloat16 = 15
+    # PyTorch's aliases, as they appear in schema defaults such as 'ScalarType dtype=long'.
+    byte = 0
+    char = 1
+    short = 2
+    int = 3
+    long = 4
+    half = 5
+    float = 6
+    double = 7
+    cfloat = 9
+    cdouble = 10
+
+    @property
+    def is_floating_point(self) -> builtins.bool:  # 'bool' is a member here
+        return self in _FLOATING
+
+    @property
+    def is_complex(self) -> builtins.bool:
+        return self in (ScalarType.complex64, ScalarType.complex128)
+
+    @property
+    def itemsize(self) -> builtins.int:
+        """Bytes per element."""
+        return _ITEMSIZE[self]
+
+    def __repr__(self) -> str:
+        return f"typedops.{self.name}"
+
+
+_FLOATING: Final = frozenset(
+    {ScalarType.float16, ScalarType.bfloat16, ScalarType.float32, ScalarType.float64}
+)
+_ITEMSIZE: Final = {
+    ScalarType.uint8: 1, ScalarType.int8: 1, ScalarType.int16: 2, ScalarType.int32: 4,
+    ScalarType.int64: 8, ScalarType.float16: 2, ScalarType.bfloat16: 2,
+    ScalarType.float32: 4, ScalarType.float64: 8, ScalarType.complex64: 8,
+    ScalarType.complex128: 16, ScalarType.bool: 1,
+}  # fmt: skip
+
+
+class Layout(enum.Enum):
+    """How a tensor's elements are stored."""
+
+    strided = 0
+    sparse_coo = 1
+
+
+class MemoryFormat(enum.Enum):
+    """The order in which a dense tensor's dimensions are laid out in memory."""
+
+    contiguous_format = 0
+    preserve_format = 1
+    channels_last = 2
+    channels_last_3d = 3
+
+
+_DEVICE_TYPES: Final = ("cpu", "meta", "privateuseone")
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """Where a tensor lives: ``Device("cpu")``, ``Device("meta")``, ``Device.parse("cpu:0")``."""
+
+    type: str
+    index: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in _DEVICE_TYPES:
+            raise ValueError(
+                f"unknown device type {self.type!r}; typedops has {', '.join(_DEVICE_TYPES)}"
+            )
+        if self.index is not None and self.index < 0:
+            raise ValueError(f"device index must be >= 0, not {self.index}")
+
+    @classmethod
+    def parse(cls, spec: str | Device) -> Device:
+        """A device from ``"cpu"``, ``"meta"``, ``"cpu:0"`` (or a Device, returned as is)."""
+        if isinstance(spec, Device):
+            return spec
+        kind, sep, index = spec.partition(":")
+        if sep and not index.isdigit():
+            raise ValueError(f"device {spec!r}: the index after ':' must be a whole number")
+        return cls(kind, int(index) if sep else None)
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+class _SymIntMarker:
+    """Marks ``SymInt`` inside ``Annotated`` so schema inference tells it from ``int``."""
+
+    def __repr__(self) -> str:
+        return "SymInt"
+
+
+SYM_INT_MARKER: Final = _SymIntMarker()
+
+# A size that may become symbolic. For type checkers it is an int (callers pass ints);
+# schema inference reads the marker and writes 'SymInt'.
+SymInt: TypeAlias = Annotated[int, SYM_INT_MARKER]
+
+# Any Python number an op takes as 'Scalar'. bool is listed for readers: it is an int.
+Scalar: TypeAlias = Union[bool, int, float, complex]

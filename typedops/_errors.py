@@ -1,0 +1,43 @@
+"""The exception hierarchy: one root, each concrete error also a matching builtin.
+
+Callers can catch ``TypedopsError`` for anything the library raises on bad input, or
+the builtin (``ValueError``, ``TypeError``, ``LookupError``) when they only care
+about the kind of mistake.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TypedopsError", "SchemaParseError", "SchemaInferenceError"]
+
+
+class TypedopsError(Exception):
+    """Root of every error typedops raises on bad input."""
+
+
+class SchemaParseError(TypedopsError, ValueError):
+    """Schema text that does not follow the schema grammar.
+
+    ``text`` is the schema as given, ``column`` the 1-based column of the offending
+    token and ``reason`` the message without the caret display. ``str(error)`` shows
+    all three::
+
+        unknown type 'Tensr' at column 3 (did you mean 'Tensor'?)
+          f(Tensr x) -> Tensor
+            ^^^^^
+    """
+
+    def __init__(self, reason: str, text: str, column: int, width: int = 1) -> None:
+        self.reason = reason
+        self.text = text
+        self.column = column
+        self.width = max(1, width)
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        # Columns are 1-based; the caret line is indented like the schema line.
+        caret = " " * (self.column - 1) + "^" * self.width
+        return f"{self.reason}\n  {self.text}\n  {caret}"
+
+
+class SchemaInferenceError(TypedopsError, TypeError):
+    """A Python function whose signature cannot be turned into a schema."""

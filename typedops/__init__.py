@@ -4,15 +4,40 @@ The public surface, grouped by topic; implementation lives in ``_``-prefixed mod
 """
 
 from ._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
-from ._errors import SchemaInferenceError, SchemaParseError, TypedopsError
+from ._errors import (
+    NoKernelError,
+    OperatorNotFoundError,
+    RegistrationError,
+    SchemaInferenceError,
+    SchemaMismatchError,
+    SchemaParseError,
+    TypedopsError,
+)
+from ._op import Op, TypedOperatorHandle, op
 from ._tensor import Tensor, tensor
-from .dispatch import DispatchKey, DispatchKeySet
+from .dispatch import (
+    DispatchKey,
+    DispatchKeySet,
+    Library,
+    OperatorHandle,
+    RegistrationHandle,
+    boxed,
+    dispatcher,
+    exclude_keys,
+    fallthrough,
+    include_keys,
+    ops,
+)
 
 __all__ = [
     # errors
     "TypedopsError",
     "SchemaParseError",
     "SchemaInferenceError",
+    "SchemaMismatchError",
+    "RegistrationError",
+    "OperatorNotFoundError",
+    "NoKernelError",
     # tensors and the value types schemas name
     "Tensor",
     "tensor",
@@ -22,8 +47,21 @@ __all__ = [
     "Layout",
     "Device",
     "MemoryFormat",
+    # operators from typed functions
+    "op",
+    "Op",
+    "TypedOperatorHandle",
     # dispatch
     "DispatchKey",
     "DispatchKeySet",
+    "include_keys",
+    "exclude_keys",
+    "Library",
+    "RegistrationHandle",
+    "OperatorHandle",
+    "fallthrough",
+    "boxed",
+    "dispatcher",
+    "ops",
 ]
 __version__ = "0.1.0"

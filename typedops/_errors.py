@@ -7,7 +7,15 @@ about the kind of mistake.
 
 from __future__ import annotations
 
-__all__ = ["TypedopsError", "SchemaParseError", "SchemaInferenceError"]
+__all__ = [
+    "TypedopsError",
+    "SchemaParseError",
+    "SchemaInferenceError",
+    "SchemaMismatchError",
+    "RegistrationError",
+    "OperatorNotFoundError",
+    "NoKernelError",
+]
 
 
 class TypedopsError(Exception):
@@ -41,3 +49,37 @@ class SchemaParseError(TypedopsError, ValueError):
 
 class SchemaInferenceError(TypedopsError, TypeError):
     """A Python function whose signature cannot be turned into a schema."""
+
+
+class SchemaMismatchError(TypedopsError, TypeError):
+    """A kernel's signature does not match the schema of the op it is registered for.
+
+    ``differences`` lists one line per differing argument or return.
+    """
+
+    def __init__(self, message: str, differences: list[str]) -> None:
+        self.differences = differences
+        super().__init__(message)
+
+
+class RegistrationError(TypedopsError, ValueError):
+    """A registration that would leave the registry inconsistent (a duplicate, a wrong kind)."""
+
+
+class OperatorNotFoundError(TypedopsError, LookupError):
+    """No operator has the name looked up; the message suggests near matches."""
+
+
+class NoKernelError(TypedopsError, LookupError):
+    """The key a call dispatched to has no kernel for the op.
+
+    ``op`` is the operator's full name, ``keys`` the computed key set, ``key`` the key
+    chosen (None when the set was empty) and ``available`` the keys that have kernels.
+    """
+
+    def __init__(self, message: str, op: str, keys: object, key: object, available: tuple[object, ...]) -> None:
+        self.op = op
+        self.keys = keys
+        self.key = key
+        self.available = available
+        super().__init__(message)

@@ -48,7 +48,9 @@ class Tensor:
     compute result shapes and dtypes without touching elements.
     """
 
-    __slots__ = ("_data", "_dtype", "_shape", "_device", "keys", "requires_grad")
+    # key_bits is the dispatcher's view of the tensor: the bit mask of its keys (see
+    # Note [Key priority] in dispatch/_keys.py); .keys shows it as a DispatchKeySet.
+    __slots__ = ("_data", "_dtype", "_shape", "_device", "key_bits", "requires_grad")
 
     def __init__(
         self,
@@ -65,7 +67,7 @@ class Tensor:
         self._dtype = dtype
         self._shape = shape
         self._device = device
-        self.keys: DispatchKeySet = keys_for_device(device)
+        self.key_bits: int = int(keys_for_device(device))
         self.requires_grad = requires_grad
 
     @classmethod
@@ -76,6 +78,11 @@ class Tensor:
             known = ", ".join(sorted(_FROM_NUMPY_NAME))
             raise TypeError(f"numpy dtype {array.dtype.name!r} has no typedops dtype; use one of {known}")
         return cls(array, dtype=dtype, shape=tuple(array.shape), device=Device("cpu"))
+
+    @property
+    def keys(self) -> DispatchKeySet:
+        """The dispatch keys this tensor contributes to every call it is passed to."""
+        return DispatchKeySet.from_bits(self.key_bits)
 
     @property
     def dtype(self) -> ScalarType:

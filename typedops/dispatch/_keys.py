@@ -137,19 +137,19 @@ def alias_expansion(key: DispatchKey) -> tuple[DispatchKey, ...]:
     return (key,)
 
 
-class DispatchKeySet:
-    """An immutable set of runtime dispatch keys, stored as one int bit mask.
+class DispatchKeySet(int):
+    """An immutable set of runtime dispatch keys: an ``int`` whose bit ``k`` is key ``k``.
 
     ``highest()`` is the key a call with this set dispatches to; iteration goes from the
-    highest priority down, the order in which a call meets the keys.
+    highest priority down, the order in which a call meets the keys. Being an int makes
+    a key set as cheap to build and pass as the bit mask it is.
     """
 
-    __slots__ = ("bits",)
-    bits: int
+    __slots__ = ()
 
-    def __init__(self, keys: Iterable[DispatchKey | str] | DispatchKey = ()) -> None:
-        if isinstance(keys, DispatchKey):
-            keys = (keys,)
+    def __new__(cls, keys: Iterable[DispatchKey | str] | DispatchKey | str = ()) -> DispatchKeySet:
+        if isinstance(keys, (DispatchKey, str)):
+            keys = (keys,)  # one key (a str is a key name, not an iterable of names)
         bits = 0
         for key in keys:
             k = DispatchKey.parse(key)
@@ -160,65 +160,61 @@ class DispatchKeySet:
                     f"use the runtime keys it stands for ({expanded})"
                 )
             bits |= 1 << k
-        object.__setattr__(self, "bits", bits)
+        return int.__new__(cls, bits)
 
     @classmethod
     def from_bits(cls, bits: int) -> DispatchKeySet:
-        ks = object.__new__(cls)
-        object.__setattr__(ks, "bits", bits)
-        return ks
+        """The key set whose bit mask is ``bits``."""
+        return int.__new__(cls, bits)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError("DispatchKeySet is immutable")
+    @property
+    def bits(self) -> int:
+        return int(self)
 
-    # -- set algebra ---------------------------------------------------------------
-    def __or__(self, other: DispatchKeySet) -> DispatchKeySet:
-        return DispatchKeySet.from_bits(self.bits | other.bits)
+    # -- set algebra (results stay key sets) ----------------------------------------
+    # The other operand is a key set (its bits) or a single key. A DispatchKey is an
+    # IntEnum whose value is its bit *position*, so it must become 1 << key first.
+    def __or__(self, other: int) -> DispatchKeySet:
+        return int.__new__(DispatchKeySet, int(self) | _bits_of(other))
 
-    def __and__(self, other: DispatchKeySet) -> DispatchKeySet:
-        return DispatchKeySet.from_bits(self.bits & other.bits)
+    def __and__(self, other: int) -> DispatchKeySet:
+        return int.__new__(DispatchKeySet, int(self) & _bits_of(other))
 
-    def __sub__(self, other: DispatchKeySet) -> DispatchKeySet:
-        return DispatchKeySet.from_bits(self.bits & ~other.bits)
+    def __sub__(self, other: int) -> DispatchKeySet:
+        return int.__new__(DispatchKeySet, int(self) & ~_bits_of(other))
+
+    __ror__ = __or__
+    __rand__ = __and__
 
     def add(self, key: DispatchKey) -> DispatchKeySet:
-        return self | DispatchKeySet(key)
+        return int.__new__(DispatchKeySet, int(self) | 1 << _runtime(key))
 
     def remove(self, key: DispatchKey) -> DispatchKeySet:
-        return self - DispatchKeySet(key)
+        return int.__new__(DispatchKeySet, int(self) & ~(1 << _runtime(key)))
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, DispatchKey) and not key.is_alias and bool(self.bits >> key & 1)
-
-    def __bool__(self) -> bool:
-        return self.bits != 0
+        return isinstance(key, DispatchKey) and not key.is_alias and bool(int(self) >> key & 1)
 
     def __len__(self) -> int:
-        return self.bits.bit_count()
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DispatchKeySet) and other.bits == self.bits
-
-    def __hash__(self) -> int:
-        return hash(self.bits)
+        return int(self).bit_count()
 
     # -- priority ----------------------------------------------------------------------
     def highest(self) -> DispatchKey:
         """The highest-priority key; ``ValueError`` for the empty set."""
-        if not self.bits:
+        if not self:
             raise ValueError("an empty DispatchKeySet has no highest key")
-        return _RUNTIME_KEYS[self.bits.bit_length() - 1]
+        return _RUNTIME_KEYS[int(self).bit_length() - 1]
 
     def below(self, key: DispatchKey) -> DispatchKeySet:
         """The keys of lower priority than ``key``: where a redispatch continues."""
-        return DispatchKeySet.from_bits(self.bits & ((1 << key) - 1))
+        return int.__new__(DispatchKeySet, int(self) & ((1 << _runtime(key)) - 1))
 
     def highest_backend(self) -> DispatchKey | None:
-        backend_bits = self.bits & _BACKEND_MASK
+        backend_bits = int(self) & _BACKEND_MASK
         return _RUNTIME_KEYS[backend_bits.bit_length() - 1] if backend_bits else None
 
     def __iter__(self) -> Iterator[DispatchKey]:
-        bits = self.bits
+        bits = int(self)
         while bits:
             top = bits.bit_length() - 1
             yield _RUNTIME_KEYS[top]
@@ -226,6 +222,20 @@ class DispatchKeySet:
 
     def __repr__(self) -> str:
         return "DispatchKeySet(" + ", ".join(k.name for k in self) + ")"
+
+    __str__ = __repr__
+
+
+def _bits_of(operand: int) -> int:
+    if isinstance(operand, DispatchKey):
+        return 1 << _runtime(operand)
+    return int(operand)
+
+
+def _runtime(key: DispatchKey) -> DispatchKey:
+    if key.is_alias:
+        raise ValueError(f"{key.name} is an alias key; key sets hold runtime keys only")
+    return key
 
 
 _BACKEND_MASK: Final = sum(1 << k for k in BACKEND_KEYS)

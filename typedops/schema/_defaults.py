@@ -7,9 +7,9 @@ module turns that text into a Python value and a Python value into canonical tex
 
 from __future__ import annotations
 
-import ast
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Final, Union
 
@@ -28,6 +28,17 @@ _ATOM: Final = rf"{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*"
 LITERAL_RE: Final = re.compile(rf"(?:{_ATOM})|\[ *(?:(?:{_ATOM}) *(?:, *(?:{_ATOM}) *)*)?\]")
 _LIST_ITEM_RE: Final = re.compile(rf" *({_ATOM}) *(?:,|$)")
 _INT_RE: Final = re.compile(r"-?\d+")
+# A backslash escape in a quoted default, read as Python reads it (\n, \x41, \101, \u00e9,
+# \N{DEGREE SIGN}). An escape Python does not know, or a malformed one, stays as written.
+_ESCAPE_RE: Final = re.compile(
+    r"\\(?:(?P<octal>[0-7]{1,3})|x(?P<x>[0-9A-Fa-f]{2})|u(?P<u>[0-9A-Fa-f]{4})"
+    r"|U(?P<U>[0-9A-Fa-f]{8})|N\{(?P<name>[^}]*)\}|(?P<char>.))",
+    re.DOTALL,
+)
+_SIMPLE_ESCAPES: Final = {
+    "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
+    "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +71,9 @@ def literal_value(text: str) -> DefaultValue:
         return tuple(literal_value(m.group(1)) for m in _LIST_ITEM_RE.finditer(inner))
     first = text[0]
     if first in "\"'":
-        value = ast.literal_eval(text)
-        assert isinstance(value, str)
-        return value
+        # Not ast.literal_eval: it refuses raw NUL and CR characters and malformed
+        # escapes, all of which the literal grammar admits.
+        return _ESCAPE_RE.sub(_unescape, text[1:-1])
     if text == "True":
         return True
     if text == "False":
@@ -76,6 +87,20 @@ def literal_value(text: str) -> DefaultValue:
             return int(text)
         return float(text)
     return EnumDefault(text)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    groups = match.groupdict()
+    if groups["char"] is not None:
+        return _SIMPLE_ESCAPES.get(groups["char"], match.group())
+    if groups["name"] is not None:
+        try:
+            return unicodedata.lookup(groups["name"])
+        except KeyError:
+            return match.group()
+    octal = groups["octal"]
+    code = int(octal, 8) if octal is not None else int(groups["x"] or groups["u"] or groups["U"], 16)
+    return chr(code) if code <= 0x10FFFF else match.group()
 
 
 def format_literal(value: DefaultValue) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Final, NoReturn
 
 from .._errors import SchemaParseError
-from ._defaults import LITERAL_RE
+from ._defaults import LITERAL_RE, _LIST_ITEM_RE
 from ._model import Argument, FunctionSchema, Return
 from ._types import (
     BASE_TYPE_NAMES,
@@ -104,7 +104,9 @@ def _shown(tok: str) -> str:
 
 
 def _is_ident(tok: str) -> bool:
-    return tok[:1].isalpha() or tok[:1] == "_"
+    # ASCII only: a non-ASCII letter is a one-character token, never an identifier.
+    first = tok[:1]
+    return first == "_" or (first.isascii() and first.isalpha())
 
 
 def _argument(name: str, type_: Type, default: str | None, alias: AliasInfo | None, depth: int) -> Argument:
@@ -617,7 +619,8 @@ _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
          "per_channel_symmetric", "per_channel_affine_float_qparams"}
     ),
 }  # fmt: skip
-_LIST_ITEMS_RE: Final = re.compile(r" *([^,]+?) *(?:,|$)")
+# Whole literal atoms, so a quoted item may hold ',' or ']' ("a,b").
+_LIST_ITEMS_RE: Final = _LIST_ITEM_RE
 
 
 def _literal_kind(text: str) -> str:

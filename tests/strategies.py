@@ -1,0 +1,298 @@
+"""Hypothesis strategies for random but valid schema objects.
+
+One strategy per model class: ``types()``, ``alias_infos()``, ``arguments()``,
+``returns()`` and ``function_schemas()``, plus ``default_values(type_)`` for the
+defaults an argument of a given type may take. Every object is built through its
+public constructor, so everything drawn here is a schema the model accepts; the
+property tests then hold the printer and both parser paths to it.
+
+The defaults follow the rules of ``_default_mismatch`` in ``typedops/schema/_parser.py``
+written out independently (which literal kinds and which bare names each base type
+takes), so a parser that starts refusing a valid default fails the round trip.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from typing import Final
+
+from hypothesis import strategies as st
+
+from typedops.schema import (
+    AliasInfo,
+    Argument,
+    AwaitType,
+    BaseType,
+    ClassType,
+    DefaultValue,
+    DictType,
+    EnumDefault,
+    FunctionSchema,
+    FutureType,
+    ListType,
+    OptionalType,
+    Return,
+    RRefType,
+    TupleType,
+    Type,
+    TypeVar,
+    format_literal,
+)
+from typedops.schema._types import BASE_TYPE_NAMES
+
+__all__ = [
+    "identifiers",
+    "types",
+    "alias_infos",
+    "default_values",
+    "arguments",
+    "returns",
+    "function_schemas",
+    "suffix_count",
+]
+
+# -- names ---------------------------------------------------------------------------------
+
+# Names that look like something else in schema text: types, literals, keywords.
+_TRICKY_NAMES: Final = (
+    "self", "out", "Tensor", "int", "Dict", "Future", "None", "True", "inf", "nan",
+    "t", "_", "__and__", "a1",
+)  # fmt: skip
+
+
+
+def _names(first: str, max_size: int = 6) -> st.SearchStrategy[str]:
+    """Names starting with a character of ``first``, then identifier characters."""
+    rest = st.text(string.ascii_letters + string.digits + "_", max_size=max_size)
+    return st.builds(str.__add__, st.sampled_from(first), rest)
+
+
+identifiers: Final = st.one_of(_names(string.ascii_letters + "_"), st.sampled_from(_TRICKY_NAMES))
+"""ASCII identifiers, the names of operators, arguments, returns and alias sets."""
+
+# -- types ---------------------------------------------------------------------------------
+
+_base_types: Final = st.sampled_from(sorted(BASE_TYPE_NAMES)).map(BaseType)
+# A type variable is lower-case; the lower-case base type names (int, str, ...) are not
+# type variables.
+_type_vars: Final = (
+    _names(string.ascii_lowercase, max_size=4)
+    .filter(lambda name: name not in BASE_TYPE_NAMES)
+    .map(TypeVar)
+)
+_class_types: Final = st.lists(identifiers, min_size=2, max_size=4).map(
+    lambda parts: ClassType(".".join(parts))
+)
+
+
+def _optional(elem: Type) -> Type:
+    """``elem?``, or ``elem`` itself when it is already optional (never ``T??``)."""
+    return elem if isinstance(elem, OptionalType) else OptionalType(elem)
+
+
+def _compound(children: st.SearchStrategy[Type]) -> st.SearchStrategy[Type]:
+    sizes = st.none() | st.integers(min_value=0, max_value=12)
+    return st.one_of(
+        children.map(_optional),
+        st.builds(ListType, children, sizes),
+        st.builds(DictType, children, children),
+        st.lists(children, min_size=1, max_size=3).map(lambda elems: TupleType(tuple(elems))),
+        st.builds(FutureType, children),
+        st.builds(AwaitType, children),
+        st.builds(RRefType, children),
+    )
+
+
+@functools.cache
+def types(max_leaves: int = 4) -> st.SearchStrategy[Type]:
+    """Any schema type: base types, type variables, classes and containers of them."""
+    leaves = st.one_of(_base_types, _type_vars, _class_types)
+    return st.recursive(leaves, _compound, max_leaves=max_leaves)
+
+
+def suffix_count(type_: Type) -> int:
+    """How many ``?``/``[]`` suffixes the printed type ends with (the valid alias depths)."""
+    count = 0
+    while isinstance(type_, (OptionalType, ListType)):
+        count += 1
+        type_ = type_.elem
+    return count
+
+
+# -- alias annotations ---------------------------------------------------------------------
+
+_alias_sets: Final = st.lists(identifiers | st.just("*"), min_size=1, max_size=3).map(tuple)
+
+
+@functools.cache
+def alias_infos() -> st.SearchStrategy[AliasInfo]:
+    """``(a)``, ``(a!)``, ``(a|b -> *)``, ...: any before set, optional after set and write."""
+    return st.builds(
+        AliasInfo,
+        before=_alias_sets,
+        after=st.just(()) | _alias_sets,
+        is_write=st.booleans(),
+    )
+
+
+# -- defaults ------------------------------------------------------------------------------
+
+_ints: Final = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+_KIND_VALUES: Final[dict[str, st.SearchStrategy[DefaultValue]]] = {
+    "int": _ints,
+    "float": st.floats(),  # includes inf, -inf and nan
+    "bool": st.booleans(),
+    "str": st.text(max_size=6),
+}
+# The literal kinds each base type takes as a default (TorchScript writes enum
+# defaults as their integer codes) and a few of the bare names it takes.
+_LITERAL_KINDS: Final[dict[str, tuple[str, ...]]] = {
+    "bool": ("bool",), "SymBool": ("bool",),
+    "int": ("int",), "SymInt": ("int",), "DeviceIndex": ("int",),
+    "float": ("int", "float"), "SymFloat": ("int", "float"), "complex": ("int", "float"),
+    "Scalar": ("int", "float", "bool"),
+    "str": ("str",), "Device": ("str",), "Dimname": ("str",),
+    "ScalarType": ("int",), "MemoryFormat": ("int",), "Layout": ("int",), "QScheme": ("int",),
+}  # fmt: skip
+_NAMED_DEFAULTS: Final[dict[str, tuple[str, ...]]] = {
+    "int": ("Mean", "Sum"),
+    "ScalarType": ("float", "long", "int", "bool", "complex128"),
+    "MemoryFormat": ("contiguous_format", "preserve_format", "channels_last"),
+    "Layout": ("strided", "sparse_coo"),
+    "QScheme": ("per_tensor_affine",),
+}  # fmt: skip
+# Bare names a type variable or Any may default to: any name that is not a keyword
+# literal (True, None, inf, ...), which would read back as that literal.
+_any_name: Final = _names(string.ascii_letters + "_").filter(
+    lambda name: name not in ("True", "False", "None", "inf", "nan")
+)
+_any_atom: Final[st.SearchStrategy[DefaultValue]] = st.one_of(
+    *_KIND_VALUES.values(), _any_name.map(EnumDefault)
+)
+
+
+def _base_atoms(name: str) -> list[st.SearchStrategy[DefaultValue]]:
+    """Strategies for the non-None, non-list defaults base type ``name`` takes."""
+    options = [_KIND_VALUES[kind] for kind in _LITERAL_KINDS.get(name, ())]
+    names = _NAMED_DEFAULTS.get(name, ())
+    if names:
+        options.append(st.sampled_from(names).map(EnumDefault))
+    return options
+
+
+def _atoms(type_: Type) -> list[st.SearchStrategy[DefaultValue]]:
+    """Strategies for the defaults of ``type_`` that are not list literals.
+
+    These are also what a list literal for a ``type_[]`` argument may hold.
+    """
+    options: list[st.SearchStrategy[DefaultValue]] = []
+    if isinstance(type_, OptionalType) or type_ in (BaseType("Any"), BaseType("NoneType")):
+        options.append(st.none())
+    if isinstance(type_, OptionalType):
+        type_ = type_.elem
+    if isinstance(type_, TypeVar) or type_ == BaseType("Any"):
+        options.append(_any_atom)
+    elif isinstance(type_, ListType):
+        # A lone value is broadcast to every element: 'int[2] stride=1'.
+        elem = type_.elem.elem if isinstance(type_.elem, OptionalType) else type_.elem
+        if isinstance(elem, BaseType):
+            options.extend(_base_atoms(elem.name))
+    elif isinstance(type_, BaseType):
+        options.extend(_base_atoms(type_.name))
+    return options
+
+
+@functools.cache  # types are hashable, and building strategies is slow
+def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
+    """Python values whose ``format_literal`` text the parser takes as a default of ``type_``.
+
+    None when ``type_`` takes no default at all (``Tensor``, ``Dict(str, int)``, ...).
+    """
+    options = _atoms(type_)
+    inner = type_.elem if isinstance(type_, OptionalType) else type_
+    items: list[st.SearchStrategy[DefaultValue]] = []
+    if isinstance(inner, ListType):
+        items = _atoms(inner.elem)
+    elif isinstance(inner, TypeVar) or inner == BaseType("Any"):
+        items = [_any_atom]
+    if items:
+        options.append(st.lists(st.one_of(*items), max_size=3).map(tuple))
+    elif isinstance(inner, ListType):
+        options.append(st.just(()))  # an empty list fits every list type, even 'Tensor[]'
+    return st.one_of(*options) if options else None
+
+
+# -- arguments and returns -----------------------------------------------------------------
+
+
+@st.composite
+def _typed_alias(
+    draw: st.DrawFn, type_: Type
+) -> tuple[AliasInfo | None, int]:
+    """An alias annotation (or none) and a depth that is valid for ``type_``."""
+    alias = draw(_maybe_alias)
+    depth = draw(_depths(suffix_count(type_))) if alias else 0
+    return alias, depth
+
+
+_maybe_alias: Final = st.none() | alias_infos()
+
+
+@functools.cache
+def _depths(most: int) -> st.SearchStrategy[int]:
+    return st.integers(min_value=0, max_value=most)
+
+
+@st.composite
+def arguments(draw: st.DrawFn, name: st.SearchStrategy[str] = identifiers) -> Argument:
+    """``Tensor(a!)[] self``, ``int[2]? dim=[0, 1]``, ...: a type, an alias, maybe a default."""
+    type_ = draw(types())
+    alias, depth = draw(_typed_alias(type_))
+    values = default_values(type_)
+    default = None
+    if values is not None and draw(st.booleans()):
+        default = format_literal(draw(values))
+    return Argument(draw(name), type_, default, alias=alias, alias_depth=depth)
+
+
+@st.composite
+def returns(draw: st.DrawFn, name: st.SearchStrategy[str | None] = st.none() | identifiers) -> Return:
+    """``Tensor``, ``Tensor(a!) out``, ``(str, t)[]``, ...: a type, an alias, maybe a name."""
+    type_ = draw(types())
+    alias, depth = draw(_typed_alias(type_))
+    return Return(type_, draw(name), alias=alias, alias_depth=depth)
+
+
+# -- schemas -------------------------------------------------------------------------------
+
+
+@st.composite
+def function_schemas(draw: st.DrawFn, max_arguments: int = 5) -> FunctionSchema:
+    """A whole schema: names, positional and keyword-only arguments, returns, ``...``.
+
+    Argument names are unique, and so are the names of named returns.
+    """
+    arg_names = draw(st.lists(identifiers, max_size=max_arguments, unique=True))
+    args = [draw(arguments(st.just(name))) for name in arg_names]
+    n_positional = draw(st.integers(min_value=0, max_value=len(args)))
+    is_varret = draw(st.booleans())
+    rets: list[Return] = []
+    if not is_varret:
+        ret_names = draw(st.lists(st.none() | identifiers, max_size=3).filter(_unique_names))
+        rets = [draw(returns(st.just(name))) for name in ret_names]
+    return FunctionSchema(
+        draw(identifiers),
+        namespace=draw(st.just("") | identifiers),
+        overload_name=draw(st.just("") | identifiers),
+        positional=tuple(args[:n_positional]),
+        kwarg_only=tuple(args[n_positional:]),
+        returns=tuple(rets),
+        is_vararg=draw(st.booleans()),
+        is_varret=is_varret,
+    )
+
+
+def _unique_names(names: list[str | None]) -> bool:
+    named = [n for n in names if n is not None]
+    return len(set(named)) == len(named)

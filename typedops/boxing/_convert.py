@@ -1,0 +1,85 @@
+"""Conversions an unboxing wrapper applies between stack values and a kernel's parameters.
+
+Boxed values are plain Python values: a list argument arrives as whatever the caller
+pushed (a list, or a tuple from a schema default), and a sized list such as ``int[2]``
+may arrive as a lone int (``stride=1``). The kernel's own annotations say what it wants:
+``tuple[int, int]`` or ``tuple[int, ...]`` gets a tuple, ``list[int]`` a list, a lone int
+is broadcast to the schema's size. ``Sequence[int]`` (or no list annotation) is passed
+through unchanged.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, Union
+
+from ..schema import FunctionSchema, ListType, OptionalType, Type
+
+__all__ = ["conversions_for", "to_tuple", "to_list"]
+
+
+def _sequence_kind(annotation: Any) -> str:
+    """'tuple', 'list' or '' for what a parameter annotation asks a sequence to be."""
+    origin = typing.get_origin(annotation)
+    if origin is Union or (origin is not None and origin.__class__.__name__ == "UnionType"):
+        kinds = {_sequence_kind(a) for a in typing.get_args(annotation) if a is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else ""
+    if origin is tuple or annotation is tuple:
+        return "tuple"
+    if origin is list or annotation is list:
+        return "list"
+    return ""
+
+
+def _list_size(type_: Type) -> int | None:
+    if isinstance(type_, OptionalType):
+        type_ = type_.elem
+    return type_.size if isinstance(type_, ListType) else None
+
+
+def _is_list(type_: Type) -> bool:
+    return isinstance(type_.elem if isinstance(type_, OptionalType) else type_, ListType)
+
+
+def conversions_for(schema: FunctionSchema, kernel: Callable[..., Any], *, with_keys: bool) -> tuple[str, ...]:
+    """One code per schema argument: '' (pass as is), 'tuple' or 'list', with ':N' for a
+    size to broadcast a lone value to."""
+    try:
+        signature = inspect.signature(kernel, eval_str=True)
+    except (TypeError, ValueError, NameError):
+        return ("",) * len(schema.arguments)
+    params = list(signature.parameters.values())[1 if with_keys else 0 :]
+    by_name = {p.name: p for p in params}
+    codes = []
+    for arg in schema.arguments:
+        param = by_name.get(arg.name)
+        if param is None or not _is_list(arg.type):
+            codes.append("")
+            continue
+        kind = _sequence_kind(param.annotation)
+        size = _list_size(arg.type)
+        if kind and size is not None:
+            codes.append(f"{kind}:{size}")
+        else:
+            codes.append(kind)
+    return tuple(codes)
+
+
+def to_tuple(value: Any, size: int = 0) -> Any:
+    """``value`` as a tuple; a lone value is repeated ``size`` times; None stays None."""
+    if value is None or type(value) is tuple:
+        return value
+    if size and not isinstance(value, (list, tuple)):
+        return (value,) * size
+    return tuple(value)
+
+
+def to_list(value: Any, size: int = 0) -> Any:
+    """``value`` as a list; a lone value is repeated ``size`` times; None stays None."""
+    if value is None or type(value) is list:
+        return value
+    if size and not isinstance(value, (list, tuple)):
+        return [value] * size
+    return list(value)

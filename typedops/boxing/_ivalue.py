@@ -1,0 +1,142 @@
+"""IValues: what a value on the stack is, and whether it fits a schema type.
+
+Boxed code sees plain Python values; their *tag* says which schema type family a value
+belongs to (PyTorch's IValue tags), and ``mismatch(type, value)`` says why a value does
+not fit a schema type -- the uniform argument check every boxed call gets.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from .._dtypes import Device, Layout, MemoryFormat, ScalarType
+from ..schema import (
+    AwaitType,
+    BaseType,
+    ClassType,
+    DictType,
+    FutureType,
+    ListType,
+    OptionalType,
+    RRefType,
+    TupleType,
+    Type,
+    TypeVar,
+)
+
+__all__ = ["Tag", "tag_of", "mismatch", "type_name"]
+
+
+class Tag(enum.Enum):
+    """The kind of a boxed value."""
+
+    none = "None"
+    tensor = "Tensor"
+    bool = "bool"
+    int = "int"
+    float = "float"
+    complex = "complex"
+    str = "str"
+    scalar_type = "ScalarType"
+    layout = "Layout"
+    memory_format = "MemoryFormat"
+    device = "Device"
+    list = "list"
+    tuple = "tuple"
+    dict = "dict"
+    object = "object"
+
+
+_TAG_BY_CLASS: Final[dict[type, Tag]] = {
+    type(None): Tag.none, bool: Tag.bool, int: Tag.int, float: Tag.float, complex: Tag.complex,
+    str: Tag.str, ScalarType: Tag.scalar_type, Layout: Tag.layout,
+    MemoryFormat: Tag.memory_format, Device: Tag.device, list: Tag.list, tuple: Tag.tuple,
+    dict: Tag.dict,
+}  # fmt: skip
+
+
+def tag_of(value: Any) -> Tag:
+    tag = _TAG_BY_CLASS.get(type(value))
+    if tag is not None:
+        return tag
+    # Imported here: the tensor module sits below this one in the import order.
+    from .._tensor import Tensor
+
+    if isinstance(value, Tensor):
+        _TAG_BY_CLASS[type(value)] = Tag.tensor
+        return Tag.tensor
+    for cls, t in _TAG_BY_CLASS.items():
+        if isinstance(value, cls):
+            return t
+    return Tag.object
+
+
+def type_name(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+# Which tags each base type accepts (an int is a float, a float a complex, all Scalars).
+_ACCEPTS: Final[dict[str, frozenset[Tag]]] = {
+    "Tensor": frozenset({Tag.tensor}),
+    "int": frozenset({Tag.int}),
+    "SymInt": frozenset({Tag.int}),
+    "DeviceIndex": frozenset({Tag.int}),
+    "float": frozenset({Tag.int, Tag.float}),
+    "SymFloat": frozenset({Tag.int, Tag.float}),
+    "complex": frozenset({Tag.int, Tag.float, Tag.complex}),
+    "bool": frozenset({Tag.bool}),
+    "SymBool": frozenset({Tag.bool}),
+    "Scalar": frozenset({Tag.bool, Tag.int, Tag.float, Tag.complex}),
+    "str": frozenset({Tag.str}),
+    "ScalarType": frozenset({Tag.scalar_type}),
+    "Layout": frozenset({Tag.layout}),
+    "MemoryFormat": frozenset({Tag.memory_format}),
+    "Device": frozenset({Tag.device, Tag.str}),
+    "NoneType": frozenset({Tag.none}),
+}
+
+
+def mismatch(type_: Type, value: Any) -> str | None:
+    """Why ``value`` cannot be passed as ``type_`` (None when it can)."""
+    if isinstance(type_, OptionalType):
+        return None if value is None else mismatch(type_.elem, value)
+    if isinstance(type_, BaseType):
+        accepted = _ACCEPTS.get(type_.name)
+        if accepted is None:  # Any, Generator, Storage, ...: not checked
+            return None
+        if tag_of(value) in accepted:
+            return None
+        return f"expected {type_.name}, got {type_name(value)}"
+    if isinstance(type_, ListType):
+        if type_.size is not None and tag_of(value) in (Tag.int, Tag.bool, Tag.float) and mismatch(type_.elem, value) is None:
+            return None  # a lone value broadcast to a sized list, as in 'int[2] stride=1'
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            return f"expected a list ({type_}), got {type_name(value)}"
+        if type_.size is not None and len(value) != type_.size:
+            return f"expected {type_.size} elements ({type_}), got {len(value)}"
+        for i, item in enumerate(value):
+            problem = mismatch(type_.elem, item)
+            if problem is not None:
+                return f"element {i}: {problem}"
+        return None
+    if isinstance(type_, TupleType):
+        if not isinstance(value, tuple) or len(value) != len(type_.elems):
+            return f"expected a tuple ({type_}), got {type_name(value)}"
+        for i, (elem, item) in enumerate(zip(type_.elems, value)):
+            problem = mismatch(elem, item)
+            if problem is not None:
+                return f"element {i}: {problem}"
+        return None
+    if isinstance(type_, DictType):
+        if not isinstance(value, Mapping):
+            return f"expected a dict ({type_}), got {type_name(value)}"
+        for k, v in value.items():
+            problem = mismatch(type_.key, k) or mismatch(type_.value, v)
+            if problem is not None:
+                return f"entry {k!r}: {problem}"
+        return None
+    if isinstance(type_, (TypeVar, ClassType, FutureType, AwaitType, RRefType)):
+        return None
+    return None

@@ -1,0 +1,130 @@
+"""Signature shapes: what generated call code depends on, and nothing more.
+
+Note [Wrapper cache]
+~~~~~~~~~~~~~~~~~~~~
+Generated code is compiled once per *shape* and shared: every ``(Tensor, Tensor) ->
+Tensor`` op uses the same compiled unboxing wrapper. A shape records only what changes
+the generated text -- how many positional arguments, the Python names of keyword-only
+ones (they are passed by keyword), which arguments carry tensors and how, which have
+defaults, how many returns. Op names, default values and kernels are bound when a
+compiled factory is called, never written into the source.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from typing import Final
+
+from ..schema import BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
+from ._source import check_identifier
+from ._values import python_name
+
+__all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "tensor_use", "check_kind"]
+
+
+class TensorUse(enum.Enum):
+    """How an argument carries tensors the dispatcher must look at."""
+
+    none = "none"
+    tensor = "Tensor"
+    optional = "Tensor?"
+    list = "Tensor[]"
+    optional_list = "Tensor?[]"
+
+
+def tensor_use(type_: Type) -> TensorUse:
+    """Which of the dispatch-relevant tensor forms ``type_`` is."""
+    if not type_.is_tensor_like():
+        return TensorUse.none
+    if isinstance(type_, OptionalType):
+        inner = type_.elem
+        if isinstance(inner, ListType):
+            # 'Tensor[]?': a list or None; treat as an optional list of tensors.
+            return TensorUse.optional_list
+        return TensorUse.optional
+    if isinstance(type_, ListType):
+        return TensorUse.optional_list if isinstance(type_.elem, OptionalType) else TensorUse.list
+    return TensorUse.tensor
+
+
+# How a boxed call checks an argument's value quickly (see check_kind).
+_CHECK_BY_BASE: Final = {
+    "int": "int", "SymInt": "int", "DeviceIndex": "int",
+    "float": "float", "SymFloat": "float",
+    "bool": "bool", "SymBool": "bool",
+    "Scalar": "scalar", "complex": "complex", "str": "str",
+    "ScalarType": "scalar_type", "Layout": "layout", "MemoryFormat": "memory_format",
+    "Device": "device",
+}  # fmt: skip
+_UNCHECKED: Final = frozenset({"Any", "Generator", "Storage", "Stream", "QScheme", "Dimname", "Capsule", "AnyClassType", "AnyEnumType"})
+
+
+def check_kind(type_: Type) -> str:
+    """The fast check a boxed call makes on a value of ``type_``.
+
+    ``"tensor"``: the key extraction already checks it; a base-type kind (``"int"``,
+    ``"float"``, ...) and ``"opt_"`` + kind: an exact-type test (subclasses go to the slow
+    check, which accepts them); ``"slow"``: the full ``mismatch`` check every call
+    (lists, dicts, tuples); ``"none"``: not checked (``Any``, type variables, classes).
+    """
+    if type_.is_tensor_like():
+        return "tensor"
+    optional = isinstance(type_, OptionalType)
+    inner = type_.elem if isinstance(type_, OptionalType) else type_
+    if isinstance(inner, BaseType):
+        if inner.name in _UNCHECKED:
+            return "none"
+        kind = _CHECK_BY_BASE.get(inner.name)
+        if kind is not None:
+            return f"opt_{kind}" if optional else kind
+    if isinstance(inner, (ListType, TupleType, DictType)):
+        return "slow"
+    return "none"
+
+
+@dataclass(frozen=True, slots=True)
+class ArgShape:
+    name: str  # the Python parameter name (schema name, keywords get a trailing '_')
+    kwarg_only: bool
+    has_default: bool
+    tensors: TensorUse
+    check: str  # see check_kind
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    args: tuple[ArgShape, ...]
+    returns: int
+
+    @property
+    def positional(self) -> tuple[ArgShape, ...]:
+        return tuple(a for a in self.args if not a.kwarg_only)
+
+    @property
+    def kwarg_only(self) -> tuple[ArgShape, ...]:
+        return tuple(a for a in self.args if a.kwarg_only)
+
+    def describe(self) -> str:
+        """A readable name for file names of generated code: ``(Tensor, Tensor, *, alpha) -> 1``."""
+        parts = [a.tensors.value if a.tensors is not TensorUse.none else "_" for a in self.positional]
+        if self.kwarg_only:
+            parts.append("*")
+            parts.extend(a.name for a in self.kwarg_only)
+        return f"({', '.join(parts)}) -> {self.returns}"
+
+
+def call_shape(schema: FunctionSchema) -> CallShape:
+    """The shape of ``schema``'s calling convention. Refuses what generated code cannot take."""
+    if schema.is_vararg or schema.is_varret:
+        raise ValueError(
+            f"{schema.full_name} takes or returns '...'; typedops operators need a fixed "
+            "argument and return list"
+        )
+    args = []
+    for arg in schema.positional + schema.kwarg_only:
+        name = check_identifier(python_name(arg.name), f"argument name of {schema.full_name}")
+        kwarg_only = arg in schema.kwarg_only
+        args.append(ArgShape(name, kwarg_only, arg.has_default, tensor_use(arg.type), check_kind(arg.type)))
+    return CallShape(tuple(args), len(schema.returns))

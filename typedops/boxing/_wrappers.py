@@ -1,0 +1,147 @@
+"""Generated wrappers between the boxed and unboxed calling conventions.
+
+- An *unboxing* wrapper lets a boxed caller (``call_boxed``, a fallback redispatching, an
+  interpreter) call an unboxed kernel: it takes ``(op, keys, stack)``, pops exactly the
+  schema's arguments, calls the kernel with them, and pushes its returns.
+- A *boxing* wrapper lets the unboxed path call a boxed kernel: it takes the key set and
+  the typed arguments, packs them into a stack, calls ``kernel(op, keys, stack)`` and
+  returns what the kernel left on the stack as the typed result.
+
+See Note [Generated source] and Note [Wrapper cache].
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from .._errors import TypedopsError
+from ._convert import to_list, to_tuple
+from ._shape import CallShape
+from ._source import install
+
+__all__ = [
+    "unboxing_source",
+    "boxing_source",
+    "make_unboxing",
+    "make_boxing",
+    "BoxedReturnError",
+]
+
+
+class BoxedReturnError(TypedopsError, TypeError):
+    """A boxed kernel left the wrong number of values on the stack."""
+
+
+def _bad_returns(op: Any, stack: list[Any], expected: int) -> BoxedReturnError:
+    return BoxedReturnError(
+        f"boxed kernel of {op} left {len(stack)} value(s) on the stack, but its schema "
+        f"returns {expected}; a boxed kernel pops its arguments and pushes its returns"
+    )
+
+
+def _call_args(shape: CallShape, keyed: bool) -> str:
+    """Arguments for calling a kernel: positional by position, keyword-only by name."""
+    parts = ["keys"] if keyed else []
+    parts += [f"a{i}" for i, _ in enumerate(shape.positional)]
+    parts += [f"{a.name}=k{i}" for i, a in enumerate(shape.kwarg_only)]
+    return ", ".join(parts)
+
+
+def unboxing_source(shape: CallShape, keyed: bool, conversions: tuple[str, ...] = ()) -> str:
+    """Source of a factory ``make(_fn)`` returning ``unboxing(op, keys, stack)``.
+
+    ``conversions`` has one code per argument (see ``conversions_for``): ``"tuple"`` or
+    ``"list"``, optionally with ``":N"`` to broadcast a lone value to N elements.
+    """
+    names = [f"a{i}" for i, _ in enumerate(shape.positional)] + [
+        f"k{i}" for i, _ in enumerate(shape.kwarg_only)
+    ]
+    n = len(names)
+    lines = ["def make(_fn):", "    def unboxing(op, keys, stack):"]
+    if 0 < n <= 3:  # a few pops are cheaper than a slice and a del
+        lines += [f"        {name} = stack.pop()" for name in reversed(names)]
+    elif n:
+        lines.append(f"        {', '.join(names)}, = stack[-{n}:]")
+        lines.append(f"        del stack[-{n}:]")
+    for name, code in zip(names, conversions):
+        if code:
+            kind, _, size = code.partition(":")
+            if kind not in ("tuple", "list") or (size and not size.isdigit()):
+                raise ValueError(f"unknown conversion {code!r}")
+            lines.append(f"        {name} = _to_{kind}({name}{', ' + size if size else ''})")
+    call = f"_fn({_call_args(shape, keyed)})"
+    if shape.returns == 0:
+        lines.append(f"        {call}")
+    elif shape.returns == 1:
+        lines.append(f"        stack.append({call})")
+    else:
+        lines.append(f"        _r = {call}")
+        lines.append(f"        if len(_r) != {shape.returns}:")
+        lines.append(f"            raise _wrong_tuple(op, _r, {shape.returns})")
+        lines.append("        stack.extend(_r)")
+    lines += ["    return unboxing", ""]
+    return "\n".join(lines)
+
+
+def boxing_source(shape: CallShape) -> str:
+    """Source of a factory ``make(_fn, _op)`` returning ``boxing(keys, *args, **kwonly)``."""
+    params = ["keys"] + [f"a{i}" for i, _ in enumerate(shape.positional)]
+    if shape.kwarg_only:
+        params.append("*")
+        params += [f"{a.name}" for a in shape.kwarg_only]
+    values = [f"a{i}" for i, _ in enumerate(shape.positional)] + [a.name for a in shape.kwarg_only]
+    lines = [
+        "def make(_fn, _op):",
+        f"    def boxing({', '.join(params)}):",
+        f"        stack = [{', '.join(values)}]",
+        "        _fn(_op, keys, stack)",
+        f"        if len(stack) != {shape.returns}:",
+        f"            raise _bad_returns(_op, stack, {shape.returns})",
+    ]
+    if shape.returns == 0:
+        lines.append("        return None")
+    elif shape.returns == 1:
+        lines.append("        return stack[0]")
+    else:
+        lines.append("        return tuple(stack)")
+    lines += ["    return boxing", ""]
+    return "\n".join(lines)
+
+
+def _wrong_tuple(op: Any, result: Any, expected: int) -> TypeError:
+    return TypeError(
+        f"kernel of {op} returned {len(result)} values, but its schema returns {expected}"
+    )
+
+
+@functools.cache
+def _unboxing_factory(shape: CallShape, keyed: bool, conversions: tuple[str, ...]) -> Callable[..., Any]:
+    return install(
+        unboxing_source(shape, keyed, conversions),
+        {"_wrong_tuple": _wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list},
+        f"unboxing {shape.describe()}{' keyed' if keyed else ''}",
+        "make",
+    )
+
+
+@functools.cache
+def _boxing_factory(shape: CallShape) -> Callable[..., Any]:
+    return install(boxing_source(shape), {"_bad_returns": _bad_returns}, f"boxing {shape.describe()}", "make")
+
+
+def make_unboxing(
+    shape: CallShape, kernel: Callable[..., Any], *, keyed: bool = False, conversions: tuple[str, ...] = ()
+) -> Callable[..., None]:
+    """A boxed ``(op, keys, stack)`` callable that runs the unboxed ``kernel``."""
+    if not any(conversions):
+        conversions = ()
+    wrapper: Callable[..., None] = _unboxing_factory(shape, keyed, conversions)(kernel)
+    return wrapper
+
+
+def make_boxing(shape: CallShape, kernel: Callable[..., None], op: Any) -> Callable[..., Any]:
+    """An unboxed ``(keys, *args)`` callable that runs the boxed ``kernel`` for ``op``."""
+    wrapper: Callable[..., Any] = _boxing_factory(shape)(kernel, op)
+    return wrapper

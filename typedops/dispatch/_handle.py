@@ -1,0 +1,97 @@
+"""``OperatorHandle``: what users hold to call, inspect and redispatch an operator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from typing_extensions import ParamSpec
+
+from ..schema import FunctionSchema
+from ._keys import DispatchKeySet
+
+if TYPE_CHECKING:
+    from .._op import TypedOperatorHandle
+    from ._operator import OperatorEntry
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+__all__ = ["OperatorHandle"]
+
+
+class OperatorHandle:
+    """A handle on one operator overload.
+
+    ``handle(*args)`` dispatches unboxed, ``handle.call_boxed(stack)`` boxed;
+    ``handle.call`` is the generated entry function itself (the fastest way in).
+    ``redispatch``/``redispatch_boxed`` continue a call below the highest key of the
+    key set a kernel or fallback received.
+    """
+
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: OperatorEntry) -> None:
+        self._entry = entry
+
+    # -- identity ----------------------------------------------------------------------
+    @property
+    def schema(self) -> FunctionSchema:
+        return self._entry.schema
+
+    @property
+    def name(self) -> str:
+        """The qualified name, ``ns::name``."""
+        return self._entry.schema.qualified_name
+
+    @property
+    def overload_name(self) -> str:
+        return self._entry.schema.overload_name
+
+    @property
+    def full_name(self) -> str:
+        return self._entry.full_name
+
+    def __repr__(self) -> str:
+        return f"<OperatorHandle {self._entry.schema}>"
+
+    # -- calling ------------------------------------------------------------------------
+    @property
+    def call(self) -> Any:
+        """The op's generated unboxed entry function."""
+        return self._entry.call
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._entry.call(*args, **kwargs)
+
+    def call_boxed(self, stack: list[Any]) -> None:
+        """Call with the arguments on ``stack``; the returns replace them."""
+        self._entry.call_boxed(stack)
+
+    def redispatch(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        """Continue an unboxed call below the highest key of ``keys``."""
+        return self._entry.redispatch(keys, *args, **kwargs)
+
+    def redispatch_boxed(self, keys: DispatchKeySet, stack: list[Any]) -> None:
+        """Continue a boxed call below the highest key of ``keys``."""
+        self._entry.redispatch_boxed(keys, stack)
+
+    def typed(self, prototype: Callable[P, R]) -> TypedOperatorHandle[P, R]:
+        """A handle whose calls mypy checks against ``prototype``'s signature.
+
+        The prototype's inferred schema must match the op's (names, positions, types and
+        returns), else ``SchemaMismatchError`` names the differences -- so the static
+        types cannot silently disagree with the registered schema.
+        """
+        from .._op import typed
+
+        return typed(self, prototype)
+
+    # -- seeing inside ----------------------------------------------------------------
+    def dump(self) -> str:
+        """The schema and every registration with its key and source ``file:line``."""
+        return self._entry.dump()
+
+    def dump_table(self) -> str:
+        """The computed table: each key's slot marked kernel, composite, fallback, fallthrough or missing."""
+        return self._entry.dump_table()

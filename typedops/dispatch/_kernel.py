@@ -1,0 +1,104 @@
+"""What a registration holds: kernels, fallthrough and boxed markers, source locations."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, Final
+
+from ._keys import DispatchKey
+
+__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
+
+
+class Fallthrough:
+    """The fallthrough kernel: "nothing to do at this key, go on to the next one".
+
+    Registered for an op (``lib.impl("op", typedops.fallthrough, "Tracer")``) or as a
+    fallback, it costs nothing per call: the key is masked out of the op's key set when
+    its table is computed.
+    """
+
+    _instance: Fallthrough | None = None
+
+    def __new__(cls) -> Fallthrough:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "typedops.fallthrough"
+
+
+fallthrough: Final = Fallthrough()
+
+
+class Boxed:
+    """A boxed kernel ``fn(op, keys, stack) -> None``, marked so registration knows its convention."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[Any, Any, list[Any]], None]) -> None:
+        if not callable(fn):
+            raise TypeError(f"boxed() takes a function fn(op, keys, stack), not {type(fn).__name__}")
+        self.fn = fn
+
+    def __call__(self, op: Any, keys: Any, stack: list[Any]) -> None:
+        self.fn(op, keys, stack)
+
+    def __repr__(self) -> str:
+        return f"boxed({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+def boxed(fn: Callable[[Any, Any, list[Any]], None]) -> Boxed:
+    """Mark ``fn(op, keys, stack)`` as a boxed kernel (usable as a decorator)."""
+    return Boxed(fn)
+
+
+@dataclass(frozen=True, eq=False)
+class Registration:
+    """One kernel or fallback as registered: what, where from, and how it is called.
+
+    ``kind`` is ``"unboxed"``, ``"boxed"`` or ``"fallthrough"``; ``with_keys`` marks an
+    unboxed kernel whose first parameter receives the dispatch key set.
+    """
+
+    key: DispatchKey
+    fn: Any
+    kind: str
+    with_keys: bool
+    source: str
+
+    def describe(self) -> str:
+        if self.kind == "fallthrough":
+            return "fallthrough"
+        name = getattr(self.fn.fn if isinstance(self.fn, Boxed) else self.fn, "__qualname__", repr(self.fn))
+        keyed = ", takes keys" if self.with_keys else ""
+        return f"{self.kind} {name}{keyed}"
+
+
+_PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+_inside_package: dict[str, bool] = {}
+
+
+def _is_inside(filename: str) -> bool:
+    inside = _inside_package.get(filename)
+    if inside is None:
+        inside = filename.startswith("<typedops") or os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+        _inside_package[filename] = inside
+    return inside
+
+
+def caller_location() -> str:
+    """``file:line`` of the nearest caller outside the typedops package."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if not _is_inside(frame.f_code.co_filename):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"

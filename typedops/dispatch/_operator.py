@@ -1,0 +1,372 @@
+"""One operator: its schema, its registrations, and its computed dispatch tables.
+
+Note [Table precedence]
+~~~~~~~~~~~~~~~~~~~~~~~
+For each runtime key the computed table holds the first of:
+
+1. a kernel registered directly for the key;
+2. a ``CompositeExplicitAutograd`` kernel, for backend keys;
+3. a ``CompositeImplicitAutograd`` kernel, for backend and autograd keys -- except for an
+   autograd key whose backend has a direct kernel or the op has a
+   ``CompositeExplicitAutograd`` kernel (then autograd must not decompose: the backend
+   kernel is the implementation, and the autograd key falls through to it);
+4. an ``Autograd`` alias kernel, for autograd keys;
+5. the backend fallback for the key (the op's namespace's, else the global one);
+6. missing: calling raises ``NoKernelError``.
+
+The slot for an *empty* key set (an op called with no tensors, whose BackendSelect key
+fell through) takes the ``CompositeExplicitAutograd`` kernel, else the
+``CompositeImplicitAutograd`` one, as PyTorch's does.
+
+A key whose slot is a fallthrough kernel is cleared from the op's *mask*; every call
+ANDs its key set with the mask before picking the highest key, so a fallthrough costs
+nothing per call.
+
+Note [Atomic tables]
+~~~~~~~~~~~~~~~~~~~~
+A table is an immutable tuple: slot ``i`` (for ``i >= 1``) serves runtime key ``i - 1``,
+slot 0 the empty key set, and the last item is the mask. Registration computes a new
+tuple under the dispatcher's lock and publishes it with one attribute assignment; a
+call reads the attribute once, so it sees the old table or the new one, never a mix.
+A newly defined op computes its tables on first use (defining thousands of ops at
+import stays cheap); that first computation also takes the lock.
+
+Calls do not index the table directly: each table version comes with a *slot cache*, a
+dict from a call's incoming key bits to the ready-to-call slot (fallthroughs masked,
+highest key picked, and for kernels that take the key set, the set already bound).
+The hot path is one dict subscript; a miss computes the slot from that cache's own
+table. A new table gets a new cache, published together with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from .._errors import NoKernelError, OperatorNotFoundError
+from ..boxing import CallShape, call_shape, default_value, make_boxing, make_unboxing
+from ..boxing._convert import conversions_for
+from ..schema import FunctionSchema
+from ._keys import (
+    AUTOGRAD_KEYS,
+    BACKEND_KEYS,
+    NUM_RUNTIME_KEYS,
+    DispatchKey,
+    DispatchKeySet,
+    backend_key_for,
+)
+from ._kernel import Boxed, Registration
+
+from ._handle import OperatorHandle
+
+if TYPE_CHECKING:
+    from ._dispatcher import Dispatcher
+
+__all__ = ["OperatorEntry", "Slot", "SlotCache"]
+
+_RUNTIME_KEYS: Final = tuple(DispatchKey(i) for i in range(NUM_RUNTIME_KEYS))
+_AUTOGRAD: Final = frozenset(AUTOGRAD_KEYS)
+_BACKENDS: Final = frozenset(BACKEND_KEYS)
+CEA: Final = DispatchKey.CompositeExplicitAutograd
+CIA: Final = DispatchKey.CompositeImplicitAutograd
+AUTOGRAD_ALIAS: Final = DispatchKey.Autograd
+
+# (registration chosen, how it was chosen); registration None means missing.
+Slot = tuple["Registration | None", str]
+
+
+_CACHE_LIMIT: Final = 256  # distinct incoming key sets remembered per table version
+
+
+class SlotCache(dict[int, Callable[..., Any]]):
+    """Incoming key bits -> the callable that serves them, for one table version.
+
+    For the unboxed table (``handle`` None) the value takes the call's arguments; for the
+    boxed table it takes the stack, with the op handle and key set bound.
+    """
+
+    __slots__ = ("table", "handle")
+
+    def __init__(self, table: tuple[Any, ...], handle: OperatorHandle | None) -> None:
+        super().__init__()
+        self.table = table
+        self.handle = handle
+
+    def __missing__(self, bits: int) -> Callable[..., Any]:
+        table = self.table
+        masked = bits & table[-1]
+        keys = DispatchKeySet.from_bits(masked)
+        if self.handle is None:
+            fn, keyed = table[masked.bit_length()]
+            result: Callable[..., Any] = functools.partial(fn, keys) if keyed else fn
+        else:
+            result = functools.partial(table[masked.bit_length()], self.handle, keys)
+        if len(self) < _CACHE_LIMIT:
+            self[bits] = result
+        return result
+
+
+class _PendingCache(SlotCache):
+    """The cache of an op whose tables are not computed yet: the first call computes them."""
+
+    __slots__ = ("entry", "boxed")
+
+    def __init__(self, entry: OperatorEntry, *, boxed: bool) -> None:
+        super().__init__((), None)
+        self.entry = entry
+        self.boxed = boxed
+
+    def __missing__(self, bits: int) -> Callable[..., Any]:
+        self.entry.ensure_tables()
+        real = self.entry.boxed_cache if self.boxed else self.entry.cache
+        return real[bits]
+
+
+class OperatorEntry:
+    """The dispatcher's record of one operator. Users see it through ``OperatorHandle``."""
+
+    def __init__(self, schema: FunctionSchema, full_name: str, source: str, dispatcher: Dispatcher) -> None:
+        self.schema = schema
+        self.full_name = full_name
+        self.source = source
+        self.dispatcher = dispatcher
+        self.registrations: dict[DispatchKey, list[Registration]] = {}
+        self._wrapped: dict[Registration, tuple[tuple[Callable[..., Any], bool], Callable[..., None]]] = {}
+        self._lock: threading.RLock = dispatcher.lock
+        self.handle: OperatorHandle = OperatorHandle(self)
+        # Made on first use, so defining thousands of ops stays cheap: the shape and
+        # defaults (for generated code), the entry functions and the tables, all under
+        # the lock. The class has no __getattr__ on purpose: it would slow every
+        # attribute load on the hot path.
+        self.cache: SlotCache = _PendingCache(self, boxed=False)
+        self.boxed_cache: SlotCache = _PendingCache(self, boxed=True)
+        self._entries: tuple[Callable[..., Any], ...] | None = None
+        self._shape: CallShape | None = None
+        self._defaults: tuple[Any, ...] = ()
+
+    @property
+    def shape(self) -> CallShape:
+        if self._shape is None:
+            with self._lock:
+                if self._shape is None:
+                    self._defaults = tuple(default_value(a) for a in self.schema.arguments if a.has_default)
+                    self._shape = call_shape(self.schema)
+        return self._shape
+
+    @property
+    def defaults(self) -> tuple[Any, ...]:
+        self.shape  # noqa: B018  # computes the defaults too
+        return self._defaults
+
+    def entries(self) -> tuple[Callable[..., Any], ...]:
+        """``(call, redispatch, call_boxed, redispatch_boxed)``, generated on first use."""
+        if self._entries is None:
+            with self._lock:
+                if self._entries is None:
+                    from ._entry import make_entries
+
+                    self._entries = make_entries(self)
+        return self._entries
+
+    @property
+    def call(self) -> Callable[..., Any]:
+        return self.entries()[0]
+
+    @property
+    def redispatch(self) -> Callable[..., Any]:
+        return self.entries()[1]
+
+    @property
+    def call_boxed(self) -> Callable[..., Any]:
+        return self.entries()[2]
+
+    @property
+    def redispatch_boxed(self) -> Callable[..., Any]:
+        return self.entries()[3]
+
+    @property
+    def table(self) -> tuple[Any, ...]:
+        self.ensure_tables()
+        return self._table
+
+    @property
+    def boxed_table(self) -> tuple[Any, ...]:
+        self.ensure_tables()
+        return self._boxed_table
+
+    def ensure_tables(self) -> None:
+        if not self.has_tables:
+            with self._lock:
+                if not self.has_tables:
+                    self.recompute()
+
+    def recompute(self) -> None:
+        """Compute and publish both tables. Callers hold the dispatcher lock."""
+        unboxed: list[tuple[Callable[..., Any], bool]] = []
+        boxed: list[Callable[..., None]] = []
+        mask = 0
+        for index, (reg, _) in enumerate(self.slots()):
+            if reg is None or reg.kind == "fallthrough":
+                unboxed.append((self._missing, True))
+                boxed.append(self._missing_boxed)
+            else:
+                slot_unboxed, slot_boxed = self._wrappers(reg)
+                unboxed.append(slot_unboxed)
+                boxed.append(slot_boxed)
+            if index and not (reg is not None and reg.kind == "fallthrough"):
+                mask |= 1 << (index - 1)
+        boxed_table = (*boxed, mask)
+        table = (*unboxed, mask)
+        # Each attribute is read once per call, and each cache carries its own table,
+        # so a call sees one complete version (see Note [Atomic tables]).
+        self._boxed_table = boxed_table
+        self._table = table
+        self.boxed_cache = SlotCache(boxed_table, self.handle)
+        self.cache = SlotCache(table, None)
+
+    def mark_removed(self) -> None:
+        """After the op's definition is removed, every call through old handles raises."""
+        width = NUM_RUNTIME_KEYS + 1
+        boxed_table = (*([self._removed_boxed] * width), -1)
+        table = (*([(self._removed, True)] * width), -1)
+        self._boxed_table = boxed_table
+        self._table = table
+        self.boxed_cache = SlotCache(boxed_table, self.handle)
+        self.cache = SlotCache(table, None)
+        self.registrations.clear()
+        self._wrapped.clear()
+
+    def _removed(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        raise OperatorNotFoundError(
+            f"operator {self.full_name} was removed (the library that defined it was "
+            "closed); define it again and use the new handle"
+        )
+
+    def _removed_boxed(self, op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
+        self._removed(keys)
+
+    @property
+    def has_tables(self) -> bool:
+        return "_table" in self.__dict__
+
+    def slots(self) -> list[Slot]:
+        """The registration chosen for the empty key set, then for each runtime key."""
+        regs = {key: stack[-1] for key, stack in self.registrations.items() if stack}
+        fallbacks = self.dispatcher.fallbacks_for(self.schema.namespace)
+        result: list[Slot] = []
+        if CEA in regs:
+            result.append((regs[CEA], "CompositeExplicitAutograd"))
+        elif CIA in regs:
+            result.append((regs[CIA], "CompositeImplicitAutograd"))
+        else:
+            result.append((None, "missing"))
+        for key in _RUNTIME_KEYS:
+            result.append(self._choose(key, regs, fallbacks))
+        return result
+
+    @staticmethod
+    def _choose(
+        key: DispatchKey, regs: dict[DispatchKey, Registration], fallbacks: dict[DispatchKey, Registration]
+    ) -> Slot:
+        direct = regs.get(key)
+        if direct is not None:
+            return direct, "kernel"
+        if key in _BACKENDS and CEA in regs:
+            return regs[CEA], "CompositeExplicitAutograd"
+        if CIA in regs and (key in _BACKENDS or key in _AUTOGRAD):
+            backend = backend_key_for(key)
+            backend_has_kernel = CEA in regs or (backend is not None and backend in regs)
+            if key in _BACKENDS or not backend_has_kernel:
+                return regs[CIA], "CompositeImplicitAutograd"
+        if key in _AUTOGRAD and AUTOGRAD_ALIAS in regs:
+            return regs[AUTOGRAD_ALIAS], "Autograd"
+        fallback = fallbacks.get(key)
+        if fallback is not None:
+            return fallback, "fallback"
+        return None, "missing"
+
+    def _wrappers(self, reg: Registration) -> tuple[tuple[Callable[..., Any], bool], Callable[..., None]]:
+        """(unboxed slot, boxed slot) for a registration, built once and kept."""
+        cached = self._wrapped.get(reg)
+        if cached is not None:
+            return cached
+        if reg.kind == "boxed":
+            fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
+            result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]] = (
+                (make_boxing(self.shape, fn, self.handle), True),
+                fn,
+            )
+        else:
+            conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
+            result = (
+                (reg.fn, reg.with_keys),
+                make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions),
+            )
+        self._wrapped[reg] = result
+        return result
+
+    def drop_wrappers(self, reg: Registration) -> None:
+        self._wrapped.pop(reg, None)
+
+    # -- missing kernels --------------------------------------------------------------
+    def _missing(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        raise self.no_kernel(keys)
+
+    def _missing_boxed(self, op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
+        raise self.no_kernel(keys)
+
+    def no_kernel(self, keys: DispatchKeySet) -> NoKernelError:
+        available = tuple(k for k, stack in self.registrations.items() if stack)
+        names = ", ".join(k.name for k in available) or "none"
+        if not keys:
+            message = (
+                f"{self.full_name} was called with no dispatch key: it has no tensor "
+                "arguments and no BackendSelect, CompositeExplicitAutograd or "
+                f"CompositeImplicitAutograd kernel. Kernels are registered for: {names}. "
+                f"Register one, e.g. lib.impl({self.schema.name!r}, fn, "
+                "'CompositeExplicitAutograd')."
+            )
+            return NoKernelError(message, self.full_name, keys, None, available)
+        key = keys.highest()
+        message = (
+            f"{self.full_name} has no kernel for dispatch key {key.name} "
+            f"(computed key set: {keys!r}). Kernels are registered for: {names}. "
+            f"Register one with lib.impl({self.schema.name!r}, fn, {key.name!r}), or a "
+            f"fallback with Library('_', 'IMPL').fallback(fn, {key.name!r})."
+        )
+        return NoKernelError(message, self.full_name, keys, key, available)
+
+    # -- seeing inside --------------------------------------------------------------
+    def dump(self) -> str:
+        lines = [f"{self.schema}", f"  defined at {self.source}"]
+        for key in sorted(self.registrations):
+            for depth, reg in enumerate(reversed(self.registrations[key])):
+                shadowed = " (overridden)" if depth else ""
+                lines.append(f"  {key.name}: {reg.describe()} at {reg.source}{shadowed}")
+        return "\n".join(lines)
+
+    def dump_table(self) -> str:
+        slots = self.slots()
+        width = max(len(k.name) for k in _RUNTIME_KEYS)
+        lines = [f"computed dispatch table for {self.full_name}:"]
+        order = [(f"{k.name}", slots[k + 1]) for k in reversed(_RUNTIME_KEYS)]
+        order.append(("(no keys)", slots[0]))
+        for label, (reg, how) in order:
+            lines.append(f"  {label:<{width}}  {_describe_slot(reg, how)}")
+        return "\n".join(lines)
+
+
+def _describe_slot(reg: Registration | None, how: str) -> str:
+    if reg is None:
+        return "missing"
+    if reg.kind == "fallthrough":
+        return f"fallthrough ({'fallback' if how == 'fallback' else 'kernel'} at {reg.source})"
+    if how == "fallback":
+        return f"fallback: {reg.describe()} at {reg.source}"
+    if how == "kernel":
+        return f"kernel: {reg.describe()} at {reg.source}"
+    if how == "Autograd":
+        return f"kernel [Autograd alias]: {reg.describe()} at {reg.source}"
+    return f"composite [{how}]: {reg.describe()} at {reg.source}"

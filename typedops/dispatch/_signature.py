@@ -1,0 +1,102 @@
+"""Checking an unboxed kernel's signature against the schema of its op.
+
+PyTorch often accepts a kernel whose signature differs from the schema and fails (or
+misbehaves) at call time; typedops infers the kernel's schema from its annotations and
+refuses a mismatch at registration, naming each differing argument.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .._errors import SchemaInferenceError, SchemaMismatchError
+from ..schema import (
+    INT,
+    SYM_INT,
+    Argument,
+    FunctionSchema,
+    ListType,
+    OptionalType,
+    Type,
+    infer_schema,
+)
+
+__all__ = ["check_kernel_signature"]
+
+
+def _loose(type_: Type) -> Type:
+    """The type with what a kernel may write differently folded away (SymInt~int, sizes)."""
+    if type_ == SYM_INT:
+        return INT
+    if isinstance(type_, OptionalType):
+        return OptionalType(_loose(type_.elem))
+    if isinstance(type_, ListType):
+        return ListType(_loose(type_.elem))
+    return type_
+
+
+def _without_first_parameter(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A stand-in for ``fn`` whose signature lacks its first parameter (the key set)."""
+    signature = inspect.signature(fn, eval_str=True)
+    params = list(signature.parameters.values())
+    if not params:
+        raise SchemaInferenceError(
+            f"{getattr(fn, '__qualname__', fn)} is registered with_keys=True, so its first "
+            "parameter receives the dispatch key set; it has no parameters"
+        )
+
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("only its signature is read")
+
+    stand_in.__signature__ = signature.replace(parameters=params[1:])  # type: ignore[attr-defined]
+    stand_in.__name__ = getattr(fn, "__name__", "kernel")
+    stand_in.__qualname__ = getattr(fn, "__qualname__", stand_in.__name__)
+    stand_in.__module__ = getattr(fn, "__module__", __name__)
+    return stand_in
+
+
+def check_kernel_signature(schema: FunctionSchema, fn: Callable[..., Any], *, with_keys: bool) -> None:
+    """Raise ``SchemaMismatchError`` unless ``fn``'s annotations fit ``schema``.
+
+    Names, positions and types must agree; a kernel may take ``int`` for ``SymInt``, a
+    plain list for a sized one, and a keyword-only schema argument as an ordinary
+    parameter (it is passed by keyword). Defaults and alias annotations are not
+    compared: the op's schema supplies them.
+    """
+    target = _without_first_parameter(fn) if with_keys else fn
+    kernel = infer_schema(target, name=schema.full_name)
+    name = getattr(fn, "__qualname__", repr(fn))
+    differences: list[str] = []
+
+    def compare(expected: Argument, got: Argument | None, index: int) -> None:
+        if got is None:
+            differences.append(f"argument {index} '{expected.name}' ({expected.type}): the kernel has no such parameter")
+            return
+        if got.name != expected.name:
+            differences.append(f"argument {index}: the schema calls it '{expected.name}', the kernel '{got.name}'")
+        elif _loose(got.type) != _loose(expected.type):
+            differences.append(f"argument '{expected.name}': schema type {expected.type}, kernel annotation gives {got.type}")
+
+    expected_all = schema.positional + schema.kwarg_only
+    got_all = kernel.positional + kernel.kwarg_only
+    for index, expected in enumerate(expected_all):
+        compare(expected, got_all[index] if index < len(got_all) else None, index)
+    for index in range(len(expected_all), len(got_all)):
+        extra = got_all[index]
+        differences.append(f"argument {index} '{extra.name}' ({extra.type}): the schema has no such argument")
+    for arg in kernel.kwarg_only:
+        if arg in got_all and any(a.name == arg.name for a in schema.positional):
+            differences.append(f"argument '{arg.name}' is positional in the schema but keyword-only in the kernel")
+    expected_returns = [_loose(r.type) for r in schema.returns]
+    got_returns = [_loose(r.type) for r in kernel.returns]
+    if expected_returns != got_returns:
+        schema_returns = ", ".join(str(r.type) for r in schema.returns)
+        kernel_returns = ", ".join(str(r.type) for r in kernel.returns)
+        differences.append(f"returns: schema ({schema_returns}), kernel ({kernel_returns})")
+    if differences:
+        raise SchemaMismatchError(
+            f"kernel {name} does not match {schema}:\n  " + "\n  ".join(differences),
+            differences,
+        )

@@ -1,0 +1,65 @@
+"""The dispatch trace: ``TYPEDOPS_SHOW_DISPATCH_TRACE=1`` prints every dispatch.
+
+Read once at import. When unset, the generated entry points contain no tracing code
+at all, so it costs nothing; when set, they route every dispatch through the functions
+below, which print the op, the key set, the chosen key and nest redispatches.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, Final
+
+from ._keys import DispatchKeySet
+
+if TYPE_CHECKING:
+    from ._operator import OperatorEntry
+
+__all__ = ["TRACE_ENABLED", "traced_call", "traced_call_boxed"]
+
+TRACE_ENABLED: Final = os.environ.get("TYPEDOPS_SHOW_DISPATCH_TRACE", "") not in ("", "0")
+
+
+class _Depth(threading.local):
+    def __init__(self) -> None:
+        self.value = 0
+
+
+_depth = _Depth()
+
+
+def _announce(op: OperatorEntry, label: str, keys: int, masked: int) -> None:
+    chosen = DispatchKeySet.from_bits(masked)
+    target = chosen.highest().name if masked else "(no keys)"
+    indent = "  " * _depth.value
+    print(
+        f"[dispatch] {indent}{op.full_name} {label}: {DispatchKeySet.from_bits(keys)!r} -> {target}",
+        file=sys.stderr,
+    )
+
+
+def traced_call(op: OperatorEntry, label: str, bits: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    table = op.table
+    masked = bits & table[-1]
+    _announce(op, label, bits, masked)
+    fn, keyed = table[masked.bit_length()]
+    _depth.value += 1
+    try:
+        if keyed:
+            return fn(DispatchKeySet.from_bits(masked), *args, **kwargs)
+        return fn(*args, **kwargs)
+    finally:
+        _depth.value -= 1
+
+
+def traced_call_boxed(op: OperatorEntry, handle: Any, label: str, bits: int, stack: list[Any]) -> None:
+    table = op.boxed_table
+    masked = bits & table[-1]
+    _announce(op, label, bits, masked)
+    _depth.value += 1
+    try:
+        table[masked.bit_length()](handle, DispatchKeySet.from_bits(masked), stack)
+    finally:
+        _depth.value -= 1

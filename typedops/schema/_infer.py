@@ -1,0 +1,814 @@
+"""Schema inference: a typed Python function -> ``FunctionSchema``, and a schema -> signature.
+
+``infer_schema(fn)`` reads ``fn``'s parameters, annotations and defaults and writes the
+schema a kernel with that signature implements; ``signature_from_schema(schema)`` goes
+the other way, for stubs and typed handles. For every type both directions support,
+``infer_schema`` of the generated signature gives back the schema (a property test holds
+them to it).
+
+Note [Inference speed]
+~~~~~~~~~~~~~~~~~~~~~~
+Inference runs once per registered kernel, on import, so it is kept cheap:
+
+* a plain function's parameters are read from its code object, defaults and
+  ``__annotations__`` directly; ``inspect.signature`` (several microseconds) is only
+  used for other callables, or when ``__signature__``/``__wrapped__`` is set;
+* the schema type of an annotation is cached per annotation *object* (a bounded dict,
+  Note [Annotation cache]): typing caches ``Optional[X]`` and friends, so the same
+  object recurs in every function that writes it;
+* string annotations (``from __future__ import annotations``) are compiled once per
+  string and evaluated in the function's module on every call; ``typing.get_type_hints``
+  (slow) is the fallback for anything else (Note [String annotations]);
+* schema objects are built with the parser's unchecked constructors, because
+  everything they would check has been checked here.
+
+Note [String annotations]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+Under ``from __future__ import annotations`` every annotation is a string, and
+``typing.get_type_hints`` costs ~40 us per function. The code object of a string does
+not depend on the module, so it is compiled once and cached by the string; it is then
+evaluated in the function's module globals on each call (so later rebinding of names is
+seen, as with ``get_type_hints``). Anything unusual -- an evaluation error, a string
+nested in an annotation (``list["Tensor"]``) -- goes through ``get_type_hints``, which
+also finds the annotation at fault for the error message.
+
+Note [Lazy Tensor import]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+``typedops._tensor`` imports the dispatcher package, which will import the schema layer;
+importing ``Tensor`` at the top of this module would make that a cycle. The tables that
+name ``Tensor`` are therefore built on first use (``_classes``).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import enum
+import functools
+import inspect
+import keyword
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any, Final, Literal, Optional, Union
+
+from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from .._errors import SchemaInferenceError
+from ._defaults import DefaultValue, EnumDefault, format_literal, literal_value
+from ._model import Argument, FunctionSchema, Return
+from ._parser import _argument, _return, _schema
+from ._types import (
+    BOOL, COMPLEX, DEVICE, FLOAT, INT, LAYOUT, MEMORY_FORMAT, SCALAR, SCALAR_TYPE, STR,
+    SYM_INT, TENSOR, AliasInfo, BaseType, DictType, ListType, OptionalType, Type,
+)  # fmt: skip
+
+__all__ = ["infer_schema", "signature_from_schema"]
+
+# -- messages ---------------------------------------------------------------------------
+# Every refusal names the parameter (or the return) and says what to write instead.
+_SUPPORTED: Final = (
+    "Tensor, int, SymInt, float, bool, str, complex, Scalar, ScalarType, Layout, Device "
+    "or MemoryFormat, or Optional, list, Sequence, tuple or dict of those"
+)
+_PARAM: Final = "parameter '{name}' of {fn}()"
+_RETURN: Final = "the return of {fn}()"
+_NO_ANNOTATION: Final = "{subject} has no annotation; annotate it, e.g. '{name}: Tensor'"
+_NO_RETURN_ANNOTATION: Final = (
+    "{subject} has no annotation; annotate it, e.g. 'def {fn}(...) -> Tensor', "
+    "or '-> None' if it returns nothing"
+)
+_VAR_POSITIONAL: Final = (
+    "parameter '*{name}' of {fn}() takes any number of arguments, which an operator "
+    "cannot; take a list instead, e.g. '{name}: list[Tensor]'"
+)
+_VAR_KEYWORD: Final = (
+    "parameter '**{name}' of {fn}() takes any keyword arguments, which an operator "
+    "cannot; declare each one after '*', e.g. '*, alpha: float = 1.0'"
+)
+_NO_SCHEMA_TYPE: Final = "{subject} is annotated '{ann}', which has no schema type{part}; {hint}"
+_BECAUSE_OF: Final = " (because of '{part}')"
+_HINT_SUPPORTED: Final = f"use {_SUPPORTED}"
+_HINT_ANY: Final = "name the type it takes, e.g. 'Tensor'"
+_HINT_BARE: Final = "say what it holds, e.g. 'list[int]'"
+_HINT_NONE: Final = "None on its own is no parameter type; write 'Optional[X]' for an X that may be None"
+_HINT_UNION: Final = (
+    "an argument has one type: write 'Optional[X]' for X or None, 'Scalar' for any "
+    "number, or register one overload per type"
+)
+_HINT_TUPLE: Final = (
+    "a tuple must hold one type, e.g. 'tuple[int, int]'; use 'list[X]' for any length"
+)
+_HINT_DICT_KEY: Final = "dict keys must be str, int, float, complex, bool or Tensor"
+_BAD_DEFAULT: Final = (
+    "default {value!r} of {subject} does not fit its annotation '{ann}'; "
+    "give a default of that type, or change the annotation"
+)
+_BAD_NONE_DEFAULT: Final = (
+    "default None of {subject} does not fit its annotation '{ann}'; "
+    "make it optional: '{name}: {optional} = None'"
+)
+_NO_LITERAL: Final = (
+    "default {value!r} of {subject} cannot be written in a schema, which has no {what} "
+    "literals; default to None ('{name}: {optional} = None') and pick the value in the "
+    "kernel"
+)
+_UNRESOLVED: Final = (
+    "{subject} is annotated '{ann}', which does not resolve in module {module} "
+    "({error}); define or import the name there"
+)
+_BAD_PARAM_NAME: Final = (
+    "{subject} is not an ASCII identifier, which a schema argument name must be; rename it"
+)
+_BAD_OP_NAME: Final = (
+    "{name!r} is not an operator name; write 'op', 'op.overload' or 'ns::op.overload' "
+    "with ASCII identifiers"
+)
+_NO_FN_NAME: Final = "{fn!r} has no usable __name__; pass the operator name, e.g. name='my_op'"
+_NO_SIGNATURE: Final = "cannot read the signature of {fn!r} ({error}); pass a Python function"
+_MUTATES_STR: Final = (
+    "mutates_args takes parameter names or \"unknown\", not the string {value!r}; "
+    "write mutates_args=[{value!r}]"
+)
+_MUTATES_UNKNOWN: Final = (
+    "mutates_args names '{name}', but {fn}() has no parameter '{name}'; "
+    "its parameters are: {names}"
+)
+_MUTATES_NOT_TENSOR: Final = (
+    "{subject} is in mutates_args but is annotated '{ann}'; only tensors (Tensor, "
+    "Optional[Tensor], list[Tensor]) can be mutated; remove '{name}' from mutates_args"
+)
+# The reverse direction.
+_NO_PYTHON_FORM: Final = (
+    "{subject} of {schema} has type '{type}', which has no Python form; "
+    f"signatures can be made for {_SUPPORTED}"
+)
+_SIZED_RETURN: Final = (
+    "the return of {schema} has type '{type}', which has no Python form: a tuple return "
+    "annotation means several returns; return 'list[...]' instead"
+)
+_NO_PYTHON_DEFAULT: Final = (
+    "argument '{name}' of {schema} has default {text}, which is no value of type '{type}'"
+)
+_VARARG_SCHEMA: Final = "{schema} takes or returns '...', which a typed Python signature cannot"
+_DEFAULT_ORDER: Final = (
+    "argument '{name}' of {schema} has no default but follows one that has, which a "
+    "Python signature allows only for keyword-only parameters"
+)
+_PYTHON_KEYWORD: Final = "argument '{name}' of {schema} is a Python keyword, so it cannot name a parameter"
+
+# -- reading signatures -----------------------------------------------------------------
+_EMPTY: Final[Any] = inspect.Parameter.empty
+_POSITIONAL, _KEYWORD_ONLY, _VAR_ARGS, _VAR_KWARGS = range(4)
+_CO_VARARGS: Final = inspect.CO_VARARGS
+_CO_VARKEYWORDS: Final = inspect.CO_VARKEYWORDS
+_KINDS: Final = {
+    inspect.Parameter.POSITIONAL_ONLY: _POSITIONAL,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: _POSITIONAL,
+    inspect.Parameter.KEYWORD_ONLY: _KEYWORD_ONLY,
+    inspect.Parameter.VAR_POSITIONAL: _VAR_ARGS,
+    inspect.Parameter.VAR_KEYWORD: _VAR_KWARGS,
+}
+_Param = tuple[str, int, object, object]  # name, kind, annotation, default (or _EMPTY)
+
+
+def _read_signature(fn: Callable[..., object]) -> tuple[list[_Param], object, bool]:
+    """``fn``'s parameters in order, its return annotation (``_EMPTY`` when missing), and
+    whether any annotation is a string."""
+    if isinstance(fn, types.FunctionType):
+        attrs = fn.__dict__
+        if "__signature__" not in attrs and "__wrapped__" not in attrs:
+            return _read_code(fn)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as error:
+        raise SchemaInferenceError(_NO_SIGNATURE.format(fn=fn, error=error)) from None
+    params = [(p.name, _KINDS[p.kind], p.annotation, p.default) for p in sig.parameters.values()]
+    ret = sig.return_annotation
+    return params, ret, type(ret) is str or any(type(p[2]) is str for p in params)
+
+
+def _read_code(fn: types.FunctionType) -> tuple[list[_Param], object, bool]:
+    """The fast path of Note [Inference speed]: parameters straight from the code object."""
+    code = fn.__code__
+    names = code.co_varnames
+    n_pos = code.co_argcount
+    n_kw = code.co_kwonlyargcount
+    annotations = fn.__annotations__
+    defaults = fn.__defaults__ or ()
+    first_default = n_pos - len(defaults)
+    params: list[_Param] = []
+    for i in range(n_pos):
+        name = names[i]
+        default = defaults[i - first_default] if i >= first_default else _EMPTY
+        params.append((name, _POSITIONAL, annotations.get(name, _EMPTY), default))
+    var = n_pos + n_kw
+    if code.co_flags & _CO_VARARGS:
+        params.append((names[var], _VAR_ARGS, _EMPTY, _EMPTY))
+        var += 1
+    if n_kw:
+        kwdefaults = fn.__kwdefaults__ or {}
+        for name in names[n_pos : n_pos + n_kw]:
+            params.append((name, _KEYWORD_ONLY, annotations.get(name, _EMPTY), kwdefaults.get(name, _EMPTY)))
+    if code.co_flags & _CO_VARKEYWORDS:
+        params.append((names[var], _VAR_KWARGS, _EMPTY, _EMPTY))
+    has_strings = str in set(map(type, annotations.values()))
+    return params, annotations.get("return", _EMPTY), has_strings
+
+
+def _resolve_strings(
+    fn: Callable[..., object], fn_name: str, params: list[_Param], ret: object, *, fast: bool
+) -> tuple[list[_Param], object]:
+    """Evaluate string annotations in ``fn``'s module (Note [String annotations])."""
+    globalns = _module_globals(fn)
+    if fast:
+        try:
+            evaluate = _evaluate
+            resolved = [(n, k, evaluate(a, globalns) if type(a) is str else a, d) for n, k, a, d in params]
+            return resolved, evaluate(ret, globalns) if type(ret) is str else ret
+        except Exception:
+            pass  # get_type_hints decides, and names the culprit
+    raw = {p[0]: p[2] for p in params if p[2] is not _EMPTY}
+    if ret is not _EMPTY:
+        raw["return"] = ret
+    try:
+        hints = _type_hints(raw, globalns)
+    except Exception:
+        for key, value in raw.items():  # find the culprit, to name it
+            try:
+                _type_hints({key: value}, globalns)
+            except Exception as error:
+                subject = _subject(fn_name, None if key == "return" else key)
+                raise SchemaInferenceError(_UNRESOLVED.format(
+                    subject=subject, ann=_show(value), module=globalns.get("__name__", "?"),
+                    error=f"{type(error).__name__}: {error}",
+                )) from None
+        raise
+    params = [(n, k, a if a is _EMPTY else hints[n], d) for n, k, a, d in params]
+    return params, ret if ret is _EMPTY else hints["return"]
+
+
+def _module_globals(fn: Callable[..., object]) -> dict[str, Any]:
+    """The namespace ``fn``'s string annotations are evaluated in: its module's globals."""
+    if isinstance(fn, types.FunctionType) and "__wrapped__" not in fn.__dict__:
+        return fn.__globals__
+    globalns: dict[str, Any] | None = getattr(inspect.unwrap(fn), "__globals__", None)
+    if globalns is None:
+        module = sys.modules.get(getattr(fn, "__module__", None) or "")
+        globalns = vars(module) if module is not None else {}
+    return globalns
+
+
+_compiled: dict[str, types.CodeType] = {}
+
+
+def _evaluate(text: str, globalns: dict[str, Any]) -> object:
+    """The fast path of Note [String annotations]: the string's cached code, evaluated."""
+    code = _compiled.get(text)
+    if code is None:
+        code = compile(text, "<annotation>", "eval")
+        _bounded_put(_compiled, text, code)
+    return eval(code, globalns)  # what get_type_hints does, minus its overhead
+
+
+def _type_hints(raw: dict[str, object], globalns: dict[str, Any]) -> dict[str, Any]:
+    holder = types.SimpleNamespace(__annotations__=raw)
+    return typing.get_type_hints(holder, globalns=globalns, include_extras=True)
+
+
+# -- annotation -> schema type ----------------------------------------------------------
+class _NoSchemaType(Exception):
+    """Internal: ``part`` of an annotation has no schema type; ``hint`` says what to write."""
+
+    def __init__(self, part: object, hint: str) -> None:
+        super().__init__(hint)
+        self.part = part
+        self.hint = hint
+
+
+class _NeedsResolution(Exception):
+    """Internal: an annotation holds a string or ForwardRef; resolve them and start again."""
+
+
+_NONE_TYPE: Final = type(None)
+_SCALAR_MEMBERS: Final = frozenset({int, float, complex})
+_SEQUENCES: Final = frozenset({list, collections.abc.Sequence})
+_MAPPINGS: Final = frozenset({dict, collections.abc.Mapping})
+_BARE: Final = _SEQUENCES | _MAPPINGS | {tuple}
+_DICT_KEYS: Final = frozenset({STR, INT, FLOAT, COMPLEX, BOOL, TENSOR})
+_ENUMS: Final[dict[str, type[Any]]] = {
+    "ScalarType": ScalarType, "Layout": Layout, "MemoryFormat": MemoryFormat,
+}  # fmt: skip
+
+# Note [Annotation cache]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# Two levels, both bounded. The first is keyed by id(annotation) and each entry holds the
+# annotation itself, so the object stays alive and its id cannot be reused while cached;
+# a hit hashes an int in C (hashing a typing alias runs Python code). The second is keyed
+# by the annotation's value, so ``list[int]`` -- a new object in every function that
+# writes it -- is converted once per process. Unhashable annotations skip the second.
+_CACHE_LIMIT: Final = 2048
+_T = typing.TypeVar("_T")
+_K = typing.TypeVar("_K")
+_V = typing.TypeVar("_V")
+
+
+_types_by_id: dict[int, tuple[object, Type]] = {}
+_types_by_value: dict[object, Type] = {}
+_returns_by_id: dict[int, tuple[object, tuple[Return, ...]]] = {}
+_returns_by_value: dict[object, tuple[Return, ...]] = {}
+
+
+def _schema_type(ann: object) -> Type:
+    """The schema type of annotation ``ann`` (Note [Annotation cache])."""
+    entry = _types_by_id.get(id(ann))
+    if entry is not None and entry[0] is ann:
+        return entry[1]
+    return _cache_miss(ann, _types_by_id, _types_by_value, _convert)
+
+
+def _returns(ann: object) -> tuple[Return, ...]:
+    """The returns that return annotation ``ann`` stands for (Note [Annotation cache])."""
+    entry = _returns_by_id.get(id(ann))
+    if entry is not None and entry[0] is ann:
+        return entry[1]
+    return _cache_miss(ann, _returns_by_id, _returns_by_value, _convert_returns)
+
+
+def _cache_miss(
+    ann: object, by_id: dict[int, tuple[object, _T]], by_value: dict[object, _T],
+    convert: Callable[[object], _T],
+) -> _T:
+    try:
+        result = by_value[ann] if ann in by_value else None
+    except TypeError:  # unhashable, e.g. Annotated with a list in its metadata
+        result = convert(ann)
+    else:
+        if result is None:
+            result = convert(ann)
+            _bounded_put(by_value, ann, result)
+    _bounded_put(by_id, id(ann), (ann, result))
+    return result
+
+
+def _bounded_put(cache: dict[_K, _V], key: _K, value: _V) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+@functools.cache
+def _classes() -> dict[object, Type]:
+    """Python class -> schema base type (built on first use: Note [Lazy Tensor import])."""
+    from .._tensor import Tensor
+
+    return {
+        Tensor: TENSOR, int: INT, float: FLOAT, bool: BOOL, str: STR, complex: COMPLEX,
+        ScalarType: SCALAR_TYPE, Layout: LAYOUT, Device: DEVICE, MemoryFormat: MEMORY_FORMAT,
+    }  # fmt: skip
+
+
+def _convert(ann: object) -> Type:
+    if ann is Any:  # checked first: a class since Python 3.11
+        raise _NoSchemaType(ann, _HINT_ANY)
+    if isinstance(ann, type):
+        base = _classes().get(ann)
+        if base is not None:
+            return base
+        hint = _HINT_NONE if ann is _NONE_TYPE else _HINT_BARE if ann in _BARE else _HINT_SUPPORTED
+        raise _NoSchemaType(ann, hint)
+    if ann is None:
+        raise _NoSchemaType(ann, _HINT_NONE)
+    if isinstance(ann, (str, typing.ForwardRef)):
+        raise _NeedsResolution
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if origin is Annotated:
+        return SYM_INT if args[0] is int and SYM_INT_MARKER in args[1:] else _schema_type(args[0])
+    if origin is Union or origin is types.UnionType:
+        return _convert_union(ann, args)
+    if origin is None or not args:
+        raise _NoSchemaType(ann, _HINT_BARE if origin in _BARE else _HINT_SUPPORTED)
+    if origin in _SEQUENCES:
+        return ListType(_schema_type(args[0]))
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return ListType(_schema_type(args[0]))
+        elems = {_schema_type(a) for a in args}
+        if len(elems) != 1:
+            raise _NoSchemaType(ann, _HINT_TUPLE)
+        return ListType(elems.pop(), len(args))
+    if origin in _MAPPINGS:
+        key = _schema_type(args[0])
+        if key not in _DICT_KEYS:
+            raise _NoSchemaType(args[0], _HINT_DICT_KEY)
+        return DictType(key, _schema_type(args[1]))
+    raise _NoSchemaType(ann, _HINT_SUPPORTED)
+
+
+def _convert_union(ann: object, args: tuple[Any, ...]) -> Type:
+    rest = [a for a in args if a is not _NONE_TYPE]
+    inner: Type
+    if set(rest) - {bool} == _SCALAR_MEMBERS:
+        inner = SCALAR
+    elif len(rest) == 1:
+        inner = _schema_type(rest[0])
+    else:
+        raise _NoSchemaType(ann, _HINT_UNION)
+    if len(rest) == len(args) or isinstance(inner, OptionalType):
+        return inner
+    return OptionalType(inner)
+
+
+def _convert_returns(ann: object) -> tuple[Return, ...]:
+    if ann is None or ann is _NONE_TYPE:
+        return ()
+    if typing.get_origin(ann) is tuple and ann is not typing.Tuple:
+        args = typing.get_args(ann)
+        if not (len(args) == 2 and args[1] is Ellipsis):  # tuple[X, ...] is one list
+            return tuple(_return(_schema_type(a), None, None, 0) for a in args)
+    return (_return(_schema_type(ann), None, None, 0),)
+
+
+def _show(ann: object) -> str:
+    """An annotation as a user would write it: ``Optional[Tensor]``, ``list[int]``."""
+    if isinstance(ann, str):
+        return ann
+    if ann is None or ann is _NONE_TYPE:
+        return "None"
+    if ann is Ellipsis:
+        return "..."
+    if isinstance(ann, list):  # the parameter list of Callable[[...], R]
+        return "[" + ", ".join(map(_show, ann)) + "]"
+    if isinstance(ann, typing.ForwardRef):
+        return ann.__forward_arg__
+    origin = typing.get_origin(ann)
+    args = typing.get_args(ann)
+    if origin is Annotated:
+        return "SymInt" if SYM_INT_MARKER in args[1:] else f"Annotated[{_show(args[0])}, ...]"
+    if origin is Union or origin is types.UnionType:
+        rest = [a for a in args if a is not _NONE_TYPE]
+        shown = "Scalar" if set(rest) - {bool} == _SCALAR_MEMBERS else None
+        if origin is types.UnionType:
+            return " | ".join(map(_show, args)) if shown is None else f"{shown} | None"
+        if shown is None and len(rest) > 1:
+            shown = "Union[" + ", ".join(map(_show, rest)) + "]"
+        shown = shown or _show(rest[0])
+        return shown if len(rest) == len(args) else f"Optional[{shown}]"
+    if origin is not None:
+        name = str(getattr(ann, "_name", None) or getattr(origin, "__qualname__", origin))
+        return f"{name}[{', '.join(map(_show, args)) or '()'}]" if args else name
+    if isinstance(ann, type):
+        return ann.__qualname__
+    return repr(ann).replace("typing.", "")
+
+
+# -- defaults ---------------------------------------------------------------------------
+class _BadDefault(Exception):
+    """Internal: a default that does not fit; ``template`` is the message to give."""
+
+    def __init__(self, template: str, what: str = "") -> None:
+        super().__init__(template)
+        self.template = template
+        self.what = what
+
+
+_INT_NAMES: Final = frozenset({"int", "SymInt"})
+_NUMBER_NAMES: Final = frozenset({"float", "complex", "Scalar"})
+
+
+def _default_text(type_: Type, value: object) -> str:
+    """The schema literal for default ``value`` of a parameter of ``type_``."""
+    if value is None:
+        if isinstance(type_, OptionalType):
+            return "None"
+        raise _BadDefault(_BAD_NONE_DEFAULT)
+    return format_literal(_default_value(type_, value))
+
+
+def _default_value(type_: Type, value: object) -> DefaultValue:
+    if isinstance(type_, OptionalType):
+        type_ = type_.elem
+    if isinstance(type_, BaseType):
+        name = type_.name
+        if isinstance(value, bool):
+            if name == "bool" or name == "Scalar":
+                return value
+        elif isinstance(value, int):
+            if name in _INT_NAMES or name in _NUMBER_NAMES:
+                return int(value)
+        elif isinstance(value, float):
+            if name in _NUMBER_NAMES:
+                return float(value)
+        elif isinstance(value, str):
+            if name == "str":
+                return str(value)
+        elif isinstance(value, complex):
+            if name == "complex" or name == "Scalar":
+                raise _BadDefault(_NO_LITERAL, "complex")
+        elif isinstance(value, Device):
+            if name == "Device":
+                return str(value)
+        elif isinstance(value, enum.Enum):
+            if type(value) is _ENUMS.get(name):
+                return EnumDefault(value.name)
+        elif name == "Tensor":
+            raise _BadDefault(_NO_LITERAL, "Tensor")
+        raise _BadDefault(_BAD_DEFAULT)
+    if isinstance(type_, ListType) and isinstance(value, (tuple, list)):
+        if type_.size is not None and len(value) != type_.size:
+            raise _BadDefault(_BAD_DEFAULT)
+        elem = type_.elem
+        inner = elem.elem if isinstance(elem, OptionalType) else elem
+        if value and not isinstance(inner, BaseType):
+            raise _BadDefault(_NO_LITERAL, "nested list")
+        return tuple(_element_value(elem, v) for v in value)
+    if isinstance(type_, DictType) and isinstance(value, dict):
+        raise _BadDefault(_NO_LITERAL, "dict")
+    raise _BadDefault(_BAD_DEFAULT)
+
+
+def _element_value(elem: Type, value: object) -> DefaultValue:
+    if value is None:
+        if isinstance(elem, OptionalType):
+            return None
+        raise _BadDefault(_BAD_DEFAULT)
+    return _default_value(elem, value)
+
+
+# -- inference --------------------------------------------------------------------------
+def _subject(fn_name: str, param: str | None) -> str:
+    return _RETURN.format(fn=fn_name) if param is None else _PARAM.format(name=param, fn=fn_name)
+
+
+def _refuse(fn_name: str, param: str | None, ann: object, problem: _NoSchemaType) -> SchemaInferenceError:
+    part = "" if problem.part is ann else _BECAUSE_OF.format(part=_show(problem.part))
+    return SchemaInferenceError(_NO_SCHEMA_TYPE.format(
+        subject=_subject(fn_name, param), ann=_show(ann), part=part, hint=problem.hint
+    ))
+
+
+def _write_alias(index: int) -> AliasInfo:
+    """``a!``, ``b!``, ... ``z!``, ``aa!``, ``ab!``, ...: the index-th mutated argument's set."""
+    name = ""
+    index += 1
+    while index:
+        index, letter = divmod(index - 1, 26)
+        name = chr(ord("a") + letter) + name
+    return AliasInfo((name,), (), True)
+
+
+_WRITE_ALIASES: Final = tuple(_write_alias(i) for i in range(26))
+
+
+_split_names: dict[str, tuple[str, str, str]] = {}
+
+
+def _split_name(name: str) -> tuple[str, str, str]:
+    """``ns::op.overload`` -> ``(ns, op, overload)``; SchemaInferenceError if malformed."""
+    if name in _split_names:
+        return _split_names[name]
+    namespace, sep, rest = name.partition("::")
+    if not sep:
+        namespace, rest = "", name
+    op, dot, overload = rest.partition(".")
+    parts = [op]
+    if sep:
+        parts.append(namespace)
+    if dot:
+        parts.append(overload)
+    if not all(part.isidentifier() and part.isascii() for part in parts):
+        raise SchemaInferenceError(_BAD_OP_NAME.format(name=name))
+    if len(_split_names) >= _CACHE_LIMIT:
+        _split_names.clear()
+    _split_names[name] = (namespace, op, overload)
+    return namespace, op, overload
+
+
+def _mutated(mutates_args: Iterable[str] | Literal["unknown"], fn_name: str, params: list[_Param]) -> frozenset[str] | None:
+    """The names ``mutates_args`` marks mutable; None means every tensor parameter."""
+    if isinstance(mutates_args, str):
+        if mutates_args == "unknown":
+            return None
+        raise SchemaInferenceError(_MUTATES_STR.format(value=mutates_args))
+    names = tuple(mutates_args)
+    if not names:
+        return frozenset()
+    known = [p[0] for p in params if p[1] <= _KEYWORD_ONLY]
+    for name in names:
+        if name not in known:
+            raise SchemaInferenceError(_MUTATES_UNKNOWN.format(
+                name=name, fn=fn_name, names=", ".join(known) or "none"
+            ))
+    return frozenset(names)
+
+
+def infer_schema(
+    fn: Callable[..., object],
+    *,
+    name: str | None = None,
+    mutates_args: Iterable[str] | Literal["unknown"] = (),
+) -> FunctionSchema:
+    """The schema of the operator that kernel ``fn`` implements, read from its annotations.
+
+    ``name`` defaults to ``fn.__name__``; ``ns::op.overload`` is split into its parts.
+    ``mutates_args`` names the tensor parameters ``fn`` writes to (they become
+    ``Tensor(a!)``, ``Tensor(b!)``, ... in parameter order); ``"unknown"`` marks every
+    tensor parameter. Raises ``SchemaInferenceError`` naming the parameter at fault.
+    """
+    fn_name = getattr(fn, "__name__", None)
+    if name is None:
+        if not isinstance(fn_name, str) or not fn_name.isidentifier():
+            raise SchemaInferenceError(_NO_FN_NAME.format(fn=fn))
+        name = fn_name
+    elif not isinstance(fn_name, str):
+        fn_name = name
+    parts = _split_name(name)
+    params, ret, has_strings = _read_signature(fn)
+    mutated = _mutated(mutates_args, fn_name, params)
+    try:
+        if has_strings:
+            resolved, resolved_ret = _resolve_strings(fn, fn_name, params, ret, fast=True)
+            return _build(fn_name, parts, resolved, resolved_ret, mutated)
+        return _build(fn_name, parts, params, ret, mutated)
+    except _NeedsResolution:  # a string inside an annotation, e.g. list["Tensor"]
+        params, ret = _resolve_strings(fn, fn_name, params, ret, fast=False)
+        return _build(fn_name, parts, params, ret, mutated)
+
+
+def _build(
+    fn_name: str, parts: tuple[str, str, str], params: list[_Param], ret: object,
+    mutated: frozenset[str] | None,
+) -> FunctionSchema:
+    positional: list[Any] = []
+    kwarg_only: list[Any] = []
+    n_written = 0
+    for pname, kind, ann, default in params:
+        if kind >= _VAR_ARGS:
+            template = _VAR_POSITIONAL if kind == _VAR_ARGS else _VAR_KEYWORD
+            raise SchemaInferenceError(template.format(name=pname, fn=fn_name))
+        if not pname.isascii():
+            raise SchemaInferenceError(_BAD_PARAM_NAME.format(subject=_subject(fn_name, pname)))
+        if ann is _EMPTY:
+            raise SchemaInferenceError(_NO_ANNOTATION.format(subject=_subject(fn_name, pname), name=pname))
+        try:
+            type_ = _schema_type(ann)
+        except _NoSchemaType as problem:
+            raise _refuse(fn_name, pname, ann, problem) from None
+        text = None
+        if default is None and type(type_) is OptionalType:
+            text = "None"
+        elif default is not _EMPTY:
+            try:
+                text = _default_text(type_, default)
+            except _BadDefault as bad:
+                shown = _show(ann)
+                optional = shown if isinstance(type_, OptionalType) else f"Optional[{shown}]"
+                raise SchemaInferenceError(bad.template.format(
+                    value=default, subject=_subject(fn_name, pname), ann=shown,
+                    optional=optional, name=pname, what=bad.what,
+                )) from None
+        alias = None
+        if mutated is None or pname in mutated:
+            if type_.is_tensor_like():
+                alias = _WRITE_ALIASES[n_written] if n_written < 26 else _write_alias(n_written)
+                n_written += 1
+            elif mutated is not None:
+                raise SchemaInferenceError(_MUTATES_NOT_TENSOR.format(
+                    subject=_subject(fn_name, pname), ann=_show(ann), name=pname
+                ))
+        (positional if kind == _POSITIONAL else kwarg_only).append(_argument(pname, type_, text, alias, 0))
+    if ret is _EMPTY:
+        raise SchemaInferenceError(_NO_RETURN_ANNOTATION.format(subject=_subject(fn_name, None), fn=fn_name))
+    try:
+        returns = _returns(ret)
+    except _NoSchemaType as problem:
+        raise _refuse(fn_name, None, ret, problem) from None
+    namespace, op, overload = parts
+    return _schema(op, namespace, overload, positional, kwarg_only, list(returns), False, False)
+
+
+# -- the reverse: schema -> signature ---------------------------------------------------
+@functools.cache
+def _python_bases() -> dict[str, object]:
+    """Schema base type name -> Python annotation (Note [Lazy Tensor import])."""
+    from .._tensor import Tensor
+
+    return {
+        "Tensor": Tensor, "int": int, "SymInt": SymInt, "float": float, "bool": bool,
+        "str": str, "complex": complex, "Scalar": Scalar, "ScalarType": ScalarType,
+        "Layout": Layout, "Device": Device, "MemoryFormat": MemoryFormat,
+    }  # fmt: skip
+
+
+def _python_type(type_: Type) -> Any:
+    """The Python annotation for ``type_``, or None when it has none."""
+    if isinstance(type_, BaseType):
+        return _python_bases().get(type_.name)
+    if isinstance(type_, OptionalType):
+        inner = _python_type(type_.elem)
+        return None if inner is None else Optional[inner]
+    if isinstance(type_, ListType):
+        inner = _python_type(type_.elem)
+        if inner is None or type_.size == 0:
+            return None
+        if type_.size is None:
+            return types.GenericAlias(list, (inner,))
+        return types.GenericAlias(tuple, (inner,) * type_.size)
+    if isinstance(type_, DictType) and type_.key in _DICT_KEYS:
+        value = _python_type(type_.value)
+        return None if value is None else types.GenericAlias(dict, (_python_type(type_.key), value))
+    return None
+
+
+def _python_default(type_: Type, value: DefaultValue) -> object:
+    """Schema default ``value`` as the Python value a parameter of ``type_`` takes.
+
+    Raises ``LookupError``/``ValueError`` when it is no such value.
+    """
+    if value is None:
+        return None
+    if isinstance(type_, OptionalType):
+        type_ = type_.elem
+    if isinstance(type_, ListType):
+        if isinstance(value, tuple):
+            if type_.size is not None and len(value) != type_.size:
+                raise ValueError(f"{type_} needs {type_.size} elements")  # 'int[1] dim=[]'
+            return tuple(_python_default(type_.elem, v) for v in value)
+        if type_.size is None:
+            raise ValueError("a lone value needs a sized list type to be broadcast")
+        return (_python_default(type_.elem, value),) * type_.size  # 'int[2] stride=1'
+    if isinstance(type_, BaseType):
+        enum = _ENUMS.get(type_.name)
+        if enum is not None and isinstance(value, EnumDefault):
+            return enum[value.name]
+        if enum is not None and type(value) is int:
+            return enum(value)  # TorchScript writes enum defaults as their code
+        if type_.name == "Device" and isinstance(value, str):
+            return Device.parse(value)
+    if isinstance(value, (EnumDefault, tuple)):
+        raise ValueError(f"{value} is no {type_}")
+    return value
+
+
+def signature_from_schema(schema: FunctionSchema) -> inspect.Signature:
+    """The Python signature of a kernel for ``schema``: annotations, defaults and return.
+
+    Annotations use typedops' types (``Tensor``, ``Optional[...]``, ``list[...]``,
+    ``tuple[int, int]`` for ``int[2]``, the enums); defaults are Python values (enum
+    members, ``Device``, tuples for lists). Alias annotations have no Python form and
+    are dropped: pass the written arguments to ``infer_schema`` as ``mutates_args``.
+    Raises ``SchemaInferenceError`` naming the argument whose type has no Python form.
+    """
+    full = schema.full_name
+    if schema.is_vararg or schema.is_varret:
+        raise SchemaInferenceError(_VARARG_SCHEMA.format(schema=full))
+    params: list[inspect.Parameter] = []
+    seen_default = False
+    for arg in schema.positional:
+        if arg.default is not None:
+            seen_default = True
+        elif seen_default:
+            raise SchemaInferenceError(_DEFAULT_ORDER.format(name=arg.name, schema=full))
+        params.append(_python_parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, full))
+    for arg in schema.kwarg_only:
+        params.append(_python_parameter(arg, inspect.Parameter.KEYWORD_ONLY, full))
+    return inspect.Signature(params, return_annotation=_python_returns(schema))
+
+
+def _python_parameter(arg: Argument, kind: inspect._ParameterKind, full: str) -> inspect.Parameter:
+    if keyword.iskeyword(arg.name):
+        raise SchemaInferenceError(_PYTHON_KEYWORD.format(name=arg.name, schema=full))
+    annotation = _python_type(arg.type)
+    if annotation is None:
+        raise SchemaInferenceError(_NO_PYTHON_FORM.format(
+            subject=f"argument '{arg.name}'", schema=full, type=arg.type
+        ))
+    default: object = _EMPTY
+    if arg.default is not None:
+        try:
+            default = _python_default(arg.type, literal_value(arg.default))
+        except (LookupError, ValueError):
+            raise SchemaInferenceError(_NO_PYTHON_DEFAULT.format(
+                name=arg.name, schema=full, text=arg.default, type=arg.type
+            )) from None
+    return inspect.Parameter(arg.name, kind, default=default, annotation=annotation)
+
+
+def _python_returns(schema: FunctionSchema) -> object:
+    returns = schema.returns
+    if not returns:
+        return None
+    if len(returns) == 1 and isinstance(returns[0].type, ListType) and returns[0].type.size is not None:
+        raise SchemaInferenceError(_SIZED_RETURN.format(schema=schema.full_name, type=returns[0].type))
+    annotations = []
+    for index, ret in enumerate(returns):
+        annotation = _python_type(ret.type)
+        if annotation is None:
+            subject = "the return" if len(returns) == 1 else f"return {index}"
+            raise SchemaInferenceError(_NO_PYTHON_FORM.format(
+                subject=subject, schema=schema.full_name, type=ret.type
+            ))
+        annotations.append(annotation)
+    if len(annotations) == 1:
+        return annotations[0]
+    return types.GenericAlias(tuple, tuple(annotations))

@@ -46,25 +46,36 @@ def _is_list(type_: Type) -> bool:
 def conversions_for(schema: FunctionSchema, kernel: Callable[..., Any], *, with_keys: bool) -> tuple[str, ...]:
     """One code per schema argument: '' (pass as is), 'tuple' or 'list', with ':N' for a
     size to broadcast a lone value to."""
-    try:
-        signature = inspect.signature(kernel, eval_str=True)
-    except (TypeError, ValueError, NameError):
-        return ("",) * len(schema.arguments)
-    params = list(signature.parameters.values())[1 if with_keys else 0 :]
-    by_name = {p.name: p for p in params}
+    if not any(_is_list(a.type) for a in schema.arguments):
+        return ("",) * len(schema.arguments)  # nothing to convert; skip reading annotations
+    annotations = _annotations(kernel, with_keys)
     codes = []
     for arg in schema.arguments:
-        param = by_name.get(arg.name)
-        if param is None or not _is_list(arg.type):
+        if arg.name not in annotations or not _is_list(arg.type):
             codes.append("")
             continue
-        kind = _sequence_kind(param.annotation)
+        kind = _sequence_kind(annotations[arg.name])
         size = _list_size(arg.type)
         if kind and size is not None:
             codes.append(f"{kind}:{size}")
         else:
             codes.append(kind)
     return tuple(codes)
+
+
+def _annotations(kernel: Callable[..., Any], with_keys: bool) -> dict[str, Any]:
+    """Parameter name -> annotation object, for the parameters after the key set (if taken)."""
+    raw = getattr(kernel, "__annotations__", None)
+    code = getattr(kernel, "__code__", None)
+    if isinstance(raw, dict) and code is not None and not any(isinstance(a, str) for a in raw.values()):
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        return {n: raw[n] for n in names[1 if with_keys else 0 :] if n in raw}
+    try:
+        signature = inspect.signature(kernel, eval_str=True)
+    except (TypeError, ValueError, NameError):
+        return {}
+    params = list(signature.parameters.values())[1 if with_keys else 0 :]
+    return {p.name: p.annotation for p in params}
 
 
 def to_tuple(value: Any, size: int = 0) -> Any:

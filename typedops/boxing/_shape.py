@@ -13,12 +13,11 @@ compiled factory is called, never written into the source.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..schema import BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
-from ._source import check_identifier
 from ._values import python_name
 
 __all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "tensor_use", "check_kind"]
@@ -84,8 +83,7 @@ def check_kind(type_: Type) -> str:
     return "none"
 
 
-@dataclass(frozen=True, slots=True)
-class ArgShape:
+class ArgShape(NamedTuple):
     name: str  # the Python parameter name (schema name, keywords get a trailing '_')
     kwarg_only: bool
     has_default: bool
@@ -93,10 +91,27 @@ class ArgShape:
     check: str  # see check_kind
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class CallShape:
+    """A calling convention's shape. Equality and hashing go through ``key``, a string
+    spelling out every field, so the caches of compiled code look shapes up cheaply."""
+
     args: tuple[ArgShape, ...]
     returns: int
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        parts = [
+            f"{a.name}:{'k' if a.kwarg_only else 'p'}{'d' if a.has_default else ''}:{a.tensors.value}:{a.check}"
+            for a in self.args
+        ]
+        object.__setattr__(self, "key", f"({', '.join(parts)}) -> {self.returns}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallShape) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
     @property
     def positional(self) -> tuple[ArgShape, ...]:
@@ -122,9 +137,11 @@ def call_shape(schema: FunctionSchema) -> CallShape:
             f"{schema.full_name} takes or returns '...'; typedops operators need a fixed "
             "argument and return list"
         )
-    args = []
-    for arg in schema.positional + schema.kwarg_only:
-        name = check_identifier(python_name(arg.name), f"argument name of {schema.full_name}")
-        kwarg_only = arg in schema.kwarg_only
-        args.append(ArgShape(name, kwarg_only, arg.has_default, tensor_use(arg.type), check_kind(arg.type)))
+    # Argument names are ASCII identifiers (the schema model checks them); python_name
+    # renames Python keywords, so every name is safe to write into generated code.
+    args = [
+        ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensor_use(arg.type), check_kind(arg.type))
+        for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True))
+        for arg in args_of
+    ]
     return CallShape(tuple(args), len(schema.returns))

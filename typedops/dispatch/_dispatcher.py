@@ -154,7 +154,8 @@ class Dispatcher:
                     "registration lives, or remove the first one"
                 )
             stack.append(reg)
-            entry.recompute()
+            if entry.has_tables:  # else the first call computes them (Note [Atomic tables])
+                entry.recompute()
 
         def remove() -> None:
             with self.lock:
@@ -165,7 +166,7 @@ class Dispatcher:
                 if not regs:
                     del entry.registrations[reg.key]
                 entry.drop_wrappers(reg)
-                if self._ops.get(entry.full_name) is entry:
+                if self._ops.get(entry.full_name) is entry and entry.has_tables:
                     entry.recompute()
 
         return remove

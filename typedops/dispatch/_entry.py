@@ -56,11 +56,6 @@ def _optional_list_bits(tensors: Iterable[Any] | None) -> int:
     return bits
 
 
-def _below_highest(keys: int) -> int:
-    """The bits of ``keys`` without its highest one: where a redispatch continues."""
-    return keys & ~(1 << (keys.bit_length() - 1)) if keys else 0
-
-
 def _extract(use: TensorUse, ref: str) -> str | None:
     if use is TensorUse.tensor:
         return f"{ref}.key_bits"
@@ -154,8 +149,10 @@ def entry_source(shape: CallShape, trace: bool) -> str:
     lines.append(f"    def call({sig}):")
     lines += _key_lines(refs, f"_op_bad_args(_op, {by_name})")
     lines += unboxed_dispatch("call")
+    # XOR clears the top bit, with int's own operator (it stays in C).
+    below = "        _b = _ks ^ (1 << (_ks.bit_length() - 1)) if _ks else 0"
     lines.append(f"    def redispatch(_ks{', ' if sig else ''}{sig}):")
-    lines.append("        _b = _below(_ks)")
+    lines.append(below)
     lines += unboxed_dispatch("redispatch")
     lines.append("    def call_boxed(stack):")
     lines.append("        _filled = 0")
@@ -169,7 +166,7 @@ def entry_source(shape: CallShape, trace: bool) -> str:
         lines.append("            _check_stack(_op, stack, _filled)")
     lines += boxed_dispatch("call_boxed")
     lines.append("    def redispatch_boxed(_ks, stack):")
-    lines.append("        _b = _below(_ks)")
+    lines.append(below)
     lines += boxed_dispatch("redispatch_boxed")
     lines.append("    return call, redispatch, call_boxed, redispatch_boxed")
     lines.append("")
@@ -220,7 +217,6 @@ def _arity(op: OperatorEntry, stack: list[Any]) -> int:
 # it (see Note [Thread-local keys]).
 _GLOBALS: Final[dict[str, Any]] = {
     "_apply": apply_local,
-    "_below": _below_highest,
     "_list_bits": _list_bits,
     "_optional_list_bits": _optional_list_bits,
     "_op_bad_args": _bad_args,

@@ -29,10 +29,14 @@ class OperatorHandle:
     key set a kernel or fallback received.
     """
 
-    __slots__ = ("_entry",)
-
+    # No __slots__: once the op's entry functions exist, bind_entries() stores them on the
+    # instance, where they shadow the methods below (one call less on every use).
     def __init__(self, entry: OperatorEntry) -> None:
         self._entry = entry
+
+    def bind_entries(self, call: Any, redispatch: Any, call_boxed: Any, redispatch_boxed: Any) -> None:
+        """Make ``call_boxed``/``redispatch``/``redispatch_boxed`` the generated functions themselves."""
+        self.__dict__.update(call_boxed=call_boxed, redispatch=redispatch, redispatch_boxed=redispatch_boxed)
 
     # -- identity ----------------------------------------------------------------------
     @property

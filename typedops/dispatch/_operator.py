@@ -83,40 +83,53 @@ _CACHE_LIMIT: Final = 256  # distinct incoming key sets remembered per table ver
 class SlotCache(dict[int, Callable[..., Any]]):
     """Incoming key bits -> the callable that serves them, for one table version.
 
-    For the unboxed table (``handle`` None) the value takes the call's arguments; for the
-    boxed table it takes the stack, with the op handle and key set bound.
+    The table holds the chosen registration per slot (None: missing or fallthrough); the
+    wrapper a registration needs is built here, on the first call that reaches it. For
+    the unboxed path (``boxed`` false) a value takes the call's arguments; for the boxed
+    path it takes the stack, with the op handle and key set bound.
     """
 
-    __slots__ = ("table", "handle")
+    __slots__ = ("table", "entry", "boxed")
 
-    def __init__(self, table: tuple[Any, ...], handle: OperatorHandle | None) -> None:
+    def __init__(self, table: tuple[Any, ...], entry: OperatorEntry, *, boxed: bool) -> None:
         super().__init__()
         self.table = table
-        self.handle = handle
+        self.entry = entry
+        self.boxed = boxed
 
     def __missing__(self, bits: int) -> Callable[..., Any]:
+        entry = self.entry
         table = self.table
         masked = bits & table[-1]
         keys = DispatchKeySet.from_bits(masked)
-        if self.handle is None:
-            fn, keyed = table[masked.bit_length()]
-            result: Callable[..., Any] = functools.partial(fn, keys) if keyed else fn
+        reg = table[masked.bit_length()]
+        result: Callable[..., Any]
+        if self.boxed:
+            slot = entry._missing_boxed if reg is None else entry._wrappers(reg)[1]
+            result = functools.partial(slot, entry.handle, keys)
+        elif reg is None:
+            result = functools.partial(entry._missing, keys)
         else:
-            result = functools.partial(table[masked.bit_length()], self.handle, keys)
+            fn, keyed = entry._wrappers(reg)[0]
+            result = functools.partial(fn, keys) if keyed else fn
         if len(self) < _CACHE_LIMIT:
             self[bits] = result
         return result
 
 
+class _RemovedCache(SlotCache):
+    """The cache of an op whose definition was removed: every call raises."""
+
+    def __missing__(self, bits: int) -> Callable[..., Any]:
+        entry = self.entry
+        return entry._removed_boxed if self.boxed else entry._removed
+
+
 class _PendingCache(SlotCache):
     """The cache of an op whose tables are not computed yet: the first call computes them."""
 
-    __slots__ = ("entry", "boxed")
-
     def __init__(self, entry: OperatorEntry, *, boxed: bool) -> None:
-        super().__init__((), None)
-        self.entry = entry
-        self.boxed = boxed
+        super().__init__((), entry, boxed=boxed)
 
     def __missing__(self, bits: int) -> Callable[..., Any]:
         self.entry.ensure_tables()
@@ -167,7 +180,9 @@ class OperatorEntry:
                 if self._entries is None:
                     from ._entry import make_entries
 
-                    self._entries = make_entries(self)
+                    entries = make_entries(self)
+                    self.handle.bind_entries(*entries)
+                    self._entries = entries
         return self._entries
 
     @property
@@ -188,13 +203,9 @@ class OperatorEntry:
 
     @property
     def table(self) -> tuple[Any, ...]:
+        """The computed table: a registration (or None) per slot, then the mask."""
         self.ensure_tables()
         return self._table
-
-    @property
-    def boxed_table(self) -> tuple[Any, ...]:
-        self.ensure_tables()
-        return self._boxed_table
 
     def ensure_tables(self) -> None:
         if not self.has_tables:
@@ -203,38 +214,28 @@ class OperatorEntry:
                     self.recompute()
 
     def recompute(self) -> None:
-        """Compute and publish both tables. Callers hold the dispatcher lock."""
-        unboxed: list[tuple[Callable[..., Any], bool]] = []
-        boxed: list[Callable[..., None]] = []
+        """Compute and publish the table. Callers hold the dispatcher lock."""
+        regs: list[Registration | None] = []
         mask = 0
         for index, (reg, _) in enumerate(self.slots()):
-            if reg is None or reg.kind == "fallthrough":
-                unboxed.append((self._missing, True))
-                boxed.append(self._missing_boxed)
+            if reg is not None and reg.kind == "fallthrough":
+                regs.append(None)
             else:
-                slot_unboxed, slot_boxed = self._wrappers(reg)
-                unboxed.append(slot_unboxed)
-                boxed.append(slot_boxed)
-            if index and not (reg is not None and reg.kind == "fallthrough"):
-                mask |= 1 << (index - 1)
-        boxed_table = (*boxed, mask)
-        table = (*unboxed, mask)
-        # Each attribute is read once per call, and each cache carries its own table,
-        # so a call sees one complete version (see Note [Atomic tables]).
-        self._boxed_table = boxed_table
+                regs.append(reg)
+                if index:
+                    mask |= 1 << (index - 1)
+        table = (*regs, mask)
+        # Each cache carries its own table, and a call reads a cache attribute once, so
+        # it sees one complete version (see Note [Atomic tables]).
         self._table = table
-        self.boxed_cache = SlotCache(boxed_table, self.handle)
-        self.cache = SlotCache(table, None)
+        self.boxed_cache = SlotCache(table, self, boxed=True)
+        self.cache = SlotCache(table, self, boxed=False)
 
     def mark_removed(self) -> None:
         """After the op's definition is removed, every call through old handles raises."""
-        width = NUM_RUNTIME_KEYS + 1
-        boxed_table = (*([self._removed_boxed] * width), -1)
-        table = (*([(self._removed, True)] * width), -1)
-        self._boxed_table = boxed_table
-        self._table = table
-        self.boxed_cache = SlotCache(boxed_table, self.handle)
-        self.cache = SlotCache(table, None)
+        self._table = (*([None] * (NUM_RUNTIME_KEYS + 1)), -1)
+        self.boxed_cache = _RemovedCache(self._table, self, boxed=True)
+        self.cache = _RemovedCache(self._table, self, boxed=False)
         self.registrations.clear()
         self._wrapped.clear()
 

@@ -41,25 +41,18 @@ def _announce(op: OperatorEntry, label: str, keys: int, masked: int) -> None:
 
 
 def traced_call(op: OperatorEntry, label: str, bits: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    table = op.table
-    masked = bits & table[-1]
-    _announce(op, label, bits, masked)
-    fn, keyed = table[masked.bit_length()]
+    _announce(op, label, bits, bits & op.table[-1])
     _depth.value += 1
     try:
-        if keyed:
-            return fn(DispatchKeySet.from_bits(masked), *args, **kwargs)
-        return fn(*args, **kwargs)
+        return op.cache[bits](*args, **kwargs)
     finally:
         _depth.value -= 1
 
 
 def traced_call_boxed(op: OperatorEntry, handle: Any, label: str, bits: int, stack: list[Any]) -> None:
-    table = op.boxed_table
-    masked = bits & table[-1]
-    _announce(op, label, bits, masked)
+    _announce(op, label, bits, bits & op.table[-1])
     _depth.value += 1
     try:
-        table[masked.bit_length()](handle, DispatchKeySet.from_bits(masked), stack)
+        op.boxed_cache[bits](stack)
     finally:
         _depth.value -= 1

@@ -8,7 +8,8 @@ Everything users and the rest of typedops need is importable from here::
 from .._errors import SchemaInferenceError, SchemaParseError
 from ._compat import is_backward_compatible_with, is_subtype
 from ._defaults import DefaultValue, EnumDefault, format_literal, literal_value
-from ._infer import infer_schema, signature_from_schema
+from ._infer import infer_schema
+from ._python_signature import signature_from_schema
 from ._model import Argument, FunctionSchema, Return, SchemaKind
 from ._parser import parse_schema, parse_type
 from ._types import (

@@ -1,10 +1,8 @@
-"""Schema inference: a typed Python function -> ``FunctionSchema``, and a schema -> signature.
+"""Schema inference: a typed Python function -> ``FunctionSchema``.
 
 ``infer_schema(fn)`` reads ``fn``'s parameters, annotations and defaults and writes the
-schema a kernel with that signature implements; ``signature_from_schema(schema)`` goes
-the other way, for stubs and typed handles. For every type both directions support,
-``infer_schema`` of the generated signature gives back the schema (a property test holds
-them to it).
+schema a kernel with that signature implements. The other direction,
+``signature_from_schema``, lives in _python_signature.py.
 
 Note [Inference speed]
 ~~~~~~~~~~~~~~~~~~~~~~
@@ -45,24 +43,23 @@ import collections.abc
 import enum
 import functools
 import inspect
-import keyword
 import sys
 import types
 import typing
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any, Final, Literal, Optional, Union
+from typing import Annotated, Any, Final, Literal, Union
 
-from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
 from .._errors import SchemaInferenceError
-from ._defaults import DefaultValue, EnumDefault, format_literal, literal_value
-from ._model import Argument, FunctionSchema, Return
+from ._defaults import DefaultValue, EnumDefault, format_literal
+from ._model import FunctionSchema, Return
 from ._parser import _argument, _return, _schema
 from ._types import (
     BOOL, COMPLEX, DEVICE, FLOAT, INT, LAYOUT, MEMORY_FORMAT, SCALAR, SCALAR_TYPE, STR,
     SYM_INT, TENSOR, AliasInfo, BaseType, DictType, ListType, OptionalType, Type,
 )  # fmt: skip
 
-__all__ = ["infer_schema", "signature_from_schema"]
+__all__ = ["infer_schema"]
 
 # -- messages ---------------------------------------------------------------------------
 # Every refusal names the parameter (or the return) and says what to write instead.
@@ -138,23 +135,6 @@ _MUTATES_NOT_TENSOR: Final = (
     "Optional[Tensor], list[Tensor]) can be mutated; remove '{name}' from mutates_args"
 )
 # The reverse direction.
-_NO_PYTHON_FORM: Final = (
-    "{subject} of {schema} has type '{type}', which has no Python form; "
-    f"signatures can be made for {_SUPPORTED}"
-)
-_SIZED_RETURN: Final = (
-    "the return of {schema} has type '{type}', which has no Python form: a tuple return "
-    "annotation means several returns; return 'list[...]' instead"
-)
-_NO_PYTHON_DEFAULT: Final = (
-    "argument '{name}' of {schema} has default {text}, which is no value of type '{type}'"
-)
-_VARARG_SCHEMA: Final = "{schema} takes or returns '...', which a typed Python signature cannot"
-_DEFAULT_ORDER: Final = (
-    "argument '{name}' of {schema} has no default but follows one that has, which a "
-    "Python signature allows only for keyword-only parameters"
-)
-_PYTHON_KEYWORD: Final = "argument '{name}' of {schema} is a Python keyword, so it cannot name a parameter"
 
 # -- reading signatures -----------------------------------------------------------------
 _EMPTY: Final[Any] = inspect.Parameter.empty
@@ -685,130 +665,3 @@ def _build(
         raise _refuse(fn_name, None, ret, problem) from None
     namespace, op, overload = parts
     return _schema(op, namespace, overload, positional, kwarg_only, list(returns), False, False)
-
-
-# -- the reverse: schema -> signature ---------------------------------------------------
-@functools.cache
-def _python_bases() -> dict[str, object]:
-    """Schema base type name -> Python annotation (Note [Lazy Tensor import])."""
-    from .._tensor import Tensor
-
-    return {
-        "Tensor": Tensor, "int": int, "SymInt": SymInt, "float": float, "bool": bool,
-        "str": str, "complex": complex, "Scalar": Scalar, "ScalarType": ScalarType,
-        "Layout": Layout, "Device": Device, "MemoryFormat": MemoryFormat,
-    }  # fmt: skip
-
-
-def _python_type(type_: Type) -> Any:
-    """The Python annotation for ``type_``, or None when it has none."""
-    if isinstance(type_, BaseType):
-        return _python_bases().get(type_.name)
-    if isinstance(type_, OptionalType):
-        inner = _python_type(type_.elem)
-        return None if inner is None else Optional[inner]
-    if isinstance(type_, ListType):
-        inner = _python_type(type_.elem)
-        if inner is None or type_.size == 0:
-            return None
-        if type_.size is None:
-            return types.GenericAlias(list, (inner,))
-        return types.GenericAlias(tuple, (inner,) * type_.size)
-    if isinstance(type_, DictType) and type_.key in _DICT_KEYS:
-        value = _python_type(type_.value)
-        return None if value is None else types.GenericAlias(dict, (_python_type(type_.key), value))
-    return None
-
-
-def _python_default(type_: Type, value: DefaultValue) -> object:
-    """Schema default ``value`` as the Python value a parameter of ``type_`` takes.
-
-    Raises ``LookupError``/``ValueError`` when it is no such value.
-    """
-    if value is None:
-        return None
-    if isinstance(type_, OptionalType):
-        type_ = type_.elem
-    if isinstance(type_, ListType):
-        if isinstance(value, tuple):
-            if type_.size is not None and len(value) != type_.size:
-                raise ValueError(f"{type_} needs {type_.size} elements")  # 'int[1] dim=[]'
-            return tuple(_python_default(type_.elem, v) for v in value)
-        if type_.size is None:
-            raise ValueError("a lone value needs a sized list type to be broadcast")
-        return (_python_default(type_.elem, value),) * type_.size  # 'int[2] stride=1'
-    if isinstance(type_, BaseType):
-        enum = _ENUMS.get(type_.name)
-        if enum is not None and isinstance(value, EnumDefault):
-            return enum[value.name]
-        if enum is not None and type(value) is int:
-            return enum(value)  # TorchScript writes enum defaults as their code
-        if type_.name == "Device" and isinstance(value, str):
-            return Device.parse(value)
-    if isinstance(value, (EnumDefault, tuple)):
-        raise ValueError(f"{value} is no {type_}")
-    return value
-
-
-def signature_from_schema(schema: FunctionSchema) -> inspect.Signature:
-    """The Python signature of a kernel for ``schema``: annotations, defaults and return.
-
-    Annotations use typedops' types (``Tensor``, ``Optional[...]``, ``list[...]``,
-    ``tuple[int, int]`` for ``int[2]``, the enums); defaults are Python values (enum
-    members, ``Device``, tuples for lists). Alias annotations have no Python form and
-    are dropped: pass the written arguments to ``infer_schema`` as ``mutates_args``.
-    Raises ``SchemaInferenceError`` naming the argument whose type has no Python form.
-    """
-    full = schema.full_name
-    if schema.is_vararg or schema.is_varret:
-        raise SchemaInferenceError(_VARARG_SCHEMA.format(schema=full))
-    params: list[inspect.Parameter] = []
-    seen_default = False
-    for arg in schema.positional:
-        if arg.default is not None:
-            seen_default = True
-        elif seen_default:
-            raise SchemaInferenceError(_DEFAULT_ORDER.format(name=arg.name, schema=full))
-        params.append(_python_parameter(arg, inspect.Parameter.POSITIONAL_OR_KEYWORD, full))
-    for arg in schema.kwarg_only:
-        params.append(_python_parameter(arg, inspect.Parameter.KEYWORD_ONLY, full))
-    return inspect.Signature(params, return_annotation=_python_returns(schema))
-
-
-def _python_parameter(arg: Argument, kind: inspect._ParameterKind, full: str) -> inspect.Parameter:
-    if keyword.iskeyword(arg.name):
-        raise SchemaInferenceError(_PYTHON_KEYWORD.format(name=arg.name, schema=full))
-    annotation = _python_type(arg.type)
-    if annotation is None:
-        raise SchemaInferenceError(_NO_PYTHON_FORM.format(
-            subject=f"argument '{arg.name}'", schema=full, type=arg.type
-        ))
-    default: object = _EMPTY
-    if arg.default is not None:
-        try:
-            default = _python_default(arg.type, literal_value(arg.default))
-        except (LookupError, ValueError):
-            raise SchemaInferenceError(_NO_PYTHON_DEFAULT.format(
-                name=arg.name, schema=full, text=arg.default, type=arg.type
-            )) from None
-    return inspect.Parameter(arg.name, kind, default=default, annotation=annotation)
-
-
-def _python_returns(schema: FunctionSchema) -> object:
-    returns = schema.returns
-    if not returns:
-        return None
-    if len(returns) == 1 and isinstance(returns[0].type, ListType) and returns[0].type.size is not None:
-        raise SchemaInferenceError(_SIZED_RETURN.format(schema=schema.full_name, type=returns[0].type))
-    annotations = []
-    for index, ret in enumerate(returns):
-        annotation = _python_type(ret.type)
-        if annotation is None:
-            subject = "the return" if len(returns) == 1 else f"return {index}"
-            raise SchemaInferenceError(_NO_PYTHON_FORM.format(
-                subject=subject, schema=schema.full_name, type=ret.type
-            ))
-        annotations.append(annotation)
-    if len(annotations) == 1:
-        return annotations[0]
-    return types.GenericAlias(tuple, tuple(annotations))

@@ -210,9 +210,9 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
         namespace = ""
     elif not namespace.isidentifier():
         return None
-    name, _, overload = rest.partition(".")
-    if not name.isidentifier() or (overload and not overload.isidentifier()):
-        return None
+    name, dot, overload = rest.partition(".")
+    if not name.isidentifier() or (dot and not overload.isidentifier()):
+        return None  # 'name.' with an empty overload is the token parser's to refuse
     table = _type_table
     fitting = _fitting_defaults
     new = _new

@@ -122,10 +122,12 @@ class TypeVar(Type):
     name: str
 
     def __post_init__(self) -> None:
-        if not (self.name.isidentifier() and self.name[:1].islower()):
+        if not (self.name.isidentifier() and self.name.isascii() and self.name[:1].islower()):
             raise ValueError(
-                f"type variable {self.name!r} must be an identifier starting lower-case"
+                f"type variable {self.name!r} must be an ASCII identifier starting lower-case"
             )
+        if self.name in BASE_TYPE_NAMES:
+            raise ValueError(f"{self.name!r} is a built-in type, not a type variable")
 
     def __str__(self) -> str:
         return self.name
@@ -139,7 +141,7 @@ class ClassType(Type):
 
     def __post_init__(self) -> None:
         parts = self.qualified_name.split(".")
-        if len(parts) < 2 or not all(p.isidentifier() for p in parts):
+        if len(parts) < 2 or not all(p.isidentifier() and p.isascii() for p in parts):
             raise ValueError(
                 f"class type {self.qualified_name!r} must be a dotted path such as "
                 "'__torch__.torch.classes.ns.Name'"

@@ -112,7 +112,7 @@ def test_format_literal_is_canonical() -> None:
     ("build", "message"),
     [
         (lambda: BaseType("Tensr"), "unknown base type 'Tensr'"),
-        (lambda: TypeVar("T"), "type variable 'T' must be an identifier starting lower-case"),
+        (lambda: TypeVar("T"), "type variable 'T' must be an ASCII identifier starting lower-case"),
         (lambda: ClassType("Name"), "class type 'Name' must be a dotted path"),
         (lambda: OptionalType(OptionalType(INT)), r"'int\?\?' is optional twice; write 'int\?'"),
         (lambda: ListType(INT, -1), "list size must be >= 0, not -1"),

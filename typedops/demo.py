@@ -5,6 +5,10 @@ Run it with ``python -m typedops.demo``; every section prints what it shows.
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
+from . import DispatchKey, Library, OperatorHandle, Tensor, include_keys, op, tensor
 from .schema import (
     SchemaParseError,
     is_backward_compatible_with,
@@ -51,10 +55,59 @@ def compatibility() -> None:
         print(f"{str(old):45} -> {new_text}: {'compatible' if verdict else 'breaks old callers'}")
 
 
+def operators() -> None:
+    _section("Operators from typed functions")
+
+    @op("demo::scale")
+    def scale(x: Tensor, factor: float = 2.0) -> Tensor:
+        return Tensor.from_numpy(x.numpy() * factor)
+
+    @op("demo::axpy")
+    def axpy(x: Tensor, y: Tensor, *, alpha: float = 1.0) -> Tensor:
+        return Tensor.from_numpy(alpha * x.numpy() + y.numpy())
+
+    for f in (scale, axpy):
+        print(f"inferred:    {f.schema}")
+    x, y = tensor([1.0, 2.0]), tensor([10.0, 20.0])
+    print(f"unboxed:     scale(x) = {scale(x)}; axpy(x, y, alpha=3.0) = {axpy(x, y, alpha=3.0)}")
+    stack: list[Any] = [x, y, 3.0]
+    axpy.call_boxed(stack)
+    print(f"boxed:       axpy.call_boxed([x, y, 3.0]) leaves {stack}")
+    try:
+        axpy.call_boxed([x, "y"])
+    except TypeError as error:
+        print(f"boxed check: {error}")
+
+    @scale.register_fake
+    def _(x: Tensor, factor: float = 2.0) -> Tensor:
+        from ._tensor import empty_meta
+
+        return empty_meta(x.shape, x.dtype)
+
+    print(f"meta:        scale(meta tensor) = {scale(tensor([1.0, 2.0, 3.0], device='meta'))}")
+    _section("The computed dispatch table of demo::scale")
+    print(scale.dump())
+    print(scale.dump_table())
+
+    _section("A boxed fallback that counts every op call")
+    counts: Counter[str] = Counter()
+
+    def count(handle: OperatorHandle, keys: Any, stack: list[Any]) -> None:
+        counts[handle.full_name] += 1
+        handle.redispatch_boxed(keys, stack)  # continue below the Profiler key
+
+    with Library("_", "IMPL") as lib, include_keys(DispatchKey.Profiler):
+        lib.fallback(count, DispatchKey.Profiler)
+        for _round in range(3):
+            axpy(scale(x), y)
+    print(f"calls seen:  {dict(counts)}")
+
+
 def main() -> None:
     schema_language()
     errors()
     compatibility()
+    operators()
 
 
 if __name__ == "__main__":

@@ -81,21 +81,24 @@ class Registration:
 
 
 _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-_inside_package: dict[str, bool] = {}
+# The registration machinery: a registration's source is the first frame outside these,
+# so code inside the package that registers ops (the demo, the core library) is named.
+_MACHINERY: Final = tuple(
+    os.path.join(_PACKAGE_DIR, part) for part in ("dispatch" + os.sep, "boxing" + os.sep, "schema" + os.sep, "_op.py")
+)
+_inside_machinery: dict[str, bool] = {}
 
 
 def _is_inside(filename: str) -> bool:
-    inside = _inside_package.get(filename)
+    inside = _inside_machinery.get(filename)
     if inside is None:
-        inside = filename.startswith("<typedops") or os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
-        _inside_package[filename] = inside
+        inside = filename.startswith("<typedops") or os.path.abspath(filename).startswith(_MACHINERY)
+        _inside_machinery[filename] = inside
     return inside
 
 
 def caller_location() -> str:
-    """``file:line`` of the nearest caller outside the typedops package."""
+    """``file:line`` of the nearest caller outside typedops' registration machinery."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if not _is_inside(frame.f_code.co_filename):

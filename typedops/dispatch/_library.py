@@ -152,6 +152,7 @@ class Library:
         *,
         allow_override: bool = False,
         with_keys: bool = False,
+        check: bool = True,
     ) -> RegistrationHandle:
         """Register ``fn`` as the kernel of op ``name`` for ``key``.
 
@@ -159,10 +160,13 @@ class Library:
         boxed kernel marked with ``typedops.boxed``, or ``typedops.fallthrough``. With
         ``with_keys=True`` an unboxed kernel receives the dispatch key set first. The key
         defaults to the library's key, else ``CompositeImplicitAutograd``.
+
+        ``check=False`` skips inferring the kernel's schema from its annotations: only for
+        generated registration code whose generator already checked the kernel.
         """
         entry = self._resolve(name)
         chosen = DispatchKey.parse(key) if key is not None else (self.key or DispatchKey.CompositeImplicitAutograd)
-        reg = _registration(chosen, fn, with_keys, caller_location(), entry.schema)
+        reg = _registration(chosen, fn, with_keys, caller_location(), entry.schema, check)
         undo = self._dispatcher.register_kernel(entry, reg, allow_override)
         return self._keep(RegistrationHandle(undo, f"{chosen.name} kernel of {entry.full_name}"))
 
@@ -222,7 +226,7 @@ class Library:
 
 
 def _registration(
-    key: DispatchKey, fn: Any, with_keys: bool, source: str, schema: FunctionSchema
+    key: DispatchKey, fn: Any, with_keys: bool, source: str, schema: FunctionSchema, check: bool = True
 ) -> Registration:
     if isinstance(fn, Fallthrough):
         return Registration(key, fn, "fallthrough", False, source)
@@ -232,7 +236,8 @@ def _registration(
         raise TypeError(
             f"a kernel is a typed function, typedops.boxed(fn) or typedops.fallthrough, not {type(fn).__name__}"
         )
-    check_kernel_signature(schema, fn, with_keys=with_keys)
+    if check:
+        check_kernel_signature(schema, fn, with_keys=with_keys)
     return Registration(key, fn, "unboxed", with_keys, source)
 
 

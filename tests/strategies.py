@@ -6,7 +6,7 @@ defaults an argument of a given type may take. Every object is built through its
 public constructor, so everything drawn here is a schema the model accepts; the
 property tests then hold the printer and both parser paths to it.
 
-The defaults follow the rules of ``_default_mismatch`` in ``typedops/schema/_parser.py``
+The defaults follow the rules of ``default_mismatch`` in ``typedops/schema/_defaults.py``
 written out independently (which literal kinds and which bare names each base type
 takes), so a parser that starts refusing a valid default fails the round trip.
 """
@@ -59,7 +59,6 @@ _TRICKY_NAMES: Final = (
     "self", "out", "Tensor", "int", "Dict", "Future", "None", "True", "inf", "nan",
     "t", "_", "__and__", "a1",
 )  # fmt: skip
-
 
 
 def _names(first: str, max_size: int = 6) -> st.SearchStrategy[str]:
@@ -226,22 +225,20 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
 # -- arguments and returns -----------------------------------------------------------------
 
 
-@st.composite
-def _typed_alias(
-    draw: st.DrawFn, type_: Type
-) -> tuple[AliasInfo | None, int]:
-    """An alias annotation (or none) and a depth that is valid for ``type_``."""
-    alias = draw(_maybe_alias)
-    depth = draw(_depths(suffix_count(type_))) if alias else 0
-    return alias, depth
-
-
 _maybe_alias: Final = st.none() | alias_infos()
 
 
 @functools.cache
 def _depths(most: int) -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=most)
+
+
+@st.composite
+def _typed_alias(draw: st.DrawFn, type_: Type) -> tuple[AliasInfo | None, int]:
+    """An alias annotation (or none) and a depth that is valid for ``type_``."""
+    alias = draw(_maybe_alias)
+    depth = draw(_depths(suffix_count(type_))) if alias else 0
+    return alias, depth
 
 
 @st.composite

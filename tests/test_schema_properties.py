@@ -1,8 +1,8 @@
 """Property tests of the schema language: printing, both parser paths, errors, literals.
 
-The schemas come from ``tests/strategies.py``; the example counts are kept small so the
-file runs in a few seconds on a slow machine (raise them locally with
-``--hypothesis-seed`` and a larger ``max_examples`` when hunting).
+The schemas come from ``tests/strategies.py``. The example counts are kept small so the
+file runs in a few seconds on a slow machine; to hunt for bugs, raise ``max_examples`` in
+``_FEW`` and ``_MANY`` locally. The ``@example`` inputs are bugs found that way.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
 from typing import Final
 
 from hypothesis import HealthCheck, example, given, settings
@@ -18,22 +19,26 @@ from hypothesis import strategies as st
 from typedops.schema import (
     STR,
     Argument,
+    ClassType,
     DefaultValue,
     EnumDefault,
     FunctionSchema,
     ListType,
     SchemaParseError,
+    Type,
+    TypeVar,
     format_literal,
     literal_value,
     parse_schema,
+    parse_type,
 )
 from typedops.schema import _parser
-
+from typedops.schema._types import BASE_TYPE_NAMES
 from tests.strategies import function_schemas, identifiers
 
 # No deadline: the CI machine is slow and a first example pays for warm-up.
-_FEW: Final = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-_MANY: Final = settings(max_examples=250, deadline=None)
+_FEW: Final = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_MANY: Final = settings(max_examples=200, deadline=None)
 
 
 def _token_parse(text: str) -> FunctionSchema:
@@ -48,6 +53,7 @@ def _token_parse(text: str) -> FunctionSchema:
 
 @_FEW
 @given(function_schemas())
+# A list default whose strings hold ',' and ']'; a string default with a raw NUL.
 @example(FunctionSchema("f", positional=(Argument("x", ListType(STR), '["a,b", " ]"]'),)))
 @example(FunctionSchema("f", kwarg_only=(Argument("x", STR, format_literal("\x00\r\\x")),)))
 def test_printed_schema_parses_back_to_itself(schema: FunctionSchema) -> None:
@@ -67,6 +73,26 @@ def test_fast_path_agrees_with_token_parser_on_printed_schemas(schema: FunctionS
     assert fast is None or fast == _token_parse(text) == schema
 
 
+# Names for type variables and classes: identifier characters, dots and two non-ASCII
+# letters, arbitrary text, and the built-in type names.
+_type_names: Final = st.one_of(
+    st.text("abzAZ_09.\u00e9\u00df", min_size=1, max_size=6),
+    st.text(max_size=4),
+    st.sampled_from(sorted(BASE_TYPE_NAMES)),
+)
+
+
+@_MANY
+@given(st.sampled_from([TypeVar, ClassType]), _type_names)
+def test_named_type_is_refused_or_prints_back(cls: Callable[[str], Type], name: str) -> None:
+    """A TypeVar or ClassType is refused by its constructor or prints as text that parses back to it."""
+    try:
+        type_ = cls(name)
+    except ValueError:
+        return
+    assert parse_type(str(type_)) == type_
+
+
 # -- text that is not a schema -----------------------------------------------------------
 
 # Characters that mean something in the grammar, plus some that never do.
@@ -77,7 +103,7 @@ _TOKEN_RE: Final = re.compile(r"""\w+|->|\.\.\.|::|"[^"]*"|'[^']*'|\S""")
 
 @st.composite
 def _mutation(draw: st.DrawFn, text: str) -> str:
-    """``text`` with one character or token deleted, duplicated, inserted or swapped."""
+    """``text`` with a character deleted or inserted, or a token deleted, repeated or copied."""
     spans = [m.span() for m in _TOKEN_RE.finditer(text)] or [(0, 0)]
     start, end = draw(st.sampled_from(spans))
     other_start, other_end = draw(st.sampled_from(spans))
@@ -144,8 +170,8 @@ def test_arbitrary_text_parses_or_raises_schema_parse_error(text: str) -> None:
 @_FEW
 @given(mutated_schema_texts())
 @example("é(int ø) -> Tensor")  # one non-ASCII letter is one token, not an identifier
-@example('f(str x="\\x", str y="\\N", str z="a\rb\x00") -> ()')  # escapes Python refuses
-@example("f(float x=- inf) -> ()")
+@example('f(str x="\\x", str y="\\N", str z="a\rb\x00") -> ()')  # what ast.literal_eval refuses
+@example("f(float x=- inf) -> ()")  # '-' and 'inf' are two tokens, printed as one
 def test_mutated_schema_text_parses_or_raises_schema_parse_error(text: str) -> None:
     """Near-schemas give a schema the model accepts or a SchemaParseError, nothing else."""
     _parse_or_refuse(text)
@@ -153,6 +179,7 @@ def test_mutated_schema_text_parses_or_raises_schema_parse_error(text: str) -> N
 
 @_FEW
 @given(mutated_schema_texts())
+@example("ns::f.() -> ()")  # an empty overload name
 def test_fast_path_agrees_with_token_parser_on_mutated_text(text: str) -> None:
     """Whatever the fast path accepts, the token parser accepts too, as the same schema."""
     fast = _parser._parse_canonical(text)
@@ -166,7 +193,7 @@ _names: Final = identifiers.filter(lambda name: name not in ("True", "False", "N
 _atoms: Final[st.SearchStrategy[DefaultValue]] = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), st.text(), _names.map(EnumDefault)
 )
-default_python_values: Final = _atoms | st.lists(_atoms, max_size=4).map(tuple)
+_default_python_values: Final = _atoms | st.lists(_atoms, max_size=4).map(tuple)
 
 
 def _same_value(a: DefaultValue, b: DefaultValue) -> bool:
@@ -179,7 +206,7 @@ def _same_value(a: DefaultValue, b: DefaultValue) -> bool:
 
 
 @_MANY
-@given(default_python_values)
+@given(_default_python_values)
 @example("\x00\r\n\t\\\"'")
 @example((-0.0, 1e-05, 1e16, float("-inf"), float("nan")))
 def test_default_literal_reads_back_as_its_value(value: DefaultValue) -> None:

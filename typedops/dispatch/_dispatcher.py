@@ -69,10 +69,12 @@ class Dispatcher:
             return handle
         wanted = _full_name(name, overload_name)
         close = difflib.get_close_matches(wanted, list(self._ops), n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        message = f"no operator {wanted!r} is defined"
+        if close:
+            message += f"; did you mean {' or '.join(repr(c) for c in close)}?"
         if "::" not in wanted:
-            hint += " Operator names include their namespace, as in 'myops::scale'."
-        raise OperatorNotFoundError(f"no operator {wanted!r} is defined{hint}")
+            message += f"{'' if close else '.'} Operator names include their namespace, as in 'myops::scale'."
+        raise OperatorNotFoundError(message)
 
     def all_ops(self) -> list[OperatorHandle]:
         """Every defined operator, in definition order."""
@@ -145,7 +147,10 @@ class Dispatcher:
     def register_kernel(self, entry: OperatorEntry, reg: Registration, allow_override: bool) -> Callable[[], None]:
         with self.lock:
             if self._ops.get(entry.full_name) is not entry:
-                raise RegistrationError(f"operator {entry.full_name} was removed; define it again first")
+                raise OperatorNotFoundError(
+                    f"operator {entry.full_name} was removed (the library that defined it was "
+                    "closed); define it again and register on the new handle"
+                )
             stack = entry.registrations.setdefault(reg.key, [])
             if stack and not allow_override:
                 raise RegistrationError(

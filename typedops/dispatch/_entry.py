@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .._dtypes import Device, Layout, MemoryFormat, ScalarType
 from ..boxing import CallShape, TensorUse
 from ..boxing._ivalue import mismatch
+from ..boxing._wrappers import _bad_returns
 from ..boxing._source import install
 from ._keys import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
@@ -165,6 +166,8 @@ def entry_source(shape: CallShape, trace: bool) -> str:
         lines.append(f"        if not ({' and '.join(checks)}):")
         lines.append("            _check_stack(_op, stack, _filled)")
     lines += boxed_dispatch("call_boxed")
+    lines.append(f"        if len(stack) != {shape.returns}:")
+    lines.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
     lines.append("    def redispatch_boxed(_ks, stack):")
     lines.append(below)
     lines += boxed_dispatch("redispatch_boxed")
@@ -222,6 +225,7 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_op_bad_args": _bad_args,
     "_op_bad_stack": _bad_stack,
     "_arity": _arity,
+    "_bad_returns": _bad_returns,
     "_check_stack": _check_stack,
     "_fits": _fits,
     "_SCALARS": frozenset({int, float, bool, complex}),

@@ -91,6 +91,13 @@ class OperatorHandle:
 
         return typed(self, prototype)
 
+    def remove(self) -> None:
+        """Remove the op's definition (as leaving the library that defined it would);
+        calls through any handle of it then raise ``OperatorNotFoundError``."""
+        definition = self._entry.definition
+        if definition is not None:
+            definition.remove()
+
     # -- seeing inside ----------------------------------------------------------------
     def dump(self) -> str:
         """The schema and every registration with its key and source ``file:line``."""

@@ -78,8 +78,9 @@ class DispatchKey(enum.IntEnum):
         except KeyError:
             import difflib
 
-            close = difflib.get_close_matches(key, cls.__members__, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            by_lower = {name.lower(): name for name in cls.__members__}
+            close = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
+            hint = f"; did you mean {by_lower[close[0]]!r}?" if close else ""
             raise ValueError(
                 f"unknown dispatch key {key!r}{hint} (keys: {', '.join(cls.__members__)})"
             ) from None
@@ -193,6 +194,8 @@ class DispatchKeySet(int):
         return int.__new__(DispatchKeySet, int(self) & ~(1 << _runtime(key)))
 
     def __contains__(self, key: object) -> bool:
+        if isinstance(key, str) and key in DispatchKey.__members__:
+            key = DispatchKey[key]
         return isinstance(key, DispatchKey) and not key.is_alias and bool(int(self) >> key & 1)
 
     def __len__(self) -> int:

@@ -140,7 +140,9 @@ class Library:
         if not parsed.namespace:
             parsed = _with_namespace(parsed, self.ns)
         entry, undefine = self._dispatcher.define(parsed, caller_location())
-        self._keep(DefinitionHandle(undefine, entry.handle))
+        definition = DefinitionHandle(undefine, entry.handle)
+        entry.definition = definition  # OperatorHandle.remove() undoes it
+        self._keep(definition)
         return entry.handle
 
     # -- impl -----------------------------------------------------------------------------
@@ -165,7 +167,9 @@ class Library:
         generated registration code whose generator already checked the kernel.
         """
         entry = self._resolve(name)
-        chosen = DispatchKey.parse(key) if key is not None else (self.key or DispatchKey.CompositeImplicitAutograd)
+        # 'is None', not 'or': DispatchKey.CPU is 0, so it is falsy.
+        default = self.key if self.key is not None else DispatchKey.CompositeImplicitAutograd
+        chosen = DispatchKey.parse(key) if key is not None else default
         reg = _registration(chosen, fn, with_keys, caller_location(), entry.schema, check)
         undo = self._dispatcher.register_kernel(entry, reg, allow_override)
         return self._keep(RegistrationHandle(undo, f"{chosen.name} kernel of {entry.full_name}"))
@@ -212,9 +216,16 @@ class Library:
 
     def _resolve(self, name: str | OperatorHandle) -> Any:
         if isinstance(name, OperatorHandle):
-            qualified = name.full_name
-        else:
-            qualified = name if "::" in name else f"{self.ns}::{name}"
+            # That very op: registering through a stale handle must not reach a newer op
+            # of the same name (the dispatcher refuses a removed entry).
+            ns = name.schema.namespace
+            if self.ns != GLOBAL_NAMESPACE and ns != self.ns:
+                raise RegistrationError(
+                    f"{self!r} registers kernels for namespace {self.ns!r}, not for {name.full_name}; "
+                    f"use Library({ns!r}, 'IMPL')"
+                )
+            return name._entry
+        qualified = name if "::" in name else f"{self.ns}::{name}"
         ns = qualified.partition("::")[0]
         if self.ns != GLOBAL_NAMESPACE and ns != self.ns:
             raise RegistrationError(

@@ -122,7 +122,10 @@ class _RemovedCache(SlotCache):
 
     def __missing__(self, bits: int) -> Callable[..., Any]:
         entry = self.entry
-        return entry._removed_boxed if self.boxed else entry._removed
+        keys = DispatchKeySet.from_bits(bits)
+        if self.boxed:
+            return functools.partial(entry._removed_boxed, entry.handle, keys)
+        return functools.partial(entry._removed, keys)
 
 
 class _PendingCache(SlotCache):
@@ -149,6 +152,7 @@ class OperatorEntry:
         self._wrapped: dict[Registration, tuple[tuple[Callable[..., Any], bool], Callable[..., None]]] = {}
         self._lock: threading.RLock = dispatcher.lock
         self.handle: OperatorHandle = OperatorHandle(self)
+        self.definition: Any = None  # the DefinitionHandle that undoes the definition
         # Made on first use, so defining thousands of ops stays cheap: the shape and
         # defaults (for generated code), the entry functions and the tables, all under
         # the lock. The class has no __getattr__ on purpose: it would slow every
@@ -226,16 +230,19 @@ class OperatorEntry:
                     mask |= 1 << (index - 1)
         table = (*regs, mask)
         # Each cache carries its own table, and a call reads a cache attribute once, so
-        # it sees one complete version (see Note [Atomic tables]).
-        self._table = table
+        # it sees one complete version (see Note [Atomic tables]). The caches go first:
+        # _table marks the tables as computed, and a pending cache that finds them
+        # computed reads the caches.
         self.boxed_cache = SlotCache(table, self, boxed=True)
         self.cache = SlotCache(table, self, boxed=False)
+        self._table = table
 
     def mark_removed(self) -> None:
         """After the op's definition is removed, every call through old handles raises."""
-        self._table = (*([None] * (NUM_RUNTIME_KEYS + 1)), -1)
-        self.boxed_cache = _RemovedCache(self._table, self, boxed=True)
-        self.cache = _RemovedCache(self._table, self, boxed=False)
+        table = (*([None] * (NUM_RUNTIME_KEYS + 1)), -1)
+        self.boxed_cache = _RemovedCache(table, self, boxed=True)
+        self.cache = _RemovedCache(table, self, boxed=False)
+        self._table = table
         self.registrations.clear()
         self._wrapped.clear()
 
@@ -293,6 +300,7 @@ class OperatorEntry:
         cached = self._wrapped.get(reg)
         if cached is not None:
             return cached
+        current = self.__dict__.get("_table", ())
         if reg.kind == "boxed":
             fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
             result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]] = (
@@ -305,7 +313,10 @@ class OperatorEntry:
                 (reg.fn, reg.with_keys),
                 make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions),
             )
-        self._wrapped[reg] = result
+        # Only registrations in the current table are remembered: a call still holding an
+        # old cache must not bring back the wrapper of a removed registration.
+        if any(r is reg for r in current):
+            self._wrapped[reg] = result
         return result
 
     def drop_wrappers(self, reg: Registration) -> None:

@@ -31,13 +31,11 @@ _depth = _Depth()
 
 
 def _announce(op: OperatorEntry, label: str, keys: int, masked: int) -> None:
+    # The key set shown is the one that picks the slot: fallthrough keys already removed.
     chosen = DispatchKeySet.from_bits(masked)
     target = chosen.highest().name if masked else "(no keys)"
     indent = "  " * _depth.value
-    print(
-        f"[dispatch] {indent}{op.full_name} {label}: {DispatchKeySet.from_bits(keys)!r} -> {target}",
-        file=sys.stderr,
-    )
+    print(f"[dispatch] {indent}{op.full_name} {label}: {chosen!r} -> {target}", file=sys.stderr)
 
 
 def traced_call(op: OperatorEntry, label: str, bits: int, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

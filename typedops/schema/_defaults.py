@@ -13,7 +13,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final, Union
 
+from ._types import ANY, BaseType, ListType, OptionalType, Type, TypeVar
+
 __all__ = [
+    "default_mismatch",
     "EnumDefault",
     "DefaultValue",
     "LITERAL_RE",
@@ -28,6 +31,7 @@ _ATOM: Final = rf"{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*"
 LITERAL_RE: Final = re.compile(rf"(?:{_ATOM})|\[ *(?:(?:{_ATOM}) *(?:, *(?:{_ATOM}) *)*)?\]")
 _LIST_ITEM_RE: Final = re.compile(rf" *({_ATOM}) *(?:,|$)")
 _INT_RE: Final = re.compile(r"-?\d+")
+_NONE_TYPE: Final = BaseType("NoneType")
 # A backslash escape in a quoted default, read as Python reads it (\n, \x41, \101, \u00e9,
 # \N{DEGREE SIGN}). An escape Python does not know, or a malformed one, stays as written.
 _ESCAPE_RE: Final = re.compile(
@@ -90,6 +94,7 @@ def literal_value(text: str) -> DefaultValue:
 
 
 def _unescape(match: re.Match[str]) -> str:
+    """The character one ``_ESCAPE_RE`` match stands for."""
     groups = match.groupdict()
     if groups["char"] is not None:
         return _SIMPLE_ESCAPES.get(groups["char"], match.group())
@@ -127,3 +132,107 @@ def format_literal(value: DefaultValue) -> str:
         f"cannot write {value!r} of type {type(value).__name__} as a schema default; "
         "use None, a bool, int, float, str, EnumDefault or a tuple of those"
     )
+
+
+# -- which defaults fit which types ------------------------------------------------
+# Which literal kinds each base type accepts as a default. TorchScript writes enum
+# defaults as their integer codes, so the enum-like types take ints as well as names.
+_LITERAL_KINDS: Final[dict[str, frozenset[str]]] = {
+    "bool": frozenset({"bool"}),
+    "SymBool": frozenset({"bool"}),
+    "int": frozenset({"int"}),
+    "SymInt": frozenset({"int"}),
+    "DeviceIndex": frozenset({"int"}),
+    "float": frozenset({"int", "float"}),
+    "SymFloat": frozenset({"int", "float"}),
+    "complex": frozenset({"int", "float"}),
+    "Scalar": frozenset({"int", "float", "bool"}),
+    "str": frozenset({"str"}),
+    "Device": frozenset({"str"}),
+    "Dimname": frozenset({"str"}),
+    "ScalarType": frozenset({"int"}),
+    "MemoryFormat": frozenset({"int"}),
+    "Layout": frozenset({"int"}),
+    "QScheme": frozenset({"int"}),
+}
+# The bare names each type accepts as a default.
+_NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
+    "int": frozenset({"Mean", "Sum"}),  # reductions, as in 'int reduction=Mean'
+    "ScalarType": frozenset(
+        {"uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+         "float64", "complex64", "complex128", "bool", "byte", "char", "short", "int",
+         "long", "half", "float", "double", "cfloat", "cdouble"}
+    ),
+    "MemoryFormat": frozenset(
+        {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"}
+    ),
+    "Layout": frozenset({"strided", "sparse_coo"}),
+    "QScheme": frozenset(
+        {"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
+         "per_channel_symmetric", "per_channel_affine_float_qparams"}
+    ),
+}  # fmt: skip
+
+
+def _literal_kind(text: str) -> str:
+    """'str', 'list', 'bool', 'none', 'int', 'float' or 'name' for a checked literal."""
+    first = text[0]
+    if first in "\"'":
+        return "str"
+    if first == "[":
+        return "list"
+    if text in ("True", "False"):
+        return "bool"
+    if text == "None":
+        return "none"
+    if first.isdigit() or first in "-." or text in ("inf", "nan"):
+        return "int" if text.lstrip("-").isdigit() else "float"
+    return "name"
+
+
+def default_mismatch(type_: Type, text: str) -> str | None:
+    """Why literal ``text`` cannot be a default of ``type_`` (None when it can).
+
+    The parser refuses such a default with this reason, and so does ``Argument``.
+
+    A lone value fits a list type (it is broadcast: ``int[2] stride=1``); a list
+    literal's elements must each fit the element type.
+    """
+    kind = _literal_kind(text)
+    if kind == "none":
+        if isinstance(type_, OptionalType) or type_ in (ANY, _NONE_TYPE):
+            return None
+        return "only an optional type ('T?') takes None"
+    if isinstance(type_, OptionalType):
+        type_ = type_.elem
+    if isinstance(type_, TypeVar) or type_ == ANY:
+        return None
+    if kind == "list":
+        if not isinstance(type_, ListType):
+            return "a list default needs a list type"
+        for match in _LIST_ITEM_RE.finditer(text[1:-1]):
+            problem = default_mismatch(type_.elem, match.group(1))
+            if problem is not None:
+                return f"list element {match.group(1)}: {problem}"
+        return None
+    if isinstance(type_, ListType):
+        type_ = type_.elem  # a lone value is broadcast to every element
+        if isinstance(type_, OptionalType):
+            type_ = type_.elem
+    if not isinstance(type_, BaseType):
+        return f"type '{type_}' takes no default other than None"
+    name = type_.name
+    if kind == "name":
+        if text in ("inf", "nan"):
+            kind = "float"
+        elif text in _NAMED_DEFAULTS.get(name, ()):
+            return None
+        else:
+            names = sorted(_NAMED_DEFAULTS.get(name, ()))
+            allowed = f"one of {', '.join(names)}" if names else "no bare names"
+            return f"type '{name}' takes {allowed} as a named default"
+    if kind in _LITERAL_KINDS.get(name, ()):
+        return None
+    kinds = sorted(_LITERAL_KINDS.get(name, ()))
+    takes = " or ".join(kinds) if kinds else "only None"
+    return f"type '{name}' takes {takes} defaults, not {kind}"

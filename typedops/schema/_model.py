@@ -11,7 +11,7 @@ import enum
 from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
-from ._defaults import LITERAL_RE, DefaultValue, literal_value
+from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, literal_value
 from ._types import AliasInfo, ListType, OptionalType, Type
 
 __all__ = ["Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias"]
@@ -75,11 +75,18 @@ class Argument:
 
     def __post_init__(self) -> None:
         _check_name("argument name", self.name)
-        if self.default is not None and not LITERAL_RE.fullmatch(self.default):
-            raise ValueError(
-                f"default {self.default!r} of argument {self.name!r} is not a schema "
-                "literal; build it with typedops.schema.format_literal(value)"
-            )
+        if self.default is not None:
+            if not LITERAL_RE.fullmatch(self.default):
+                raise ValueError(
+                    f"default {self.default!r} of argument {self.name!r} is not a schema "
+                    "literal; build it with typedops.schema.format_literal(value)"
+                )
+            problem = default_mismatch(self.type, self.default)
+            if problem is not None:
+                raise ValueError(
+                    f"default {self.default} does not fit type '{self.type}' of argument "
+                    f"{self.name!r}: {problem}"
+                )
         type_with_alias(self.type, self.alias, self.alias_depth)
 
     @property

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Final, NoReturn
 
 from .._errors import SchemaParseError
-from ._defaults import LITERAL_RE, _LIST_ITEM_RE
+from ._defaults import LITERAL_RE, default_mismatch
 from ._model import Argument, FunctionSchema, Return
 from ._types import (
     BASE_TYPE_NAMES,
@@ -280,7 +280,7 @@ _fitting_defaults: set[tuple[str, str]] = set()
 
 
 def _check_default(type_: Type, type_text: str, default: str) -> bool:
-    if not LITERAL_RE.fullmatch(default) or _default_mismatch(type_, default) is not None:
+    if not LITERAL_RE.fullmatch(default) or default_mismatch(type_, default) is not None:
         return False
     if len(_fitting_defaults) >= _TYPE_TABLE_LIMIT:
         _fitting_defaults.clear()
@@ -576,113 +576,10 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
         if tok[:1] in "\"'":
             _fail("string default has no closing quote", i)
         _fail(f"expected a default value for argument {arg_name!r}, found {_shown(tok)}", i)
-    problem = _default_mismatch(type_, text)
+    problem = default_mismatch(type_, text)
     if problem is not None:
         _fail(f"default {text} does not fit type '{type_}' of argument {arg_name!r}: {problem}", i)
     return text, i + 1
-
-
-# Which literal kinds each base type accepts as a default. TorchScript writes enum
-# defaults as their integer codes, so the enum-like types take ints as well as names.
-_LITERAL_KINDS: Final[dict[str, frozenset[str]]] = {
-    "bool": frozenset({"bool"}),
-    "SymBool": frozenset({"bool"}),
-    "int": frozenset({"int"}),
-    "SymInt": frozenset({"int"}),
-    "DeviceIndex": frozenset({"int"}),
-    "float": frozenset({"int", "float"}),
-    "SymFloat": frozenset({"int", "float"}),
-    "complex": frozenset({"int", "float"}),
-    "Scalar": frozenset({"int", "float", "bool"}),
-    "str": frozenset({"str"}),
-    "Device": frozenset({"str"}),
-    "Dimname": frozenset({"str"}),
-    "ScalarType": frozenset({"int"}),
-    "MemoryFormat": frozenset({"int"}),
-    "Layout": frozenset({"int"}),
-    "QScheme": frozenset({"int"}),
-}
-# The bare names each type accepts as a default.
-_NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
-    "int": frozenset({"Mean", "Sum"}),  # reductions, as in 'int reduction=Mean'
-    "ScalarType": frozenset(
-        {"uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-         "float64", "complex64", "complex128", "bool", "byte", "char", "short", "int",
-         "long", "half", "float", "double", "cfloat", "cdouble"}
-    ),
-    "MemoryFormat": frozenset(
-        {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"}
-    ),
-    "Layout": frozenset({"strided", "sparse_coo"}),
-    "QScheme": frozenset(
-        {"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
-         "per_channel_symmetric", "per_channel_affine_float_qparams"}
-    ),
-}  # fmt: skip
-# Whole literal atoms, so a quoted item may hold ',' or ']' ("a,b").
-_LIST_ITEMS_RE: Final = _LIST_ITEM_RE
-
-
-def _literal_kind(text: str) -> str:
-    """'str', 'list', 'bool', 'none', 'int', 'float' or 'name' for a checked literal."""
-    first = text[0]
-    if first in "\"'":
-        return "str"
-    if first == "[":
-        return "list"
-    if text in ("True", "False"):
-        return "bool"
-    if text == "None":
-        return "none"
-    if first.isdigit() or first in "-." or text in ("inf", "nan"):
-        return "int" if text.lstrip("-").isdigit() else "float"
-    return "name"
-
-
-def _default_mismatch(type_: Type, text: str) -> str | None:
-    """Why literal ``text`` cannot be a default of ``type_`` (None when it can).
-
-    A lone value fits a list type (it is broadcast: ``int[2] stride=1``); a list
-    literal's elements must each fit the element type.
-    """
-    kind = _literal_kind(text)
-    if kind == "none":
-        if isinstance(type_, OptionalType) or type_ in (_BASE_TYPES["Any"], _BASE_TYPES["NoneType"]):
-            return None
-        return "only an optional type ('T?') takes None"
-    if isinstance(type_, OptionalType):
-        type_ = type_.elem
-    if isinstance(type_, TypeVar) or type_ == _BASE_TYPES["Any"]:
-        return None
-    if kind == "list":
-        if not isinstance(type_, ListType):
-            return "a list default needs a list type"
-        for match in _LIST_ITEMS_RE.finditer(text[1:-1]):
-            problem = _default_mismatch(type_.elem, match.group(1))
-            if problem is not None:
-                return f"list element {match.group(1)}: {problem}"
-        return None
-    if isinstance(type_, ListType):
-        type_ = type_.elem  # a lone value is broadcast to every element
-        if isinstance(type_, OptionalType):
-            type_ = type_.elem
-    if not isinstance(type_, BaseType):
-        return f"type '{type_}' takes no default other than None"
-    name = type_.name
-    if kind == "name":
-        if text in ("inf", "nan"):
-            kind = "float"
-        elif text in _NAMED_DEFAULTS.get(name, ()):
-            return None
-        else:
-            names = sorted(_NAMED_DEFAULTS.get(name, ()))
-            allowed = f"one of {', '.join(names)}" if names else "no bare names"
-            return f"type '{name}' takes {allowed} as a named default"
-    if kind in _LITERAL_KINDS.get(name, ()):
-        return None
-    kinds = sorted(_LITERAL_KINDS.get(name, ()))
-    takes = " or ".join(kinds) if kinds else "only None"
-    return f"type '{name}' takes {takes} defaults, not {kind}"
 
 
 def _unknown_type(tok: str) -> str:

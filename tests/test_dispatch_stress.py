@@ -1,0 +1,335 @@
+"""Tables under concurrent registration (issue 4, Note [Atomic tables]).
+
+Caller threads call ops, unboxed and boxed, in a loop while other threads register and
+remove kernels and fallbacks. Every call must see the old table or the new one: its
+result is one of the results the registrations allow, and no exception escapes.
+Iterations are bounded so the file stays well under five seconds on a slow machine.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from typedops import (
+    DispatchKey,
+    DispatchKeySet,
+    Library,
+    OperatorHandle,
+    Tensor,
+    dispatcher,
+    include_keys,
+    tensor,
+)
+
+K = DispatchKey
+CALLERS = 4
+ROUNDS = 300  # registrations (and removals) per registering thread
+TIMEOUT = 30.0
+
+
+@pytest.fixture
+def ns(request: pytest.FixtureRequest) -> str:
+    return "stress_" + re.sub(r"\W", "_", request.node.name)
+
+
+@pytest.fixture(autouse=True)
+def frequent_thread_switches() -> Iterator[None]:
+    """Switch threads every 20 microseconds instead of every 5 ms, so that registrations
+    and calls interleave at many more points."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(2e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def old_kernel(x: Tensor) -> str:
+    return "old"
+
+
+def new_kernel(x: Tensor) -> str:
+    return "new"
+
+
+def wrapping_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+    op.redispatch_boxed(keys, stack)
+    stack[-1] = f"fb({stack[-1]})"
+
+
+class Run:
+    """Shared state of one stress run: the start barrier, the stop flag, what went wrong."""
+
+    def __init__(self, parties: int) -> None:
+        self.start = threading.Barrier(parties)
+        self.stop = threading.Event()
+        self.errors: list[BaseException] = []
+        self.lock = threading.Lock()
+
+    def guard(self, fn: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                self.start.wait(timeout=TIMEOUT)
+                fn()
+            except BaseException as error:  # every exception is a failure of the test
+                with self.lock:
+                    self.errors.append(error)
+                self.stop.set()
+
+        return run
+
+
+def run_threads(run: Run, callers: list[Callable[[], None]], registrars: list[Callable[[], None]]) -> None:
+    threads = [threading.Thread(target=run.guard(fn)) for fn in callers + registrars]
+    for t in threads:
+        t.start()
+    for t in threads[len(callers) :]:
+        t.join(timeout=TIMEOUT)
+    run.stop.set()  # registrars are done: callers finish their current loop
+    for t in threads:
+        t.join(timeout=TIMEOUT)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    assert not run.errors, f"{len(run.errors)} exception(s) escaped; first: {run.errors[0]!r}"
+
+
+def test_calls_see_old_or_new_table_while_kernels_and_fallbacks_come_and_go(ns: str) -> None:
+    before = dispatcher.dump_state()
+    run = Run(CALLERS + 2)
+    seen: list[set[str]] = [set() for _ in range(CALLERS)]
+    seen_new = threading.Event()
+    seen_fallback = threading.Event()
+    plain_allowed = {"old", "new"}
+    profiled_allowed = plain_allowed | {"fb(old)", "fb(new)"}
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define("s(Tensor x) -> str")
+        lib.impl("s", old_kernel, "CPU")
+        x = tensor([1.0])
+
+        def caller(index: int) -> Callable[[], None]:
+            def loop() -> None:
+                results = seen[index]
+                profiled = index % 2 == 1  # half the callers carry Profiler (thread-local)
+                allowed = profiled_allowed if profiled else plain_allowed
+                while not run.stop.is_set():
+                    if profiled:
+                        with include_keys(K.Profiler):
+                            batch = one_batch()
+                    else:
+                        batch = one_batch()
+                    for r in batch:
+                        if r not in allowed:
+                            raise AssertionError(f"caller {index} saw {r!r}")
+                        if "new" in r:
+                            seen_new.set()
+                        if r.startswith("fb("):
+                            seen_fallback.set()
+                    results.update(batch)
+
+            def one_batch() -> list[str]:
+                out: list[str] = []
+                for _ in range(20):
+                    out.append(op(x))
+                    stack: list[Any] = [x]
+                    op.call_boxed(stack)
+                    if len(stack) != 1:
+                        raise AssertionError(f"boxed call left {stack!r}")
+                    out.append(stack[0])
+                return out
+
+            return loop
+
+        def kernel_registrar() -> None:
+            for round_ in range(ROUNDS):
+                if run.stop.is_set():
+                    return
+                with Library(ns, "IMPL", K.AutogradCPU) as impl:
+                    impl.impl("s", new_kernel)
+                    if round_ == 0:  # make sure callers do see the new table once
+                        assert seen_new.wait(timeout=TIMEOUT)
+
+        def fallback_registrar() -> None:
+            for round_ in range(ROUNDS):
+                if run.stop.is_set():
+                    return
+                with Library("_", "IMPL", K.Profiler) as everywhere:
+                    everywhere.fallback(wrapping_fallback)
+                    if round_ == 0:
+                        assert seen_fallback.wait(timeout=TIMEOUT)
+
+        run_threads(run, [caller(i) for i in range(CALLERS)], [kernel_registrar, fallback_registrar])
+
+        assert op(x) == "old"  # every temporary registration is gone
+        with include_keys(K.Profiler):
+            assert op(x) == "old"
+    observed = set().union(*seen)
+    assert {"old", "new"} <= observed
+    assert observed & {"fb(old)", "fb(new)"}
+    assert dispatcher.dump_state() == before
+
+
+def test_included_backend_key_kernel_comes_and_goes(ns: str) -> None:
+    """Callers carry PrivateUse1 (thread-locally); its direct kernel is registered and
+    removed, and the op's CompositeExplicitAutograd kernel serves it in between."""
+    run = Run(CALLERS + 1)
+    counts = [0] * CALLERS
+    seen_new = threading.Event()
+
+    def cea(keys: DispatchKeySet, x: Tensor) -> str:
+        return f"cea {keys!r}"
+
+    def private(keys: DispatchKeySet, x: Tensor) -> str:
+        return f"private {keys!r}"
+
+    allowed = {"cea DispatchKeySet(PrivateUse1, CPU)", "private DispatchKeySet(PrivateUse1, CPU)"}
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define("s(Tensor x) -> str")
+        lib.impl("s", cea, K.CompositeExplicitAutograd, with_keys=True)
+        x = tensor([1.0])
+
+        def caller(index: int) -> Callable[[], None]:
+            def loop() -> None:
+                with include_keys(K.PrivateUse1):
+                    while not run.stop.is_set():
+                        for _ in range(20):
+                            stack: list[Any] = [x]
+                            op.call_boxed(stack)
+                            for r in (op(x), *stack):
+                                if r not in allowed:
+                                    raise AssertionError(f"caller {index} saw {r!r}")
+                                if r.startswith("private"):
+                                    seen_new.set()
+                        counts[index] += 40
+
+            return loop
+
+        def registrar() -> None:
+            for round_ in range(ROUNDS):
+                if run.stop.is_set():
+                    return
+                handle = lib.impl("s", private, K.PrivateUse1, with_keys=True)
+                if round_ == 0:
+                    assert seen_new.wait(timeout=TIMEOUT)
+                handle.remove()
+
+        run_threads(run, [caller(i) for i in range(CALLERS)], [registrar])
+        assert all(counts), counts
+        # outside the callers' threads PrivateUse1 is not carried
+        assert op(x) == "cea DispatchKeySet(CPU)"
+
+
+def test_first_calls_race_with_the_first_registrations(ns: str) -> None:
+    """Ops defined while callers run: several callers make an op's first calls (which
+    compute its table) at once, racing with each other and with the registration of its
+    kernel. A namespace fallback serves until the kernel is there."""
+    run = Run(CALLERS + 1)
+    published: list[OperatorHandle] = []
+    ops_count = 150
+
+    def kernel(x: Tensor) -> str:
+        return "kernel"
+
+    def fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+        stack[-1] = "fallback"
+
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL", K.CPU) as impl:
+        impl.fallback(fallback)
+        x = tensor([1.0])
+
+        def caller(index: int) -> Callable[[], None]:
+            def loop() -> None:
+                done = 0
+                while not run.stop.is_set() or done < len(published):
+                    current = list(published)
+                    for op in current[-3:]:  # the newest ops: the ones being registered
+                        for r in (op(x), op(x)):
+                            if r not in ("fallback", "kernel"):
+                                raise AssertionError(f"{op.full_name}: caller {index} saw {r!r}")
+                    done = len(current)
+                # once every registration is done, every op has its kernel
+                for op in published:
+                    stack: list[Any] = [x]
+                    op.call_boxed(stack)
+                    if (op(x), stack) != ("kernel", ["kernel"]):
+                        raise AssertionError(f"{op.full_name} ends without its kernel")
+
+            return loop
+
+        def registrar() -> None:
+            for i in range(ops_count):
+                if run.stop.is_set():
+                    return
+                op = lib.define(f"op{i}(Tensor x) -> str")
+                published.append(op)  # callers may now make the first call
+                lib.impl(f"op{i}", kernel, K.CPU)
+
+        run_threads(run, [caller(i) for i in range(CALLERS)], [registrar])
+        assert len(published) == ops_count
+
+
+def test_call_during_the_first_table_computation(ns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deterministic version of the race above: one thread is held inside the op's first
+    table computation (while the slot caches are built), and another thread calls the op.
+
+    That call must wait for the table or use it; it must not fail.
+    """
+    from typedops.dispatch import _operator
+
+    paused = threading.Event()
+    release = threading.Event()
+    holder: list[threading.Thread] = []
+
+    class GatedCache(_operator.SlotCache):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            if holder and threading.current_thread() is holder[0] and not paused.is_set():
+                paused.set()
+                release.wait(timeout=TIMEOUT)
+            super().__init__(*args, **kwargs)
+
+    def kernel(x: Tensor) -> str:
+        return "kernel"
+
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def guarded(fn: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                fn()
+            except BaseException as error:
+                errors.append(error)
+
+        return run
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define("f(Tensor x) -> str")
+        x = tensor([1.0])
+        monkeypatch.setattr(_operator, "SlotCache", GatedCache)
+
+        def first() -> None:
+            # registration or the first call computes the table: either way, in this thread
+            lib.impl("f", kernel, K.CPU)
+            results.append(op(x))
+
+        first_thread = threading.Thread(target=guarded(first))
+        holder.append(first_thread)
+        second_thread = threading.Thread(target=guarded(lambda: results.append(op(x))))
+        first_thread.start()
+        assert paused.wait(timeout=TIMEOUT), "the table was never computed"
+        second_thread.start()
+        second_thread.join(timeout=0.5)  # a correct call waits for the lock (or uses the table)
+        release.set()
+        first_thread.join(timeout=TIMEOUT)
+        second_thread.join(timeout=TIMEOUT)
+        monkeypatch.undo()
+        assert not errors, repr(errors[0])
+        assert results == ["kernel", "kernel"]
+        assert op(x) == "kernel"

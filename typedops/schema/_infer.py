@@ -53,7 +53,7 @@ from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
 from .._errors import SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, format_literal
 from ._model import FunctionSchema, Return
-from ._parser import _argument, _return, _schema
+from ._build import argument as _argument, make_return as _return, schema as _schema
 from ._types import (
     BOOL, COMPLEX, DEVICE, FLOAT, INT, LAYOUT, MEMORY_FORMAT, SCALAR, SCALAR_TYPE, STR,
     SYM_INT, TENSOR, AliasInfo, BaseType, DictType, ListType, OptionalType, Type,

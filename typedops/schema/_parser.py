@@ -13,11 +13,15 @@ caret under the offending token. No parsed schema is cached: every call parses.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final, NoReturn
 
 from .._errors import SchemaParseError
 from ._defaults import LITERAL_RE, default_mismatch
+from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
+from ._build import alias as _make_alias
+from ._build import argument as _argument
+from ._build import make_return as _return
+from ._build import schema as _schema
 from ._model import Argument, FunctionSchema, Return
 from ._types import (
     BASE_TYPE_NAMES,
@@ -55,37 +59,6 @@ _CONTAINERS: Final = {"Future": FutureType, "Await": AwaitType, "RRef": RRefType
 _BASE_TYPES: Final = {name: BaseType(name) for name in BASE_TYPE_NAMES}
 _END: Final = ""  # sentinel token appended after the last one
 
-# Constructors that skip __post_init__: the parser has already checked what it builds.
-# Setting slots through their descriptors is the cheapest way to fill a frozen instance.
-_new = object.__new__
-_set = object.__setattr__
-
-
-def _slot_setter(cls: type, field: str) -> Callable[[object, object], None]:
-    """The ``__set__`` of a slot's member descriptor: fills one field of a frozen instance."""
-    setter: Callable[[object, object], None] = vars(cls)[field].__set__
-    return setter
-
-
-_arg_name = _slot_setter(Argument, "name")
-_arg_type = _slot_setter(Argument, "type")
-_arg_default = _slot_setter(Argument, "default")
-_arg_alias = _slot_setter(Argument, "alias")
-_arg_depth = _slot_setter(Argument, "alias_depth")
-_ret_type = _slot_setter(Return, "type")
-_ret_name = _slot_setter(Return, "name")
-_ret_alias = _slot_setter(Return, "alias")
-_ret_depth = _slot_setter(Return, "alias_depth")
-_fs_name = _slot_setter(FunctionSchema, "name")
-_fs_namespace = _slot_setter(FunctionSchema, "namespace")
-_fs_overload = _slot_setter(FunctionSchema, "overload_name")
-_fs_positional = _slot_setter(FunctionSchema, "positional")
-_fs_kwarg_only = _slot_setter(FunctionSchema, "kwarg_only")
-_fs_returns = _slot_setter(FunctionSchema, "returns")
-_fs_vararg = _slot_setter(FunctionSchema, "is_vararg")
-_fs_varret = _slot_setter(FunctionSchema, "is_varret")
-
-
 class _Failure(Exception):
     """Internal: a parse failure at token ``index``; turned into SchemaParseError."""
 
@@ -107,41 +80,6 @@ def _is_ident(tok: str) -> bool:
     # ASCII only: a non-ASCII letter is a one-character token, never an identifier.
     first = tok[:1]
     return first == "_" or (first.isascii() and first.isalpha())
-
-
-def _argument(name: str, type_: Type, default: str | None, alias: AliasInfo | None, depth: int) -> Argument:
-    arg: Argument = _new(Argument)
-    _arg_name(arg, name)
-    _arg_type(arg, type_)
-    _arg_default(arg, default)
-    _arg_alias(arg, alias)
-    _arg_depth(arg, depth)
-    return arg
-
-
-def _return(type_: Type, name: str | None, alias: AliasInfo | None, depth: int) -> Return:
-    ret: Return = _new(Return)
-    _ret_type(ret, type_)
-    _ret_name(ret, name)
-    _ret_alias(ret, alias)
-    _ret_depth(ret, depth)
-    return ret
-
-
-def _schema(
-    name: str, namespace: str, overload: str, positional: list[Argument],
-    kwarg_only: list[Argument], returns: list[Return], vararg: bool, varret: bool,
-) -> FunctionSchema:
-    schema: FunctionSchema = _new(FunctionSchema)
-    _fs_name(schema, name)
-    _fs_namespace(schema, namespace)
-    _fs_overload(schema, overload)
-    _fs_positional(schema, tuple(positional))
-    _fs_kwarg_only(schema, tuple(kwarg_only))
-    _fs_returns(schema, tuple(returns))
-    _fs_vararg(schema, vararg)
-    _fs_varret(schema, varret)
-    return schema
 
 
 def parse_schema(text: str) -> FunctionSchema:
@@ -544,11 +482,7 @@ def _alias(t: list[str], i: int) -> tuple[AliasInfo, int]:
         after, i = _alias_set(t, i + 1)
     if t[i] != ")":
         _fail(f"expected ')' to close the alias annotation, found {_shown(t[i])}", i)
-    info: AliasInfo = _new(AliasInfo)
-    _set(info, "before", before)
-    _set(info, "after", after)
-    _set(info, "is_write", write)
-    return info, i + 1
+    return _make_alias(before, after, write), i + 1
 
 
 def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:

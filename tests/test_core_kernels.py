@@ -1,0 +1,588 @@
+"""The core op library (issue 6): the yaml, its kernels' signatures, and every op's
+results against numpy, on CPU and Meta.
+
+The ``core`` fixture registers the yaml into the dispatcher by hand (define every
+schema in a ``Library("core", "DEF")``, impl every kernel ``with_keys`` as declared).
+It stands in for the generated registration: once the code generator exists, replace
+it with the generated module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+import typedops.core
+import typedops.core.kernels as kernels
+from typedops import Device, DispatchKey, Library, MemoryFormat, OperatorHandle, ScalarType, Tensor, dispatcher, tensor
+from typedops.dispatch._signature import check_kernel_signature
+from typedops.schema import parse_schema
+
+YAML = Path(typedops.core.__file__).parent / "native_functions.yaml"
+ENTRIES: list[dict[str, Any]] = yaml.safe_load(YAML.read_text())
+F32, F64, I64, I32, BOOL = ScalarType.float32, ScalarType.float64, ScalarType.int64, ScalarType.int32, ScalarType.bool
+CL = MemoryFormat.channels_last
+
+
+def resolve(ref: str) -> Callable[..., Any]:
+    """A kernel reference: a bare name in typedops.core.kernels, or ``pkg.module.function``."""
+    if "." not in ref:
+        fn: Callable[..., Any] = getattr(kernels, ref)
+        return fn
+    module, _, name = ref.rpartition(".")
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return found
+
+
+def registrations() -> Iterator[tuple[dict[str, Any], str, str]]:
+    """(entry, key name, kernel reference) for every key of every entry."""
+    for entry in ENTRIES:
+        for keys, ref in entry["dispatch"].items():
+            for key in keys.split(","):
+                yield entry, key.strip(), ref
+
+
+PAIRS = list(registrations())
+
+
+@pytest.fixture(scope="module")
+def core() -> Iterator[None]:
+    kernels.clear_op_cache()
+    with Library("core", "DEF") as lib:
+        for entry in ENTRIES:
+            handle = lib.define(entry["func"])
+            with_keys = set(entry.get("with_keys", ()))
+            for keys, ref in entry["dispatch"].items():
+                for key in keys.split(","):
+                    lib.impl(handle, resolve(ref), key.strip(), with_keys=key.strip() in with_keys)
+        yield
+    kernels.clear_op_cache()
+
+
+def op(name: str, overload: str = "") -> OperatorHandle:
+    return dispatcher.find_schema_or_throw(f"core::{name}", overload)
+
+
+def arr(t: Tensor) -> Any:
+    return t.numpy()
+
+
+def meta(t: Tensor) -> Tensor:
+    result: Tensor = op("_to_copy")(t, device="meta")
+    return result
+
+
+# -- the yaml ----------------------------------------------------------------------------------
+def test_the_library_is_big_enough() -> None:
+    names = {entry["func"].partition("(")[0].partition(".")[0] for entry in ENTRIES}
+    assert len(ENTRIES) >= 40 and len(names) >= 30, (len(ENTRIES), len(names))
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["func"].partition("(")[0] for e in ENTRIES])
+def test_entry_is_well_formed(entry: dict[str, Any]) -> None:
+    assert set(entry) <= {"func", "variants", "dispatch", "with_keys"}
+    schema = parse_schema("core::" + entry["func"])
+    assert str(schema) == "core::" + entry["func"]
+    assert {v.strip() for v in entry.get("variants", "function").split(",")} <= {"function", "method"}
+    keys = [k.strip() for ks in entry["dispatch"] for k in ks.split(",")]
+    assert all(isinstance(DispatchKey.parse(k), DispatchKey) for k in keys)
+    assert set(entry.get("with_keys", ())) <= set(keys)
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "ref"), PAIRS, ids=[f"{e['func'].partition('(')[0]}-{k}" for e, k, _ in PAIRS]
+)
+def test_kernel_matches_schema(entry: dict[str, Any], key: str, ref: str) -> None:
+    schema = parse_schema("core::" + entry["func"])
+    check_kernel_signature(schema, resolve(ref), with_keys=key in entry.get("with_keys", ()))
+
+
+def test_factories_select_their_backend() -> None:
+    """Every op without a tensor argument picks its backend at BackendSelect (or is a
+    composite of ops that do)."""
+    for entry in ENTRIES:
+        schema = parse_schema("core::" + entry["func"])
+        if any("Tensor" in str(a.type) for a in schema.arguments):
+            continue
+        keys = {k.strip() for ks in entry["dispatch"] for k in ks.split(",")}
+        assert "BackendSelect" in keys or keys == {"CompositeImplicitAutograd"}, entry["func"]
+        if "BackendSelect" in keys:
+            assert entry["with_keys"] == ["BackendSelect"]
+
+
+# -- element-wise arithmetic ----------------------------------------------------------------
+pytestmark = pytest.mark.usefixtures("core")
+
+
+def test_add_broadcasts_with_alpha() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([10.0, 20.0, 30.0], dtype=np.float32)
+    out = op("add", "Tensor")(Tensor.from_numpy(a), Tensor.from_numpy(b), alpha=2)
+    assert out.shape == (2, 3) and out.dtype is F32
+    np.testing.assert_allclose(arr(out), a + 2 * b)
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "expected"),
+    [
+        (tensor([1, 2]), tensor([0.5, 1.5]), F32),  # int + float -> the float
+        (tensor([True, False]), tensor([1, 2]), I64),  # bool + int -> int64
+        (tensor([1, 2], dtype=I32), tensor(3), I32),  # a 0-dim tensor does not widen
+        (tensor([1, 2], dtype=I32), tensor(2.5), F32),  # ...unless its category is higher
+        (tensor([1.0], dtype=F64), tensor([1.0]), F64),
+        (tensor([1], dtype=ScalarType.uint8), tensor([1], dtype=ScalarType.int8), ScalarType.int16),
+    ],
+)
+def test_add_promotes_like_pytorch(left: Tensor, right: Tensor, expected: ScalarType) -> None:
+    assert op("add", "Tensor")(left, right).dtype is expected
+    assert op("add", "Tensor")(meta(left), meta(right)).dtype is expected
+
+
+def test_scalar_overloads_use_wrapped_numbers() -> None:
+    ints = tensor([1, 2, 3])
+    assert op("add", "Scalar")(ints, 2).dtype is I64
+    halves = op("add", "Scalar")(ints, 0.5)
+    assert halves.dtype is F32 and halves.tolist() == [1.5, 2.5, 3.5]
+    assert op("mul", "Scalar")(tensor([1.0, 2.0], dtype=F64), 3).dtype is F64
+    assert op("add", "Scalar")(ints, 1, 10).tolist() == [11, 12, 13]
+
+
+def test_sub_is_add_with_negated_alpha() -> None:
+    a, b = tensor([5.0, 7.0]), tensor([1.0, 2.0])
+    assert op("sub", "Tensor")(a, b, alpha=2).tolist() == [3.0, 3.0]
+    out = tensor([0.0, 0.0])
+    assert op("sub", "out")(a, b, out=out) is out and out.tolist() == [4.0, 5.0]
+    op("sub_", "Tensor")(a, b)
+    assert a.tolist() == [4.0, 5.0]
+
+
+def test_add_rejects_float_alpha_for_integers() -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("add", "Tensor")(tensor([1]), tensor([2]), alpha=0.5)
+    assert str(info.value) == "For integral input tensors, argument alpha must not be a floating point number."
+
+
+def test_broadcast_mismatch_message() -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("mul", "Tensor")(tensor([[1.0, 2.0, 3.0]]), tensor([1.0, 2.0]))
+    assert str(info.value) == "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+
+
+def test_inplace_writes_self_and_bumps_version() -> None:
+    x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    row = op("select", "int")(x, 0, 1)
+    before = x._version
+    result = op("add_", "Tensor")(row, tensor([10.0, 10.0]), alpha=1)
+    assert result is row
+    assert x.tolist() == [[1.0, 2.0], [13.0, 14.0]]  # written through the view
+    assert x._version == row._version == before + 1
+    op("mul_", "Tensor")(x, tensor(2.0))
+    op("div_", "Tensor")(x, tensor([2.0, 1.0]))
+    assert x.tolist() == [[1.0, 4.0], [13.0, 28.0]] and x._version == before + 3
+
+
+def test_inplace_refuses_a_wider_result() -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("add_", "Tensor")(tensor([1, 2]), tensor([0.5, 0.5]))
+    assert str(info.value) == "result type float32 can't be cast to the desired output type int64"
+    with pytest.raises(RuntimeError) as info:
+        op("add_", "Tensor")(tensor([1.0]), tensor([1.0, 2.0]))
+    assert str(info.value) == "output with shape [1] doesn't match the broadcast shape [2]"
+
+
+def test_out_variants_write_resize_and_return_out() -> None:
+    out = tensor([0.0])
+    version = out._version
+    result = op("add", "out")(tensor([[1.0], [2.0]]), tensor([10.0, 20.0]), alpha=1, out=out)
+    assert result is out and out.shape == (2, 2) and out.stride() == (2, 1)
+    assert out.tolist() == [[11.0, 21.0], [12.0, 22.0]] and out._version == version + 1
+    wide = tensor([0.0, 0.0], dtype=F64)
+    op("mul", "out")(tensor([1, 2]), tensor([3, 4]), out=wide)
+    assert wide.dtype is F64 and wide.tolist() == [3.0, 8.0]
+    op("div", "out")(tensor([1, 2]), tensor([2, 2]), out=wide)
+    assert wide.tolist() == [0.5, 1.0]
+    meta_out = meta(tensor([0.0]))
+    assert op("add", "out")(meta(tensor([1.0, 2.0])), meta(tensor([1.0, 2.0])), out=meta_out).shape == (2,)
+
+
+def test_div_is_true_division() -> None:
+    result = op("div", "Tensor")(tensor([1, 3]), tensor([2, 2]))
+    assert result.dtype is F32 and result.tolist() == [0.5, 1.5]
+
+
+@pytest.mark.parametrize(
+    ("name", "overload", "reference"),
+    [
+        ("neg", "", np.negative), ("abs", "", np.abs), ("exp", "", np.exp),
+        ("sqrt", "", np.sqrt), ("relu", "", lambda a: np.maximum(a, 0)),
+    ],
+)  # fmt: skip
+def test_unary_against_numpy(name: str, overload: str, reference: Callable[[Any], Any]) -> None:
+    a = np.array([[-1.5, 0.0], [2.0, 4.0]], dtype=np.float32)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(arr(op(name, overload)(Tensor.from_numpy(a))), reference(a))
+
+
+def test_unary_dtypes() -> None:
+    assert op("exp")(tensor([1, 2])).dtype is F32
+    assert op("sqrt")(meta(tensor([1, 2]))).dtype is F32
+    assert op("abs")(tensor([1 + 1j])).dtype is F32
+    assert op("neg")(tensor([1, 2])).tolist() == [-1, -2]
+    with pytest.raises(RuntimeError, match=r"^Negation, the `-` operator, on a bool tensor is not supported\."):
+        op("neg")(tensor([True]))
+
+
+def test_pow_maximum_minimum() -> None:
+    a, b = tensor([1.0, 5.0, 3.0]), tensor([4.0, 2.0, 3.0])
+    assert op("pow", "Tensor_Scalar")(a, 2).tolist() == [1.0, 25.0, 9.0]
+    assert op("pow", "Tensor_Scalar")(tensor([2, 3]), 0.5).dtype is F32
+    assert op("maximum")(a, b).tolist() == [4.0, 5.0, 3.0]
+    assert op("minimum")(a, tensor(2)).tolist() == [1.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"^Integers to negative integer powers are not allowed\.$"):
+        op("pow", "Tensor_Scalar")(tensor([2]), -1)
+
+
+def test_fill_and_zero() -> None:
+    x = tensor([[1, 2], [3, 4]])
+    column = op("select", "int")(x, 1, 0)
+    op("fill_", "Scalar")(column, 7)
+    assert x.tolist() == [[7, 2], [7, 4]]
+    op("zero_")(x)
+    assert x.tolist() == [[0, 0], [0, 0]] and x._version == 2
+
+
+# -- comparisons and where ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+     ("gt", np.greater), ("ge", np.greater_equal)],
+)  # fmt: skip
+def test_comparisons(name: str, reference: Callable[[Any, Any], Any]) -> None:
+    a = np.array([[1, 2, 3], [4, 5, 6]])
+    b = np.array([3.0, 2.0, 1.0], dtype=np.float32)
+    result = op(name, "Tensor")(Tensor.from_numpy(a), Tensor.from_numpy(b))
+    assert result.dtype is BOOL and result.tolist() == reference(a, b).tolist()
+    assert op(name, "Tensor")(meta(Tensor.from_numpy(a)), meta(Tensor.from_numpy(b))).dtype is BOOL
+
+
+def test_scalar_comparisons() -> None:
+    assert op("eq", "Scalar")(tensor([1, 2]), 2).tolist() == [False, True]
+    assert op("gt", "Scalar")(tensor([1.0, 2.5]), 2).tolist() == [False, True]
+
+
+def test_where() -> None:
+    cond = tensor([[True], [False]])
+    result = op("where", "self")(cond, tensor([1, 2]), tensor(0.5))
+    assert result.dtype is F32 and result.tolist() == [[1.0, 2.0], [0.5, 0.5]]
+    with pytest.raises(RuntimeError) as info:
+        op("where", "self")(tensor([1.0]), tensor([1]), tensor([2]))
+    assert str(info.value) == "where expected condition to be a boolean tensor, but got a tensor with dtype float32"
+
+
+# -- reductions and products ----------------------------------------------------------------
+def test_sum() -> None:
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    t = Tensor.from_numpy(a)
+    assert op("sum")(t).item() == a.sum()
+    np.testing.assert_allclose(arr(op("sum", "dim_IntList")(t, [0, -1], True)), a.sum(axis=(0, 2), keepdims=True))
+    assert op("sum", "dim_IntList")(t, [1], False).shape == (2, 4)
+    assert op("sum")(tensor([True, True])).dtype is I64
+    assert op("sum", "dim_IntList")(tensor([1, 2]), None, False, dtype=F64).dtype is F64
+    with pytest.raises(RuntimeError, match=r"^dim 0 appears multiple times in the list of dims$"):
+        op("sum", "dim_IntList")(t, [0, -3], False)
+
+
+def test_mean() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = Tensor.from_numpy(a)
+    assert op("mean")(t).item() == pytest.approx(a.mean())
+    np.testing.assert_allclose(arr(op("mean", "dim")(t, [1], True)), a.mean(axis=1, keepdims=True))
+    assert op("mean", "dim")(meta(t), [0], False).shape == (3,)
+    with pytest.raises(RuntimeError) as info:
+        op("mean")(tensor([1, 2]))
+    assert str(info.value) == (
+        "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+        "complex dtype. Got: int64"
+    )
+
+
+def test_max_family() -> None:
+    a = np.array([[1, 9, 3], [7, 2, 7]])
+    t = Tensor.from_numpy(a)
+    values, indices = op("max", "dim")(t, 1, False)
+    assert values.tolist() == [9, 7] and indices.tolist() == [1, 0] and indices.dtype is I64
+    values, indices = op("max", "dim")(t, 0, True)
+    assert values.shape == (1, 3) and indices.tolist() == [[1, 0, 1]]
+    assert op("amax")(t, [], False).item() == 9
+    assert op("amax")(t, [0], True).tolist() == [[7, 9, 7]]
+    assert op("argmax")(t, None, False).item() == 1
+    assert op("argmax")(t, None, True).shape == (1, 1)
+    assert op("argmax")(t, -1, False).tolist() == [1, 0]
+    meta_values, meta_indices = op("max", "dim")(meta(t), 0, False)
+    assert (meta_values.shape, meta_values.dtype, meta_indices.dtype) == ((3,), I64, I64)
+
+
+@pytest.mark.parametrize(("left", "right"), [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                                             ((5, 2, 3), (3, 4)), ((5, 1, 2, 3), (4, 3, 2))])  # fmt: skip
+def test_matmul_against_numpy(left: tuple[int, ...], right: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(left).astype(np.float32), rng.standard_normal(right).astype(np.float32)
+    result = op("matmul")(Tensor.from_numpy(a), Tensor.from_numpy(b))
+    np.testing.assert_allclose(arr(result), a @ b, rtol=1e-5)
+    assert op("matmul")(meta(Tensor.from_numpy(a)), meta(Tensor.from_numpy(b))).shape == np.shape(a @ b)
+
+
+def test_matmul_errors() -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("mm")(tensor([[1.0, 2.0]]), tensor([[1.0, 2.0]]))
+    assert str(info.value) == "mat1 and mat2 shapes cannot be multiplied (1x2 and 1x2)"
+    with pytest.raises(RuntimeError) as info:
+        op("matmul")(tensor([1.0]), tensor([1]))
+    assert str(info.value) == "expected both operands to have the same dtype, but got: float32 != int64"
+    assert op("mm")(tensor([[1, 2]]), tensor([[3], [4]])).tolist() == [[11]]
+
+
+# -- views ------------------------------------------------------------------------------------
+def test_views_share_storage_and_write_through() -> None:
+    base = Tensor.from_numpy(np.arange(12, dtype=np.float32).reshape(3, 4))
+    v = op("view")(base, [2, -1])
+    assert v.shape == (2, 6) and v.storage is base.storage
+    arr(v)[1, 0] = -1.0
+    assert base.tolist()[1][2] == -1.0
+    col = op("select", "int")(base, 1, 2)
+    assert (col.shape, col.stride(), col.storage_offset()) == ((3,), (4,), 2)
+    sliced = op("slice", "Tensor")(base, 1, 1, None, 2)
+    assert (sliced.shape, sliced.stride(), sliced.storage_offset()) == ((3, 2), (4, 2), 1)
+    assert sliced.tolist() == arr(base)[:, 1::2].tolist()
+    assert op("slice", "Tensor")(base, 0, -2, 100, 1).shape == (2, 4)
+
+
+@pytest.mark.parametrize(
+    ("name", "overload", "args", "reference"),
+    [
+        ("transpose", "int", (0, 2), lambda a: a.transpose(2, 1, 0)),
+        ("permute", "", ([1, 2, 0],), lambda a: a.transpose(1, 2, 0)),
+        ("unsqueeze", "", (1,), lambda a: a[:, None]),
+        ("unsqueeze", "", (-1,), lambda a: a[..., None]),
+        ("squeeze", "dim", (0,), lambda a: a),
+        ("flatten", "using_ints", (1, -1), lambda a: a.reshape(2, 12)),
+        ("reshape", "", ([4, 6],), lambda a: a.reshape(4, 6)),
+        ("as_strided", "", ([2, 2], [1, 2], 1), lambda a: np.lib.stride_tricks.as_strided(a.reshape(-1)[1:], (2, 2), (4, 8))),
+    ],
+)  # fmt: skip
+def test_views_against_numpy(name: str, overload: str, args: tuple[Any, ...], reference: Callable[[Any], Any]) -> None:
+    a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    base = Tensor.from_numpy(a)
+    result = op(name, overload)(base, *args)
+    assert result.tolist() == reference(a).tolist()
+    assert result.storage is base.storage
+    torch = pytest.importorskip("torch")
+    assert result.stride() == getattr(torch, name)(torch.from_numpy(a), *args).stride()
+
+
+def test_t_expand_and_the_torch_strides() -> None:
+    torch = pytest.importorskip("torch")
+    x = Tensor.from_numpy(np.arange(6.0).reshape(2, 3))
+    tx = torch.arange(6.0).reshape(2, 3)
+    assert op("t")(x).stride() == tx.t().stride()
+    expanded = op("expand")(op("unsqueeze")(x, 0), [4, -1, -1])
+    assert expanded.stride() == tx.unsqueeze(0).expand(4, -1, -1).stride() == (0, 3, 1)
+    with pytest.raises(RuntimeError) as info:
+        op("expand")(x, [3, 3])
+    assert str(info.value) == (
+        "The expanded size of the tensor (3) must match the existing size (2) at non-singleton "
+        "dimension 0.  Target sizes: [3, 3].  Tensor sizes: [2, 3]"
+    )
+
+
+def test_reshape_copies_only_when_it_must() -> None:
+    x = Tensor.from_numpy(np.arange(6.0).reshape(2, 3))
+    xt = op("t")(x)
+    with pytest.raises(RuntimeError) as info:
+        op("view")(xt, [6])
+    assert str(info.value) == (
+        "view size is not compatible with input tensor's size and stride (at least one dimension "
+        "spans across two contiguous subspaces). Use .reshape(...) instead."
+    )
+    flat = op("reshape")(xt, [6])
+    assert flat.storage is not x.storage and flat.tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    assert op("reshape")(x, [3, 2]).storage is x.storage
+    with pytest.raises(RuntimeError, match=r"^shape '\[4, -1\]' is invalid for input of size 6$"):
+        op("reshape")(x, [4, -1])
+
+
+def test_view_errors() -> None:
+    x = tensor([[1, 2], [3, 4]])
+    with pytest.raises(IndexError) as info:
+        op("select", "int")(x, 0, 2)
+    assert str(info.value) == "select(): index 2 out of range for tensor of size [2, 2] at dimension 0"
+    with pytest.raises(IndexError) as info:
+        op("transpose", "int")(x, 0, 2)
+    assert str(info.value) == "Dimension out of range (expected to be in range of [-2, 1], but got 2)"
+    with pytest.raises(RuntimeError, match=r"^permute\(\): duplicate dims are not allowed \(dims=\[0, 0\]\)$"):
+        op("permute")(x, [0, 0])
+
+
+# -- layout, copies, joins -----------------------------------------------------------------
+def test_contiguous_channels_last_exact_strides() -> None:
+    x = op("randn")([1, 64, 5, 4])
+    y = op("contiguous")(x, memory_format=CL)
+    assert y.shape == (1, 64, 5, 4) and y.stride() == (1280, 1, 256, 64)
+    assert not y.is_contiguous() and y.is_contiguous(memory_format=CL)
+    np.testing.assert_array_equal(arr(y), arr(x))
+    assert op("contiguous")(y, memory_format=CL) is y  # already laid out: no copy
+    back = op("contiguous")(y)
+    assert back.stride() == (1280, 20, 4, 1) and back.is_contiguous()
+    assert op("contiguous")(meta(x), memory_format=CL).stride() == (1280, 1, 256, 64)
+
+
+def test_contiguous_matches_torch() -> None:
+    torch = pytest.importorskip("torch")
+    for shape in [(2, 3, 4, 5), (1, 1, 3, 3), (2, 3, 1, 1), (0, 3, 2, 2)]:
+        x = op("zeros")(list(shape))
+        ours = op("contiguous")(x, memory_format=CL)
+        theirs = torch.zeros(shape).contiguous(memory_format=torch.channels_last)
+        assert ours.stride() == theirs.stride(), shape
+        assert ours.is_contiguous() == theirs.is_contiguous(), shape
+    with pytest.raises(RuntimeError, match=r"^preserve memory format is unsupported by the contiguous operator$"):
+        op("contiguous")(op("zeros")([1]), memory_format=MemoryFormat.preserve_format)
+
+
+def test_clone_preserves_layout_and_copy_broadcasts() -> None:
+    x = op("contiguous")(op("randn")([2, 3, 4, 5]), memory_format=CL)
+    c = op("clone")(x)
+    assert c.stride() == x.stride() and c.storage is not x.storage
+    assert op("clone")(x, memory_format=MemoryFormat.contiguous_format).is_contiguous()
+    dst = tensor([[0, 0, 0], [0, 0, 0]])
+    assert op("copy_")(dst, tensor([1.9, 2.0, 3.0])) is dst
+    assert dst.tolist() == [[1, 2, 3], [1, 2, 3]] and dst._version == 1
+    with pytest.raises(NotImplementedError, match=r"^Cannot copy out of meta tensor; "):
+        op("copy_")(dst, meta(dst))
+
+
+def test_cat_and_stack() -> None:
+    a, b = np.arange(6).reshape(2, 3), np.arange(6, 12).reshape(2, 3)
+    ta, tb = Tensor.from_numpy(a), Tensor.from_numpy(b)
+    assert op("cat")([ta, tb], 1).tolist() == np.concatenate([a, b], 1).tolist()
+    assert op("cat")([ta, tensor([[0.5, 0.5, 0.5]])], 0).dtype is F32
+    assert op("cat")([ta, tensor([])], 0).shape == (2, 3)  # legacy empty tensors are skipped
+    assert op("stack")([ta, tb], 1).tolist() == np.stack([a, b], 1).tolist()
+    assert op("stack")([meta(ta), meta(tb)], -1).shape == (2, 3, 2)
+    with pytest.raises(RuntimeError) as info:
+        op("cat")([ta, tensor([[1, 2]])], 0)
+    assert str(info.value) == (
+        "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for "
+        "tensor number 1 in the list."
+    )
+    with pytest.raises(RuntimeError) as info:
+        op("stack")([ta, tensor([1])], 0)
+    assert str(info.value) == "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [1] at entry 1"
+
+
+# -- factories and conversions -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "overload", "args", "values", "dtype"),
+    [
+        ("empty", "memory_format", ([2, 3],), None, F32),
+        ("zeros", "", ([2, 3],), np.zeros((2, 3)), F32),
+        ("ones", "", ([2],), np.ones(2), F32),
+        ("full", "", ([2], 7), np.full(2, 7), I64),
+        ("full", "", ([2], 0.5), np.full(2, 0.5), F32),
+        ("full", "", ([1], True), np.full(1, True), BOOL),
+        ("scalar_tensor", "", (3,), np.array(3.0), F32),
+        ("arange", "", (5,), np.arange(5), I64),
+        ("arange", "start_step", (1, 2, 0.25), np.arange(1, 2, 0.25), F32),
+        ("arange", "start_step", (5, 0, -2), np.arange(5, 0, -2), I64),
+        ("randn", "", ([3, 2],), None, F32),
+    ],
+)
+def test_factories_pick_cpu_or_meta_from_device(
+    name: str, overload: str, args: tuple[Any, ...], values: Any, dtype: ScalarType
+) -> None:
+    handle = op(name, overload)
+    on_cpu = handle(*args)
+    assert on_cpu.device == Device("cpu") and on_cpu.dtype is dtype
+    if values is not None:
+        np.testing.assert_allclose(arr(on_cpu), values)
+    for device in ("meta", Device("meta")):
+        on_meta = handle(*args, device=device)
+        assert on_meta.is_meta and on_meta.shape == on_cpu.shape and on_meta.dtype is dtype
+    assert handle(*args, dtype=F64).dtype is F64
+
+
+def test_factory_options() -> None:
+    x = op("empty", "memory_format")([2, 3, 4, 5], memory_format=CL)
+    assert x.is_contiguous(memory_format=CL)
+    kernels.manual_seed(3)
+    first = op("randn")([4]).tolist()
+    kernels.manual_seed(3)
+    assert op("randn")([4]).tolist() == first
+    with pytest.raises(RuntimeError, match=r"^randn needs a floating-point or complex dtype, not int64$"):
+        op("randn")([2], dtype=I64)
+    with pytest.raises(RuntimeError, match=r"^upper bound and larger bound inconsistent with step sign$"):
+        op("arange", "start_step")(0, 5, -1)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[2, -1\]$"):
+        op("zeros")([2, -1])
+
+
+def test_zeros_like_to_and_to_copy() -> None:
+    x = op("contiguous")(op("ones")([2, 3, 4, 5], dtype=I64), memory_format=CL)
+    z = op("zeros_like")(x)
+    assert z.stride() == x.stride() and z.dtype is I64 and not arr(z).any()
+    assert op("zeros_like")(x, device="meta").is_meta
+    assert op("to", "dtype")(x, I64) is x
+    as_float = op("to", "dtype")(x, F32)
+    assert as_float.dtype is F32 and as_float.stride() == x.stride() and arr(as_float).all()
+    assert op("_to_copy")(x, device="meta").is_meta
+    with pytest.raises(NotImplementedError, match=r"^Cannot copy out of meta tensor; "):
+        op("_to_copy")(meta(x), device="cpu")
+
+
+# -- meta: shapes and dtypes without data ---------------------------------------------------------
+META_CASES: list[tuple[str, str, Callable[[Tensor, Tensor], tuple[Any, ...]]]] = [
+    ("add", "Tensor", lambda a, b: (a, b)),
+    ("mul", "Tensor", lambda a, b: (a, b)),
+    ("div", "Tensor", lambda a, b: (a, b)),
+    ("sub", "Tensor", lambda a, b: (a, b)),
+    ("add", "Scalar", lambda a, b: (a, 2.5)),
+    ("maximum", "", lambda a, b: (a, b)),
+    ("lt", "Tensor", lambda a, b: (a, b)),
+    ("where", "self", lambda a, b: (op("gt", "Scalar")(a, 0), a, b)),
+    ("exp", "", lambda a, b: (a,)),
+    ("sum", "dim_IntList", lambda a, b: (a, [1], True)),
+    ("mean", "", lambda a, b: (b,)),
+    ("amax", "", lambda a, b: (a, [0], False)),
+    ("argmax", "", lambda a, b: (a, 1, False)),
+    ("matmul", "", lambda a, b: (b, op("t")(b))),
+    ("transpose", "int", lambda a, b: (a, 0, 1)),
+    ("reshape", "", lambda a, b: (op("t")(a), [-1])),
+    ("clone", "", lambda a, b: (a,)),
+    ("cat", "", lambda a, b: ([b, b], 0)),
+    ("stack", "", lambda a, b: ([a, a], 1)),
+    ("zeros_like", "", lambda a, b: (b,)),
+    ("pow", "Tensor_Scalar", lambda a, b: (a, 0.5)),
+]
+
+
+@pytest.mark.parametrize(("name", "overload", "make_args"), META_CASES, ids=[f"{n}.{o}" for n, o, _ in META_CASES])
+def test_meta_agrees_with_cpu(name: str, overload: str, make_args: Callable[[Tensor, Tensor], tuple[Any, ...]]) -> None:
+    a, b = tensor([[1, -2, 3], [4, 5, -6]]), tensor([[0.5, 1.5, 2.5]])
+    on_cpu = op(name, overload)(*make_args(a, b))
+    on_meta = op(name, overload)(*make_args(meta(a), meta(b)))
+    assert on_meta.is_meta
+    assert (on_meta.shape, on_meta.stride(), on_meta.dtype) == (on_cpu.shape, on_cpu.stride(), on_cpu.dtype)
+    with pytest.raises(RuntimeError, match=r"^a meta tensor has no data"):
+        on_meta.numpy()
+
+
+def test_meta_inplace_checks_and_bumps() -> None:
+    x = meta(tensor([1.0, 2.0]))
+    assert op("add_", "Tensor")(x, meta(tensor(1.0))) is x and x._version == 1
+    with pytest.raises(RuntimeError, match=r"^result type float32 can't be cast to the desired output type int64$"):
+        op("mul_", "Tensor")(meta(tensor([1])), meta(tensor([1.0])))

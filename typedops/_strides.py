@@ -1,0 +1,206 @@
+"""Shape and stride arithmetic: pure Python, no numpy (``import typedops`` stays fast).
+
+Strides count elements, not bytes, as in PyTorch. The memory-format rules follow
+PyTorch's exactly (write-up 003): a channels-last tensor of shape ``(N, C, H, W)`` has
+strides ``(H*W*C, 1, W*C, C)``, and dimensions of size 1 never break contiguity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from ._dtypes import MemoryFormat
+
+__all__ = [
+    "contiguous_strides",
+    "strides_for_format",
+    "is_contiguous_strides",
+    "is_channels_last_strides",
+    "suggest_memory_format",
+    "broadcast_shapes",
+    "infer_size",
+    "view_strides",
+    "wrap_dim",
+    "numel_of",
+]
+
+# Dimension orders from the fastest-varying (stride 1) outwards.
+_CHANNELS_LAST_ORDER: Final = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+_FORMAT_RANK: Final = {MemoryFormat.channels_last: 4, MemoryFormat.channels_last_3d: 5}
+
+
+def numel_of(shape: Sequence[int]) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides; a size-0 or size-1 dimension counts as size 1, as in PyTorch."""
+    strides = [0] * len(shape)
+    step = 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _ordered_strides(shape: Sequence[int], order: Sequence[int]) -> tuple[int, ...]:
+    strides = [0] * len(shape)
+    step = 1
+    for d in order:
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def _check_rank(shape: Sequence[int], memory_format: MemoryFormat) -> None:
+    rank = _FORMAT_RANK[memory_format]
+    if len(shape) != rank:
+        raise RuntimeError(
+            f"required rank {rank} tensor to use {memory_format.name} format, but the shape "
+            f"{list(shape)} has rank {len(shape)}"
+        )
+
+
+def strides_for_format(shape: Sequence[int], memory_format: MemoryFormat) -> tuple[int, ...]:
+    """The dense strides of ``shape`` laid out in ``memory_format`` (not ``preserve_format``)."""
+    if memory_format is MemoryFormat.contiguous_format:
+        return contiguous_strides(shape)
+    if memory_format is MemoryFormat.preserve_format:
+        raise ValueError("preserve_format names no layout of its own; resolve it with suggest_memory_format first")
+    _check_rank(shape, memory_format)
+    return _ordered_strides(shape, _CHANNELS_LAST_ORDER[len(shape)])
+
+
+def is_contiguous_strides(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Row-major dense, ignoring size-1 dimensions; every empty tensor is contiguous."""
+    if numel_of(shape) == 0:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def is_channels_last_strides(shape: Sequence[int], strides: Sequence[int], memory_format: MemoryFormat) -> bool:
+    """Dense in the channels-last order for the tensor's rank (False for other ranks).
+
+    Unlike the row-major check, an empty tensor is not channels-last by default: its
+    strides decide, as in PyTorch."""
+    order = _CHANNELS_LAST_ORDER.get(len(shape))
+    if order is None or len(shape) != _FORMAT_RANK[memory_format]:
+        return False
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def suggest_memory_format(shape: Sequence[int], strides: Sequence[int]) -> MemoryFormat:
+    """What ``preserve_format`` keeps: channels-last when the tensor is laid out so (and
+    not also row-major), else the contiguous format."""
+    if is_contiguous_strides(shape, strides):
+        return MemoryFormat.contiguous_format
+    for memory_format in (MemoryFormat.channels_last, MemoryFormat.channels_last_3d):
+        if is_channels_last_strides(shape, strides, memory_format):
+            return memory_format
+    return MemoryFormat.contiguous_format
+
+
+def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast of two shapes, with PyTorch's error when they do not fit."""
+    ndim = max(len(a), len(b))
+    result = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        da = len(a) - 1 - offset
+        db = len(b) - 1 - offset
+        sa = a[da] if da >= 0 else 1
+        sb = b[db] if db >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
+                f"at non-singleton dimension {i}"
+            )
+        result[i] = sb if sa == 1 else sa
+    return tuple(result)
+
+
+def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """``shape`` with one ``-1`` filled in so that it holds ``numel`` elements."""
+    known = 1
+    infer_at: int | None = None
+    for i, size in enumerate(shape):
+        if size == -1:
+            if infer_at is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer_at = i
+        elif size < 0:
+            raise RuntimeError(f"invalid shape dimension {size}")
+        else:
+            known *= size
+    result = list(shape)
+    if infer_at is not None and known != 0 and numel % known == 0:
+        result[infer_at] = numel // known
+        return tuple(result)
+    if infer_at is None and known == numel:
+        return tuple(result)
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+
+
+def view_strides(
+    shape: Sequence[int], strides: Sequence[int], new_shape: Sequence[int]
+) -> tuple[int, ...] | None:
+    """Strides that show the same elements in ``new_shape`` without copying, or None.
+
+    Dimensions are grouped into chunks that are contiguous with each other; a new
+    dimension may split or merge dimensions only within one chunk (PyTorch's rule).
+    """
+    if not shape:
+        return tuple(1 for _ in new_shape)
+    numel = numel_of(shape)
+    if numel == 0:
+        return contiguous_strides(new_shape) if tuple(shape) != tuple(new_shape) else tuple(strides)
+    result = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[tensor_d]
+        chunk_ends = tensor_d == 0 or (
+            shape[tensor_d - 1] != 1 and strides[tensor_d - 1] != tensor_numel * chunk_base_stride
+        )
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                result[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(result)
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """``dim`` as a non-negative index into ``ndim`` dimensions (a scalar has range [-1, 0])."""
+    rank = max(ndim, 1)
+    if not -rank <= dim < rank:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
+        )
+    return dim + rank if dim < 0 else dim

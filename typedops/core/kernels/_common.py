@@ -1,0 +1,202 @@
+"""What the core kernels share: calling other core ops, type promotion, out= handling.
+
+Note [Nested op calls]
+~~~~~~~~~~~~~~~~~~~~~~
+A kernel that needs another core op calls it through the dispatcher (``call_op``), never
+by calling that op's kernel function, so tracing, autograd and selective build see the
+nested call. Handles are looked up on first use and cached; ``clear_op_cache()`` forgets
+them when the core library is registered again (tests that register it themselves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from ..._dtypes import Device, Scalar, ScalarType
+from ..._tensor import Tensor, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ...dispatch import OperatorHandle, dispatcher
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+__all__ = [
+    "call_op",
+    "clear_op_cache",
+    "promote_types",
+    "result_type",
+    "can_cast",
+    "check_out",
+    "write_out",
+    "finish_inplace",
+    "meta_like",
+    "data",
+    "wrap",
+    "device_of",
+    "default_dtype_for",
+]
+
+_OPS: dict[tuple[str, str], OperatorHandle] = {}
+
+
+def call_op(name: str, overload: str = "") -> OperatorHandle:
+    """The handle of core op ``name.overload`` (see Note [Nested op calls])."""
+    handle = _OPS.get((name, overload))
+    if handle is None:
+        handle = _OPS[(name, overload)] = dispatcher.find_schema_or_throw(f"core::{name}", overload)
+    return handle
+
+
+def clear_op_cache() -> None:
+    _OPS.clear()
+
+
+# -- type promotion ------------------------------------------------------------------------
+_BOOL, _INT, _FLOAT, _COMPLEX = range(4)
+_INTS: Final = (ScalarType.uint8, ScalarType.int8, ScalarType.int16, ScalarType.int32, ScalarType.int64)
+_FLOATS: Final = (ScalarType.float16, ScalarType.bfloat16, ScalarType.float32, ScalarType.float64)
+
+
+def category(dtype: ScalarType) -> int:
+    if dtype is ScalarType.bool:
+        return _BOOL
+    if dtype.is_complex:
+        return _COMPLEX
+    if dtype.is_floating_point:
+        return _FLOAT
+    return _INT
+
+
+def promote_types(a: ScalarType, b: ScalarType) -> ScalarType:
+    """The smallest dtype both ``a`` and ``b`` convert to, by PyTorch's table."""
+    if a is b:
+        return a
+    ca, cb = category(a), category(b)
+    if ca != cb:
+        low, high = (a, b) if ca < cb else (b, a)
+        if high.is_complex and low is ScalarType.float64:
+            return ScalarType.complex128
+        return high
+    if ca == _INT:
+        if ScalarType.uint8 in (a, b):
+            other = b if a is ScalarType.uint8 else a
+            return ScalarType.int16 if other is ScalarType.int8 else other
+        return max(a, b, key=_INTS.index)
+    if ca == _FLOAT:
+        if {a, b} == {ScalarType.float16, ScalarType.bfloat16}:
+            return ScalarType.float32
+        return max(a, b, key=_FLOATS.index)
+    return ScalarType.complex128  # two different complex dtypes
+
+
+def _combine(higher: ScalarType | None, lower: ScalarType | None) -> ScalarType | None:
+    """Fold a lower-priority group's dtype into a higher one's (PyTorch's combine_categories)."""
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    if higher.is_complex:
+        return higher
+    if lower.is_complex:
+        if higher.is_floating_point:
+            return ScalarType.complex128 if higher is ScalarType.float64 else ScalarType.complex64
+        return lower
+    if higher.is_floating_point:
+        return higher
+    if higher is ScalarType.bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+# A wrapped Python number promotes as the default dtype of its kind.
+_WRAPPED_AS: Final = {ScalarType.float64: ScalarType.float32, ScalarType.complex128: ScalarType.complex64}
+
+
+def result_type(*tensors: Tensor) -> ScalarType:
+    """The dtype of an element-wise op on ``tensors``: dimensioned tensors outrank 0-dim
+    ones, which outrank wrapped Python numbers, unless a lower group has a higher category
+    (``int64 tensor + 2.5`` is float32, ``float16 tensor + 2.5`` stays float16)."""
+    groups: list[ScalarType | None] = [None, None, None]
+    for t in tensors:
+        rank = 2 if t.is_wrapped_number else (1 if t.ndim == 0 else 0)
+        dtype = _WRAPPED_AS.get(t.dtype, t.dtype) if t.is_wrapped_number else t.dtype
+        current = groups[rank]
+        groups[rank] = dtype if current is None else promote_types(current, dtype)
+    result = _combine(groups[0], _combine(groups[1], groups[2]))
+    assert result is not None, "result_type needs at least one tensor"
+    return result
+
+
+def can_cast(src: ScalarType, dst: ScalarType) -> bool:
+    """PyTorch's in-place rule: no complex -> real, float -> integral, or non-bool -> bool."""
+    return not (
+        (src.is_complex and not dst.is_complex)
+        or (src.is_floating_point and category(dst) in (_INT, _BOOL))
+        or (src is not ScalarType.bool and dst is ScalarType.bool)
+    )
+
+
+def check_cast(src: ScalarType, dst: ScalarType) -> None:
+    if not can_cast(src, dst):
+        raise RuntimeError(f"result type {src.name} can't be cast to the desired output type {dst.name}")
+
+
+def default_dtype_for(value: Scalar) -> ScalarType:
+    """The dtype a Python number gets on its own (``full``, ``arange``, ``scalar_tensor``)."""
+    if isinstance(value, bool):
+        return ScalarType.bool
+    if isinstance(value, int):
+        return ScalarType.int64
+    if isinstance(value, float):
+        return ScalarType.float32
+    return ScalarType.complex64
+
+
+# -- results -------------------------------------------------------------------------------
+def data(t: Tensor) -> npt.NDArray[Any]:
+    """``t``'s elements as a numpy array sharing its memory."""
+    return t.numpy()
+
+
+def wrap(array: Any, dtype: ScalarType, device: Device | None = None) -> Tensor:
+    """A new tensor with ``array``'s values cast to ``dtype``."""
+    import numpy as np
+
+    arr = np.asarray(array)
+    return wrap_array(arr, dtype) if device is None else wrap_array(arr, dtype, device)
+
+
+def meta_like(shape: Sequence[int], dtype: ScalarType) -> Tensor:
+    return empty_meta(shape, dtype)
+
+
+def device_of(device: Device | str | None, default: Device = Device("cpu")) -> Device:
+    """The dispatcher passes a ``Device`` argument through as given: it may be a str."""
+    return default if device is None else Device.parse(device)
+
+
+def check_out(out: Tensor, shape: Sequence[int], dtype: ScalarType) -> None:
+    """Resize ``out`` to ``shape`` if it differs and check ``dtype`` can be written into it."""
+    check_cast(dtype, out.dtype)
+    if tuple(out.shape) != tuple(shape):
+        resize_(out, shape)
+
+
+def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType) -> Tensor:
+    """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it."""
+    check_out(out, shape, dtype)
+    if not out.is_meta:
+        import numpy as np
+
+        data(out)[...] = np.asarray(values, dtype=numpy_dtype(dtype)).astype(numpy_dtype(out.dtype))
+    bump_version(out)
+    return out
+
+
+def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:
+    """Write ``values`` of result ``dtype`` into ``self`` after the in-place cast check."""
+    check_cast(dtype, self.dtype)
+    if not self.is_meta:
+        import numpy as np
+
+        data(self)[...] = np.asarray(values).astype(numpy_dtype(self.dtype))
+    bump_version(self)
+    return self

@@ -1,0 +1,329 @@
+"""Factory functions and conversions: ``empty``, ``zeros``, ``ones``, ``full``, ``randn``,
+``arange``, ``scalar_tensor``, ``zeros_like``, ``_to_copy`` and ``to``.
+
+Note [Factories pick their backend]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A factory has no tensor argument, so its call's key set holds only ``BackendSelect``.
+Its BackendSelect kernel (registered ``with_keys``) reads ``device``, and redispatches
+with ``{BackendSelect, <backend>}``: a redispatch continues below the highest key, so
+the call lands on the CPU or Meta kernel. The dispatcher passes ``device`` through as
+the caller wrote it, so it may be a ``str`` (``device="meta"``): ``device_of`` parses it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType
+from ..._strides import suggest_memory_format
+from ..._tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
+from ...dispatch import DispatchKey, DispatchKeySet
+from ._common import call_op, data, default_dtype_for, device_of, meta_like
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_RNG: list[np.random.Generator] = []
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator ``randn`` draws from."""
+    import numpy as np
+
+    _RNG[:] = [np.random.default_rng(seed)]
+
+
+def _rng() -> np.random.Generator:
+    if not _RNG:
+        import numpy as np
+
+        _RNG.append(np.random.default_rng())
+    return _RNG[0]
+
+
+def _backend(device: Optional[Device]) -> DispatchKeySet:
+    """Where a factory continues: BackendSelect's own bit (cleared by the redispatch)
+    plus the backend of ``device`` (see Note [Factories pick their backend])."""
+    return DispatchKeySet((DispatchKey.BackendSelect, backend_key_for_device(device_of(device))))
+
+
+def _check_layout(layout: Optional[Layout]) -> None:
+    if layout is not None and layout is not Layout.strided:
+        raise NotImplementedError(f"only the strided layout is supported, not {layout.name}")
+
+
+def _make(
+    size: Sequence[int], dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    fill: Any = None, memory_format: MemoryFormat = MemoryFormat.contiguous_format,
+) -> Tensor:  # fmt: skip
+    _check_layout(layout)
+    result = empty_tensor(size, ScalarType.float32 if dtype is None else dtype, device_of(device), memory_format)
+    if fill is not None and not result.is_meta:
+        data(result)[...] = fill
+    return result
+
+
+# -- empty ----------------------------------------------------------------------------------
+def empty_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("empty", "memory_format").redispatch(
+        _backend(device), size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+        memory_format=memory_format,
+    )  # fmt: skip
+    return result
+
+
+def empty_kernel(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    """CPU and Meta: the device argument already says which (meta tensors get no buffer)."""
+    fmt = MemoryFormat.contiguous_format if memory_format is None else memory_format
+    if fmt is MemoryFormat.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by empty(); use contiguous_format")
+    return _make(size, dtype, layout, device, memory_format=fmt)
+
+
+# -- zeros / ones / full -------------------------------------------------------------------
+def zeros_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("zeros").redispatch(
+        _backend(device), size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def zeros_cpu(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _make(size, dtype, layout, device, fill=0)
+
+
+def ones_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("ones").redispatch(
+        _backend(device), size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def ones_cpu(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _make(size, dtype, layout, device, fill=1)
+
+
+def factory_meta(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    """The Meta kernel of ``zeros``, ``ones`` and ``randn``: the shape and dtype, no data."""
+    _check_layout(layout)
+    return meta_like(size, ScalarType.float32 if dtype is None else dtype)
+
+
+def full_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType],
+    layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("full").redispatch(
+        _backend(device), size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def full_cpu(
+    size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType],
+    layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    chosen = default_dtype_for(fill_value) if dtype is None else dtype
+    return _make(size, chosen, layout, device, fill=fill_value)
+
+
+def full_meta(
+    size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType],
+    layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    _check_layout(layout)
+    return meta_like(size, default_dtype_for(fill_value) if dtype is None else dtype)
+
+
+def scalar_tensor_backend_select(
+    keys: DispatchKeySet, s: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("scalar_tensor").redispatch(
+        _backend(device), s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def scalar_tensor_kernel(
+    s: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    """CPU and Meta: a 0-dim tensor (float32 unless ``dtype`` says otherwise, as in PyTorch)."""
+    return _make((), dtype, layout, device, fill=s)
+
+
+# -- randn -----------------------------------------------------------------------------------
+def randn_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("randn").redispatch(
+        _backend(device), size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def _check_randn(dtype: Optional[ScalarType]) -> ScalarType:
+    chosen = ScalarType.float32 if dtype is None else dtype
+    if not (chosen.is_floating_point or chosen.is_complex):
+        raise RuntimeError(f"randn needs a floating-point or complex dtype, not {chosen.name}")
+    return chosen
+
+
+def randn_cpu(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    chosen = _check_randn(dtype)
+    return _make(size, chosen, layout, device, fill=_rng().standard_normal(tuple(size)))
+
+
+def randn_meta(
+    size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return factory_meta(size, dtype=_check_randn(dtype), layout=layout, device=device, pin_memory=pin_memory)
+
+
+# -- arange ----------------------------------------------------------------------------------
+def arange_composite(
+    end: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("arange", "start_step")(
+        0, end, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def arange_backend_select(
+    keys: DispatchKeySet, start: Scalar, end: Scalar, step: Scalar, *, dtype: Optional[ScalarType],
+    layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("arange", "start_step").redispatch(
+        _backend(device), start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def _plan_arange(start: Scalar, end: Scalar, step: Scalar, dtype: Optional[ScalarType]) -> tuple[int, ScalarType]:
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        if isinstance(value, complex):
+            raise RuntimeError(f"arange: {name} must be a real number, not {value!r}")
+    lo, hi, by = float(start.real), float(end.real), float(step.real)
+    if by == 0:
+        raise RuntimeError("step must be nonzero")
+    if (hi - lo) * by < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        floats = any(isinstance(v, float) for v in (start, end, step))
+        dtype = ScalarType.float32 if floats else ScalarType.int64
+    return max(0, math.ceil((hi - lo) / by)), dtype
+
+
+def arange_cpu(
+    start: Scalar, end: Scalar, step: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    import numpy as np
+
+    count, chosen = _plan_arange(start, end, step, dtype)
+    steps: Any = np.arange(count, dtype=np.float64 if chosen.is_floating_point else np.int64)
+    values = start.real + steps * step.real
+    return _make((count,), chosen, layout, device, fill=values)
+
+
+def arange_meta(
+    start: Scalar, end: Scalar, step: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    _check_layout(layout)
+    count, chosen = _plan_arange(start, end, step, dtype)
+    return meta_like((count,), chosen)
+
+
+# -- like and conversions ------------------------------------------------------------------
+def zeros_like_composite(
+    self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
+    if fmt is MemoryFormat.preserve_format:
+        fmt = suggest_memory_format(self.shape, self.stride())
+    result: Tensor = call_op("empty", "memory_format")(
+        list(self.shape), dtype=self.dtype if dtype is None else dtype, layout=layout,
+        device=self.device if device is None else device_of(device), pin_memory=pin_memory, memory_format=fmt,
+    )  # fmt: skip
+    zeroed: Tensor = call_op("zero_")(result)
+    return zeroed
+
+
+def _plan_to_copy(
+    self: Tensor, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    memory_format: Optional[MemoryFormat],
+) -> tuple[ScalarType, Device, MemoryFormat]:  # fmt: skip
+    _check_layout(layout)
+    fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
+    if fmt is MemoryFormat.preserve_format:
+        fmt = suggest_memory_format(self.shape, self.stride())
+    return (self.dtype if dtype is None else dtype), device_of(device, self.device), fmt
+
+
+def to_copy_cpu(
+    self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    pin_memory: Optional[bool], non_blocking: bool, memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    chosen, dev, fmt = _plan_to_copy(self, dtype, layout, device, memory_format)
+    result = empty_tensor(self.shape, chosen, dev, fmt)
+    if not result.is_meta:
+        data(result)[...] = data(self).astype(numpy_dtype(chosen))
+    return result
+
+
+def to_copy_meta(
+    self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    pin_memory: Optional[bool], non_blocking: bool, memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    chosen, dev, fmt = _plan_to_copy(self, dtype, layout, device, memory_format)
+    if dev.type != "meta":
+        raise NotImplementedError(f"Cannot copy out of meta tensor; {NO_DATA}")
+    return empty_tensor(self.shape, chosen, dev, fmt)
+
+
+def to_dtype_composite(
+    self: Tensor, dtype: ScalarType, non_blocking: bool, copy: bool, memory_format: Optional[MemoryFormat]
+) -> Tensor:
+    """``self`` itself when nothing changes and no copy is asked for, else ``_to_copy``."""
+    keeps_layout = memory_format in (None, MemoryFormat.preserve_format) or self.is_contiguous(memory_format=memory_format)
+    if dtype is self.dtype and not copy and keeps_layout:
+        return self
+    result: Tensor = call_op("_to_copy")(
+        self, dtype=dtype, layout=None, device=None, pin_memory=None, non_blocking=non_blocking,
+        memory_format=memory_format,
+    )  # fmt: skip
+    return result
+

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: demo test compat bench clean
+.PHONY: demo test compat bench clean codegen
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ compat: $(STAMP)-compat
 
 bench: $(STAMP)-bench
 	$(PY) -m benchmarks
+
+# Regenerates the checked-in generated libraries (written only where they change).
+# The bundled core library joins here once typedops/core/native_functions.yaml exists:
+#   $(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
+codegen: $(STAMP)-base
+	$(PY) -m typedops.cli codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .hypothesis

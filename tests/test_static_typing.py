@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 STATIC = Path(__file__).parent / "static"
+ROOT = STATIC.parent.parent
+# Generated typing-only modules (typedops.ops.<ns>, Tensor methods), as in mypy.ini.
+MYPY_PATH = f"{ROOT / 'stubs'}:{ROOT / 'tests' / 'data' / 'stubs'}"
 _FIRST = re.compile(r"\s#\s*[EN]: ")
 _EXPECTATION = re.compile(r"#\s*([EN]): (.*?)(?=\s+#\s*[EN]: |$)")
 _REPORTED = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?P<kind>error|note): (?P<message>.*)$")
@@ -32,7 +35,9 @@ def _expected(path: Path) -> set[tuple[int, str, str]]:
 def _reported(path: Path, tmp_path: Path) -> set[tuple[int, str, str]]:
     api = pytest.importorskip("mypy.api")
     config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\nstrict = True\npython_version = 3.10\nshow_error_codes = True\n")
+    config.write_text(
+        f"[mypy]\nstrict = True\npython_version = 3.10\nshow_error_codes = True\nmypy_path = {MYPY_PATH}\n"
+    )
     stdout, stderr, _ = api.run(
         ["--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
          "--hide-error-context", "--no-error-summary", "--no-pretty", str(path)]
@@ -43,7 +48,7 @@ def _reported(path: Path, tmp_path: Path) -> set[tuple[int, str, str]]:
         match = _REPORTED.match(line)
         assert match, f"unexpected mypy output line: {line}"
         if Path(match["file"]).resolve() == path.resolve():
-            reported.add((int(match["line"]), match["kind"], match["message"]))
+            reported.add((int(match["line"]), match["kind"], match["message"].strip()))
     return reported
 
 

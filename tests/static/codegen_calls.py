@@ -1,0 +1,45 @@
+"""Calls of a generated op library that mypy must accept or refuse (see test_static_typing.py).
+
+The functional API is typed by the .pyi files written next to the generated modules
+(tests/data/demo_generated/_functions.pyi); ``typedops.ops.demo`` and the Tensor methods by
+the typing-only module tests/data/stubs/_typedops_ops_demo.pyi, found through mypy_path.
+"""
+
+from __future__ import annotations
+
+from _typedops_ops_demo import Ops, TensorMethods
+
+import tests.data.demo_generated as demo
+from typedops import Device, Tensor, tensor
+
+x = tensor([1.0])
+
+# The functional API: overloads, defaults, out=, lists, optionals, enums.
+y: Tensor = demo.add(x, x)
+demo.add(x, 2.0, 3)
+demo.add(x, x, alpha=2, out=x)
+demo.cat([x, x], dim=0)
+demo.clamp(x, max=1.0)
+demo.full([2, 2], 1.0, device=Device("meta"))
+demo.add(x, "2") # E: No overload variant of "add" matches argument types "Tensor", "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self: Tensor, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ..., out: Tensor) -> Tensor
+demo.double(x, x) # E: Too many arguments for "double"  [call-arg]
+demo.cat(x) # E: Argument 1 to "cat" has incompatible type "Tensor"; expected "Sequence[Tensor]"  [arg-type]
+demo.full([2], 1.0, dtype="float") # E: Argument "dtype" to "full" has incompatible type "str"; expected "ScalarType | None"  [arg-type]
+s: str = demo.double(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+
+
+def calls(ops: Ops, t: TensorMethods) -> None:
+    # typedops.ops.demo.<name>.<overload>(...) and the packet's overloaded call.
+    ops.demo.add.Tensor(x, x, alpha=2)
+    ops.demo.add(x, 1.0)
+    ops.demo.cat.default([x], 1)
+    ops.demo.add.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_add__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]
+    reveal_type(ops.demo.add.out) # N: Revealed type is "_typedops_ops_demo._op_add__out"
+    ops.demo.double.default.schema.full_name
+    ops.other_namespace.anything  # other namespaces stay untyped
+    # Tensor methods.
+    r: Tensor = t.add(x, alpha=2)
+    t.add(2)
+    t.add_(x)
+    t.clamp(min=0)
+    t.double(1) # E: Too many arguments for "double" of "TensorMethods"  [call-arg]

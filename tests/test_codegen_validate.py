@@ -1,0 +1,119 @@
+"""The code generator refuses bad op yaml with ``file:line:`` messages, injection attempts included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from typedops.codegen import CodegenError, generate
+
+KERNELS = "tests.data.demo_kernels"
+GOOD = "- func: double(Tensor self) -> Tensor\n  dispatch:\n    CompositeImplicitAutograd: double\n"
+
+
+def _generate(tmp_path: Path, text: str, **options: str) -> None:
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    generate(path, tmp_path / "out", namespace="vd", kernels=options.pop("kernels", KERNELS), **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace("CompositeImplicitAutograd", "CUDAX"), "ops.yaml:3: unknown dispatch key 'CUDAX'"),
+        ("- func: double(Tensor self) -> Tensor\n  variant: method\n",
+         "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys)"),
+        ("- dispatch: {}\n", "ops.yaml:1: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"),
+        ("func: x\n", "ops.yaml:1: an op yaml is a list of entries ('- func: ...'), not a mapping"),
+        ("- func: double(Tensor self -> Tensor\n", "ops.yaml:1: invalid schema: expected ',' or ')' after argument 'self', found '->' (column 20)"),
+        ("- func: double(Tensor self) -> Tensor\n  variants: function, staticmethod\n",
+         "ops.yaml:2: unknown variant 'staticmethod' (use function, method)"),
+        ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
+         "ops.yaml:2: vd::cat has variant 'method', so its first argument must be 'Tensor self'"),
+        (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
+        ("- func: other::double(Tensor self) -> Tensor\n",
+         "ops.yaml:1: other::double is in namespace 'other' but this yaml generates namespace 'vd'; "
+         "drop the namespace or pass --namespace other"),
+        (GOOD.replace("double\n", "no_such_kernel\n"), "ops.yaml:3: module 'tests.data.demo_kernels' has no kernel 'no_such_kernel'"),
+        (GOOD.replace("double\n", "cat\n"),
+         "ops.yaml:3: kernel 'cat' for CompositeImplicitAutograd does not fit vd::double: kernel cat does not match "
+         "vd::double(Tensor self) -> Tensor:\n  argument 0: the schema calls it 'self', the kernel 'tensors'\n"
+         "  argument 1 'dim' (int): the schema has no such argument"),
+        (GOOD + "  with_keys: [CPU]\n", "ops.yaml:4: with_keys names CPU, which has no kernel in 'dispatch:' of vd::double"),
+        ("- func: double(Tensor self) -> Tensor\n  dispatch:\n    CPU: [a]\n", "ops.yaml:3: 'dispatch: CPU' must be text, not a list"),
+        ("- func: [\n", "ops.yaml:2: malformed yaml: expected the node content, but found '<stream end>'"),
+    ],
+)
+def test_invalid_yaml_is_refused_with_file_and_line(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, text)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # an op name that is code
+        ("- func: x(); import os(Tensor self) -> Tensor\n",
+         "ops.yaml:1: invalid schema: expected '->' and the returns, found ';' (column 4)"),
+        # a kernel reference that is code, or names a builtin outside the kernels module
+        (GOOD.replace("double\n", "double; import os\n"),
+         "ops.yaml:3: kernel reference 'double; import os' must be an identifier (an attribute of the kernels "
+         "module) or a dotted path 'package.module.function'"),
+        (GOOD.replace("double\n", "os.system\n"),
+         "ops.yaml:3: kernel 'os.system' is a builtin_function_or_method, not a Python function defined in module 'os'"),
+        (GOOD.replace("double\n", "os.path.join\n"),
+         "ops.yaml:3: kernel 'os.path.join' is a function from 'posixpath', not a Python function defined in module 'os.path'"),
+        ("- func: import(Tensor self) -> Tensor\n",
+         "ops.yaml:1: operator name 'import' is a Python keyword; generated functions cannot use it"),
+    ],
+)
+def test_injection_attempts_are_refused(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, text)
+    assert str(info.value) == message
+    assert not (tmp_path / "out").exists()
+
+
+def test_string_defaults_reach_source_only_through_repr(tmp_path: Path) -> None:
+    # A default that tries to close its string and start a statement stays one literal.
+    default = '"\\")\\nimport os#"'
+    path = tmp_path / "ops.yaml"
+    path.write_text(f"- func: f(Tensor self, str s={default}) -> Tensor\n")
+    files = generate(path, tmp_path / "out", namespace="vd_repr")
+    registration = files[tmp_path / "out" / "_registration.py"]
+    assert f"_Argument('s', _t1, {default!r})" in registration
+    assert "\nimport os" not in registration
+
+
+def test_bare_kernel_names_need_a_kernels_module(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, GOOD, kernels=None)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "ops.yaml:3: kernel reference 'double' is a bare name but no kernels module was given; "
+        "pass --kernels MODULE or write 'package.module.double'"
+    )
+
+
+def test_kernels_for_an_existing_core_op_need_the_op_in_the_core_yaml(tmp_path: Path) -> None:
+    core = tmp_path / "core.yaml"
+    core.write_text("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n")
+    text = "- func: core::add.Scalar\n  dispatch:\n    PrivateUse1: add_tensor\n"
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, text, core_yaml=core)  # type: ignore[arg-type]
+    assert str(info.value) == "ops.yaml:1: core::add.Scalar is not an operator of the core yaml core.yaml"
+    (tmp_path / "ops.yaml").write_text(text.replace("add.Scalar", "add.Tensor"))
+    files = generate(tmp_path / "ops.yaml", tmp_path / "out", namespace="vd", kernels=KERNELS, core_yaml=core)
+    registration = files[tmp_path / "out" / "_registration.py"]
+    assert "IMPL_core = _Library('core', 'IMPL')" in registration
+    assert "IMPL_core.impl('core::add.Tensor', _m0.add_tensor, _DispatchKey.PrivateUse1, check=False)" in registration
+    assert "LIBRARY" not in registration
+
+
+def test_static_dispatch_takes_backend_keys_only(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, GOOD, static_dispatch="CPU,Autograd")
+    assert str(info.value) == (
+        "--static-dispatch: 'Autograd' is not a backend key (use some of CPU, Meta, PrivateUse1, PrivateUse2, PrivateUse3)"
+    )

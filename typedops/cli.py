@@ -1,0 +1,76 @@
+"""The ``typedops`` command: ``typedops codegen ...`` and ``typedops trace-ops ...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._errors import TypedopsError
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="typedops", description="typedops tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("codegen", help="generate an op library from an op yaml")
+    gen.add_argument("yaml", type=Path, help="the op yaml (a list of '- func: ...' entries)")
+    gen.add_argument("--out", type=Path, required=True, help="the package directory to write")
+    gen.add_argument("--namespace", default="core", help="the ops' namespace (default: core)")
+    gen.add_argument("--kernels", help="module of bare kernel names (default for core: typedops.core.kernels)")
+    gen.add_argument("--stubs", type=Path, help="directory for the typing module of typedops.ops.<ns> and Tensor methods")
+    gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
+    gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
+    gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
+    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
+    trace = commands.add_parser("trace-ops", help="record the ops a script calls, as an op-list yaml")
+    trace.add_argument("script", type=Path)
+    trace.add_argument("--out", type=Path, required=True, help="the op-list yaml to write")
+    trace.add_argument("args", nargs="*", help="arguments for the script (after --)")
+    return parser
+
+
+def _command_text(args: argparse.Namespace) -> str:
+    parts = ["typedops codegen", args.yaml.as_posix(), "--out", args.out.as_posix(), "--namespace", args.namespace]
+    for flag, value in (("--kernels", args.kernels), ("--stubs", args.stubs), ("--core-yaml", args.core_yaml),
+                        ("--static-dispatch", args.static_dispatch), ("--ops", args.ops)):  # fmt: skip
+        if value is not None:
+            parts += [flag, value.as_posix() if isinstance(value, Path) else value]
+    return " ".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "codegen":
+            from .codegen import generate, stale_files, write_files
+
+            files = generate(
+                args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
+                core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
+                command=_command_text(args),
+            )  # fmt: skip
+            if args.check:
+                stale = stale_files(files)
+                for path in stale:
+                    print(f"out of date: {path}", file=sys.stderr)
+                return 1 if stale else 0
+            for path in write_files(files):
+                print(f"wrote {path}")
+            return 0
+        from ._trace_ops import ops_yaml, trace_ops
+        from .codegen import write_files
+
+        names = trace_ops(args.script, args.args)
+        write_files({args.out: ops_yaml(names, args.script.name)})
+        print(f"recorded {len(names)} operator(s) in {args.out}")
+        return 0
+    except TypedopsError as error:
+        print(f"typedops {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Code generation: an op yaml -> registration, typed functions and methods, and stubs.
+
+``typedops codegen OPS_YAML --out DIR`` (see ``typedops.cli``), or from Python::
+
+    from typedops.codegen import generate, write_files
+    write_files(generate(Path("ops.yaml"), Path("mypkg/_ops"), namespace="myops"))
+
+Generated modules import only ``typedops.codegen._runtime`` from here, so importing
+this package stays cheap: the generator's modules load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._files import stale_files, write_files
+    from ._generate import generate
+    from ._model import CodegenError
+
+__all__ = ["generate", "write_files", "stale_files", "CodegenError"]
+
+_WHERE = {"generate": "_generate", "write_files": "_files", "stale_files": "_files", "CodegenError": "_model"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])
+
+

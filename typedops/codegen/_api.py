@@ -1,0 +1,208 @@
+"""The typed functional API, the Tensor methods, the package ``__init__`` and their stubs.
+
+One function per op base name. A name with one overload is the op's generated entry
+function itself (bound on first use through the module's ``__getattr__``: the fastest
+path, and importing stays cheap). A name with several overloads gets a chooser that
+tests the arguments that tell the overloads apart -- a required keyword (``out=``), or a
+tensor where another overload takes a number -- and otherwise falls back to the ops
+packet's binding rules (``typedops.codegen._runtime.choose``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..boxing import python_name
+from ..schema import BaseType, FunctionSchema, Type
+from ._model import OpEntry, Options
+from ._text import STUB_IMPORTS, header, parameters, returns_annotation
+
+__all__ = ["group", "chooser_lines", "functions_source", "functions_stub", "methods_source", "init_source", "init_stub"]
+
+_NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
+
+
+def group(entries: list[OpEntry], variant: str) -> dict[str, list[OpEntry]]:
+    """Entries with ``variant`` ('function' or 'method') by base name, in yaml order."""
+    result: dict[str, list[OpEntry]] = {}
+    for entry in entries:
+        if entry.defines and (entry.function if variant == "function" else entry.method):
+            result.setdefault(entry.schema.name, []).append(entry)
+    return result
+
+
+def _category(type_: Type) -> str | None:
+    if isinstance(type_, BaseType):
+        if type_.name == "Tensor":
+            return "tensor"
+        if type_.name in _NUMBERS:
+            return "number"
+    return None
+
+
+def _test(category: str, var: str) -> str:
+    return f"isinstance({var}, _Tensor)" if category == "tensor" else f"isinstance({var}, _NUMBERS)"
+
+
+def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict[int, str]) -> list[str]:
+    conditions = [f"{python_name(a.name)!r} in kwargs" for a in schema.kwarg_only if not a.has_default]
+    for index, arg in enumerate(schema.positional):
+        mine = _category(arg.type)
+        theirs = {_category(o.positional[index].type) for o in others if index < len(o.positional)}
+        if mine is not None and theirs and theirs != {mine}:
+            used[index] = python_name(arg.name)
+            conditions.append(_test(mine, f"_v{index}"))
+    return conditions
+
+
+def chooser_lines(name: str, schemas: list[FunctionSchema], targets: list[str], candidates: str) -> list[str]:
+    """``def name(*args, **kwargs)`` calling ``targets[i]`` for the overload ``schemas[i]``
+    the arguments pick, else ``choose`` over ``candidates``."""
+    used: dict[int, str] = {}
+    branches: list[tuple[list[str], str]] = []
+    for schema, target in zip(schemas, targets):
+        others = [s for s in schemas if s is not schema]
+        conditions = _conditions(schema, others, used)
+        if conditions:
+            branches.append((conditions, target))
+    branches.sort(key=lambda b: -len(b[0]))  # stable: yaml order among equals
+    qualified = schemas[0].qualified_name
+    lines = [f"def {name}(*args: Any, **kwargs: Any) -> Any:"]
+    lines.append(f'    """{qualified}: {", ".join(s.overload_name or "default" for s in schemas)}."""')
+    for index in sorted(used):
+        lines.append(f"    _v{index} = args[{index}] if len(args) > {index} else kwargs.get({used[index]!r}, _MISSING)")
+    for conditions, target in branches:
+        lines.append(f"    if {' and '.join(conditions)}:")
+        lines.append(f"        return {target}(*args, **kwargs)")
+    lines.append(f"    return _choose({qualified!r}, {candidates}, args, kwargs)")
+    return lines
+
+
+def functions_source(entries: list[OpEntry], options: Options) -> str:
+    """The dispatched functional API (``from pkg import add``)."""
+    groups = group(entries, "function")
+    lines = header(options, "typed functional API (dispatched); types in _functions.pyi")
+    lines += [
+        "from typing import Any",
+        "",
+        "from typedops._tensor import Tensor as _Tensor",
+        "from typedops.codegen._runtime import choose as _choose",
+        "",
+        "from . import _registration as _r",
+        "",
+        f"__all__ = [{', '.join(repr(n) for n in groups)}]",
+        "_MISSING: Any = object()",
+        "_NUMBERS = (int, float, complex)",
+    ]
+    singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
+    for name, members in groups.items():
+        if len(members) < 2:
+            continue
+        lines.append("")
+        table = f"_CANDIDATES_{name}"
+        pairs = "".join(f"\n    (_r.{e.attr_name}.schema, _r.{e.attr_name}),"for e in members)
+        lines.append(f"{table} = ({pairs}\n)")
+        lines += chooser_lines(name, [e.schema for e in members], [f"_r.{e.attr_name}.call" for e in members], table)
+    lines.append("")
+    lines.append("_SINGLE = {" + "".join(f"\n    {n!r}: _r.{e.attr_name}," for n, e in singles.items()) + "\n}")
+    lines += [
+        "",
+        "",
+        "def __getattr__(name: str) -> Any:",
+        '    """Bind a single-overload function to its op\'s entry function on first use."""',
+        "    handle = _SINGLE.get(name)",
+        "    if handle is None:",
+        '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")',
+        "    fn = handle.call",
+        "    globals()[name] = fn",
+        "    return fn",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: str = "") -> list[str]:
+    """``def`` stubs (with ``@overload`` for several overloads) for each group."""
+    lines: list[str] = []
+    for name, members in groups.items():
+        for entry in members:
+            params = parameters(entry.schema, skip_self=method)
+            if method:
+                params.insert(0, "self")
+            if len(members) > 1:
+                lines.append(f"{indent}@overload")
+            lines.append(f"{indent}def {name}({', '.join(params)}) -> {returns_annotation(entry.schema)}: ...")
+    return lines
+
+
+def functions_stub(entries: list[OpEntry], options: Options) -> str:
+    groups = group(entries, "function")
+    lines = header(options, "types of the functional API")
+    lines += [*STUB_IMPORTS, "", f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
+    lines += stub_functions(groups, method=False)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def methods_source(entries: list[OpEntry], options: Options) -> str:
+    """``install()`` puts the ``variants: method`` ops onto ``typedops.Tensor``."""
+    groups = group(entries, "method")
+    lines = header(options, "Tensor methods, installed by install()")
+    lines += [
+        "from typing import Any",
+        "",
+        "from typedops._tensor import Tensor as _Tensor",
+        "from typedops.codegen._runtime import choose as _choose, lazy_method as _lazy_method",
+        "",
+        "from . import _registration as _r",
+        "",
+        "_MISSING: Any = object()",
+        "_NUMBERS = (int, float, complex)",
+    ]
+    for name, members in groups.items():
+        if len(members) < 2:
+            continue
+        table = f"_CANDIDATES_{name}"
+        pairs = "".join(f"\n    (_r.{e.attr_name}.schema, _r.{e.attr_name}),"for e in members)
+        lines += ["", f"{table} = ({pairs}\n)"]
+        lines += chooser_lines(f"_method_{name}", [e.schema for e in members],
+                               [f"_r.{e.attr_name}.call" for e in members], table)  # fmt: skip
+    lines += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
+    if not groups:
+        lines.append("    return")
+    for name, members in groups.items():
+        if len(members) > 1:
+            lines.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
+        else:
+            lines.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, _r.{members[0].attr_name}))")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def init_source(entries: list[OpEntry], options: Options, *, has_methods: bool) -> str:
+    lines = header(options, "the generated op library: importing it registers the ops")
+    lines += [
+        "from typing import Any",
+        "",
+        "from . import _registration, _functions",
+        "from ._functions import __all__",
+    ]
+    if has_methods:
+        lines += ["from . import _methods", "", "_methods.install()"]
+    lines += [
+        "",
+        "",
+        "def __getattr__(name: str) -> Any:",
+        "    return getattr(_functions, name)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def init_stub(entries: list[OpEntry], options: Options) -> str:
+    groups = group(entries, "function")
+    lines = header(options, "types of the generated op library")
+    lines += ["from . import _registration as _registration", ""]
+    lines += [f"from ._functions import {n} as {n}" for n in groups]
+    lines += ["", f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
+    return "\n".join(lines)

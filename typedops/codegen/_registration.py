@@ -1,0 +1,154 @@
+"""The registration module: pre-built schema objects, definitions, kernels (``check=False``).
+
+Importing it parses nothing: every ``FunctionSchema`` is written as constructor calls,
+with each distinct type object built once and shared (``_t0 = BaseType('Tensor')``).
+See Note [Nothing unvalidated reaches source] in _validate.py.
+"""
+
+from __future__ import annotations
+
+from ..schema import (
+    AliasInfo,
+    Argument,
+    AwaitType,
+    BaseType,
+    ClassType,
+    DictType,
+    FunctionSchema,
+    FutureType,
+    ListType,
+    OptionalType,
+    Return,
+    RRefType,
+    TupleType,
+    Type,
+    TypeVar,
+)
+from ._model import OpEntry, Options
+from ._text import header
+
+__all__ = ["registration_source"]
+
+
+class _Types:
+    """Names the distinct type objects a module needs, in order of first use."""
+
+    def __init__(self) -> None:
+        self.names: dict[Type, str] = {}
+        self.lines: list[str] = []
+
+    def ref(self, type_: Type) -> str:
+        name = self.names.get(type_)
+        if name is None:
+            expr = self._expr(type_)
+            name = f"_t{len(self.names)}"
+            self.names[type_] = name
+            self.lines.append(f"{name} = {expr}")
+        return name
+
+    def _expr(self, t: Type) -> str:
+        if isinstance(t, BaseType):
+            return f"_BaseType({t.name!r})"
+        if isinstance(t, OptionalType):
+            return f"_OptionalType({self.ref(t.elem)})"
+        if isinstance(t, ListType):
+            size = "" if t.size is None else f", {t.size!r}"
+            return f"_ListType({self.ref(t.elem)}{size})"
+        if isinstance(t, DictType):
+            return f"_DictType({self.ref(t.key)}, {self.ref(t.value)})"
+        if isinstance(t, TupleType):
+            return f"_TupleType(({''.join(self.ref(e) + ', ' for e in t.elems)}))"
+        if isinstance(t, TypeVar):
+            return f"_TypeVar({t.name!r})"
+        if isinstance(t, ClassType):
+            return f"_ClassType({t.qualified_name!r})"
+        if isinstance(t, (FutureType, AwaitType, RRefType)):
+            return f"_{type(t).__name__}({self.ref(t.elem)})"
+        raise TypeError(f"no constructor expression for schema type {t!r} ({type(t).__name__})")
+
+
+def _alias(alias: AliasInfo | None, depth: int) -> str:
+    if alias is None:
+        return ""
+    text = f", alias=_AliasInfo({alias.before!r}, {alias.after!r}, {alias.is_write!r})"
+    return text + (f", alias_depth={depth!r}" if depth else "")
+
+
+def _argument(arg: Argument, types: _Types) -> str:
+    default = "" if arg.default is None else f", {arg.default!r}"
+    return f"_Argument({arg.name!r}, {types.ref(arg.type)}{default}{_alias(arg.alias, arg.alias_depth)})"
+
+
+def _return(ret: Return, types: _Types) -> str:
+    name = "" if ret.name is None else f", {ret.name!r}"
+    return f"_Return({types.ref(ret.type)}{name}{_alias(ret.alias, ret.alias_depth)})"
+
+
+def _tuple(items: list[str]) -> str:
+    return "()" if not items else "(" + ", ".join(items) + ",)"
+
+
+def schema_expr(schema: FunctionSchema, types: _Types) -> str:
+    """Constructor-call text that rebuilds ``schema`` exactly."""
+    parts = [repr(schema.name), f"namespace={schema.namespace!r}"]
+    if schema.overload_name:
+        parts.append(f"overload_name={schema.overload_name!r}")
+    if schema.positional:
+        parts.append(f"positional={_tuple([_argument(a, types) for a in schema.positional])}")
+    if schema.kwarg_only:
+        parts.append(f"kwarg_only={_tuple([_argument(a, types) for a in schema.kwarg_only])}")
+    if schema.returns:
+        parts.append(f"returns={_tuple([_return(r, types) for r in schema.returns])}")
+    return f"_FunctionSchema({', '.join(parts)})"
+
+
+def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
+    """Kernel module -> the alias generated code imports it as (``_m0``...), in first-use order."""
+    modules: dict[str, str] = {}
+    for entry in entries:
+        for kernel in entry.kernels:
+            modules.setdefault(kernel.ref.module, f"_m{len(modules)}")
+    return modules
+
+
+def registration_source(entries: list[OpEntry], options: Options) -> str:
+    """The registration module: ``LIBRARY`` and one ``OperatorHandle`` per defined op."""
+    types = _Types()
+    body: list[str] = []
+    defined = [e for e in entries if e.defines]
+    extra = [e for e in entries if not e.defines]
+    modules = kernel_modules(entries)
+    if defined:
+        body.append(f"LIBRARY = _Library({options.namespace!r}, 'DEF')")
+    impl_namespaces = sorted({e.schema.namespace for e in extra})
+    for ns in impl_namespaces:
+        body.append(f"IMPL_{ns} = _Library({ns!r}, 'IMPL')")
+    for entry in entries:
+        body.append("")
+        if entry.defines:
+            handle = entry.attr_name
+            body.append(f"{handle} = LIBRARY.define({schema_expr(entry.schema, types)})")
+            library = "LIBRARY"
+        else:
+            handle = repr(entry.schema.full_name)
+            library = f"IMPL_{entry.schema.namespace}"
+        for kernel in entry.kernels:
+            fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
+            keyed = ", with_keys=True" if kernel.with_keys else ""
+            body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
+    lines = header(options, "registration: pre-built schemas, definitions and kernels")
+    lines += [
+        "from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library",
+        "from typedops.schema import (",
+        "    AliasInfo as _AliasInfo, Argument as _Argument, AwaitType as _AwaitType,",
+        "    BaseType as _BaseType, ClassType as _ClassType, DictType as _DictType,",
+        "    FunctionSchema as _FunctionSchema, FutureType as _FutureType, ListType as _ListType,",
+        "    OptionalType as _OptionalType, Return as _Return, RRefType as _RRefType,",
+        "    TupleType as _TupleType, TypeVar as _TypeVar,",
+        ")",
+    ]
+    if impl_namespaces:
+        lines.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
+    lines += [f"import {module} as {alias}" for module, alias in modules.items()]
+    lines += ["", *types.lines, "", *body, ""]
+    return "\n".join(lines)

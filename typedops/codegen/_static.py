@@ -1,0 +1,126 @@
+"""The static-dispatch flavor of the functional API: kernels called directly.
+
+Each op becomes a function with the op's exact parameters that ORs the ``key_bits`` of
+its tensor arguments, tests the backend bits chosen at generation time from the highest
+priority down, and calls that backend's kernel (its own, else the
+CompositeExplicitAutograd one, else the CompositeImplicitAutograd one) -- no dispatcher,
+no table. A factory (no tensor arguments) takes its backend from a ``device`` argument,
+else CPU. Defaults are the schema's, computed at import and bound as default arguments.
+"""
+
+from __future__ import annotations
+
+from ..boxing import python_name
+from ..dispatch import DispatchKey
+from ..schema import BaseType, ListType, OptionalType, Type
+from ._api import chooser_lines, group
+from ._model import Kernel, OpEntry, Options
+from ._registration import kernel_modules
+from ._text import header
+
+__all__ = ["static_functions_source"]
+
+
+def _bits_expr(type_: Type, var: str) -> str | None:
+    if isinstance(type_, BaseType) and type_.name == "Tensor":
+        return f"{var}.key_bits"
+    if isinstance(type_, OptionalType) and type_.elem == BaseType("Tensor"):
+        return f"({var}.key_bits if {var} is not None else 0)"
+    if isinstance(type_, ListType) and type_.is_tensor_like():
+        return f"_list_bits({var})"
+    if isinstance(type_, OptionalType) and type_.is_tensor_like():
+        return f"(_list_bits({var}) if {var} is not None else 0)"
+    return None
+
+
+def _kernel_for(entry: OpEntry, backend: DispatchKey) -> Kernel | None:
+    by_key = {k.key: k for k in entry.kernels}
+    for key in (backend, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd):
+        if key in by_key:
+            return by_key[key]
+    return None
+
+
+def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, ...], modules: dict[str, str]) -> list[str]:
+    schema = entry.schema
+    params: list[str] = []
+    defaults: list[str] = []
+    for index, arg in enumerate(schema.arguments):
+        name = python_name(arg.name)
+        if index == len(schema.positional):
+            params.append("*")
+        if arg.has_default:
+            default = f"_d_{fn_name}_{index}"
+            defaults.append(f"{default} = _default_value(_r.{entry.attr_name}.schema.arguments[{index}])")
+            params.append(f"{name}: Any = {default}")
+        else:
+            params.append(f"{name}: Any")
+    call_args = [python_name(a.name) for a in schema.positional]
+    call_args += [f"{python_name(a.name)}={python_name(a.name)}" for a in schema.kwarg_only]
+    bits = [e for a in schema.arguments if (e := _bits_expr(a.type, python_name(a.name))) is not None]
+    lines = ["", "", *defaults, *(["", ""] if defaults else []), f"def {fn_name}({', '.join(params)}) -> Any:"]
+    if bits:
+        lines.append(f"    _b = {' | '.join(bits)}")
+    elif any(a.name == "device" for a in schema.arguments):
+        lines.append("    _b = _device_bits(device)")
+    else:
+        lines.append(f"    _b = {1 << DispatchKey.CPU}")
+    for backend in sorted(backends, reverse=True):
+        kernel = _kernel_for(entry, backend)
+        if kernel is None:
+            continue
+        fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
+        keys = f"_DispatchKeySet.from_bits({1 << backend}), " if kernel.with_keys else ""
+        lines.append(f"    if _b & {1 << backend}:  # {backend.name}")
+        lines.append(f"        return {fn}({keys}{', '.join(call_args)})")
+    names = ", ".join(b.name for b in backends)
+    lines.append(f"    raise _no_static_kernel({schema.full_name!r}, _b, {names!r})")
+    return lines
+
+
+def static_functions_source(entries: list[OpEntry], options: Options) -> str:
+    """The functional API calling kernels directly, for ``options.static_dispatch`` backends."""
+    groups = group(entries, "function")
+    chosen = [e for members in groups.values() for e in members]
+    modules = kernel_modules(chosen)
+    lines = header(options, f"typed functional API, static dispatch to {', '.join(k.name for k in options.static_dispatch)}")
+    lines += [
+        "from collections.abc import Iterable",
+        "from typing import Any",
+        "",
+        "from typedops._dtypes import Device as _Device",
+        "from typedops._tensor import Tensor as _Tensor, keys_for_device as _keys_for_device",
+        "from typedops.boxing import default_value as _default_value",
+        "from typedops.codegen._runtime import choose as _choose, no_static_kernel as _no_static_kernel",
+        "from typedops.dispatch import DispatchKeySet as _DispatchKeySet",
+        *(f"import {module} as {alias}" for module, alias in modules.items()),
+        "",
+        "from . import _registration as _r",
+        "",
+        f"__all__ = [{', '.join(repr(n) for n in groups)}]",
+        "_MISSING: Any = object()",
+        "_NUMBERS = (int, float, complex)",
+        "",
+        "",
+        "def _list_bits(tensors: Iterable[Any]) -> int:",
+        "    bits = 0",
+        "    for t in tensors:",
+        "        if t is not None:",
+        "            bits |= t.key_bits",
+        "    return bits",
+        "",
+        "",
+        "def _device_bits(device: Any) -> int:",
+        f"    return {1 << DispatchKey.CPU} if device is None else int(_keys_for_device(_Device.parse(device)))",
+    ]
+    for name, members in groups.items():
+        targets = [name if len(members) == 1 else f"_{e.attr_name}" for e in members]
+        for entry, target in zip(members, targets):
+            lines += _static_function(entry, target, options.static_dispatch, modules)
+        if len(members) > 1:
+            table = f"_CANDIDATES_{name}"
+            pairs = "".join(f"\n    (_r.{e.attr_name}.schema, {t})," for e, t in zip(members, targets))
+            lines += ["", "", f"{table} = ({pairs}\n)", "", ""]
+            lines += chooser_lines(name, [e.schema for e in members], targets, table)
+    lines.append("")
+    return "\n".join(lines)

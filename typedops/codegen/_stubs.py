@@ -1,0 +1,81 @@
+"""The typing-only module that describes ``typedops.ops.<ns>`` and the Tensor methods.
+
+Note [Stubs for ops and methods]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``typedops.ops`` and ``typedops.Tensor`` are runtime objects whose operators appear by
+registration, so mypy cannot see them. The generator writes ``stubs/_typedops_ops_<ns>.pyi``
+(a top-level module that exists only as a stub; ``mypy_path = stubs`` finds it) with one
+class per op overload (an ``OperatorHandle`` whose ``__call__`` has the schema's
+signature), one per op name (an ``OpOverloadPacket`` with an attribute per overload and
+``@overload``-ed ``__call__``), a ``Namespace`` class, an ``Ops`` class with the namespace
+as an attribute, and ``TensorMethods`` holding the methods. typedops declares its
+runtime ``ops`` as ``Ops`` and derives ``Tensor`` from ``TensorMethods`` under
+``TYPE_CHECKING`` only, so nothing changes at run time.
+"""
+
+from __future__ import annotations
+
+from ._api import group
+from ._model import OpEntry, Options
+from ._text import header, parameters, returns_annotation
+
+__all__ = ["ops_stub", "stub_module_name"]
+
+_P = "_t."
+
+
+def stub_module_name(namespace: str) -> str:
+    return f"_typedops_ops_{namespace}"
+
+
+def _signature(entry: OpEntry, first: str, *, method: bool = False) -> str:
+    params = parameters(entry.schema, skip_self=method, prefix=_P)
+    return f"({', '.join([first, *params])}) -> {returns_annotation(entry.schema, _P)}"
+
+
+def ops_stub(entries: list[OpEntry], options: Options) -> str:
+    ns = options.namespace
+    defined = [e for e in entries if e.defines]
+    lines = header(options, f"types of typedops.ops.{ns} and of the Tensor methods (typing only)")
+    lines += [
+        "from collections.abc import Sequence as _Sequence",
+        "from typing import overload",
+        "",
+        "import typedops as _t",
+        "from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, "
+        "OpOverloadPacket as _Packet",
+        "",
+    ]
+    by_name: dict[str, list[OpEntry]] = {}
+    for entry in defined:
+        by_name.setdefault(entry.schema.name, []).append(entry)
+        lines += ["", f"class _op_{entry.attr_name}(_Handle):"]
+        lines.append(f"    def __call__{_signature(entry, '_h')}: ...")
+    for name, members in by_name.items():
+        lines += ["", f"class _packet_{name}(_Packet):"]
+        for entry in members:
+            lines.append(f"    {entry.schema.overload_name or 'default'}: _op_{entry.attr_name}")
+        for entry in members:
+            if len(members) > 1:
+                lines.append("    @overload")
+            lines.append(f"    def __call__{_signature(entry, '_p')}: ...")
+    lines += ["", "class Namespace(_OpNamespace):"]
+    lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
+    lines += [
+        "",
+        "class Ops:",
+        f"    {ns}: Namespace",
+        "    def __getattr__(self, namespace: str) -> _OpNamespace: ...",
+        "",
+        "class TensorMethods:",
+    ]
+    methods = group(entries, "method")
+    for name, members in methods.items():
+        for entry in members:
+            if len(members) > 1:
+                lines.append("    @overload")
+            lines.append(f"    def {name}{_signature(entry, 'self', method=True)}: ...")
+    if not methods:
+        lines.append("    pass")
+    lines.append("")
+    return "\n".join(lines)

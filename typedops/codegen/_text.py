@@ -1,0 +1,67 @@
+"""Text shared by every generated file: the ``@generated`` header and type annotations."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
+from ..boxing import python_name
+from ._model import HEADER, Options
+
+__all__ = ["header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS"]
+
+STUB_IMPORTS: Final = (
+    "from collections.abc import Sequence",
+    "from typing import overload",
+    "from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor",
+)
+
+
+def header(options: Options, what: str) -> list[str]:
+    """The first lines of a generated file (no dates or paths: output is deterministic)."""
+    return [
+        f"# {HEADER} from {options.source_label} -- do not edit.",
+        f"# {what}",
+        f"# Regenerate with: {options.command}",
+        "# fmt: off",
+    ]
+
+
+def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
+    """The annotation text for ``type_``; arguments accept any sequence for a list.
+
+    ``prefix`` qualifies typedops' names (``_t.Tensor``) where a class body could shadow them.
+    """
+    if isinstance(type_, OptionalType):
+        return f"{annotation(type_.elem, argument=argument, prefix=prefix)} | None"
+    if isinstance(type_, ListType):
+        inner = annotation(type_.elem, argument=argument, prefix=prefix)
+        return f"{prefix and '_'}Sequence[{inner}]" if argument else f"list[{inner}]"
+    assert isinstance(type_, BaseType), f"validated types have Python forms, not {type_}"
+    return type_.name if type_.name in _BUILTINS else f"{prefix}{type_.name}"
+
+
+_BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex"})
+
+
+def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str = "") -> list[str]:
+    """Stub parameter texts (``name: T = ...``), with ``*`` before keyword-only ones."""
+    params: list[str] = []
+    for index, arg in enumerate(schema.positional):
+        if skip_self and index == 0:
+            continue
+        default = " = ..." if arg.has_default else ""
+        params.append(f"{python_name(arg.name)}: {annotation(arg.type, argument=True, prefix=prefix)}{default}")
+    if schema.kwarg_only:
+        params.append("*")
+        for arg in schema.kwarg_only:
+            default = " = ..." if arg.has_default else ""
+            params.append(f"{python_name(arg.name)}: {annotation(arg.type, argument=True, prefix=prefix)}{default}")
+    return params
+
+
+def returns_annotation(schema: FunctionSchema, prefix: str = "") -> str:
+    if not schema.returns:
+        return "None"
+    texts = [annotation(r.type, argument=False, prefix=prefix) for r in schema.returns]
+    return texts[0] if len(texts) == 1 else f"tuple[{', '.join(texts)}]"

@@ -1,0 +1,313 @@
+"""Validating op yaml entries into ``OpEntry`` records, with ``file:line`` errors.
+
+Note [Nothing unvalidated reaches source]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Generated modules are Python source, so a crafted yaml could try to smuggle code in
+through any text field. The generator writes only: names that passed an identifier check
+(op, overload and argument names are checked by the schema model, and op and overload
+names must not be Python keywords), kernel references that are dotted identifiers *and*
+resolved to a function defined in the named module, dispatch keys that are
+``DispatchKey`` members, and every other value (default literals, alias sets) through
+``repr()`` of a value the schema parser accepted.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import keyword
+from pathlib import Path
+from typing import Any, Final
+
+from .._errors import SchemaInferenceError, SchemaMismatchError, SchemaParseError
+from ..dispatch import DispatchKey
+from ..dispatch._signature import check_kernel_signature
+from ..schema import FunctionSchema, parse_schema, signature_from_schema
+from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options
+from ._yaml import Located, LocatedList, load_yaml
+
+__all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
+
+_FIELDS: Final = ("func", "variants", "dispatch", "with_keys")
+_VARIANTS: Final = ("function", "method")
+
+# -- messages ----------------------------------------------------------------------------
+NOT_A_LIST: Final = "{label}:{line}: an op yaml is a list of entries ('- func: ...'), not {kind}"
+NOT_A_MAPPING: Final = "{label}:{line}: each entry is a mapping with a 'func:' field, not {kind}"
+UNKNOWN_FIELD: Final = "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys)"
+MISSING_FUNC: Final = "{label}:{line}: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"
+NOT_TEXT: Final = "{label}:{line}: '{field}' must be text, not {kind}"
+DISPATCH_NOT_MAPPING: Final = "{label}:{line}: 'dispatch' maps keys to kernels ('CPU: my_kernel'), not {kind}"
+BAD_SCHEMA: Final = "{label}:{line}: invalid schema: {reason}"
+WRONG_NAMESPACE: Final = (
+    "{label}:{line}: {name} is in namespace {ns!r} but this yaml generates namespace {want!r}; "
+    "drop the namespace or pass --namespace {ns}"
+)
+KEYWORD_NAME: Final = "{label}:{line}: {what} {name!r} is a Python keyword; generated functions cannot use it"
+DUPLICATE_OP: Final = "{label}:{line}: {name} is declared twice (first at line {first})"
+NAME_CLASH: Final = (
+    "{label}:{line}: {name} and {other} would both be named {attr!r} in generated code; rename an overload"
+)
+UNKNOWN_VARIANT: Final = "{label}:{line}: unknown variant {variant!r} (use function, method)"
+METHOD_NEEDS_SELF: Final = (
+    "{label}:{line}: {name} has variant 'method', so its first argument must be 'Tensor self'"
+)
+NO_PYTHON_FORM: Final = "{label}:{line}: {reason}"
+UNKNOWN_KEY: Final = "{label}:{line}: unknown dispatch key {key!r}"
+DUPLICATE_KEY: Final = "{label}:{line}: dispatch key {key} is given twice for {name}"
+BAD_REFERENCE: Final = (
+    "{label}:{line}: kernel reference {ref!r} must be an identifier (an attribute of the "
+    "kernels module) or a dotted path 'package.module.function'"
+)
+NO_KERNELS_MODULE: Final = (
+    "{label}:{line}: kernel reference {ref!r} is a bare name but no kernels module was "
+    "given; pass --kernels MODULE or write 'package.module.{ref}'"
+)
+KERNEL_IMPORT: Final = "{label}:{line}: cannot import module {module!r} for kernel {ref!r}: {error}"
+KERNEL_MISSING: Final = "{label}:{line}: module {module!r} has no kernel {attribute!r}"
+KERNEL_NOT_FUNCTION: Final = (
+    "{label}:{line}: kernel {ref!r} is {kind}, not a Python function defined in module {module!r}"
+)
+KERNEL_MISMATCH: Final = "{label}:{line}: kernel {ref!r} for {key} does not fit {name}: {reason}"
+WITH_KEYS_UNUSED: Final = "{label}:{line}: with_keys names {key}, which has no kernel in 'dispatch:' of {name}"
+NO_SUCH_CORE_OP: Final = "{label}:{line}: {name} is not an operator of the core yaml {core}"
+KERNELS_ONLY_NEEDS_DISPATCH: Final = (
+    "{label}:{line}: {name} names an existing op without a schema, so it only adds kernels; "
+    "give it a 'dispatch:' mapping (variants are not allowed)"
+)
+OP_LIST_ITEM: Final = "{label}:{line}: an op list holds names such as 'core::add.Tensor', not {kind}"
+OP_LIST_UNKNOWN: Final = "{label}:{line}: {name} is not declared in {source}"
+
+
+def _kind(value: object) -> str:
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else repr(value)
+
+
+def check_dotted(ref: str) -> bool:
+    """Whether ``ref`` is ``name`` or ``a.b.name`` with every part a non-keyword ASCII identifier."""
+    parts = ref.split(".")
+    return all(p.isidentifier() and p.isascii() and not keyword.iskeyword(p) for p in parts)
+
+
+def _full_name(text: str, namespace: str) -> str:
+    return text if "::" in text else f"{namespace}::{text}"
+
+
+def load_core_schemas(path: Path) -> dict[str, FunctionSchema]:
+    """The schemas declared by the core yaml (namespace ``core``), by full name; no kernels load."""
+    label = str(path)
+    data = load_yaml(path, label)
+    result: dict[str, FunctionSchema] = {}
+    for item in data if isinstance(data, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("func"), str) and "(" in item["func"]:
+            try:
+                schema = _namespaced(parse_schema(item["func"]), "core")
+            except (SchemaParseError, ValueError):
+                continue
+            result[schema.full_name] = schema
+    return result
+
+
+def _namespaced(schema: FunctionSchema, namespace: str) -> FunctionSchema:
+    if schema.namespace:
+        return schema
+    return FunctionSchema(
+        schema.name, namespace=namespace, overload_name=schema.overload_name,
+        positional=schema.positional, kwarg_only=schema.kwarg_only, returns=schema.returns,
+        is_vararg=schema.is_vararg, is_varret=schema.is_varret,
+    )  # fmt: skip
+
+
+class _Validator:
+    def __init__(self, label: str, options: Options, core_path: Path) -> None:
+        self.label = label
+        self.options = options
+        self.core_path = core_path
+        self.core: dict[str, FunctionSchema] | None = None
+        self.modules: dict[str, Any] = {}
+
+    def fail(self, template: str, line: int, **fields: object) -> CodegenError:
+        return CodegenError(template.format(label=self.label, line=line, **fields))
+
+    def entries(self, data: Any) -> list[OpEntry]:
+        if not isinstance(data, list):
+            line = data.line if isinstance(data, Located) else 1
+            raise self.fail(NOT_A_LIST, line, kind=_kind(data))
+        assert isinstance(data, LocatedList)
+        result: list[OpEntry] = []
+        seen: dict[str, int] = {}
+        for item, line in zip(data, data.item_lines):
+            entry = self.entry(item, line)
+            name = entry.schema.full_name
+            if name in seen:
+                raise self.fail(DUPLICATE_OP, line, name=name, first=seen[name])
+            seen[name] = line
+            clash = next((e for e in result if e.attr_name == entry.attr_name), None)
+            if clash is not None:
+                raise self.fail(NAME_CLASH, line, name=name, other=clash.schema.full_name, attr=entry.attr_name)
+            result.append(entry)
+        return result
+
+    def entry(self, item: Any, line: int) -> OpEntry:
+        if not isinstance(item, Located):
+            raise self.fail(NOT_A_MAPPING, line, kind=_kind(item))
+        for key in item:
+            if key not in _FIELDS:
+                raise self.fail(UNKNOWN_FIELD, item.line_of(key), field=key)
+        if "func" not in item:
+            raise self.fail(MISSING_FUNC, item.line)
+        func = item["func"]
+        func_line = item.line_of("func")
+        if not isinstance(func, str):
+            raise self.fail(NOT_TEXT, func_line, field="func", kind=_kind(func))
+        if "(" not in func:
+            return self.kernels_only(item, func.strip(), func_line)
+        schema = self.schema(func, func_line)
+        function, method = self.variants(item, schema)
+        kernels = self.kernels(item, schema)
+        return OpEntry(schema, func_line, function, method, kernels)
+
+    def schema(self, func: str, line: int) -> FunctionSchema:
+        try:
+            schema = parse_schema(func)
+        except SchemaParseError as error:
+            raise self.fail(BAD_SCHEMA, line, reason=str(error).splitlines()[0]) from None
+        except ValueError as error:
+            raise self.fail(BAD_SCHEMA, line, reason=str(error)) from None
+        want = self.options.namespace
+        if schema.namespace and schema.namespace != want:
+            raise self.fail(WRONG_NAMESPACE, line, name=schema.full_name, ns=schema.namespace, want=want)
+        schema = _namespaced(schema, want)
+        for what, name in (("operator name", schema.name), ("overload name", schema.overload_name)):
+            if keyword.iskeyword(name) or name == "default":
+                raise self.fail(KEYWORD_NAME, line, what=what, name=name)
+        try:
+            signature_from_schema(schema)
+        except SchemaInferenceError as error:
+            raise self.fail(NO_PYTHON_FORM, line, reason=str(error)) from None
+        return schema
+
+    def variants(self, item: Located, schema: FunctionSchema) -> tuple[bool, bool]:
+        raw = item.get("variants", "function")
+        line = item.line_of("variants")
+        if not isinstance(raw, str):
+            raise self.fail(NOT_TEXT, line, field="variants", kind=_kind(raw))
+        chosen = [v.strip() for v in raw.split(",")]
+        for variant in chosen:
+            if variant not in _VARIANTS:
+                raise self.fail(UNKNOWN_VARIANT, line, variant=variant)
+        method = "method" in chosen
+        if method:
+            first = schema.positional[0] if schema.positional else None
+            if first is None or first.name != "self" or str(first.type) != "Tensor":
+                raise self.fail(METHOD_NEEDS_SELF, line, name=schema.full_name)
+        return "function" in chosen, method
+
+    def kernels_only(self, item: Located, name: str, line: int) -> OpEntry:
+        full = _full_name(name, self.options.namespace)
+        if "dispatch" not in item or "variants" in item:
+            raise self.fail(KERNELS_ONLY_NEEDS_DISPATCH, line, name=full)
+        if self.core is None:  # read only when a yaml adds kernels to existing ops
+            self.core = load_core_schemas(self.core_path) if self.core_path.exists() else {}
+        schema = self.core.get(full)
+        if schema is None:
+            raise self.fail(NO_SUCH_CORE_OP, line, name=full, core=self.core_path.name)
+        return OpEntry(schema, line, False, False, self.kernels(item, schema), defines=False)
+
+    def kernels(self, item: Located, schema: FunctionSchema) -> tuple[Kernel, ...]:
+        dispatch = item.get("dispatch", Located())
+        if not isinstance(dispatch, Located):
+            raise self.fail(DISPATCH_NOT_MAPPING, item.line_of("dispatch"), kind=_kind(dispatch))
+        with_keys = self.with_keys(item)
+        result: list[Kernel] = []
+        for keys_text, ref in dispatch.items():
+            line = dispatch.line_of(keys_text)
+            if not isinstance(keys_text, str):
+                raise self.fail(UNKNOWN_KEY, line, key=keys_text)
+            if not isinstance(ref, str):
+                raise self.fail(NOT_TEXT, line, field=f"dispatch: {keys_text}", kind=_kind(ref))
+            kernel_ref, fn = self.resolve(ref.strip(), line)
+            for key_name in (k.strip() for k in keys_text.split(",")):
+                key = DispatchKey.__members__.get(key_name)
+                if key is None:
+                    raise self.fail(UNKNOWN_KEY, line, key=key_name)
+                if any(k.key is key for k in result):
+                    raise self.fail(DUPLICATE_KEY, line, key=key.name, name=schema.full_name)
+                keyed = key in with_keys
+                try:
+                    check_kernel_signature(schema, fn, with_keys=keyed)
+                except (SchemaMismatchError, SchemaInferenceError) as error:
+                    raise self.fail(
+                        KERNEL_MISMATCH, line, ref=ref, key=key.name, name=schema.full_name, reason=str(error)
+                    ) from None
+                result.append(Kernel(key, kernel_ref, keyed))
+        for key in with_keys:
+            if not any(k.key is key for k in result):
+                raise self.fail(WITH_KEYS_UNUSED, item.line_of("with_keys"), key=key.name, name=schema.full_name)
+        return tuple(result)
+
+    def with_keys(self, item: Located) -> frozenset[DispatchKey]:
+        raw = item.get("with_keys", [])
+        line = item.line_of("with_keys")
+        names = [raw] if isinstance(raw, str) else raw
+        if not isinstance(names, list):
+            raise self.fail(NOT_TEXT, line, field="with_keys", kind=_kind(raw))
+        keys: set[DispatchKey] = set()
+        for name in names:
+            key = DispatchKey.__members__.get(name) if isinstance(name, str) else None
+            if key is None:
+                raise self.fail(UNKNOWN_KEY, line, key=name)
+            keys.add(key)
+        return frozenset(keys)
+
+    def resolve(self, ref: str, line: int) -> tuple[KernelRef, Any]:
+        if not ref or not check_dotted(ref):
+            raise self.fail(BAD_REFERENCE, line, ref=ref)
+        module_name, _, attribute = ref.rpartition(".")
+        if not module_name:
+            if self.options.kernels_module is None:
+                raise self.fail(NO_KERNELS_MODULE, line, ref=ref)
+            module_name = self.options.kernels_module
+        module = self.modules.get(module_name)
+        if module is None:
+            try:
+                module = importlib.import_module(module_name)
+            except Exception as error:  # noqa: BLE001 -- any failure is reported with file:line
+                raise self.fail(
+                    KERNEL_IMPORT, line, module=module_name, ref=ref, error=f"{type(error).__name__}: {error}"
+                ) from None
+            self.modules[module_name] = module
+        if not hasattr(module, attribute):
+            raise self.fail(KERNEL_MISSING, line, module=module_name, attribute=attribute)
+        fn = getattr(module, attribute)
+        defined_in = getattr(fn, "__module__", None) or ""
+        if not inspect.isfunction(fn) or not (defined_in == module_name or defined_in.startswith(module_name + ".")):
+            kind = f"a {type(fn).__name__}" if not inspect.isfunction(fn) else f"a function from {defined_in!r}"
+            raise self.fail(KERNEL_NOT_FUNCTION, line, ref=ref, kind=kind, module=module_name)
+        return KernelRef(module_name, attribute), fn
+
+
+def load_entries(path: Path, options: Options, core_path: Path) -> list[OpEntry]:
+    """The validated entries of the op yaml at ``path``; ``CodegenError`` on the first problem.
+    ``core_path`` is the core yaml, read when an entry adds kernels to a core op."""
+    label = options.source_label
+    return _Validator(label, options, core_path).entries(load_yaml(path, label))
+
+
+def load_op_list(path: Path, namespace: str, known: dict[str, OpEntry], source: str) -> set[str]:
+    """Full names listed in an op-list yaml (``- core::add.Tensor`` or ``- add.Tensor``)."""
+    label = str(path)
+    data = load_yaml(path, label)
+    if not isinstance(data, LocatedList):
+        raise CodegenError(OP_LIST_ITEM.format(label=label, line=getattr(data, "line", 1), kind=_kind(data)))
+    chosen: set[str] = set()
+    for item, line in zip(data, data.item_lines):
+        if not isinstance(item, str):
+            raise CodegenError(OP_LIST_ITEM.format(label=label, line=line, kind=_kind(item)))
+        name = _full_name(item.strip(), namespace)
+        if name.endswith(".default"):
+            name = name[: -len(".default")]
+        if name not in known:
+            raise CodegenError(OP_LIST_UNKNOWN.format(label=label, line=line, name=name, source=source))
+        chosen.add(name)
+    return chosen

@@ -1,0 +1,160 @@
+"""Generated wrappers: their text per shape, installation, conversions and stack helpers."""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+from typing import Any
+
+import pytest
+
+from typedops.boxing import (
+    BoxedReturnError,
+    GeneratedSourceError,
+    boxing_source,
+    call_shape,
+    check_identifier,
+    drop,
+    last,
+    make_boxing,
+    make_unboxing,
+    peek,
+    pop,
+    push,
+    unboxing_source,
+)
+from typedops.boxing._convert import to_list, to_tuple
+from typedops.boxing._source import install, numbered
+from typedops.schema import parse_schema
+
+ADD = call_shape(parse_schema("t::add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"))
+SPLIT = call_shape(parse_schema("t::split(Tensor self, int[2] sizes, int dim=0) -> (Tensor, Tensor)"))
+
+
+def test_unboxing_source_text() -> None:
+    assert unboxing_source(ADD, keyed=False) == (
+        "def make(_fn):\n"
+        "    def unboxing(op, keys, stack):\n"
+        "        k0 = stack.pop()\n"
+        "        a1 = stack.pop()\n"
+        "        a0 = stack.pop()\n"
+        "        stack.append(_fn(a0, a1, alpha=k0))\n"
+        "    return unboxing\n"
+    )
+
+
+def test_unboxing_source_with_keys_conversions_and_two_returns() -> None:
+    assert unboxing_source(SPLIT, keyed=True, conversions=("", "tuple:2", "")) == (
+        "def make(_fn):\n"
+        "    def unboxing(op, keys, stack):\n"
+        "        a2 = stack.pop()\n"
+        "        a1 = stack.pop()\n"
+        "        a0 = stack.pop()\n"
+        "        a1 = _to_tuple(a1, 2)\n"
+        "        _r = _fn(keys, a0, a1, a2)\n"
+        "        if len(_r) != 2:\n"
+        "            raise _wrong_tuple(op, _r, 2)\n"
+        "        stack.extend(_r)\n"
+        "    return unboxing\n"
+    )
+
+
+def test_boxing_source_text() -> None:
+    assert boxing_source(ADD) == (
+        "def make(_fn, _op):\n"
+        "    def boxing(keys, a0, a1, *, alpha):\n"
+        "        stack = [a0, a1, alpha]\n"
+        "        _fn(_op, keys, stack)\n"
+        "        if len(stack) != 1:\n"
+        "            raise _bad_returns(_op, stack, 1)\n"
+        "        return stack[0]\n"
+        "    return boxing\n"
+    )
+
+
+def test_wrappers_of_one_shape_share_their_code() -> None:
+    first = make_unboxing(ADD, lambda a, b, alpha: a)
+    second = make_unboxing(ADD, lambda a, b, alpha: b)
+    assert first.__code__ is second.__code__
+
+
+def test_generated_code_is_in_linecache() -> None:
+    wrapper = make_unboxing(ADD, lambda a, b, alpha: a)
+    filename = wrapper.__code__.co_filename
+    assert filename.startswith("<typedops unboxing (Tensor, Tensor, *, alpha) -> 1 #")
+    assert linecache.getline(filename, 6).strip() == "stack.append(_fn(a0, a1, alpha=k0))"
+    assert "stack.pop()" in inspect.getsource(wrapper)
+
+
+def test_unboxing_and_boxing_run() -> None:
+    stack: list[Any] = [1, 2, 3]
+    make_unboxing(ADD, lambda a, b, alpha: a + b * alpha)(None, None, stack)
+    assert stack == [7]
+
+    def boxed(op: Any, keys: Any, stack: list[Any]) -> None:
+        a, b, alpha = stack
+        stack[:] = [a - b * alpha]
+
+    assert make_boxing(ADD, boxed, "t::add")(None, 10, 2, alpha=3) == 4
+
+
+def test_a_boxed_kernel_leaving_the_wrong_number_of_values() -> None:
+    def bad(op: Any, keys: Any, stack: list[Any]) -> None:
+        stack.append(0)
+
+    with pytest.raises(BoxedReturnError) as info:
+        make_boxing(ADD, bad, "t::add")(None, 1, 2, alpha=3)
+    assert str(info.value) == (
+        "boxed kernel of t::add left 4 value(s) on the stack, but its schema returns 1; "
+        "a boxed kernel pops its arguments and pushes its returns"
+    )
+
+
+def test_compile_failure_shows_the_numbered_source() -> None:
+    source = "def make():\n    return (\n"
+    with pytest.raises(GeneratedSourceError) as info:
+        install(source, {}, "broken", "make")
+    message = str(info.value)
+    assert message.startswith("typedops generated code that does not compile (")
+    assert message.endswith("please report this with the source below:\n" + numbered(source))
+    assert numbered(source) == "1 | def make():\n2 |     return ("
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("x y", "argument 'x y' cannot be used in generated code: it must be an ASCII identifier and not a Python keyword"),
+        ("class", "argument 'class' cannot be used in generated code: it must be an ASCII identifier and not a Python keyword"),
+        ("é", "argument 'é' cannot be used in generated code: it must be an ASCII identifier and not a Python keyword"),
+    ],
+)
+def test_check_identifier_refuses(name: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        check_identifier(name, "argument")
+    assert str(info.value) == message
+
+
+def test_keyword_argument_names_get_a_trailing_underscore() -> None:
+    shape = call_shape(parse_schema("t::can_cast(ScalarType from, ScalarType to) -> bool"))
+    assert [a.name for a in shape.args] == ["from_", "to"]
+
+
+def test_conversions() -> None:
+    assert to_tuple([1, 2]) == (1, 2) and to_tuple(3, 2) == (3, 3) and to_tuple(None) is None
+    assert to_list((1, 2)) == [1, 2] and to_list(3, 2) == [3, 3] and to_list(None) is None
+    same = (1, 2)
+    assert to_tuple(same) is same
+
+
+def test_stack_helpers() -> None:
+    stack: list[Any] = []
+    push(stack, 1, 2, 3)
+    assert peek(stack, 0, 3) == 1 and peek(stack, 2, 3) == 3
+    assert last(stack, 2) == [2, 3]
+    assert pop(stack) == 3
+    drop(stack, 2)
+    assert stack == []
+    with pytest.raises(IndexError, match=r"^peek\(0, 1\) on a stack of 0 values$"):
+        peek(stack, 0, 1)
+    with pytest.raises(IndexError, match=r"^drop\(1\) on a stack of 0 values$"):
+        drop(stack, 1)

@@ -119,17 +119,19 @@ def _function_for(handle: OperatorHandle) -> Any:
         call.__code__, call.__globals__, handle.schema.name, call.__defaults__, call.__closure__
     )
     fn.__kwdefaults__ = call.__kwdefaults__
-    fn.__qualname__ = handle.full_name
-    fn.__doc__ = f"{handle.schema}"
-    fn.handle = handle
-    fn.schema = handle.schema
-    fn.name = handle.name
-    fn.overload_name = handle.overload_name
-    fn.call_boxed = entry.call_boxed
-    fn.redispatch = entry.redispatch
-    fn.redispatch_boxed = entry.redispatch_boxed
-    fn.dump = handle.dump
-    fn.dump_table = handle.dump_table
+    fn.__qualname__ = entry.full_name
+    schema = entry.schema
+    fn.__dict__.update(
+        handle=handle,
+        schema=schema,
+        name=f"{schema.namespace}::{schema.name}",
+        overload_name=schema.overload_name,
+        call_boxed=entry.call_boxed,
+        redispatch=entry.redispatch,
+        redispatch_boxed=entry.redispatch_boxed,
+        dump=handle.dump,
+        dump_table=handle.dump_table,
+    )
     return fn
 
 

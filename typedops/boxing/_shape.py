@@ -139,9 +139,25 @@ def call_shape(schema: FunctionSchema) -> CallShape:
         )
     # Argument names are ASCII identifiers (the schema model checks them); python_name
     # renames Python keywords, so every name is safe to write into generated code.
-    args = [
-        ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensor_use(arg.type), check_kind(arg.type))
-        for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True))
-        for arg in args_of
-    ]
+    args = []
+    for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True)):
+        for arg in args_of:
+            tensors, check = _type_facts(arg.type)
+            args.append(ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check))
     return CallShape(tuple(args), len(schema.returns))
+
+
+# Type object -> (its TensorUse, its check kind), by identity: types are shared objects
+# (the parser interns them, inference caches them), and walking one costs microseconds.
+_facts_by_id: dict[int, tuple[Type, TensorUse, str]] = {}
+
+
+def _type_facts(type_: Type) -> tuple[TensorUse, str]:
+    known = _facts_by_id.get(id(type_))
+    if known is not None and known[0] is type_:
+        return known[1], known[2]
+    facts = (tensor_use(type_), check_kind(type_))
+    if len(_facts_by_id) >= 4096:
+        _facts_by_id.clear()
+    _facts_by_id[id(type_)] = (type_, *facts)  # keeps the type alive, so its id stays its own
+    return facts

@@ -57,6 +57,7 @@ from ._keys import (
     DispatchKeySet,
     backend_key_for,
 )
+from ._entry import make_entries
 from ._kernel import Boxed, Registration
 
 from ._handle import OperatorHandle
@@ -182,8 +183,6 @@ class OperatorEntry:
         if self._entries is None:
             with self._lock:
                 if self._entries is None:
-                    from ._entry import make_entries
-
                     entries = make_entries(self)
                     self.handle.bind_entries(*entries)
                     self._entries = entries

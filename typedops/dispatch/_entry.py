@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from .._dtypes import Device, Layout, MemoryFormat, ScalarType
 from ..boxing import CallShape, TensorUse
 from ..boxing._ivalue import mismatch
-from ..boxing._wrappers import _bad_returns
+from ..boxing._wrappers import _bad_returns, _wrong_tuple
 from ..boxing._source import install
 from ._keys import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
@@ -85,6 +85,21 @@ def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str) -> list[str]:
         "        if _tls_active:",
         "            _b = _apply(_b)",
     ]
+
+
+# Note [Direct boxed calls]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# call_boxed has already unpacked and checked the arguments, and the stack holds exactly
+# them. So when no argument is list-typed (lists may need converting to the kernel's own
+# sequence type, which the unboxing wrapper does), it calls the op's *unboxed* slot with
+# the unpacked values and writes the result back: one call instead of three (slot
+# partial, unboxing wrapper, kernel). A boxed kernel reached this way runs through its
+# boxing wrapper, so it still sees a stack of the arguments. redispatch_boxed always takes
+# the boxed path: a fallback's stack may hold more than the call's arguments.
+def _direct_boxed(shape: CallShape) -> bool:
+    return not any(
+        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check == "slow" for a in shape.args
+    )
 
 
 _FAST_CHECKS: Final = {
@@ -165,9 +180,28 @@ def entry_source(shape: CallShape, trace: bool) -> str:
     if checks:
         lines.append(f"        if not ({' and '.join(checks)}):")
         lines.append("            _check_stack(_op, stack, _filled)")
-    lines += boxed_dispatch("call_boxed")
-    lines.append(f"        if len(stack) != {shape.returns}:")
-    lines.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
+    if trace or not _direct_boxed(shape):
+        lines += boxed_dispatch("call_boxed")
+        lines.append(f"        if len(stack) != {shape.returns}:")
+        lines.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
+    else:
+        # See Note [Direct boxed calls].
+        local_args = ", ".join(
+            [locals_[i] for i, a in enumerate(shape.args) if not a.kwarg_only]
+            + [f"{a.name}={locals_[i]}" for i, a in enumerate(shape.args) if a.kwarg_only]
+        )
+        call = f"_op.cache[_b]({local_args})"
+        if shape.returns == 0:
+            lines += [f"        {call}", "        stack.clear()"]
+        elif shape.returns == 1:
+            lines.append(f"        stack[:] = ({call},)")
+        else:
+            lines += [
+                f"        _r = {call}",
+                f"        if len(_r) != {shape.returns}:",
+                f"            raise _wrong_tuple(_op, _r, {shape.returns})",
+                "        stack[:] = _r",
+            ]
     lines.append("    def redispatch_boxed(_ks, stack):")
     lines.append(below)
     lines += boxed_dispatch("redispatch_boxed")
@@ -226,6 +260,7 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_op_bad_stack": _bad_stack,
     "_arity": _arity,
     "_bad_returns": _bad_returns,
+    "_wrong_tuple": _wrong_tuple,
     "_check_stack": _check_stack,
     "_fits": _fits,
     "_SCALARS": frozenset({int, float, bool, complex}),

@@ -16,7 +16,8 @@ from typing import Any, Final, Optional
 from .._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from .._errors import SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, literal_value
-from ._infer import _DICT_KEYS, _EMPTY, _ENUMS, _SUPPORTED
+from ._infer import _DICT_KEYS, _EMPTY, _ENUMS
+from ._infer_messages import _SUPPORTED
 from ._model import Argument, FunctionSchema
 from ._types import BaseType, DictType, ListType, OptionalType, Type
 

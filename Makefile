@@ -37,10 +37,10 @@ compat: $(STAMP)-compat
 bench: $(STAMP)-bench
 	$(PY) -m benchmarks
 
-# Regenerates the checked-in generated libraries (written only where they change).
-# The bundled core library joins here once typedops/core/native_functions.yaml exists:
-#   $(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
+# Regenerates the checked-in generated libraries (written only where they change): the
+# bundled core library and the code generator's demo library.
 codegen: $(STAMP)-base
+	$(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
 	$(PY) -m typedops.cli codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 
 clean:

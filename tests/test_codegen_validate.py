@@ -30,7 +30,14 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
         ("- func: double(Tensor self) -> Tensor\n  variants: function, staticmethod\n",
          "ops.yaml:2: unknown variant 'staticmethod' (use function, method)"),
         ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
-         "ops.yaml:2: vd::cat has variant 'method', so its first argument must be 'Tensor self'"),
+         "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
+        ("- func: pick(Tensor? mask=None, Tensor self) -> Tensor\n  variants: method\n",
+         "ops.yaml:1: argument 'self' of vd::pick has no default but follows one that has, which a Python "
+         "signature allows only for keyword-only parameters"),
+        ("- func: pick(Tensor mask, Tensor self) -> Tensor\n  variants: method\n"
+         "- func: pick.other(Tensor self, Tensor mask) -> Tensor\n  variants: method\n",
+         "ops.yaml:1: vd::pick takes 'self' after other arguments, so it must be the only overload of "
+         "'pick' with variant 'method' (here also vd::pick.other)"),
         (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
         ("- func: other::double(Tensor self) -> Tensor\n",
          "ops.yaml:1: other::double is in namespace 'other' but this yaml generates namespace 'vd'; "
@@ -83,7 +90,7 @@ def test_string_defaults_reach_source_only_through_repr(tmp_path: Path) -> None:
     path.write_text(f"- func: f(Tensor self, str s={default}) -> Tensor\n")
     files = generate(path, tmp_path / "out", namespace="vd_repr")
     registration = files[tmp_path / "out" / "_registration.py"]
-    assert f"_Argument('s', _t1, {default!r})" in registration
+    assert f"_argument('s', _t1, {default!r}, None, 0)" in registration
     assert "\nimport os" not in registration
 
 

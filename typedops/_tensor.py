@@ -27,6 +27,7 @@ from ._strides import (
     wrap_dim,
 )
 from .dispatch._keys import DispatchKey, DispatchKeySet, autograd_key_for
+from .dispatch._ops import load_lazy_library
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,7 +66,16 @@ def backend_key_for_device(device: Device) -> DispatchKey:
     return _BACKEND_FOR_DEVICE[device.type]
 
 
-class Tensor:
+if TYPE_CHECKING:
+    # The generated core methods (x.add(y), x.where(c, y)) for the type checker only; at
+    # run time typedops.core installs them. See Note [Stubs for ops and methods] in
+    # typedops/codegen/_stubs.py.
+    from _typedops_ops_core import TensorMethods as _TensorMethods
+else:
+    _TensorMethods = object
+
+
+class Tensor(_TensorMethods):
     """An n-dimensional strided view of a storage, with a dtype, a device and dispatch keys.
 
     ``Tensor(array, dtype=..., shape=..., device=...)`` wraps a numpy array (or None on
@@ -244,6 +254,15 @@ class Tensor:
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return self.numpy().reshape(()).item()
+
+    if not TYPE_CHECKING:  # mypy must not see a __getattr__: it would accept any attribute
+
+        def __getattr__(self, name: str) -> Any:
+            """Runs only for a missing attribute: loads the core library, whose methods
+            (``x.add(y)``) then exist. See Note [Loading the core library] in dispatch/_ops.py."""
+            if name.startswith("_") or not load_lazy_library("core"):
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            return getattr(self, name)
 
     def __repr__(self) -> str:
         if self._storage.data is None:

@@ -103,11 +103,84 @@ def operators() -> None:
     print(f"calls seen:  {dict(counts)}")
 
 
+_TOUR_YAML = """\
+# A two-op library for the demo (namespace tour), with kernels in tour_kernels.py.
+- func: scale(Tensor self, float factor=2.0) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeImplicitAutograd: scale
+
+- func: axpy(Tensor x, Tensor self, Scalar a=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CompositeImplicitAutograd: axpy
+"""
+
+_TOUR_KERNELS = """\
+from typedops import Scalar, Tensor, core
+
+
+def scale(self: Tensor, factor: float) -> Tensor:
+    return core.mul(self, factor)
+
+
+def axpy(x: Tensor, self: Tensor, a: Scalar) -> Tensor:
+    return core.add(self, x, alpha=a)
+"""
+
+
+def codegen() -> None:
+    import importlib
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from . import core
+    from .codegen import generate, write_files
+    from ._dtypes import Device, MemoryFormat
+
+    _section("Code generation: an op yaml -> registration, typed API, methods, stubs")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "tour_ops.yaml").write_text(_TOUR_YAML)
+        (root / "tour_kernels.py").write_text(_TOUR_KERNELS)
+        sys.path.insert(0, tmp)
+        try:
+            files = write_files(generate(root / "tour_ops.yaml", root / "tour_generated", namespace="tour",
+                                         kernels="tour_kernels", stubs=root / "stubs"))  # fmt: skip
+            print("generated:   " + ", ".join(sorted(str(p.relative_to(root)) for p in files)))
+            tour: Any = importlib.import_module("tour_generated")
+            x, y = tensor([1.0, 2.0]), tensor([10.0, 20.0])
+            m: Any = x  # tour's methods are not in the typed Tensor (its stubs are in the temp dir)
+            print(f"tour.scale(x, 3.0)        = {tour.scale(x, 3.0)}")
+            print(f"x.scale()                 = {m.scale()}")
+            print(f"tour.axpy(x, y, 2)        = {tour.axpy(x, y, 2)}   (schema: axpy(Tensor x, Tensor self, ...))")
+            w: Any = y
+            print(f"y.axpy(x, a=2)            = {w.axpy(x, a=2)}   (self moves into place)")
+            tour._registration.LIBRARY.remove()
+        finally:
+            sys.path.remove(tmp)
+            for name in [n for n in sys.modules if n.startswith(("tour_generated", "tour_kernels"))]:
+                del sys.modules[name]
+
+    _section("The bundled core library (typedops.core, generated from native_functions.yaml)")
+    a, b = tensor([[1.0, 2.0], [3.0, 4.0]]), tensor([10.0, 20.0])
+    print(f"core.add(a, b, alpha=2)   = {core.add(a, b, alpha=2)}")
+    print(f"a.matmul(a).sum()         = {a.matmul(a).sum()}")
+    n = core.ones([2, 3, 4, 5])
+    cl = n.contiguous(memory_format=MemoryFormat.channels_last)
+    print(f"contiguous strides        = {n.stride()};  channels_last strides = {cl.stride()}")
+    meta = core.ones([64, 128], device=Device("meta"))
+    out = core.matmul(meta, core.ones([128, 32], device=Device("meta")))
+    print(f"Meta matmul               = shape {out.shape}, dtype {out.dtype.name}, no data: {out}")
+
+
 def main() -> None:
     schema_language()
     errors()
     compatibility()
     operators()
+    codegen()
 
 
 if __name__ == "__main__":

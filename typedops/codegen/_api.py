@@ -6,6 +6,18 @@ path, and importing stays cheap). A name with several overloads gets a chooser t
 tests the arguments that tell the overloads apart -- a required keyword (``out=``), or a
 tensor where another overload takes a number -- and otherwise falls back to the ops
 packet's binding rules (``typedops.codegen._runtime.choose``).
+
+Note [Methods with self not first]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A method is called as ``x.name(...)``, so its receiver is the schema's ``self`` wherever
+that argument stands: ``where.self(Tensor condition, Tensor self, Tensor other)`` is
+``x.where(condition, other)``. When ``self`` is first, the op's entry function is the
+method itself. Otherwise the method is a small wrapper taking ``self`` first, then the
+arguments before ``self`` by name, then the rest as given, and calls the op with them in
+schema order. The arguments before ``self`` are required (a schema whose required
+argument follows a defaulted one has no Python form and is refused), and validation makes
+such an op the only method overload of its name (the overload chooser reads arguments by
+schema position); the method stub takes ``self`` first and the others in schema order.
 """
 
 from __future__ import annotations
@@ -14,7 +26,7 @@ from typing import Final
 
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
-from ._model import OpEntry, Options
+from ._model import OpEntry, Options, self_index
 from ._text import STUB_IMPORTS, header, parameters, returns_annotation
 
 __all__ = ["group", "chooser_lines", "functions_source", "functions_stub", "methods_source", "init_source", "init_stub"]
@@ -167,16 +179,33 @@ def methods_source(entries: list[OpEntry], options: Options) -> str:
         lines += ["", f"{table} = ({pairs}\n)"]
         lines += chooser_lines(f"_method_{name}", [e.schema for e in members],
                                [f"_r.{e.attr_name}.call" for e in members], table)  # fmt: skip
+    for name, members in groups.items():
+        index = self_index(members[0].schema)
+        if len(members) == 1 and index:
+            lines += ["", *_moved_self_lines(name, members[0], index)]
     lines += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
     if not groups:
         lines.append("    return")
     for name, members in groups.items():
-        if len(members) > 1:
+        if len(members) > 1 or self_index(members[0].schema):
             lines.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
             lines.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, _r.{members[0].attr_name}))")
     lines.append("")
     return "\n".join(lines)
+
+
+def _moved_self_lines(name: str, entry: OpEntry, index: int) -> list[str]:
+    """The method of an op whose ``self`` is not first. See Note [Methods with self not first]."""
+    before = [python_name(a.name) for a in entry.schema.positional[:index]]
+    params = ", ".join(f"{n}: Any" for n in before)
+    call = ", ".join([*before, "self"])
+    return [
+        "",
+        f"def _method_{name}(self: Any, {params}, *args: Any, **kwargs: Any) -> Any:",
+        f'    """{entry.schema.full_name} as a method: self moves to its place in the schema."""',
+        f"    return _r.{entry.attr_name}.call({call}, *args, **kwargs)",
+    ]
 
 
 def init_source(entries: list[OpEntry], options: Options, *, has_methods: bool) -> str:

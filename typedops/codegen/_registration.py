@@ -1,7 +1,8 @@
 """The registration module: pre-built schema objects, definitions, kernels (``check=False``).
 
-Importing it parses nothing: every ``FunctionSchema`` is written as constructor calls,
-with each distinct type object built once and shared (``_t0 = BaseType('Tensor')``).
+Importing it parses and re-checks nothing: every ``FunctionSchema`` is written as calls of
+the unchecked builders in ``typedops.schema._build`` (the generator validated it), with each
+distinct type object built once by its public constructor and shared (``_t0 = BaseType('Tensor')``).
 See Note [Nothing unvalidated reaches source] in _validate.py.
 """
 
@@ -67,21 +68,18 @@ class _Types:
         raise TypeError(f"no constructor expression for schema type {t!r} ({type(t).__name__})")
 
 
-def _alias(alias: AliasInfo | None, depth: int) -> str:
+def _alias(alias: AliasInfo | None) -> str:
     if alias is None:
-        return ""
-    text = f", alias=_AliasInfo({alias.before!r}, {alias.after!r}, {alias.is_write!r})"
-    return text + (f", alias_depth={depth!r}" if depth else "")
+        return "None"
+    return f"_alias({alias.before!r}, {alias.after!r}, {alias.is_write!r})"
 
 
 def _argument(arg: Argument, types: _Types) -> str:
-    default = "" if arg.default is None else f", {arg.default!r}"
-    return f"_Argument({arg.name!r}, {types.ref(arg.type)}{default}{_alias(arg.alias, arg.alias_depth)})"
+    return f"_argument({arg.name!r}, {types.ref(arg.type)}, {arg.default!r}, {_alias(arg.alias)}, {arg.alias_depth!r})"
 
 
 def _return(ret: Return, types: _Types) -> str:
-    name = "" if ret.name is None else f", {ret.name!r}"
-    return f"_Return({types.ref(ret.type)}{name}{_alias(ret.alias, ret.alias_depth)})"
+    return f"_return({types.ref(ret.type)}, {ret.name!r}, {_alias(ret.alias)}, {ret.alias_depth!r})"
 
 
 def _tuple(items: list[str]) -> str:
@@ -89,17 +87,20 @@ def _tuple(items: list[str]) -> str:
 
 
 def schema_expr(schema: FunctionSchema, types: _Types) -> str:
-    """Constructor-call text that rebuilds ``schema`` exactly."""
-    parts = [repr(schema.name), f"namespace={schema.namespace!r}"]
-    if schema.overload_name:
-        parts.append(f"overload_name={schema.overload_name!r}")
-    if schema.positional:
-        parts.append(f"positional={_tuple([_argument(a, types) for a in schema.positional])}")
-    if schema.kwarg_only:
-        parts.append(f"kwarg_only={_tuple([_argument(a, types) for a in schema.kwarg_only])}")
-    if schema.returns:
-        parts.append(f"returns={_tuple([_return(r, types) for r in schema.returns])}")
-    return f"_FunctionSchema({', '.join(parts)})"
+    """Builder-call text that rebuilds ``schema`` exactly, without re-running the checks of
+    the public constructors (the generator validated the schema; see typedops/schema/_build.py).
+    Types keep their public constructors: each is built once per module and shared."""
+    parts = [
+        repr(schema.name),
+        repr(schema.namespace),
+        repr(schema.overload_name),
+        _tuple([_argument(a, types) for a in schema.positional]),
+        _tuple([_argument(a, types) for a in schema.kwarg_only]),
+        _tuple([_return(r, types) for r in schema.returns]),
+    ]
+    if schema.is_vararg or schema.is_varret:
+        parts += [repr(schema.is_vararg), repr(schema.is_varret)]
+    return f"_schema({', '.join(parts)})"
 
 
 def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
@@ -140,11 +141,14 @@ def registration_source(entries: list[OpEntry], options: Options) -> str:
     lines += [
         "from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library",
         "from typedops.schema import (",
-        "    AliasInfo as _AliasInfo, Argument as _Argument, AwaitType as _AwaitType,",
-        "    BaseType as _BaseType, ClassType as _ClassType, DictType as _DictType,",
-        "    FunctionSchema as _FunctionSchema, FutureType as _FutureType, ListType as _ListType,",
-        "    OptionalType as _OptionalType, Return as _Return, RRefType as _RRefType,",
-        "    TupleType as _TupleType, TypeVar as _TypeVar,",
+        "    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,",
+        "    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,",
+        "    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,",
+        "    TypeVar as _TypeVar,",
+        ")",
+        "# Unchecked builders: the generator validated every schema below.",
+        "from typedops.schema._build import (",
+        "    alias as _alias, argument as _argument, make_return as _return, schema as _schema,",
         ")",
     ]
     if impl_namespaces:

@@ -38,6 +38,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
     defined = [e for e in entries if e.defines]
     lines = header(options, f"types of typedops.ops.{ns} and of the Tensor methods (typing only)")
     lines += [
+        "import builtins as _builtins",
         "from collections.abc import Sequence as _Sequence",
         "from typing import overload",
         "",

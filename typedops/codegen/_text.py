@@ -30,7 +30,8 @@ def header(options: Options, what: str) -> list[str]:
 def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
     """The annotation text for ``type_``; arguments accept any sequence for a list.
 
-    ``prefix`` qualifies typedops' names (``_t.Tensor``) where a class body could shadow them.
+    ``prefix`` qualifies typedops' names (``_t.Tensor``) and builtins (``_builtins.int``)
+    where a class body could shadow them.
     """
     if isinstance(type_, OptionalType):
         return f"{annotation(type_.elem, argument=argument, prefix=prefix)} | None"
@@ -38,17 +39,24 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
         inner = annotation(type_.elem, argument=argument, prefix=prefix)
         return f"{prefix and '_'}Sequence[{inner}]" if argument else f"list[{inner}]"
     assert isinstance(type_, BaseType), f"validated types have Python forms, not {type_}"
-    return type_.name if type_.name in _BUILTINS else f"{prefix}{type_.name}"
+    if type_.name in _BUILTINS:
+        # In a class body an overload attribute may be named 'int' (transpose.int): with a
+        # prefix, builtins are qualified too (the stub imports builtins as _builtins).
+        return f"_builtins.{type_.name}" if prefix else type_.name
+    return f"{prefix}{type_.name}"
 
 
 _BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex"})
 
 
 def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str = "") -> list[str]:
-    """Stub parameter texts (``name: T = ...``), with ``*`` before keyword-only ones."""
+    """Stub parameter texts (``name: T = ...``), with ``*`` before keyword-only ones.
+
+    ``skip_self`` leaves out ``self`` wherever it is (a method's receiver); the others keep
+    schema order."""
     params: list[str] = []
-    for index, arg in enumerate(schema.positional):
-        if skip_self and index == 0:
+    for arg in schema.positional:
+        if skip_self and arg.name == "self":
             continue
         default = " = ..." if arg.has_default else ""
         params.append(f"{python_name(arg.name)}: {annotation(arg.type, argument=True, prefix=prefix)}{default}")

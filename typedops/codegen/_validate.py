@@ -23,7 +23,7 @@ from .._errors import SchemaInferenceError, SchemaMismatchError, SchemaParseErro
 from ..dispatch import DispatchKey
 from ..dispatch._signature import check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
-from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options
+from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, self_index
 from ._yaml import Located, LocatedList, load_yaml
 
 __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
@@ -50,7 +50,11 @@ NAME_CLASH: Final = (
 )
 UNKNOWN_VARIANT: Final = "{label}:{line}: unknown variant {variant!r} (use function, method)"
 METHOD_NEEDS_SELF: Final = (
-    "{label}:{line}: {name} has variant 'method', so its first argument must be 'Tensor self'"
+    "{label}:{line}: {name} has variant 'method', so it needs a positional argument 'Tensor self'"
+)
+METHOD_SELF_NOT_FIRST_OVERLOADED: Final = (
+    "{label}:{line}: {name} takes 'self' after other arguments, so it must be the only overload of "
+    "{base!r} with variant 'method' (here also {other})"
 )
 NO_PYTHON_FORM: Final = "{label}:{line}: {reason}"
 UNKNOWN_KEY: Final = "{label}:{line}: unknown dispatch key {key!r}"
@@ -146,7 +150,22 @@ class _Validator:
             if clash is not None:
                 raise self.fail(NAME_CLASH, line, name=name, other=clash.schema.full_name, attr=entry.attr_name)
             result.append(entry)
+        self.check_method_overloads(result)
         return result
+
+    def check_method_overloads(self, entries: list[OpEntry]) -> None:
+        """A method whose ``self`` is not first is generated as its own wrapper, so no other
+        method overload may share its name (See Note [Methods with self not first] in _api.py)."""
+        methods: dict[str, list[OpEntry]] = {}
+        for entry in entries:
+            if entry.method:
+                methods.setdefault(entry.schema.name, []).append(entry)
+        for base, members in methods.items():
+            moved = next((e for e in members if self_index(e.schema)), None)
+            if moved is not None and len(members) > 1:
+                other = next(e for e in members if e is not moved)
+                raise self.fail(METHOD_SELF_NOT_FIRST_OVERLOADED, moved.line, name=moved.schema.full_name,
+                                base=base, other=other.schema.full_name)  # fmt: skip
 
     def entry(self, item: Any, line: int) -> OpEntry:
         if not isinstance(item, Located):
@@ -198,8 +217,8 @@ class _Validator:
                 raise self.fail(UNKNOWN_VARIANT, line, variant=variant)
         method = "method" in chosen
         if method:
-            first = schema.positional[0] if schema.positional else None
-            if first is None or first.name != "self" or str(first.type) != "Tensor":
+            index = self_index(schema)
+            if index is None or str(schema.positional[index].type) != "Tensor":
                 raise self.fail(METHOD_NEEDS_SELF, line, name=schema.full_name)
         return "function" in chosen, method
 

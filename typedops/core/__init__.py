@@ -1,5 +1,27 @@
 """The core op library: operators in namespace ``core``, declared in
 ``native_functions.yaml`` with their kernels in ``typedops.core.kernels``.
 
-The code generator turns the yaml into registration code and the typed API.
+``typedops/core/_generated`` is generated from the yaml (``make codegen``; a test fails
+when it is stale). Importing this package registers the ops (``typedops.ops.core.add``),
+installs the ``variants: method`` ops on ``Tensor`` (``x.add(y)``), and exposes the typed
+functional API::
+
+    from typedops import core
+    core.add(x, y, alpha=2)
+
+``import typedops`` does not import it (that budget is ``import numpy``'s); the first use of
+``typedops.ops.core`` or of a core method on a tensor does. See Note [Loading the core
+library] in typedops/dispatch/_ops.py.
 """
+
+from typing import TYPE_CHECKING, Any
+
+from ._generated import __all__ as __all__, _functions
+
+if TYPE_CHECKING:
+    from ._generated import *  # noqa: F403 -- the typed functional API (_generated/_functions.pyi)
+else:
+
+    def __getattr__(name: str) -> Any:
+        """The functional API, bound on first use (see _generated/_functions.py)."""
+        return getattr(_functions, name)

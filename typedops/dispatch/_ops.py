@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import OperatorNotFoundError
 from ..boxing._ivalue import mismatch
@@ -108,6 +110,28 @@ class OpNamespace:
         return f"<ops namespace {self._namespace!r}>"
 
 
+# Note [Loading the core library]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``import typedops`` does not import the bundled core library: registering its ops and
+# importing its kernels would put ``import typedops`` over its budget (1.3x ``import
+# numpy``; see benchmarks/bench_codegen_import.py). ``import typedops.core`` loads it, and
+# so does the first use of ``typedops.ops.core`` (here) or of an attribute a Tensor does
+# not have (``Tensor.__getattr__``: ``x.add(y)`` installs the core methods). Once loaded,
+# neither hook runs again: the methods are class attributes, and the check below is one
+# dictionary lookup.
+LAZY_LIBRARIES: Final = {"core": "typedops.core"}
+
+
+def load_lazy_library(namespace: str) -> bool:
+    """Import the bundled library for ``namespace`` if it is one and is not loaded yet;
+    True when this call imported it."""
+    module = LAZY_LIBRARIES.get(namespace)
+    if module is None or module in sys.modules:
+        return False
+    importlib.import_module(module)
+    return True
+
+
 class _Ops:
     """``typedops.ops``: ``ops.<namespace>`` for every namespace with operators."""
 
@@ -117,10 +141,18 @@ class _Ops:
     def __getattr__(self, namespace: str) -> OpNamespace:
         if namespace.startswith("__"):
             raise AttributeError(namespace)
+        load_lazy_library(namespace)  # See Note [Loading the core library]
         return OpNamespace(namespace, self._dispatcher)
 
     def __dir__(self) -> list[str]:
         return self._dispatcher.namespaces()
 
 
-ops = _Ops(dispatcher)
+if TYPE_CHECKING:
+    # The generated typing-only module: ops.core.<name>.<overload> with the schemas'
+    # signatures. See Note [Stubs for ops and methods] in typedops/codegen/_stubs.py.
+    from _typedops_ops_core import Ops
+
+    ops: Ops
+else:
+    ops = _Ops(dispatcher)

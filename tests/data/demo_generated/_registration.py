@@ -4,11 +4,14 @@
 # fmt: off
 from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library
 from typedops.schema import (
-    AliasInfo as _AliasInfo, Argument as _Argument, AwaitType as _AwaitType,
-    BaseType as _BaseType, ClassType as _ClassType, DictType as _DictType,
-    FunctionSchema as _FunctionSchema, FutureType as _FutureType, ListType as _ListType,
-    OptionalType as _OptionalType, Return as _Return, RRefType as _RRefType,
-    TupleType as _TupleType, TypeVar as _TypeVar,
+    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,
+    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,
+    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,
+    TypeVar as _TypeVar,
+)
+# Unchecked builders: the generator validated every schema below.
+from typedops.schema._build import (
+    alias as _alias, argument as _argument, make_return as _return, schema as _schema,
 )
 import tests.data.demo_kernels as _m0
 
@@ -26,30 +29,30 @@ _t10 = _OptionalType(_t9)
 
 LIBRARY = _Library('demo', 'DEF')
 
-add__Tensor = LIBRARY.define(_FunctionSchema('add', namespace='demo', overload_name='Tensor', positional=(_Argument('self', _t0), _Argument('other', _t0),), kwarg_only=(_Argument('alpha', _t1, '1'),), returns=(_Return(_t0),)))
+add__Tensor = LIBRARY.define(_schema('add', 'demo', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(add__Tensor, _m0.add_tensor, _DispatchKey.CPU, check=False)
 LIBRARY.impl(add__Tensor, _m0.add_meta, _DispatchKey.Meta, check=False)
 
-add__Scalar = LIBRARY.define(_FunctionSchema('add', namespace='demo', overload_name='Scalar', positional=(_Argument('self', _t0), _Argument('other', _t1), _Argument('alpha', _t1, '1'),), returns=(_Return(_t0),)))
+add__Scalar = LIBRARY.define(_schema('add', 'demo', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(add__Scalar, _m0.add_scalar, _DispatchKey.CPU, check=False)
 LIBRARY.impl(add__Scalar, _m0.add_scalar, _DispatchKey.Meta, check=False)
 
-add__out = LIBRARY.define(_FunctionSchema('add', namespace='demo', overload_name='out', positional=(_Argument('self', _t0), _Argument('other', _t0),), kwarg_only=(_Argument('alpha', _t1, '1'), _Argument('out', _t0, alias=_AliasInfo(('a',), (), True)),), returns=(_Return(_t0, alias=_AliasInfo(('a',), (), True)),)))
+add__out = LIBRARY.define(_schema('add', 'demo', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
 LIBRARY.impl(add__out, _m0.add_out, _DispatchKey.CPU, check=False)
 
-add___Tensor = LIBRARY.define(_FunctionSchema('add_', namespace='demo', overload_name='Tensor', positional=(_Argument('self', _t0, alias=_AliasInfo(('a',), (), True)), _Argument('other', _t0),), kwarg_only=(_Argument('alpha', _t1, '1'),), returns=(_Return(_t0, alias=_AliasInfo(('a',), (), True)),)))
+add___Tensor = LIBRARY.define(_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
 LIBRARY.impl(add___Tensor, _m0.add_inplace, _DispatchKey.CPU, check=False)
 
-double__default = LIBRARY.define(_FunctionSchema('double', namespace='demo', positional=(_Argument('self', _t0),), returns=(_Return(_t0),)))
+double__default = LIBRARY.define(_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(double__default, _m0.double, _DispatchKey.CompositeImplicitAutograd, check=False)
 
-cat__default = LIBRARY.define(_FunctionSchema('cat', namespace='demo', positional=(_Argument('tensors', _t2), _Argument('dim', _t3, '0'),), returns=(_Return(_t0),)))
+cat__default = LIBRARY.define(_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(cat__default, _m0.cat, _DispatchKey.CPU, check=False)
 
-clamp__default = LIBRARY.define(_FunctionSchema('clamp', namespace='demo', positional=(_Argument('self', _t0), _Argument('min', _t4, 'None'), _Argument('max', _t4, 'None'),), returns=(_Return(_t0),)))
+clamp__default = LIBRARY.define(_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(clamp__default, _m0.clamp, _DispatchKey.CPU, check=False)
 
-full__default = LIBRARY.define(_FunctionSchema('full', namespace='demo', positional=(_Argument('size', _t5), _Argument('fill_value', _t1),), kwarg_only=(_Argument('dtype', _t7, 'None'), _Argument('memory_format', _t8, 'contiguous_format'), _Argument('device', _t10, 'None'),), returns=(_Return(_t0),)))
+full__default = LIBRARY.define(_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)))
 LIBRARY.impl(full__default, _m0.full_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
 LIBRARY.impl(full__default, _m0.full_cpu, _DispatchKey.CPU, check=False)
 LIBRARY.impl(full__default, _m0.full_meta, _DispatchKey.Meta, check=False)

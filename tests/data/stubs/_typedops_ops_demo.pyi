@@ -2,6 +2,7 @@
 # types of typedops.ops.demo and of the Tensor methods (typing only)
 # Regenerate with: typedops codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 # fmt: off
+import builtins as _builtins
 from collections.abc import Sequence as _Sequence
 from typing import overload
 
@@ -25,13 +26,13 @@ class _op_double__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
 class _op_cat__default(_Handle):
-    def __call__(_h, tensors: _Sequence[_t.Tensor], dim: int = ...) -> _t.Tensor: ...
+    def __call__(_h, tensors: _Sequence[_t.Tensor], dim: _builtins.int = ...) -> _t.Tensor: ...
 
 class _op_clamp__default(_Handle):
     def __call__(_h, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
 
 class _op_full__default(_Handle):
-    def __call__(_h, size: _Sequence[int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
+    def __call__(_h, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
 
 class _packet_add(_Packet):
     Tensor: _op_add__Tensor
@@ -54,7 +55,7 @@ class _packet_double(_Packet):
 
 class _packet_cat(_Packet):
     default: _op_cat__default
-    def __call__(_p, tensors: _Sequence[_t.Tensor], dim: int = ...) -> _t.Tensor: ...
+    def __call__(_p, tensors: _Sequence[_t.Tensor], dim: _builtins.int = ...) -> _t.Tensor: ...
 
 class _packet_clamp(_Packet):
     default: _op_clamp__default
@@ -62,7 +63,7 @@ class _packet_clamp(_Packet):
 
 class _packet_full(_Packet):
     default: _op_full__default
-    def __call__(_p, size: _Sequence[int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
+    def __call__(_p, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
 
 class Namespace(_OpNamespace):
     add: _packet_add

@@ -1,0 +1,47 @@
+"""Calls of the bundled core library that mypy must accept or refuse (see test_static_typing.py).
+
+``typedops.ops.core`` and the Tensor methods are typed by the generated typing-only module
+stubs/_typedops_ops_core.pyi (``ops`` is declared as its ``Ops``; ``Tensor`` derives from its
+``TensorMethods`` under TYPE_CHECKING); ``typedops.core.<name>`` by
+typedops/core/_generated/_functions.pyi.
+"""
+
+from __future__ import annotations
+
+import typedops
+from typedops import MemoryFormat, Tensor, core, ops, tensor
+
+x = tensor([1.0, 2.0])
+c = x.gt(1.5)
+
+# typedops.ops.core: overloads by name, and the packet's overloaded call.
+a: Tensor = ops.core.add.Tensor(x, x, alpha=2)
+ops.core.add(x, 2.0)
+ops.core.where.self(c, x, x)
+typedops.ops.core.sum.dim_IntList(x, [0], keepdim=True)
+ops.core.transpose.int(x, 0, 1)
+ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]
+ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]
+# Unknown names fall back to the runtime classes' __getattr__ (untyped calls, AttributeError at run time).
+reveal_type(ops.core.nosuchop) # N: Revealed type is "typedops.dispatch._ops.OpOverloadPacket"
+reveal_type(ops.core.add.nosuch) # N: Revealed type is "typedops.dispatch._handle.OperatorHandle"
+reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops._tensor.Tensor, typedops._tensor.Tensor]"
+ops.other.anything  # other namespaces stay untyped
+
+# Tensor methods, including where (self is not the schema's first argument).
+b: Tensor = x.add(x, alpha=2)
+x.add(1)
+x.where(c, x)
+x.contiguous(memory_format=MemoryFormat.channels_last)
+x.sum(dtype=None)
+x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]
+x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor
+x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]
+x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]
+
+# The functional API.
+d: Tensor = core.add(x, x, alpha=2)
+core.where(c, x, x)
+core.zeros([2, 3], dtype=None)
+core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]
+s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]

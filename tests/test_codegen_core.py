@@ -1,0 +1,131 @@
+"""The bundled core library generated from typedops/core/native_functions.yaml: checked in
+(typedops/core/_generated, stubs/_typedops_ops_core.pyi) and up to date, loaded lazily by
+``import typedops``, and its methods (``self`` not first included) and functional API.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import typedops
+from typedops import Device, MemoryFormat, core, tensor
+from typedops.codegen import generate, stale_files
+from typedops.codegen._generate import DEFAULT_CORE_YAML
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "typedops" / "core" / "_generated"
+STUBS = ROOT / "stubs"
+CORE_COMMAND = (
+    "typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core "
+    "--stubs stubs"
+)
+
+
+def _core_files(out: Path, stubs: Path) -> dict[Path, str]:
+    return generate(DEFAULT_CORE_YAML, out, namespace="core", stubs=stubs, command=CORE_COMMAND)
+
+
+def test_checked_in_core_library_is_up_to_date() -> None:
+    stale = stale_files(_core_files(GENERATED, STUBS))
+    assert not stale, (
+        f"stale generated files {[str(p.relative_to(ROOT)) for p in stale]}: run `make codegen` "
+        f"(or `{CORE_COMMAND}`) to update"
+    )
+
+
+def test_staleness_is_detected(tmp_path: Path) -> None:
+    files = _core_files(tmp_path / "out", tmp_path / "stubs")
+    assert sorted(stale_files(files)) == sorted(files)
+    assert sorted(p.name for p in files) == [
+        "__init__.py", "__init__.pyi", "_functions.py", "_functions.pyi", "_methods.py", "_registration.py",
+        "_typedops_ops_core.pyi",
+    ]  # fmt: skip
+
+
+def test_registration_uses_the_unchecked_builders() -> None:
+    text = (GENERATED / "_registration.py").read_text()
+    assert "from typedops.schema._build import (" in text
+    assert "parse_schema" not in text and "_FunctionSchema(" not in text and "_Argument(" not in text
+    assert (
+        "where__self = LIBRARY.define(_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
+        "_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), "
+        "(_return(_t0, None, None, 0),)))"
+    ) in text
+
+
+def test_import_typedops_loads_core_on_first_use() -> None:
+    code = (
+        "import sys, typedops\n"
+        "assert 'typedops.core' not in sys.modules\n"
+        "x = typedops.tensor([1.0, 2.0])\n"
+        "print(x.add(x, alpha=2).tolist())\n"
+        "assert 'typedops.core' in sys.modules\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[3.0, 6.0]\n"
+    code = "import sys, typedops\nprint(typedops.ops.core.add.Tensor.schema.full_name)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "core::add.Tensor\n"
+
+
+def test_missing_tensor_attributes_still_raise() -> None:
+    x: Any = tensor([1.0])
+    with pytest.raises(AttributeError) as info:
+        x.no_such_method
+    assert str(info.value) == "'Tensor' object has no attribute 'no_such_method'"
+    with pytest.raises(AttributeError):
+        x._private
+
+
+def test_method_with_self_not_first_moves_self_into_place() -> None:
+    # where.self(Tensor condition, Tensor self, Tensor other): x.where(condition, other)
+    x, y = tensor([1.0, 2.0, 3.0]), tensor([-1.0, -2.0, -3.0])
+    condition = x.gt(1.5)
+    assert x.where(condition, y).tolist() == [-1.0, 2.0, 3.0]
+    assert x.where(condition=condition, other=y).tolist() == [-1.0, 2.0, 3.0]
+    assert core.where(condition, x, y).tolist() == [-1.0, 2.0, 3.0]
+    assert typedops.ops.core.where.self(condition, x, y).tolist() == [-1.0, 2.0, 3.0]
+    with pytest.raises(TypeError):
+        x.where(condition)  # type: ignore[call-arg]  # 'other' is missing
+
+
+def test_method_with_self_not_first_source_and_stub() -> None:
+    methods = (GENERATED / "_methods.py").read_text()
+    assert (
+        "def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:\n"
+        '    """core::where.self as a method: self moves to its place in the schema."""\n'
+        "    return _r.where__self.call(condition, self, *args, **kwargs)\n"
+    ) in methods
+    assert "    setattr(_Tensor, 'where', _method_where)\n" in methods
+    stub = (STUBS / "_typedops_ops_core.pyi").read_text()
+    assert "    def where(self, condition: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...\n" in stub
+    assert "def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor: ..." in (
+        GENERATED / "_functions.pyi"
+    ).read_text()
+
+
+def test_functional_api_and_methods() -> None:
+    x, y = tensor([1.0, 2.0]), tensor([10.0, 20.0])
+    assert core.add(x, y, alpha=2).tolist() == [21.0, 42.0]
+    assert core.add(x, 1, 3).tolist() == [4.0, 5.0]
+    assert x.mul(y).tolist() == [10.0, 40.0]
+    assert sorted(core.__all__) == sorted(core._generated.__all__)
+    n = core.zeros([1, 2, 3, 4]).contiguous(memory_format=MemoryFormat.channels_last)
+    assert n.stride() == (24, 1, 8, 2)
+    m = core.ones([2, 3], device=Device("meta"))
+    assert m.is_meta and core.matmul(m, core.ones([3, 5], device=Device("meta"))).shape == (2, 5)
+
+
+def test_demo_tour_generates_imports_and_calls() -> None:
+    result = subprocess.run([sys.executable, "-m", "typedops.demo"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "y.axpy(x, a=2)            = tensor([12.0, 24.0], dtype=float32)   (self moves into place)\n" in result.stdout
+    assert "contiguous strides        = (60, 20, 5, 1);  channels_last strides = (60, 1, 15, 3)\n" in result.stdout
+    assert "no data: tensor(..., shape=(64, 32), dtype=float32, device='meta')\n" in result.stdout

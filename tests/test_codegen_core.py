@@ -51,10 +51,13 @@ def test_registration_uses_the_unchecked_builders() -> None:
     text = (GENERATED / "_registration.py").read_text()
     assert "from typedops.schema._build import (" in text
     assert "parse_schema" not in text and "_FunctionSchema(" not in text and "_Argument(" not in text
+    # One bulk call defines every op with its kernels; where.self is one of its rows.
+    assert ") = LIBRARY._define_generated((\n" in text and "    where__self,\n" in text
     assert (
-        "where__self = LIBRARY.define(_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
+        "    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
         "_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), "
-        "(_return(_t0, None, None, 0),)))"
+        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False), "
+        "(_DispatchKey.Meta, _m0.where_meta, False))),\n"
     ) in text
 
 

@@ -36,6 +36,7 @@ from typedops import (
     ops,
     tensor,
 )
+from typedops.schema import parse_schema
 
 K = DispatchKey
 CEA = K.CompositeExplicitAutograd
@@ -1046,3 +1047,44 @@ def test_a_redefined_op_is_a_new_op(ns: str) -> None:
         assert new(cpu_t()) == "cpu2"
         with pytest.raises(OperatorNotFoundError):
             old(cpu_t())
+
+
+def _keys_of(handle: OperatorHandle) -> list[str]:
+    return [line.split(":")[0].strip() for line in handle.dump().splitlines()[2:]]
+
+
+def test_define_generated_registers_what_define_and_impl_would(ns: str) -> None:
+    def add(self: Tensor, other: Tensor) -> str:
+        return "add"
+
+    def neg(self: Tensor) -> str:
+        return "neg"
+
+    before = dispatcher.dump_state()
+    with Library(ns, "DEF") as lib:
+        add_h, neg_h = lib._define_generated((
+            (parse_schema(f"{ns}::add(Tensor self, Tensor other) -> str"), ((K.CPU, add, False), (K.Meta, add, False))),
+            (parse_schema(f"{ns}::neg(Tensor self) -> str"), ((K.CompositeExplicitAutograd, neg, False),)),
+        ))  # fmt: skip
+        assert (add_h(cpu_t(), cpu_t()), neg_h(cpu_t())) == ("add", "neg")
+        assert _keys_of(add_h) == ["CPU", "Meta"] and _keys_of(neg_h) == ["CompositeExplicitAutograd"]
+        assert [h.full_name for h in dispatcher.all_ops() if h.schema.namespace == ns] == [f"{ns}::add", f"{ns}::neg"]
+        neg_h.remove()  # one op's definition goes on its own
+        assert dispatcher.find_op(f"{ns}::neg") is None and dispatcher.find_op(f"{ns}::add") is add_h
+    assert dispatcher.dump_state() == before
+
+
+def test_define_generated_refuses_a_taken_name_and_changes_nothing(ns: str) -> None:
+    def f(self: Tensor) -> str:
+        return "f"
+
+    with Library(ns, "DEF") as lib:
+        lib.define("f(Tensor self) -> str")
+        state = dispatcher.dump_state()
+        with pytest.raises(RegistrationError) as info:
+            lib._define_generated((
+                (parse_schema(f"{ns}::g(Tensor self) -> str"), ((K.CPU, f, False),)),
+                (parse_schema(f"{ns}::f(Tensor self) -> str"), ((K.CPU, f, False),)),
+            ))  # fmt: skip
+        assert str(info.value).startswith(f"operator {ns}::f is already defined (at ")
+        assert dispatcher.dump_state() == state

@@ -124,15 +124,24 @@ def registration_source(entries: list[OpEntry], options: Options) -> str:
     impl_namespaces = sorted({e.schema.namespace for e in extra})
     for ns in impl_namespaces:
         body.append(f"IMPL_{ns} = _Library({ns!r}, 'IMPL')")
-    for entry in entries:
+    if defined:
+        # One call defines every op with its kernels (Library._define_generated: one lock,
+        # one source location); the handles unpack into one name per op.
         body.append("")
-        if entry.defines:
-            handle = entry.attr_name
-            body.append(f"{handle} = LIBRARY.define({schema_expr(entry.schema, types)})")
-            library = "LIBRARY"
-        else:
-            handle = repr(entry.schema.full_name)
-            library = f"IMPL_{entry.schema.namespace}"
+        body.append("(")
+        body += [f"    {entry.attr_name}," for entry in defined]
+        body.append(") = LIBRARY._define_generated((")
+        for entry in defined:
+            kernels = ", ".join(
+                f"(_DispatchKey.{k.key.name}, {modules[k.ref.module]}.{k.ref.attribute}, {k.with_keys!r})"
+                for k in entry.kernels
+            )
+            body.append(f"    ({schema_expr(entry.schema, types)}, ({kernels}{',' if len(entry.kernels) == 1 else ''})),")
+        body.append("))")
+    for entry in extra:
+        body.append("")
+        handle = repr(entry.schema.full_name)
+        library = f"IMPL_{entry.schema.namespace}"
         for kernel in entry.kernels:
             fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
             keyed = ", with_keys=True" if kernel.with_keys else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from .._errors import OperatorNotFoundError, RegistrationError
@@ -130,7 +130,40 @@ class Dispatcher:
             self._ops[full_name] = entry
             qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
             self._overloads.setdefault(qualified, []).append(entry)
+        return entry, self._undefine_for(entry)
 
+    def define_generated(
+        self,
+        schemas: Sequence[FunctionSchema],
+        kernels: Sequence[Sequence[Registration]],
+        source: str,
+    ) -> tuple[list[OperatorEntry], list[Callable[[], None]]]:
+        """Define many ops, each with its kernels, in one step (see ``Library._define_generated``).
+
+        Everything is checked before anything changes, so a refused call leaves the
+        registry as it was. Returns the entries and, per op, the undo of its definition.
+        """
+        names = [s.full_name for s in schemas]
+        with self.lock:
+            taken = [n for n in names if n in self._ops]
+            if taken or len(set(names)) != len(names):
+                first = taken[0] if taken else next(n for n in names if names.count(n) > 1)
+                where = f" (at {self._ops[first].source})" if first in self._ops else " (twice in this batch)"
+                raise RegistrationError(f"operator {first} is already defined{where}")
+            entries = []
+            undos = []
+            for schema, full_name, regs in zip(schemas, names, kernels):
+                entry = OperatorEntry(schema, full_name, source, self)
+                for reg in regs:
+                    entry.registrations.setdefault(reg.key, []).append(reg)
+                self._ops[full_name] = entry
+                qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
+                self._overloads.setdefault(qualified, []).append(entry)
+                entries.append(entry)
+                undos.append(self._undefine_for(entry))
+        return entries, undos
+
+    def _undefine_for(self, entry: OperatorEntry) -> Callable[[], None]:
         def undefine() -> None:
             with self.lock:
                 if self._ops.get(entry.full_name) is not entry:
@@ -142,7 +175,7 @@ class Dispatcher:
                     del self._overloads[entry.schema.qualified_name]
                 entry.mark_removed()
 
-        return entry, undefine
+        return undefine
 
     def register_kernel(self, entry: OperatorEntry, reg: Registration, allow_override: bool) -> Callable[[], None]:
         with self.lock:

@@ -7,7 +7,7 @@ reverse order, restoring the registry exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Final, Literal
 
@@ -144,6 +144,37 @@ class Library:
         entry.definition = definition  # OperatorHandle.remove() undoes it
         self._keep(definition)
         return entry.handle
+
+    def _define_generated(
+        self, ops: Sequence[tuple[FunctionSchema, Sequence[tuple[DispatchKey, Callable[..., Any], bool]]]]
+    ) -> list[OperatorHandle]:
+        """Define many ops with their kernels in one step, for generated registration code.
+
+        ``ops`` holds, per op, its schema (namespaced, already validated) and its
+        ``(key, kernel, with_keys)`` triples, whose signatures the generator checked. It
+        does what ``define`` and ``impl(..., check=False)`` would, op by op, but takes the
+        lock once and finds the source location once. Each op's definition can still be
+        removed on its own (``handle.remove()``); leaving the library removes them all.
+        """
+        if self.kind == "IMPL":
+            raise RegistrationError(f"{self!r} is an IMPL library and cannot define operators")
+        source = caller_location()
+        schemas = [schema for schema, _ in ops]
+        for schema in schemas:
+            if schema.namespace != self.ns:
+                raise RegistrationError(
+                    f"cannot define {schema.full_name} in a library for namespace {self.ns!r}"
+                )
+        kernels = [
+            [Registration(key, fn, "unboxed", with_keys, source) for key, fn, with_keys in regs]
+            for _, regs in ops
+        ]
+        entries, undos = self._dispatcher.define_generated(schemas, kernels, source)
+        for entry, undo in zip(entries, undos):
+            definition = DefinitionHandle(undo, entry.handle)
+            entry.definition = definition
+            self._handles.append(definition)
+        return [entry.handle for entry in entries]
 
     # -- impl -----------------------------------------------------------------------------
     def impl(

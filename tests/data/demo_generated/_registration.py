@@ -29,30 +29,22 @@ _t10 = _OptionalType(_t9)
 
 LIBRARY = _Library('demo', 'DEF')
 
-add__Tensor = LIBRARY.define(_schema('add', 'demo', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(add__Tensor, _m0.add_tensor, _DispatchKey.CPU, check=False)
-LIBRARY.impl(add__Tensor, _m0.add_meta, _DispatchKey.Meta, check=False)
-
-add__Scalar = LIBRARY.define(_schema('add', 'demo', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(add__Scalar, _m0.add_scalar, _DispatchKey.CPU, check=False)
-LIBRARY.impl(add__Scalar, _m0.add_scalar, _DispatchKey.Meta, check=False)
-
-add__out = LIBRARY.define(_schema('add', 'demo', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(add__out, _m0.add_out, _DispatchKey.CPU, check=False)
-
-add___Tensor = LIBRARY.define(_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(add___Tensor, _m0.add_inplace, _DispatchKey.CPU, check=False)
-
-double__default = LIBRARY.define(_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(double__default, _m0.double, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-cat__default = LIBRARY.define(_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(cat__default, _m0.cat, _DispatchKey.CPU, check=False)
-
-clamp__default = LIBRARY.define(_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(clamp__default, _m0.clamp, _DispatchKey.CPU, check=False)
-
-full__default = LIBRARY.define(_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(full__default, _m0.full_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(full__default, _m0.full_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(full__default, _m0.full_meta, _DispatchKey.Meta, check=False)
+(
+    add__Tensor,
+    add__Scalar,
+    add__out,
+    add___Tensor,
+    double__default,
+    cat__default,
+    clamp__default,
+    full__default,
+) = LIBRARY._define_generated((
+    (_schema('add', 'demo', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_tensor, False), (_DispatchKey.Meta, _m0.add_meta, False))),
+    (_schema('add', 'demo', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_scalar, False), (_DispatchKey.Meta, _m0.add_scalar, False))),
+    (_schema('add', 'demo', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out, False),)),
+    (_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_inplace, False),)),
+    (_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.double, False),)),
+    (_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat, False),)),
+    (_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clamp, False),)),
+    (_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True), (_DispatchKey.CPU, _m0.full_cpu, False), (_DispatchKey.Meta, _m0.full_meta, False))),
+))

@@ -39,260 +39,146 @@ _t20 = _OptionalType(_t7)
 
 LIBRARY = _Library('core', 'DEF')
 
-add__Tensor = LIBRARY.define(_schema('add', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(add__Tensor, _m0.add_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(add__Tensor, _m0.add_meta, _DispatchKey.Meta, check=False)
-
-add___Tensor = LIBRARY.define(_schema('add_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(add___Tensor, _m0.add__cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(add___Tensor, _m0.add__meta, _DispatchKey.Meta, check=False)
-
-add__out = LIBRARY.define(_schema('add', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(add__out, _m0.add_out_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(add__out, _m0.add_out_meta, _DispatchKey.Meta, check=False)
-
-add__Scalar = LIBRARY.define(_schema('add', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(add__Scalar, _m0.add_scalar_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-sub__Tensor = LIBRARY.define(_schema('sub', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(sub__Tensor, _m0.sub_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-sub___Tensor = LIBRARY.define(_schema('sub_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(sub___Tensor, _m0.sub__composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-sub__out = LIBRARY.define(_schema('sub', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(sub__out, _m0.sub_out_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-mul__Tensor = LIBRARY.define(_schema('mul', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(mul__Tensor, _m0.mul_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(mul__Tensor, _m0.mul_meta, _DispatchKey.Meta, check=False)
-
-mul___Tensor = LIBRARY.define(_schema('mul_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(mul___Tensor, _m0.mul__cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(mul___Tensor, _m0.mul__meta, _DispatchKey.Meta, check=False)
-
-mul__out = LIBRARY.define(_schema('mul', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(mul__out, _m0.mul_out_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(mul__out, _m0.mul_out_meta, _DispatchKey.Meta, check=False)
-
-mul__Scalar = LIBRARY.define(_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(mul__Scalar, _m0.mul_scalar_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-div__Tensor = LIBRARY.define(_schema('div', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(div__Tensor, _m0.div_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(div__Tensor, _m0.div_meta, _DispatchKey.Meta, check=False)
-
-div___Tensor = LIBRARY.define(_schema('div_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(div___Tensor, _m0.div__cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(div___Tensor, _m0.div__meta, _DispatchKey.Meta, check=False)
-
-div__out = LIBRARY.define(_schema('div', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(div__out, _m0.div_out_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(div__out, _m0.div_out_meta, _DispatchKey.Meta, check=False)
-
-pow__Tensor_Scalar = LIBRARY.define(_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(pow__Tensor_Scalar, _m0.pow_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(pow__Tensor_Scalar, _m0.pow_meta, _DispatchKey.Meta, check=False)
-
-maximum__default = LIBRARY.define(_schema('maximum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(maximum__default, _m0.maximum_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(maximum__default, _m0.maximum_meta, _DispatchKey.Meta, check=False)
-
-minimum__default = LIBRARY.define(_schema('minimum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(minimum__default, _m0.minimum_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(minimum__default, _m0.minimum_meta, _DispatchKey.Meta, check=False)
-
-neg__default = LIBRARY.define(_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(neg__default, _m0.neg_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(neg__default, _m0.neg_meta, _DispatchKey.Meta, check=False)
-
-abs__default = LIBRARY.define(_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(abs__default, _m0.abs_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(abs__default, _m0.abs_meta, _DispatchKey.Meta, check=False)
-
-exp__default = LIBRARY.define(_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(exp__default, _m0.exp_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(exp__default, _m0.unary_float_meta, _DispatchKey.Meta, check=False)
-
-sqrt__default = LIBRARY.define(_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(sqrt__default, _m0.sqrt_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(sqrt__default, _m0.unary_float_meta, _DispatchKey.Meta, check=False)
-
-relu__default = LIBRARY.define(_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(relu__default, _m0.relu_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(relu__default, _m0.relu_meta, _DispatchKey.Meta, check=False)
-
-fill___Scalar = LIBRARY.define(_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(fill___Scalar, _m0.fill__cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(fill___Scalar, _m0.fill__meta, _DispatchKey.Meta, check=False)
-
-zero___default = LIBRARY.define(_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(zero___default, _m0.zero__composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-eq__Tensor = LIBRARY.define(_schema('eq', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(eq__Tensor, _m0.eq_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(eq__Tensor, _m0.eq_meta, _DispatchKey.Meta, check=False)
-
-ne__Tensor = LIBRARY.define(_schema('ne', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(ne__Tensor, _m0.ne_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(ne__Tensor, _m0.ne_meta, _DispatchKey.Meta, check=False)
-
-lt__Tensor = LIBRARY.define(_schema('lt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(lt__Tensor, _m0.lt_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(lt__Tensor, _m0.lt_meta, _DispatchKey.Meta, check=False)
-
-le__Tensor = LIBRARY.define(_schema('le', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(le__Tensor, _m0.le_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(le__Tensor, _m0.le_meta, _DispatchKey.Meta, check=False)
-
-gt__Tensor = LIBRARY.define(_schema('gt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(gt__Tensor, _m0.gt_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(gt__Tensor, _m0.gt_meta, _DispatchKey.Meta, check=False)
-
-ge__Tensor = LIBRARY.define(_schema('ge', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(ge__Tensor, _m0.ge_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(ge__Tensor, _m0.ge_meta, _DispatchKey.Meta, check=False)
-
-eq__Scalar = LIBRARY.define(_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(eq__Scalar, _m0.eq_scalar_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-gt__Scalar = LIBRARY.define(_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(gt__Scalar, _m0.gt_scalar_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-where__self = LIBRARY.define(_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(where__self, _m0.where_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(where__self, _m0.where_meta, _DispatchKey.Meta, check=False)
-
-sum__default = LIBRARY.define(_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(sum__default, _m0.sum_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-sum__dim_IntList = LIBRARY.define(_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(sum__dim_IntList, _m0.sum_dim_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(sum__dim_IntList, _m0.sum_dim_meta, _DispatchKey.Meta, check=False)
-
-mean__default = LIBRARY.define(_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(mean__default, _m0.mean_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-mean__dim = LIBRARY.define(_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(mean__dim, _m0.mean_dim_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-amax__default = LIBRARY.define(_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(amax__default, _m0.amax_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(amax__default, _m0.amax_meta, _DispatchKey.Meta, check=False)
-
-max__dim = LIBRARY.define(_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)))
-LIBRARY.impl(max__dim, _m0.max_dim_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(max__dim, _m0.max_dim_meta, _DispatchKey.Meta, check=False)
-
-argmax__default = LIBRARY.define(_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(argmax__default, _m0.argmax_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-matmul__default = LIBRARY.define(_schema('matmul', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(matmul__default, _m0.matmul_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(matmul__default, _m0.matmul_meta, _DispatchKey.Meta, check=False)
-
-mm__default = LIBRARY.define(_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(mm__default, _m0.mm_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(mm__default, _m0.mm_meta, _DispatchKey.Meta, check=False)
-
-as_strided__default = LIBRARY.define(_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(as_strided__default, _m0.as_strided, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-view__default = LIBRARY.define(_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(view__default, _m0.view, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-reshape__default = LIBRARY.define(_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(reshape__default, _m0.reshape_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-permute__default = LIBRARY.define(_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(permute__default, _m0.permute, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-transpose__int = LIBRARY.define(_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(transpose__int, _m0.transpose_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-t__default = LIBRARY.define(_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(t__default, _m0.t_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-select__int = LIBRARY.define(_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(select__int, _m0.select, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-slice__Tensor = LIBRARY.define(_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(slice__Tensor, _m0.slice_, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-unsqueeze__default = LIBRARY.define(_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(unsqueeze__default, _m0.unsqueeze, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-squeeze__dim = LIBRARY.define(_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(squeeze__dim, _m0.squeeze_dim, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-expand__default = LIBRARY.define(_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(expand__default, _m0.expand, _DispatchKey.CompositeExplicitAutograd, check=False)
-
-flatten__using_ints = LIBRARY.define(_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(flatten__using_ints, _m0.flatten_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-contiguous__default = LIBRARY.define(_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(contiguous__default, _m0.contiguous_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-clone__default = LIBRARY.define(_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(clone__default, _m0.clone_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(clone__default, _m0.clone_meta, _DispatchKey.Meta, check=False)
-
-copy___default = LIBRARY.define(_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)))
-LIBRARY.impl(copy___default, _m0.copy__cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(copy___default, _m0.copy__meta, _DispatchKey.Meta, check=False)
-
-cat__default = LIBRARY.define(_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(cat__default, _m0.cat_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(cat__default, _m0.cat_meta, _DispatchKey.Meta, check=False)
-
-stack__default = LIBRARY.define(_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(stack__default, _m0.stack_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-empty__memory_format = LIBRARY.define(_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(empty__memory_format, _m0.empty_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(empty__memory_format, _m0.empty_kernel, _DispatchKey.CPU, check=False)
-LIBRARY.impl(empty__memory_format, _m0.empty_kernel, _DispatchKey.Meta, check=False)
-
-zeros__default = LIBRARY.define(_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(zeros__default, _m0.zeros_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(zeros__default, _m0.zeros_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(zeros__default, _m0.factory_meta, _DispatchKey.Meta, check=False)
-
-ones__default = LIBRARY.define(_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(ones__default, _m0.ones_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(ones__default, _m0.ones_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(ones__default, _m0.factory_meta, _DispatchKey.Meta, check=False)
-
-full__default = LIBRARY.define(_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(full__default, _m0.full_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(full__default, _m0.full_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(full__default, _m0.full_meta, _DispatchKey.Meta, check=False)
-
-scalar_tensor__default = LIBRARY.define(_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(scalar_tensor__default, _m0.scalar_tensor_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(scalar_tensor__default, _m0.scalar_tensor_kernel, _DispatchKey.CPU, check=False)
-LIBRARY.impl(scalar_tensor__default, _m0.scalar_tensor_kernel, _DispatchKey.Meta, check=False)
-
-randn__default = LIBRARY.define(_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(randn__default, _m0.randn_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(randn__default, _m0.randn_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(randn__default, _m0.randn_meta, _DispatchKey.Meta, check=False)
-
-arange__default = LIBRARY.define(_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(arange__default, _m0.arange_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-arange__start_step = LIBRARY.define(_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(arange__start_step, _m0.arange_backend_select, _DispatchKey.BackendSelect, with_keys=True, check=False)
-LIBRARY.impl(arange__start_step, _m0.arange_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(arange__start_step, _m0.arange_meta, _DispatchKey.Meta, check=False)
-
-zeros_like__default = LIBRARY.define(_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(zeros_like__default, _m0.zeros_like_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
-
-_to_copy__default = LIBRARY.define(_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)))
-LIBRARY.impl(_to_copy__default, _m0.to_copy_cpu, _DispatchKey.CPU, check=False)
-LIBRARY.impl(_to_copy__default, _m0.to_copy_meta, _DispatchKey.Meta, check=False)
-
-to__dtype = LIBRARY.define(_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)))
-LIBRARY.impl(to__dtype, _m0.to_dtype_composite, _DispatchKey.CompositeImplicitAutograd, check=False)
+(
+    add__Tensor,
+    add___Tensor,
+    add__out,
+    add__Scalar,
+    sub__Tensor,
+    sub___Tensor,
+    sub__out,
+    mul__Tensor,
+    mul___Tensor,
+    mul__out,
+    mul__Scalar,
+    div__Tensor,
+    div___Tensor,
+    div__out,
+    pow__Tensor_Scalar,
+    maximum__default,
+    minimum__default,
+    neg__default,
+    abs__default,
+    exp__default,
+    sqrt__default,
+    relu__default,
+    fill___Scalar,
+    zero___default,
+    eq__Tensor,
+    ne__Tensor,
+    lt__Tensor,
+    le__Tensor,
+    gt__Tensor,
+    ge__Tensor,
+    eq__Scalar,
+    gt__Scalar,
+    where__self,
+    sum__default,
+    sum__dim_IntList,
+    mean__default,
+    mean__dim,
+    amax__default,
+    max__dim,
+    argmax__default,
+    matmul__default,
+    mm__default,
+    as_strided__default,
+    view__default,
+    reshape__default,
+    permute__default,
+    transpose__int,
+    t__default,
+    select__int,
+    slice__Tensor,
+    unsqueeze__default,
+    squeeze__dim,
+    expand__default,
+    flatten__using_ints,
+    contiguous__default,
+    clone__default,
+    copy___default,
+    cat__default,
+    stack__default,
+    empty__memory_format,
+    zeros__default,
+    ones__default,
+    full__default,
+    scalar_tensor__default,
+    randn__default,
+    arange__default,
+    arange__start_step,
+    zeros_like__default,
+    _to_copy__default,
+    to__dtype,
+) = LIBRARY._define_generated((
+    (_schema('add', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_cpu, False), (_DispatchKey.Meta, _m0.add_meta, False))),
+    (_schema('add_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add__cpu, False), (_DispatchKey.Meta, _m0.add__meta, False))),
+    (_schema('add', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out_cpu, False), (_DispatchKey.Meta, _m0.add_out_meta, False))),
+    (_schema('add', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.add_scalar_composite, False),)),
+    (_schema('sub', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_composite, False),)),
+    (_schema('sub_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub__composite, False),)),
+    (_schema('sub', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_out_composite, False),)),
+    (_schema('mul', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mul_cpu, False), (_DispatchKey.Meta, _m0.mul_meta, False))),
+    (_schema('mul_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul__cpu, False), (_DispatchKey.Meta, _m0.mul__meta, False))),
+    (_schema('mul', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul_out_cpu, False), (_DispatchKey.Meta, _m0.mul_out_meta, False))),
+    (_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, False),)),
+    (_schema('div', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.div_cpu, False), (_DispatchKey.Meta, _m0.div_meta, False))),
+    (_schema('div_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div__cpu, False), (_DispatchKey.Meta, _m0.div__meta, False))),
+    (_schema('div', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div_out_cpu, False), (_DispatchKey.Meta, _m0.div_out_meta, False))),
+    (_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.pow_cpu, False), (_DispatchKey.Meta, _m0.pow_meta, False))),
+    (_schema('maximum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.maximum_cpu, False), (_DispatchKey.Meta, _m0.maximum_meta, False))),
+    (_schema('minimum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.minimum_cpu, False), (_DispatchKey.Meta, _m0.minimum_meta, False))),
+    (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False), (_DispatchKey.Meta, _m0.neg_meta, False))),
+    (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False), (_DispatchKey.Meta, _m0.abs_meta, False))),
+    (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False), (_DispatchKey.Meta, _m0.relu_meta, False))),
+    (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False), (_DispatchKey.Meta, _m0.fill__meta, False))),
+    (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False),)),
+    (_schema('eq', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.eq_cpu, False), (_DispatchKey.Meta, _m0.eq_meta, False))),
+    (_schema('ne', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ne_cpu, False), (_DispatchKey.Meta, _m0.ne_meta, False))),
+    (_schema('lt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.lt_cpu, False), (_DispatchKey.Meta, _m0.lt_meta, False))),
+    (_schema('le', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.le_cpu, False), (_DispatchKey.Meta, _m0.le_meta, False))),
+    (_schema('gt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.gt_cpu, False), (_DispatchKey.Meta, _m0.gt_meta, False))),
+    (_schema('ge', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ge_cpu, False), (_DispatchKey.Meta, _m0.ge_meta, False))),
+    (_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.eq_scalar_composite, False),)),
+    (_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, False),)),
+    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False), (_DispatchKey.Meta, _m0.where_meta, False))),
+    (_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, False),)),
+    (_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sum_dim_cpu, False), (_DispatchKey.Meta, _m0.sum_dim_meta, False))),
+    (_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, False),)),
+    (_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, False),)),
+    (_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.amax_cpu, False), (_DispatchKey.Meta, _m0.amax_meta, False))),
+    (_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)), ((_DispatchKey.CPU, _m0.max_dim_cpu, False), (_DispatchKey.Meta, _m0.max_dim_meta, False))),
+    (_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.argmax_composite, False),)),
+    (_schema('matmul', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.matmul_cpu, False), (_DispatchKey.Meta, _m0.matmul_meta, False))),
+    (_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mm_cpu, False), (_DispatchKey.Meta, _m0.mm_meta, False))),
+    (_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, False),)),
+    (_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.view, False),)),
+    (_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, False),)),
+    (_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.permute, False),)),
+    (_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, False),)),
+    (_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.t_composite, False),)),
+    (_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.select, False),)),
+    (_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.slice_, False),)),
+    (_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.unsqueeze, False),)),
+    (_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, False),)),
+    (_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.expand, False),)),
+    (_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.flatten_composite, False),)),
+    (_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, False),)),
+    (_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clone_cpu, False), (_DispatchKey.Meta, _m0.clone_meta, False))),
+    (_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.copy__cpu, False), (_DispatchKey.Meta, _m0.copy__meta, False))),
+    (_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat_cpu, False), (_DispatchKey.Meta, _m0.cat_meta, False))),
+    (_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, False),)),
+    (_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.empty_backend_select, True), (_DispatchKey.CPU, _m0.empty_kernel, False), (_DispatchKey.Meta, _m0.empty_kernel, False))),
+    (_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.zeros_backend_select, True), (_DispatchKey.CPU, _m0.zeros_cpu, False), (_DispatchKey.Meta, _m0.factory_meta, False))),
+    (_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.ones_backend_select, True), (_DispatchKey.CPU, _m0.ones_cpu, False), (_DispatchKey.Meta, _m0.factory_meta, False))),
+    (_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True), (_DispatchKey.CPU, _m0.full_cpu, False), (_DispatchKey.Meta, _m0.full_meta, False))),
+    (_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, True), (_DispatchKey.CPU, _m0.scalar_tensor_kernel, False), (_DispatchKey.Meta, _m0.scalar_tensor_kernel, False))),
+    (_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.randn_backend_select, True), (_DispatchKey.CPU, _m0.randn_cpu, False), (_DispatchKey.Meta, _m0.randn_meta, False))),
+    (_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, False),)),
+    (_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.arange_backend_select, True), (_DispatchKey.CPU, _m0.arange_cpu, False), (_DispatchKey.Meta, _m0.arange_meta, False))),
+    (_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, False),)),
+    (_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.to_copy_cpu, False), (_DispatchKey.Meta, _m0.to_copy_meta, False))),
+    (_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, False),)),
+))

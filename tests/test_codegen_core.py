@@ -66,12 +66,13 @@ def test_import_typedops_loads_core_on_first_use() -> None:
         "import sys, typedops\n"
         "assert 'typedops.core' not in sys.modules\n"
         "x = typedops.tensor([1.0, 2.0])\n"
-        "print(x.add(x, alpha=2).tolist())\n"
+        "assert not hasattr(x, 'add')  # methods come with the core library\n"
+        "print(typedops.core.add(x, x, alpha=2).tolist(), x.add(x).tolist())\n"
         "assert 'typedops.core' in sys.modules\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "[3.0, 6.0]\n"
+    assert result.stdout == "[3.0, 6.0] [2.0, 4.0]\n"
     code = "import sys, typedops\nprint(typedops.ops.core.add.Tensor.schema.full_name)\n"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr

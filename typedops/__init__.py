@@ -3,6 +3,9 @@
 The public surface, grouped by topic; implementation lives in ``_``-prefixed modules.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
     NoKernelError,
@@ -65,3 +68,14 @@ __all__ = [
     "ops",
 ]
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from . import core as core
+else:
+
+    def __getattr__(name: str) -> Any:
+        """``typedops.core`` imports the bundled core library on first use (see Note
+        [Loading the core library] in dispatch/_ops.py)."""
+        if name == "core":
+            return importlib.import_module("typedops.core")
+        raise AttributeError(f"module 'typedops' has no attribute {name!r}")

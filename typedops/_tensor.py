@@ -27,7 +27,6 @@ from ._strides import (
     wrap_dim,
 )
 from .dispatch._keys import DispatchKey, DispatchKeySet, autograd_key_for
-from .dispatch._ops import load_lazy_library
 
 if TYPE_CHECKING:
     import numpy as np
@@ -254,15 +253,6 @@ class Tensor(_TensorMethods):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return self.numpy().reshape(()).item()
-
-    if not TYPE_CHECKING:  # mypy must not see a __getattr__: it would accept any attribute
-
-        def __getattr__(self, name: str) -> Any:
-            """Runs only for a missing attribute: loads the core library, whose methods
-            (``x.add(y)``) then exist. See Note [Loading the core library] in dispatch/_ops.py."""
-            if name.startswith("_") or not load_lazy_library("core"):
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            return getattr(self, name)
 
     def __repr__(self) -> str:
         if self._storage.data is None:

@@ -115,10 +115,11 @@ class OpNamespace:
 # ``import typedops`` does not import the bundled core library: registering its ops and
 # importing its kernels would put ``import typedops`` over its budget (1.3x ``import
 # numpy``; see benchmarks/bench_codegen_import.py). ``import typedops.core`` loads it, and
-# so does the first use of ``typedops.ops.core`` (here) or of an attribute a Tensor does
-# not have (``Tensor.__getattr__``: ``x.add(y)`` installs the core methods). Once loaded,
-# neither hook runs again: the methods are class attributes, and the check below is one
-# dictionary lookup.
+# so does the first use of ``typedops.core`` (a module ``__getattr__`` in typedops/__init__)
+# or of ``typedops.ops.core`` (here); loading it installs the Tensor methods (``x.add(y)``).
+# Tensor has no ``__getattr__`` hook for a missing method on purpose: a class with one
+# pays for it on *every* attribute load, and each dispatch reads ``key_bits`` from its
+# tensors (measured: two reads cost 2x as much with the hook).
 LAZY_LIBRARIES: Final = {"core": "typedops.core"}
 
 

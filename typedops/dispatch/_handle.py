@@ -29,8 +29,10 @@ class OperatorHandle:
     key set a kernel or fallback received.
     """
 
-    # No __slots__: once the op's entry functions exist, bind_entries() stores them on the
+    # '__dict__' is made only when bind_entries() stores the op's entry functions on the
     # instance, where they shadow the methods below (one call less on every use).
+    __slots__ = ("_entry", "__dict__")
+
     def __init__(self, entry: OperatorEntry) -> None:
         self._entry = entry
 

@@ -93,7 +93,8 @@ class SlotCache(dict[int, Callable[..., Any]]):
     __slots__ = ("table", "entry", "boxed")
 
     def __init__(self, table: tuple[Any, ...], entry: OperatorEntry, *, boxed: bool) -> None:
-        super().__init__()
+        # No dict.__init__(): called without arguments it does nothing (ops are defined by
+        # the thousand, and each makes two caches).
         self.table = table
         self.entry = entry
         self.boxed = boxed
@@ -133,7 +134,9 @@ class _PendingCache(SlotCache):
     """The cache of an op whose tables are not computed yet: the first call computes them."""
 
     def __init__(self, entry: OperatorEntry, *, boxed: bool) -> None:
-        super().__init__((), entry, boxed=boxed)
+        self.table = ()
+        self.entry = entry
+        self.boxed = boxed
 
     def __missing__(self, bits: int) -> Callable[..., Any]:
         self.entry.ensure_tables()
@@ -144,13 +147,21 @@ class _PendingCache(SlotCache):
 class OperatorEntry:
     """The dispatcher's record of one operator. Users see it through ``OperatorHandle``."""
 
+    # Slots: a library defines thousands of these, and the hot path reads .cache.
+    __slots__ = (
+        "schema", "full_name", "source", "dispatcher", "registrations", "_wrapped", "_lock",
+        "handle", "definition", "cache", "boxed_cache", "_entries", "_shape", "_defaults",
+        "_table",
+    )  # fmt: skip
+
     def __init__(self, schema: FunctionSchema, full_name: str, source: str, dispatcher: Dispatcher) -> None:
         self.schema = schema
         self.full_name = full_name
         self.source = source
         self.dispatcher = dispatcher
         self.registrations: dict[DispatchKey, list[Registration]] = {}
-        self._wrapped: dict[Registration, tuple[tuple[Callable[..., Any], bool], Callable[..., None]]] = {}
+        # Made on first use: most defined ops are never called (fewer objects for the GC).
+        self._wrapped: dict[Registration, tuple[tuple[Callable[..., Any], bool], Callable[..., None]]] | None = None
         self._lock: threading.RLock = dispatcher.lock
         self.handle: OperatorHandle = OperatorHandle(self)
         self.definition: Any = None  # the DefinitionHandle that undoes the definition
@@ -163,6 +174,7 @@ class OperatorEntry:
         self._entries: tuple[Callable[..., Any], ...] | None = None
         self._shape: CallShape | None = None
         self._defaults: tuple[Any, ...] = ()
+        self._table: tuple[Any, ...] | None = None  # None until computed
 
     @property
     def shape(self) -> CallShape:
@@ -208,6 +220,7 @@ class OperatorEntry:
     def table(self) -> tuple[Any, ...]:
         """The computed table: a registration (or None) per slot, then the mask."""
         self.ensure_tables()
+        assert self._table is not None
         return self._table
 
     def ensure_tables(self) -> None:
@@ -243,7 +256,7 @@ class OperatorEntry:
         self.cache = _RemovedCache(table, self, boxed=False)
         self._table = table
         self.registrations.clear()
-        self._wrapped.clear()
+        self._wrapped = None
 
     def _removed(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         raise OperatorNotFoundError(
@@ -256,7 +269,7 @@ class OperatorEntry:
 
     @property
     def has_tables(self) -> bool:
-        return "_table" in self.__dict__
+        return self._table is not None
 
     def slots(self) -> list[Slot]:
         """The registration chosen for the empty key set, then for each runtime key."""
@@ -296,10 +309,12 @@ class OperatorEntry:
 
     def _wrappers(self, reg: Registration) -> tuple[tuple[Callable[..., Any], bool], Callable[..., None]]:
         """(unboxed slot, boxed slot) for a registration, built once and kept."""
+        if self._wrapped is None:
+            self._wrapped = {}
         cached = self._wrapped.get(reg)
         if cached is not None:
             return cached
-        current = self.__dict__.get("_table", ())
+        current = self._table or ()
         if reg.kind == "boxed":
             fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
             result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]] = (
@@ -319,7 +334,8 @@ class OperatorEntry:
         return result
 
     def drop_wrappers(self, reg: Registration) -> None:
-        self._wrapped.pop(reg, None)
+        if self._wrapped is not None:
+            self._wrapped.pop(reg, None)
 
     # -- missing kernels --------------------------------------------------------------
     def _missing(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:

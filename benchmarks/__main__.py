@@ -1,9 +1,14 @@
-"""Run every benchmark module (``make bench``), or those named: ``python -m benchmarks parse``."""
+"""Run every benchmark module (``make bench``), or those named: ``python -m benchmarks parse``.
+
+Each module runs in a fresh interpreter, with its peers side by side in that run: what
+one benchmark leaves behind (imported libraries, objects for the garbage collector to
+walk) must not slow the next.
+"""
 
 from __future__ import annotations
 
-import importlib
 import pkgutil
+import subprocess
 import sys
 
 import benchmarks
@@ -18,8 +23,11 @@ def main(argv: list[str]) -> int:
         print(f"no benchmark matches {argv}; there are: {', '.join(names)}", file=sys.stderr)
         return 2
     for name in wanted:
-        module = importlib.import_module(f"benchmarks.{name}")
-        print(module.run().render(), flush=True)
+        code = f"import benchmarks.{name} as m; print(m.run().render(), flush=True)"
+        result = subprocess.run([sys.executable, "-c", code], check=False)
+        if result.returncode != 0:
+            print(f"benchmarks.{name} failed (exit {result.returncode})", file=sys.stderr)
+            return result.returncode
         print()
     return 0
 

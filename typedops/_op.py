@@ -111,14 +111,19 @@ class Op(TypedOperatorHandle[P, R_co], Protocol[P, R_co]):
         ...
 
 
-def _function_for(handle: OperatorHandle) -> Any:
-    """A new function object running ``handle``'s generated entry, with handle attributes."""
+def _function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
+    """A function running ``handle``'s generated entry, carrying the handle's attributes:
+    a new function object (same code and closure), or with ``copy=False`` the entry
+    itself (for @op, the one owner of its op's entry)."""
     entry = handle._entry
     call = entry.call
-    fn: Any = types.FunctionType(
-        call.__code__, call.__globals__, handle.schema.name, call.__defaults__, call.__closure__
-    )
-    fn.__kwdefaults__ = call.__kwdefaults__
+    if copy:
+        fn: Any = types.FunctionType(
+            call.__code__, call.__globals__, handle.schema.name, call.__defaults__, call.__closure__
+        )
+        fn.__kwdefaults__ = call.__kwdefaults__
+    else:
+        fn = call
     fn.__qualname__ = entry.full_name
     schema = entry.schema
     fn.__dict__.update(
@@ -160,9 +165,10 @@ def op(
     def decorate(fn: Callable[P, R]) -> Op[P, R]:
         schema = infer_schema(fn, name=name, mutates_args=mutates_args)
         library = lib if lib is not None else Library(namespace, "FRAGMENT")
-        handle = library.define(schema)
-        library._register_checked(handle, fn, DispatchKey.CompositeExplicitAutograd)
-        result = _function_for(handle)
+        # Define with the kernel in one step; its signature is checked (the schema came
+        # from it), so nothing is inferred twice.
+        (handle,) = library._define_generated(((schema, ((DispatchKey.CompositeExplicitAutograd, fn, False),)),))
+        result = _function_for(handle, copy=False)
         result.__module__ = getattr(fn, "__module__", result.__module__)
         result.library = library
         result.default_kernel = fn

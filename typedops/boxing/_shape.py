@@ -13,7 +13,6 @@ compiled factory is called, never written into the source.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 
 from typing import Final, NamedTuple
 
@@ -23,8 +22,12 @@ from ._values import python_name
 __all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "tensor_use", "check_kind"]
 
 
-class TensorUse(enum.Enum):
+class TensorUse(str, enum.Enum):
     """How an argument carries tensors the dispatcher must look at."""
+
+    # str's own hash, in C: shapes are cache keys, hashed on every op definition
+    # (Enum's __hash__ is written in Python).
+    __hash__ = str.__hash__
 
     none = "none"
     tensor = "Tensor"
@@ -91,27 +94,12 @@ class ArgShape(NamedTuple):
     check: str  # see check_kind
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class CallShape:
-    """A calling convention's shape. Equality and hashing go through ``key``, a string
-    spelling out every field, so the caches of compiled code look shapes up cheaply."""
+class CallShape(NamedTuple):
+    """A calling convention's shape: a tuple of tuples of strings and flags, so the caches
+    of compiled code hash and compare it in C."""
 
     args: tuple[ArgShape, ...]
     returns: int
-    key: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        parts = [
-            f"{a.name}:{'k' if a.kwarg_only else 'p'}{'d' if a.has_default else ''}:{a.tensors.value}:{a.check}"
-            for a in self.args
-        ]
-        object.__setattr__(self, "key", f"({', '.join(parts)}) -> {self.returns}")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CallShape) and other.key == self.key
-
-    def __hash__(self) -> int:
-        return hash(self.key)
 
     @property
     def positional(self) -> tuple[ArgShape, ...]:

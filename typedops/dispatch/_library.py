@@ -205,14 +205,6 @@ class Library:
         undo = self._dispatcher.register_kernel(entry, reg, allow_override)
         return self._keep(RegistrationHandle(undo, f"{chosen.name} kernel of {entry.full_name}"))
 
-    def _register_checked(self, handle: OperatorHandle, fn: Callable[..., Any], key: DispatchKey) -> RegistrationHandle:
-        """Register an unboxed kernel whose signature is known to match (its schema was
-        inferred from it), skipping the second inference."""
-        entry = handle._entry
-        reg = Registration(key, fn, "unboxed", False, caller_location())
-        undo = self._dispatcher.register_kernel(entry, reg, False)
-        return self._keep(RegistrationHandle(undo, f"{key.name} kernel of {entry.full_name}"))
-
     def fallback(
         self,
         fn: Boxed | Callable[..., None] | Fallthrough,

@@ -12,9 +12,9 @@ Note [Typed handle calls]
 Calling an *instance* runs ``type(obj).__call__``, which costs a further 100-300 ns per
 call over calling a function (measured on the project machines) -- as much as the whole
 dispatch. So, like ``functools.singledispatch``, ``@op`` and ``typed()`` return a
-*function*: a copy of the op's generated entry (same code and closure, its own
-attributes), carrying ``schema``, ``call_boxed``, ``register_kernel`` and the rest as
-attributes. ``Op`` and ``TypedOperatorHandle`` are runtime-checkable protocols that
+*function* carrying ``schema``, ``call_boxed``, ``register_kernel`` and the rest as
+attributes: for ``@op`` the op's generated entry itself, for ``typed()`` a copy of it
+(same code and closure, its own attributes). ``Op`` and ``TypedOperatorHandle`` are runtime-checkable protocols that
 describe it to type checkers; ``isinstance(f, Op)`` works.
 """
 

@@ -128,7 +128,7 @@ def _check_expr(kind: str, index: int, ref: str) -> str | None:
 
 
 def entry_source(shape: CallShape, trace: bool) -> str:
-    """Source of ``make(_op, _h, *defaults)`` returning the four entry functions."""
+    """Source of ``make(_op, *defaults)`` returning the four entry functions."""
     defaults = [f"_d{i}" for i, a in enumerate(a for a in shape.args if a.has_default)]
     params: list[str] = []
     d = iter(defaults)
@@ -158,10 +158,10 @@ def entry_source(shape: CallShape, trace: bool) -> str:
 
     def boxed_dispatch(label: str) -> list[str]:
         if trace:
-            return [f"        _traced_boxed(_op, _h, {label!r}, _b, stack)"]
+            return [f"        _traced_boxed(_op, {label!r}, _b, stack)"]
         return ["        _op.boxed_cache[_b](stack)"]
 
-    lines = [f"def make(_op, _h{''.join(', ' + x for x in defaults)}):"]
+    lines = [f"def make(_op{''.join(', ' + x for x in defaults)}):"]
     lines.append(f"    def call({sig}):")
     lines += _key_lines(refs, f"_op_bad_args(_op, {by_name})")
     lines += unboxed_dispatch("call")
@@ -284,7 +284,7 @@ def _factory(shape: CallShape, trace: bool) -> Callable[..., Any]:
 
 def make_entries(op: OperatorEntry) -> tuple[Callable[..., Any], ...]:
     """The four entry functions for ``op``, from the compiled factory of its shape."""
-    functions: tuple[Callable[..., Any], ...] = _factory(op.shape, TRACE_ENABLED)(op, op.handle, *op.defaults)
+    functions: tuple[Callable[..., Any], ...] = _factory(op.shape, TRACE_ENABLED)(op, *op.defaults)
     call = functions[0]
     call.__name__ = call.__qualname__ = op.schema.name
     return functions

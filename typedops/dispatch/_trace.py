@@ -47,7 +47,7 @@ def traced_call(op: OperatorEntry, label: str, bits: int, args: tuple[Any, ...],
         _depth.value -= 1
 
 
-def traced_call_boxed(op: OperatorEntry, handle: Any, label: str, bits: int, stack: list[Any]) -> None:
+def traced_call_boxed(op: OperatorEntry, label: str, bits: int, stack: list[Any]) -> None:
     _announce(op, label, bits, bits & op.table[-1])
     _depth.value += 1
     try:

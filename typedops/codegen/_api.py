@@ -159,6 +159,10 @@ def functions_stub(entries: list[OpEntry], options: Options) -> str:
 def methods_source(entries: list[OpEntry], options: Options) -> str:
     """``install()`` puts the ``variants: method`` ops onto ``typedops.Tensor``."""
     groups = group(entries, "method")
+    functions = group(entries, "function")
+    # A method whose overloads are exactly the function's (same ops, same order) is the
+    # functional API's chooser itself; only the others get a chooser of their own.
+    shared = {name for name, members in groups.items() if len(members) > 1 and functions.get(name) == members}
     lines = header(options, "Tensor methods, installed by install()")
     lines += [
         "from typing import Any",
@@ -166,13 +170,14 @@ def methods_source(entries: list[OpEntry], options: Options) -> str:
         "from typedops._tensor import Tensor as _Tensor",
         "from typedops.codegen._runtime import choose as _choose, lazy_method as _lazy_method",
         "",
+        "from . import _functions as _f",
         "from . import _registration as _r",
         "",
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
     ]
     for name, members in groups.items():
-        if len(members) < 2:
+        if len(members) < 2 or name in shared:
             continue
         table = f"_CANDIDATES_{name}"
         pairs = "".join(f"\n    (_r.{e.attr_name}.schema, _r.{e.attr_name}),"for e in members)
@@ -187,7 +192,9 @@ def methods_source(entries: list[OpEntry], options: Options) -> str:
     if not groups:
         lines.append("    return")
     for name, members in groups.items():
-        if len(members) > 1 or self_index(members[0].schema):
+        if name in shared:
+            lines.append(f"    setattr(_Tensor, {name!r}, _f.{name})")
+        elif len(members) > 1 or self_index(members[0].schema):
             lines.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
             lines.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, _r.{members[0].attr_name}))")

@@ -7,6 +7,7 @@ from typing import Any
 from typedops._tensor import Tensor as _Tensor
 from typedops.codegen._runtime import choose as _choose, lazy_method as _lazy_method
 
+from . import _functions as _f
 from . import _registration as _r
 
 _MISSING: Any = object()

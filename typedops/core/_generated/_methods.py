@@ -7,6 +7,7 @@ from typing import Any
 from typedops._tensor import Tensor as _Tensor
 from typedops.codegen._runtime import choose as _choose, lazy_method as _lazy_method
 
+from . import _functions as _f
 from . import _registration as _r
 
 _MISSING: Any = object()
@@ -38,48 +39,6 @@ def _method_mul(*args: Any, **kwargs: Any) -> Any:
         return _r.mul__Scalar.call(*args, **kwargs)
     return _choose('core::mul', _CANDIDATES_mul, args, kwargs)
 
-_CANDIDATES_eq = (
-    (_r.eq__Tensor.schema, _r.eq__Tensor),
-    (_r.eq__Scalar.schema, _r.eq__Scalar),
-)
-def _method_eq(*args: Any, **kwargs: Any) -> Any:
-    """core::eq: Tensor, Scalar."""
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if isinstance(_v1, _Tensor):
-        return _r.eq__Tensor.call(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _r.eq__Scalar.call(*args, **kwargs)
-    return _choose('core::eq', _CANDIDATES_eq, args, kwargs)
-
-_CANDIDATES_gt = (
-    (_r.gt__Tensor.schema, _r.gt__Tensor),
-    (_r.gt__Scalar.schema, _r.gt__Scalar),
-)
-def _method_gt(*args: Any, **kwargs: Any) -> Any:
-    """core::gt: Tensor, Scalar."""
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if isinstance(_v1, _Tensor):
-        return _r.gt__Tensor.call(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _r.gt__Scalar.call(*args, **kwargs)
-    return _choose('core::gt', _CANDIDATES_gt, args, kwargs)
-
-_CANDIDATES_sum = (
-    (_r.sum__default.schema, _r.sum__default),
-    (_r.sum__dim_IntList.schema, _r.sum__dim_IntList),
-)
-def _method_sum(*args: Any, **kwargs: Any) -> Any:
-    """core::sum: default, dim_IntList."""
-    return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
-
-_CANDIDATES_mean = (
-    (_r.mean__default.schema, _r.mean__default),
-    (_r.mean__dim.schema, _r.mean__dim),
-)
-def _method_mean(*args: Any, **kwargs: Any) -> Any:
-    """core::mean: default, dim."""
-    return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
-
 
 def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:
     """core::where.self as a method: self moves to its place in the schema."""
@@ -106,15 +65,15 @@ def install() -> None:
     setattr(_Tensor, 'relu', _lazy_method(_Tensor, 'relu', _r.relu__default))
     setattr(_Tensor, 'fill_', _lazy_method(_Tensor, 'fill_', _r.fill___Scalar))
     setattr(_Tensor, 'zero_', _lazy_method(_Tensor, 'zero_', _r.zero___default))
-    setattr(_Tensor, 'eq', _method_eq)
+    setattr(_Tensor, 'eq', _f.eq)
     setattr(_Tensor, 'ne', _lazy_method(_Tensor, 'ne', _r.ne__Tensor))
     setattr(_Tensor, 'lt', _lazy_method(_Tensor, 'lt', _r.lt__Tensor))
     setattr(_Tensor, 'le', _lazy_method(_Tensor, 'le', _r.le__Tensor))
-    setattr(_Tensor, 'gt', _method_gt)
+    setattr(_Tensor, 'gt', _f.gt)
     setattr(_Tensor, 'ge', _lazy_method(_Tensor, 'ge', _r.ge__Tensor))
     setattr(_Tensor, 'where', _method_where)
-    setattr(_Tensor, 'sum', _method_sum)
-    setattr(_Tensor, 'mean', _method_mean)
+    setattr(_Tensor, 'sum', _f.sum)
+    setattr(_Tensor, 'mean', _f.mean)
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', _r.amax__default))
     setattr(_Tensor, 'max', _lazy_method(_Tensor, 'max', _r.max__dim))
     setattr(_Tensor, 'argmax', _lazy_method(_Tensor, 'argmax', _r.argmax__default))

@@ -126,10 +126,7 @@ class Dispatcher:
                     f"{existing.schema}; pick another overload name, e.g. "
                     f"'{schema.qualified_name}.{schema.overload_name or 'other'}(...)'"
                 )
-            entry = OperatorEntry(schema, full_name, source, self)
-            self._ops[full_name] = entry
-            qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
-            self._overloads.setdefault(qualified, []).append(entry)
+            entry = self._insert(schema, full_name, source)
         return entry, self._undefine_for(entry)
 
     def define_generated(
@@ -153,15 +150,20 @@ class Dispatcher:
             entries = []
             undos = []
             for schema, full_name, regs in zip(schemas, names, kernels):
-                entry = OperatorEntry(schema, full_name, source, self)
+                entry = self._insert(schema, full_name, source)
                 for reg in regs:
                     entry.registrations.setdefault(reg.key, []).append(reg)
-                self._ops[full_name] = entry
-                qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
-                self._overloads.setdefault(qualified, []).append(entry)
                 entries.append(entry)
                 undos.append(self._undefine_for(entry))
         return entries, undos
+
+    def _insert(self, schema: FunctionSchema, full_name: str, source: str) -> OperatorEntry:
+        """A new entry in the registry. Callers hold the lock and have checked the name."""
+        entry = OperatorEntry(schema, full_name, source, self)
+        self._ops[full_name] = entry
+        qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
+        self._overloads.setdefault(qualified, []).append(entry)
+        return entry
 
     def _undefine_for(self, entry: OperatorEntry) -> Callable[[], None]:
         def undefine() -> None:

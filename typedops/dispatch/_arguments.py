@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..boxing import TensorUse, tensor_use
+from ..boxing import TensorUse, default_value, python_name, tensor_use
+from ..boxing._ivalue import mismatch, type_name
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
 
-__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error", "type_name"]
-
-
-def type_name(value: Any) -> str:
-    return "None" if value is None else type(value).__name__
+__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error"]
 
 
 def _is_tensor(value: Any) -> bool:
@@ -23,9 +20,9 @@ def _is_tensor(value: Any) -> bool:
 def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: bool = False) -> TypeError:
     """The error for a call whose tensor-typed argument is not a tensor (or list of them)."""
     for arg in op.schema.arguments:
-        if arg.name not in values and _python(arg.name) not in values:
+        if arg.name not in values and python_name(arg.name) not in values:
             continue
-        value: Any = values.get(arg.name, values.get(_python(arg.name)))
+        value: Any = values.get(arg.name, values.get(python_name(arg.name)))
         use = tensor_use(arg.type)
         if use is TensorUse.tensor and not _is_tensor(value):
             problem = f"expected a Tensor, got {type_name(value)}"
@@ -51,16 +48,8 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
     return TypeError(f"{op.full_name}: a tensor argument is not a Tensor")
 
 
-def _python(name: str) -> str:
-    from ..boxing import python_name
-
-    return python_name(name)
-
-
 def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> TypeError | None:
     """The error for the first stack value that does not fit its argument's schema type."""
-    from ..boxing._ivalue import mismatch
-
     for arg, value in zip(op.schema.arguments, stack):
         problem = mismatch(arg.type, value)
         if problem is not None:
@@ -91,7 +80,5 @@ def fill_stack_defaults(op: OperatorEntry, stack: list[Any]) -> int:
             f"{op.full_name}.call_boxed(): missing argument(s) {names}; the stack holds "
             f"{have} value(s) for ({signature})"
         )
-    from ..boxing import default_value
-
     stack.extend(default_value(a) for a in args[have:])
     return want - have

@@ -27,6 +27,7 @@ from ..boxing import CallShape, TensorUse
 from ..boxing._ivalue import mismatch
 from ..boxing._wrappers import _bad_returns, _wrong_tuple
 from ..boxing._source import install
+from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults
 from ._keys import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
 from ._tls import apply_local, keep_flag_in
@@ -213,14 +214,10 @@ def entry_source(shape: CallShape, trace: bool) -> str:
 
 
 def _bad_args(op: OperatorEntry, values: dict[str, Any]) -> TypeError:
-    from ._arguments import explain_bad_tensors
-
     return explain_bad_tensors(op, values)
 
 
 def _bad_stack(op: OperatorEntry, stack: list[Any], filled: int) -> TypeError:
-    from ._arguments import explain_bad_tensors
-
     names = [a.name for a in op.schema.arguments]
     error = explain_bad_tensors(op, dict(zip(names, stack)), boxed=True)
     _unfill(stack, filled)
@@ -234,8 +231,6 @@ def _unfill(stack: list[Any], filled: int) -> None:
 
 
 def _check_stack(op: OperatorEntry, stack: list[Any], filled: int) -> None:
-    from ._arguments import boxed_argument_error
-
     error = boxed_argument_error(op, stack)
     if error is not None:
         _unfill(stack, filled)
@@ -247,8 +242,6 @@ def _fits(op: OperatorEntry, index: int, value: Any) -> bool:
 
 
 def _arity(op: OperatorEntry, stack: list[Any]) -> int:
-    from ._arguments import fill_stack_defaults
-
     return fill_stack_defaults(op, stack)
 
 

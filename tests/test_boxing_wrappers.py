@@ -21,11 +21,13 @@ from typedops.boxing import (
     peek,
     pop,
     push,
+    shape_and_defaults,
     unboxing_source,
 )
+from typedops import MemoryFormat, Tensor
 from typedops.boxing._convert import to_list, to_tuple
 from typedops.boxing._source import install, numbered
-from typedops.schema import parse_schema
+from typedops.schema import infer_schema, parse_schema
 
 ADD = call_shape(parse_schema("t::add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"))
 SPLIT = call_shape(parse_schema("t::split(Tensor self, int[2] sizes, int dim=0) -> (Tensor, Tensor)"))
@@ -76,6 +78,30 @@ def test_wrappers_of_one_shape_share_their_code() -> None:
     first = make_unboxing(ADD, lambda a, b, alpha: a)
     second = make_unboxing(ADD, lambda a, b, alpha: b)
     assert first.__code__ is second.__code__
+
+
+def test_shape_and_defaults() -> None:
+    schema = parse_schema(
+        "t::f(Tensor self, int[2] size=1, *, MemoryFormat memory_format=contiguous_format, bool? flag=None) -> Tensor"
+    )
+    shape, defaults = shape_and_defaults(schema)
+    assert shape == call_shape(schema)
+    assert shape.describe() == "(Tensor, _, *, memory_format, flag) -> 1"
+    assert defaults == ((1, 1), MemoryFormat.contiguous_format, None)
+
+
+def test_schemas_sharing_their_arguments_share_shape_and_defaults() -> None:
+    def f(x: Tensor, n: int = 3) -> Tensor:
+        raise NotImplementedError
+
+    def g(x: Tensor, n: int = 3) -> Tensor:
+        raise NotImplementedError
+
+    first, second = shape_and_defaults(infer_schema(f)), shape_and_defaults(infer_schema(g))
+    assert first[0] is second[0] and first[1] == (3,)
+    # Equal text parsed twice gives new Argument objects: an equal shape, computed again.
+    parsed = [shape_and_defaults(parse_schema("t::h(Tensor x, int n=3) -> Tensor")) for _ in range(2)]
+    assert parsed[0] == parsed[1] == first
 
 
 def test_generated_code_is_in_linecache() -> None:

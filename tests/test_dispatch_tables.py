@@ -753,3 +753,20 @@ def test_dispatcher_state_lists_ops_and_fallbacks(ns: str) -> None:
         assert f"fallback {ns} Tracer: boxed tracer_fb at {at}" in state.splitlines()
         assert op.dump() in state
         assert op.dump_table() in state
+
+
+def test_registrations_are_immutable_and_compared_by_identity() -> None:
+    from typedops.dispatch._kernel import Registration
+
+    def kernel(x: Tensor) -> Tensor:
+        return x
+
+    first = Registration(DispatchKey.CPU, kernel, "unboxed", False, "here:1")
+    second = Registration(DispatchKey.CPU, kernel, "unboxed", False, "here:1")
+    assert first != second and first == first
+    assert len({first, second}) == 2 and [first, second].index(second) == 1
+    assert (first.key, first.fn, first.kind, first.with_keys, first.source) == (
+        DispatchKey.CPU, kernel, "unboxed", False, "here:1"
+    )  # fmt: skip
+    with pytest.raises(AttributeError):
+        first.source = "elsewhere:2"  # type: ignore[misc]

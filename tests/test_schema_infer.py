@@ -253,6 +253,77 @@ def test_string_annotations_are_evaluated_on_every_call() -> None:
     assert str(infer_schema(namespace["resize"])) == "resize(Tensor x, SymInt size) -> Tensor"
 
 
+def test_schemas_share_the_arguments_of_equal_parameters() -> None:
+    # Note [Argument cache]: one Argument object per distinct (name, kind, annotation, default).
+    def f(x: Tensor, n: int = 2, *, flag: bool = True) -> Tensor:
+        raise NotImplementedError
+
+    def g(x: Tensor, n: int = 2, *, flag: bool = True) -> Tensor:
+        raise NotImplementedError
+
+    a, b = infer_schema(f), infer_schema(g)
+    assert all(p is q for p, q in zip(a.arguments, b.arguments))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("n: Scalar = 1", "n: Scalar = True"),  # equal values of different types
+        ("v: float = 0.0", "v: float = -0.0"),  # equal floats with different texts
+        ("xs: list[int] = [1]", "xs: list[int] = [2]"),  # mutable defaults
+        ("x: Tensor", "x: Optional[Tensor]"),
+        ("x: Tensor", "y: Tensor"),
+        ("n: int", "n: int = 1"),
+        ("n: int = 1", "*, n: int = 1"),
+    ],
+)
+def test_the_argument_cache_keeps_different_parameters_apart(first: str, second: str) -> None:
+    namespace: dict[str, Any] = {"Tensor": Tensor, "Optional": Optional, "Scalar": Scalar}
+    exec(f"def one({first}) -> None: pass\ndef two({second}) -> None: pass", namespace)
+    for _ in range(2):  # the second round is served from the cache
+        one, two = infer_schema(namespace["one"]), infer_schema(namespace["two"])
+        assert str(one) == f"one({_schema_text(first)}) -> ()"
+        assert str(two) == f"two({_schema_text(second)}) -> ()"
+
+
+def _schema_text(parameter: str) -> str:
+    """The schema text of one parameter written in Python, for the cases above."""
+    star = "*, " if parameter.startswith("*, ") else ""
+    name, _, rest = parameter.removeprefix("*, ").partition(": ")
+    ann, _, default = rest.partition(" = ")
+    type_ = {"int": "int", "Scalar": "Scalar", "float": "float", "list[int]": "int[]", "Tensor": "Tensor", "Optional[Tensor]": "Tensor?"}[ann]
+    default = {"True": "True", "[1]": "[1]", "[2]": "[2]"}.get(default, default)
+    return f"{star}{type_} {name}{'=' + default if default else ''}"
+
+
+def test_a_cached_parameter_does_not_let_a_bad_default_through() -> None:
+    def good(n: int = 1) -> None:
+        raise NotImplementedError
+
+    def bad(n: int = True) -> None:
+        raise NotImplementedError
+
+    infer_schema(good)
+    with pytest.raises(SchemaInferenceError) as info:
+        infer_schema(bad)
+    assert str(info.value) == (
+        "default True of parameter 'n' of bad() does not fit its annotation 'int'; give a "
+        "default of that type, or change the annotation"
+    )
+
+
+def test_mutated_parameters_are_not_shared() -> None:
+    # Their alias sets are lettered per op, so each schema gets its own Argument.
+    def f(a: Tensor, x: Tensor) -> None:
+        raise NotImplementedError
+
+    first = infer_schema(f, mutates_args=["x"])
+    second = infer_schema(f, mutates_args="unknown")
+    assert str(first) == "f(Tensor a, Tensor(a!) x) -> ()"
+    assert str(second) == "f(Tensor(a!) a, Tensor(b!) x) -> ()"
+    assert infer_schema(f).arguments[1].alias is None
+
+
 # -- names -----------------------------------------------------------------------------------
 
 

@@ -167,7 +167,7 @@ def op(
         library = lib if lib is not None else Library(namespace, "FRAGMENT")
         # Define with the kernel in one step; its signature is checked (the schema came
         # from it), so nothing is inferred twice.
-        (handle,) = library._define_generated(((schema, ((DispatchKey.CompositeExplicitAutograd, fn, False),)),))
+        handle = library._define_with_kernel(schema, DispatchKey.CompositeExplicitAutograd, fn)
         result = _function_for(handle, copy=False)
         result.__module__ = getattr(fn, "__module__", result.__module__)
         result.library = library

@@ -1,6 +1,6 @@
 """The boxed world: the stack, and generated wrappers between the calling conventions."""
 
-from ._shape import ArgShape, CallShape, TensorUse, call_shape, tensor_use
+from ._shape import ArgShape, CallShape, TensorUse, call_shape, shape_and_defaults, tensor_use
 from ._source import GeneratedSourceError, check_identifier
 from ._stack import Stack, drop, last, peek, pop, push
 from ._values import default_value, python_name
@@ -26,6 +26,7 @@ __all__ = [
     "ArgShape",
     "TensorUse",
     "call_shape",
+    "shape_and_defaults",
     "tensor_use",
     "default_value",
     "python_name",

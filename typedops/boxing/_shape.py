@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import enum
 
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from ..schema import BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
-from ._values import python_name
+from ..schema import Argument, BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
+from ._values import default_value, python_name
 
-__all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "tensor_use", "check_kind"]
+__all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "shape_and_defaults", "tensor_use", "check_kind"]
 
 
 class TensorUse(str, enum.Enum):
@@ -130,9 +130,48 @@ def call_shape(schema: FunctionSchema) -> CallShape:
     args = []
     for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True)):
         for arg in args_of:
-            tensors, check = _type_facts(arg.type)
-            args.append(ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check))
+            type_ = arg.type
+            key = (arg.name, kwarg_only, arg.default is None, id(type_))
+            known = _arg_shapes.get(key)
+            if known is None or known[0] is not type_:
+                tensors, check = _type_facts(type_)
+                known = (type_, ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check))
+                if len(_arg_shapes) >= _SHAPES_LIMIT:
+                    _arg_shapes.clear()
+                _arg_shapes[key] = known  # keeps the type alive, so its id stays its own
+            args.append(known[1])
     return CallShape(tuple(args), len(schema.returns))
+
+
+def shape_and_defaults(schema: FunctionSchema) -> tuple[CallShape, tuple[Any, ...]]:
+    """``schema``'s call shape and the Python values of its defaults, in argument order.
+
+    Remembered per argument list: schemas that share their ``Argument`` objects (schema
+    inference shares them, Note [Argument cache] in schema/_infer.py) share the result, so
+    ``@op`` on the hundredth ``(x: Tensor, y: Tensor)`` function does no work here. Keyed by
+    the arguments' ids, with the argument tuples held so those ids stay theirs.
+    """
+    positional, kwarg_only = schema.positional, schema.kwarg_only
+    key = (*map(id, positional), -1, *map(id, kwarg_only), len(schema.returns))
+    known = _conventions.get(key)
+    if known is not None:
+        return known[2], known[3]
+    shape = call_shape(schema)
+    defaults = tuple(default_value(a) for a in (*positional, *kwarg_only) if a.default is not None)
+    if len(_conventions) >= _SHAPES_LIMIT:
+        _conventions.clear()
+    _conventions[key] = (positional, kwarg_only, shape, defaults)
+    return shape, defaults
+
+
+_conventions: dict[tuple[int, ...], tuple[tuple[Argument, ...], tuple[Argument, ...], CallShape, tuple[Any, ...]]] = {}
+
+
+# (argument name, keyword-only, no default, id of its type) -> (the type, its ArgShape):
+# ops share their arguments' shapes (``Tensor self`` is in most of them), so each is made
+# once and the shapes of a library's ops are a few shared objects.
+_SHAPES_LIMIT: Final = 4096
+_arg_shapes: dict[tuple[str, bool, bool, int], tuple[Type, ArgShape]] = {}
 
 
 # Type object -> (its TensorUse, its check kind), by identity: types are shared objects

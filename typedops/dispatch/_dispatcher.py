@@ -116,7 +116,10 @@ class Dispatcher:
 
         return release
 
-    def define(self, schema: FunctionSchema, source: str) -> tuple[OperatorEntry, Callable[[], None]]:
+    def define(
+        self, schema: FunctionSchema, source: str, kernel: Registration | None = None
+    ) -> tuple[OperatorEntry, Callable[[], None]]:
+        """Define ``schema`` (with ``kernel`` registered in the same step, when given)."""
         full_name = schema.full_name
         with self.lock:
             existing = self._ops.get(full_name)
@@ -127,6 +130,8 @@ class Dispatcher:
                     f"'{schema.qualified_name}.{schema.overload_name or 'other'}(...)'"
                 )
             entry = self._insert(schema, full_name, source)
+            if kernel is not None:
+                entry.registrations[kernel.key] = [kernel]
         return entry, self._undefine_for(entry)
 
     def define_generated(

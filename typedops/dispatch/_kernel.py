@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from ._keys import DispatchKey
 
@@ -58,19 +57,30 @@ def boxed(fn: Callable[[Any, Any, list[Any]], None]) -> Boxed:
     return Boxed(fn)
 
 
-@dataclass(frozen=True, eq=False)
-class Registration:
-    """One kernel or fallback as registered: what, where from, and how it is called.
-
-    ``kind`` is ``"unboxed"``, ``"boxed"`` or ``"fallthrough"``; ``with_keys`` marks an
-    unboxed kernel whose first parameter receives the dispatch key set.
-    """
-
+class _Fields(NamedTuple):
     key: DispatchKey
     fn: Any
     kind: str
     with_keys: bool
     source: str
+
+
+class Registration(_Fields):
+    """One kernel or fallback as registered: what, where from, and how it is called.
+
+    ``kind`` is ``"unboxed"``, ``"boxed"`` or ``"fallthrough"``; ``with_keys`` marks an
+    unboxed kernel whose first parameter receives the dispatch key set.
+
+    Immutable, and compared by identity: two registrations of the same kernel are two
+    entries on a key's stack, each removed on its own, each with its own wrappers. A
+    tuple rather than a frozen dataclass, whose constructor costs three times as much
+    (every ``@op`` makes one).
+    """
+
+    __slots__ = ()
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
 
     def describe(self) -> str:
         if self.kind == "fallthrough":

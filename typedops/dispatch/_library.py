@@ -156,15 +156,10 @@ class Library:
         lock once and finds the source location once. Each op's definition can still be
         removed on its own (``handle.remove()``); leaving the library removes them all.
         """
-        if self.kind == "IMPL":
-            raise RegistrationError(f"{self!r} is an IMPL library and cannot define operators")
-        source = caller_location()
         schemas = [schema for schema, _ in ops]
         for schema in schemas:
-            if schema.namespace != self.ns:
-                raise RegistrationError(
-                    f"cannot define {schema.full_name} in a library for namespace {self.ns!r}"
-                )
+            self._check_defines(schema)
+        source = caller_location()
         kernels = [
             [Registration(key, fn, "unboxed", with_keys, source) for key, fn, with_keys in regs]
             for _, regs in ops
@@ -175,6 +170,24 @@ class Library:
             entry.definition = definition
             self._handles.append(definition)
         return [entry.handle for entry in entries]
+
+    def _define_with_kernel(self, schema: FunctionSchema, key: DispatchKey, fn: Callable[..., Any]) -> OperatorHandle:
+        """Define one op with one unboxed kernel, whose signature the caller checked: what
+        ``@op`` does with an inferred schema (``_define_generated`` for a single op, minus
+        its batch bookkeeping)."""
+        self._check_defines(schema)
+        source = caller_location()
+        entry, undo = self._dispatcher.define(schema, source, Registration(key, fn, "unboxed", False, source))
+        entry.definition = definition = DefinitionHandle(undo, entry.handle)
+        self._handles.append(definition)
+        return entry.handle
+
+    def _check_defines(self, schema: FunctionSchema) -> None:
+        """Refuse a namespaced schema this library cannot define (the unchecked paths)."""
+        if self.kind == "IMPL":
+            raise RegistrationError(f"{self!r} is an IMPL library and cannot define operators")
+        if schema.namespace != self.ns:
+            raise RegistrationError(f"cannot define {schema.full_name} in a library for namespace {self.ns!r}")
 
     # -- impl -----------------------------------------------------------------------------
     def impl(

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from .._errors import NoKernelError, OperatorNotFoundError
-from ..boxing import CallShape, call_shape, default_value, make_boxing, make_unboxing
+from ..boxing import CallShape, make_boxing, make_unboxing, shape_and_defaults
 from ..boxing._convert import conversions_for
 from ..schema import FunctionSchema
 from ._keys import (
@@ -181,8 +181,8 @@ class OperatorEntry:
         if self._shape is None:
             with self._lock:
                 if self._shape is None:
-                    self._defaults = tuple(default_value(a) for a in self.schema.arguments if a.has_default)
-                    self._shape = call_shape(self.schema)
+                    shape, self._defaults = shape_and_defaults(self.schema)
+                    self._shape = shape  # last: it marks both as ready
         return self._shape
 
     @property

@@ -52,7 +52,7 @@ from typing import Annotated, Any, Final, Literal, Union
 from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
 from .._errors import SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, format_literal
-from ._model import FunctionSchema, Return
+from ._model import Argument, FunctionSchema, Return
 from ._infer_messages import (
     _PARAM,
     _RETURN,
@@ -144,7 +144,7 @@ def _read_code(fn: types.FunctionType) -> tuple[list[_Param], object, bool]:
             params.append((name, _KEYWORD_ONLY, annotations.get(name, _EMPTY), kwdefaults.get(name, _EMPTY)))
     if code.co_flags & _CO_VARKEYWORDS:
         params.append((names[var], _VAR_KWARGS, _EMPTY, _EMPTY))
-    has_strings = str in set(map(type, annotations.values()))
+    has_strings = str in map(type, annotations.values())
     return params, annotations.get("return", _EMPTY), has_strings
 
 
@@ -493,27 +493,17 @@ def _write_alias(index: int) -> AliasInfo:
 _WRITE_ALIASES: Final = tuple(_write_alias(i) for i in range(26))
 
 
-_split_names: dict[str, tuple[str, str, str]] = {}
-
-
 def _split_name(name: str) -> tuple[str, str, str]:
     """``ns::op.overload`` -> ``(ns, op, overload)``; SchemaInferenceError if malformed."""
-    if name in _split_names:
-        return _split_names[name]
     namespace, sep, rest = name.partition("::")
     if not sep:
         namespace, rest = "", name
     op, dot, overload = rest.partition(".")
-    parts = [op]
-    if sep:
-        parts.append(namespace)
-    if dot:
-        parts.append(overload)
-    if not all(part.isidentifier() and part.isascii() for part in parts):
+    if not (
+        name.isascii() and op.isidentifier()
+        and (namespace.isidentifier() or not sep) and (overload.isidentifier() or not dot)
+    ):  # fmt: skip
         raise SchemaInferenceError(_BAD_OP_NAME.format(name=name))
-    if len(_split_names) >= _CACHE_LIMIT:
-        _split_names.clear()
-    _split_names[name] = (namespace, op, overload)
     return namespace, op, overload
 
 
@@ -568,6 +558,21 @@ def infer_schema(
         return _build(fn_name, parts, params, ret, mutated)
 
 
+# Note [Argument cache]
+# ~~~~~~~~~~~~~~~~~~~~~
+# A parameter's Argument depends only on its name, kind, annotation and default (and on
+# whether it is mutated, which gives it an alias set counted per op: those are not
+# cached). ``Argument`` is immutable, so schemas share one object per distinct parameter
+# (``x: Tensor`` recurs across a library): a hit skips conversion and checks, and leaves
+# nothing new for the garbage collector. Keyed like the annotation cache, by id with the
+# annotation held; defaults only when equal values are interchangeable (None and exact
+# ints, bools and strings -- not floats, where -0.0 == 0.0, nor mutable values), with
+# their type in the key (True == 1).
+_PLAIN: Final = (int, bool, str)
+_UNCACHED: Final[Any] = object()
+_arguments: dict[tuple[str, int, int, type, object], tuple[object, Argument]] = {}
+
+
 def _build(
     fn_name: str, parts: tuple[str, str, str], params: list[_Param], ret: object,
     mutated: frozenset[str] | None,
@@ -576,6 +581,15 @@ def _build(
     kwarg_only: list[Any] = []
     n_written = 0
     for pname, kind, ann, default in params:
+        writes = mutated is None or pname in mutated
+        if not writes:  # Note [Argument cache]
+            default_key = default if default is _EMPTY or default is None or type(default) in _PLAIN else _UNCACHED
+            if default_key is not _UNCACHED:
+                key = (pname, kind, id(ann), type(default), default_key)
+                known = _arguments.get(key)
+                if known is not None and known[0] is ann:
+                    (positional if kind == _POSITIONAL else kwarg_only).append(known[1])
+                    continue
         if kind >= _VAR_ARGS:
             template = _VAR_POSITIONAL if kind == _VAR_ARGS else _VAR_KEYWORD
             raise SchemaInferenceError(template.format(name=pname, fn=fn_name))
@@ -601,7 +615,7 @@ def _build(
                     optional=optional, name=pname, what=bad.what,
                 )) from None
         alias = None
-        if mutated is None or pname in mutated:
+        if writes:
             if type_.is_tensor_like():
                 alias = _WRITE_ALIASES[n_written] if n_written < 26 else _write_alias(n_written)
                 n_written += 1
@@ -609,7 +623,10 @@ def _build(
                 raise SchemaInferenceError(_MUTATES_NOT_TENSOR.format(
                     subject=_subject(fn_name, pname), ann=_show(ann), name=pname
                 ))
-        (positional if kind == _POSITIONAL else kwarg_only).append(_argument(pname, type_, text, alias, 0))
+        argument = _argument(pname, type_, text, alias, 0)
+        if not writes and default_key is not _UNCACHED:
+            _bounded_put(_arguments, key, (ann, argument))
+        (positional if kind == _POSITIONAL else kwarg_only).append(argument)
     if ret is _EMPTY:
         raise SchemaInferenceError(_NO_RETURN_ANNOTATION.format(subject=_subject(fn_name, None), fn=fn_name))
     try:

@@ -993,7 +993,7 @@ def test_redispatch_below_the_only_key_uses_the_empty_slot(ns: str) -> None:
 
 REMOVED = (
     "operator {ns}::f was removed (the library that defined it was closed); define it "
-    "again and use the new handle"
+    "again (for an @op function: apply @op again) and call the new one"
 )
 
 
@@ -1015,7 +1015,7 @@ def test_handles_of_a_removed_op_raise(ns: str) -> None:
         getattr(ops, ns).f
     # registering through the dead handle is refused, even after the op is defined again
     with Library(ns, "IMPL", "Meta") as impl:
-        removed = f"operator {ns}::f was removed (the library that defined it was closed); define it again and register on the new handle"
+        removed = f"operator {ns}::f was removed (the library that defined it was closed); define it again (for an @op function: apply @op again) and register on the new one"
         with pytest.raises(OperatorNotFoundError, match=re.escape(removed) + "$"):
             impl.impl(op, f_cpu)
         with Library(ns, "DEF") as again:

@@ -106,7 +106,7 @@ class Op(TypedOperatorHandle[P, R_co], Protocol[P, R_co]):
         """Register ``fn`` as the op's kernel for ``key``; a decorator when ``fn`` is omitted."""
         ...
 
-    def register_fake(self, fn: F) -> F:
+    def register_fake(self, fn: F, *, allow_override: bool = False) -> F:
         """Register ``fn`` as the Meta kernel: it computes result shapes and dtypes only."""
         ...
 
@@ -142,8 +142,19 @@ def _function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
 
 def typed(handle: OperatorHandle, prototype: Callable[P, R]) -> TypedOperatorHandle[P, R]:
     """``handle.typed(prototype)``: see ``OperatorHandle.typed``."""
-    check_kernel_signature(handle.schema, prototype, with_keys=False)
-    return cast("TypedOperatorHandle[P, R]", _function_for(handle))
+    check_kernel_signature(handle.schema, prototype, with_keys=False, prototype=True)
+    result = _function_for(handle)
+    _describe_as(result, prototype)
+    return cast("TypedOperatorHandle[P, R]", result)
+
+
+def _describe_as(result: Any, fn: Callable[..., Any]) -> None:
+    """Give the op function ``fn``'s module, docstring and signature (``inspect.signature``
+    follows ``__wrapped__``), as ``functools.wraps`` would, minus its name: the op's
+    function keeps the op's name."""
+    result.__module__ = getattr(fn, "__module__", None) or result.__module__
+    result.__doc__ = getattr(fn, "__doc__", None)
+    result.__wrapped__ = fn
 
 
 def op(
@@ -160,7 +171,7 @@ def op(
     """
     namespace, sep, _ = name.partition("::")
     if not sep or not namespace:
-        raise ValueError(f"@op needs a namespaced name such as 'myops::{name}', not {name!r}")
+        raise ValueError(f"@op needs a namespaced name such as 'myops::{name.rpartition('::')[2]}', not {name!r}")
 
     def decorate(fn: Callable[P, R]) -> Op[P, R]:
         schema = infer_schema(fn, name=name, mutates_args=mutates_args)
@@ -169,7 +180,7 @@ def op(
         # from it), so nothing is inferred twice.
         handle = library._define_with_kernel(schema, DispatchKey.CompositeExplicitAutograd, fn)
         result = _function_for(handle, copy=False)
-        result.__module__ = getattr(fn, "__module__", result.__module__)
+        _describe_as(result, fn)
         result.library = library
         result.default_kernel = fn
 
@@ -180,8 +191,8 @@ def op(
 
             return register if kernel is None else register(kernel)
 
-        def register_fake(kernel: Any) -> Any:
-            library.impl(handle, kernel, DispatchKey.Meta)
+        def register_fake(kernel: Any, *, allow_override: bool = False) -> Any:
+            library.impl(handle, kernel, DispatchKey.Meta, allow_override=allow_override)
             return kernel
 
         result.register_kernel = register_kernel

@@ -59,25 +59,26 @@ def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> TypeError | Non
     return None
 
 
-def fill_stack_defaults(op: OperatorEntry, stack: list[Any]) -> int:
+def fill_stack_defaults(op: OperatorEntry, stack: list[Any], entry: str = "call_boxed") -> int:
     """Complete a boxed call whose stack omits trailing arguments that have defaults.
 
     Raises ``TypeError`` (leaving the stack as it was) when the stack holds too many
-    values, or omits an argument that has no default.
+    values, or omits an argument that has no default; ``entry`` names the boxed entry
+    point in the message.
     """
     args = op.schema.arguments
     have, want = len(stack), len(args)
     signature = ", ".join(str(a) for a in args)
     if have > want:
         raise TypeError(
-            f"{op.full_name}.call_boxed(): the stack holds {have} values, but the op takes "
+            f"{op.full_name}.{entry}(): the stack holds {have} values, but the op takes "
             f"{want} argument(s) ({signature}); the stack must hold exactly the arguments"
         )
     missing = [a for a in args[have:] if not a.has_default]
     if missing:
         names = ", ".join(f"'{a.name}'" for a in missing)
         raise TypeError(
-            f"{op.full_name}.call_boxed(): missing argument(s) {names}; the stack holds "
+            f"{op.full_name}.{entry}(): missing argument(s) {names}; the stack holds "
             f"{have} value(s) for ({signature})"
         )
     stack.extend(default_value(a) for a in args[have:])

@@ -189,7 +189,7 @@ class Dispatcher:
             if self._ops.get(entry.full_name) is not entry:
                 raise OperatorNotFoundError(
                     f"operator {entry.full_name} was removed (the library that defined it was "
-                    "closed); define it again and register on the new handle"
+                    "closed); define it again (for an @op function: apply @op again) and register on the new one"
                 )
             stack = entry.registrations.setdefault(reg.key, [])
             if stack and not allow_override:

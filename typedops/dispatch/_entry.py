@@ -206,6 +206,8 @@ def entry_source(shape: CallShape, trace: bool) -> str:
                 "        stack.extend(_r)",
             ]
     lines.append("    def redispatch_boxed(_ks, stack):")
+    lines.append(f"        if len(stack) != {n}:")
+    lines.append("            _arity(_op, stack, 'redispatch_boxed')")
     lines.append(below)
     lines += boxed_dispatch("redispatch_boxed")
     lines.append("    return call, redispatch, call_boxed, redispatch_boxed")
@@ -241,8 +243,8 @@ def _fits(op: OperatorEntry, index: int, value: Any) -> bool:
     return mismatch(op.schema.arguments[index].type, value) is None
 
 
-def _arity(op: OperatorEntry, stack: list[Any]) -> int:
-    return fill_stack_defaults(op, stack)
+def _arity(op: OperatorEntry, stack: list[Any], entry: str = "call_boxed") -> int:
+    return fill_stack_defaults(op, stack, entry)
 
 
 # One namespace for all generated entry code: the thread-local flag is kept current in

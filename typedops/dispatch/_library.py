@@ -124,11 +124,7 @@ class Library:
     # -- define ------------------------------------------------------------------------
     def define(self, schema: str | FunctionSchema) -> OperatorHandle:
         """Define an operator from schema text (namespace optional) and return its handle."""
-        if self.kind == "IMPL":
-            raise RegistrationError(
-                f"{self!r} is an IMPL library and cannot define operators; use "
-                f"Library({self.ns!r}, 'DEF') or 'FRAGMENT'"
-            )
+        self._check_kind()
         if isinstance(schema, str) and "::" not in schema.partition("(")[0]:
             schema = f"{self.ns}::{schema.lstrip()}"  # cheaper than rebuilding the parsed schema
         parsed = parse_schema(schema) if isinstance(schema, str) else schema
@@ -184,10 +180,19 @@ class Library:
 
     def _check_defines(self, schema: FunctionSchema) -> None:
         """Refuse a namespaced schema this library cannot define (the unchecked paths)."""
-        if self.kind == "IMPL":
-            raise RegistrationError(f"{self!r} is an IMPL library and cannot define operators")
+        self._check_kind()
         if schema.namespace != self.ns:
-            raise RegistrationError(f"cannot define {schema.full_name} in a library for namespace {self.ns!r}")
+            raise RegistrationError(
+                f"cannot define {schema.full_name} in a library for namespace {self.ns!r}; "
+                f"use Library({schema.namespace!r}, 'FRAGMENT')"
+            )
+
+    def _check_kind(self) -> None:
+        if self.kind == "IMPL":
+            raise RegistrationError(
+                f"{self!r} is an IMPL library and cannot define operators; use "
+                f"Library({self.ns!r}, 'DEF') or 'FRAGMENT'"
+            )
 
     # -- impl -----------------------------------------------------------------------------
     def impl(

@@ -261,7 +261,7 @@ class OperatorEntry:
     def _removed(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         raise OperatorNotFoundError(
             f"operator {self.full_name} was removed (the library that defined it was "
-            "closed); define it again and use the new handle"
+            "closed); define it again (for an @op function: apply @op again) and call the new one"
         )
 
     def _removed_boxed(self, op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
@@ -367,7 +367,8 @@ class OperatorEntry:
 
     # -- seeing inside --------------------------------------------------------------
     def dump(self) -> str:
-        lines = [f"{self.schema}", f"  defined at {self.source}"]
+        removed = " (removed: its library was closed)" if isinstance(self.cache, _RemovedCache) else ""
+        lines = [f"{self.schema}", f"  defined at {self.source}{removed}"]
         for key in sorted(self.registrations):
             for depth, reg in enumerate(reversed(self.registrations[key])):
                 shadowed = " (overridden)" if depth else ""

@@ -57,46 +57,66 @@ def _without_first_parameter(fn: Callable[..., Any]) -> Callable[..., Any]:
     return stand_in
 
 
-def check_kernel_signature(schema: FunctionSchema, fn: Callable[..., Any], *, with_keys: bool) -> None:
+def check_kernel_signature(
+    schema: FunctionSchema, fn: Callable[..., Any], *, with_keys: bool, prototype: bool = False
+) -> None:
     """Raise ``SchemaMismatchError`` unless ``fn``'s annotations fit ``schema``.
 
     Names, positions and types must agree; a kernel may take ``int`` for ``SymInt``, a
     plain list for a sized one, and a keyword-only schema argument as an ordinary
-    parameter (it is passed by keyword). Defaults and alias annotations are not
-    compared: the op's schema supplies them.
+    parameter (it is passed by keyword). A kernel's defaults are not compared: the
+    op's schema supplies them.
+
+    ``prototype=True`` checks a ``typed()`` prototype, whose signature is what a type
+    checker holds calls to, so it must be the schema's exactly: keyword-only where the
+    schema's argument is, and with the same defaults (a default the schema lacks would
+    let a call through that fails at run time).
     """
     target = _without_first_parameter(fn) if with_keys else fn
-    kernel = infer_schema(target, name=schema.full_name)
+    other = infer_schema(target, name=schema.full_name)
+    what = "prototype" if prototype else "kernel"
     name = getattr(fn, "__qualname__", repr(fn))
     differences: list[str] = []
 
     def compare(expected: Argument, got: Argument | None, index: int) -> None:
         if got is None:
-            differences.append(f"argument {index} '{expected.name}' ({expected.type}): the kernel has no such parameter")
+            differences.append(f"argument {index} '{expected.name}' ({expected.type}): the {what} has no such parameter")
             return
         if got.name != expected.name:
-            differences.append(f"argument {index}: the schema calls it '{expected.name}', the kernel '{got.name}'")
+            differences.append(f"argument {index}: the schema calls it '{expected.name}', the {what} '{got.name}'")
         elif _loose(got.type) != _loose(expected.type):
-            differences.append(f"argument '{expected.name}': schema type {expected.type}, kernel annotation gives {got.type}")
+            differences.append(f"argument '{expected.name}': schema type {expected.type}, {what} annotation gives {got.type}")
+        elif prototype and got.default != expected.default:
+            differences.append(f"argument '{expected.name}': {_default(expected, 'schema')}, {_default(got, what)}")
 
     expected_all = schema.positional + schema.kwarg_only
-    got_all = kernel.positional + kernel.kwarg_only
+    got_all = other.positional + other.kwarg_only
     for index, expected in enumerate(expected_all):
         compare(expected, got_all[index] if index < len(got_all) else None, index)
     for index in range(len(expected_all), len(got_all)):
         extra = got_all[index]
         differences.append(f"argument {index} '{extra.name}' ({extra.type}): the schema has no such argument")
-    for arg in kernel.kwarg_only:
-        if arg in got_all and any(a.name == arg.name for a in schema.positional):
-            differences.append(f"argument '{arg.name}' is positional in the schema but keyword-only in the kernel")
+    positional = {a.name for a in schema.positional}
+    for arg in other.kwarg_only:
+        if arg.name in positional:
+            differences.append(f"argument '{arg.name}' is positional in the schema but keyword-only in the {what}")
+    if prototype:
+        keyword_only = {a.name for a in schema.kwarg_only}
+        for arg in other.positional:
+            if arg.name in keyword_only:
+                differences.append(f"argument '{arg.name}' is keyword-only in the schema but positional in the prototype")
     expected_returns = [_loose(r.type) for r in schema.returns]
-    got_returns = [_loose(r.type) for r in kernel.returns]
+    got_returns = [_loose(r.type) for r in other.returns]
     if expected_returns != got_returns:
         schema_returns = ", ".join(str(r.type) for r in schema.returns)
-        kernel_returns = ", ".join(str(r.type) for r in kernel.returns)
-        differences.append(f"returns: schema ({schema_returns}), kernel ({kernel_returns})")
+        other_returns = ", ".join(str(r.type) for r in other.returns)
+        differences.append(f"returns: schema ({schema_returns}), {what} ({other_returns})")
     if differences:
         raise SchemaMismatchError(
-            f"kernel {name} does not match {schema}:\n  " + "\n  ".join(differences),
+            f"{what} {name} does not match {schema}:\n  " + "\n  ".join(differences),
             differences,
         )
+
+
+def _default(arg: Argument, owner: str) -> str:
+    return f"the {owner} has no default" if arg.default is None else f"the {owner}'s default is {arg.default}"

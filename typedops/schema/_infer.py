@@ -78,6 +78,7 @@ from ._infer_messages import (
     _NO_FN_NAME,
     _NO_SIGNATURE,
     _MUTATES_STR,
+    _MUTATES_TWICE,
     _MUTATES_UNKNOWN,
     _MUTATES_NOT_TENSOR,
 )
@@ -517,6 +518,9 @@ def _mutated(mutates_args: Iterable[str] | Literal["unknown"], fn_name: str, par
     if not names:
         return frozenset()
     known = [p[0] for p in params if p[1] <= _KEYWORD_ONLY]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise SchemaInferenceError(_MUTATES_TWICE.format(name=twice))
     for name in names:
         if name not in known:
             raise SchemaInferenceError(_MUTATES_UNKNOWN.format(

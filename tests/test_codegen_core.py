@@ -14,7 +14,7 @@ import pytest
 
 import typedops
 from typedops import Device, MemoryFormat, core, tensor
-from typedops.codegen import generate, stale_files
+from typedops.codegen import generate, obsolete_files, stale_files
 from typedops.codegen._generate import DEFAULT_CORE_YAML
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,14 +41,12 @@ def test_checked_in_core_library_is_up_to_date() -> None:
 def test_staleness_is_detected(tmp_path: Path) -> None:
     files = _core_files(tmp_path / "out", tmp_path / "stubs")
     assert sorted(stale_files(files)) == sorted(files)
-    assert sorted(p.name for p in files) == [
-        "__init__.py", "__init__.pyi", "_functions.py", "_functions.pyi", "_methods.py", "_registration.py",
-        "_typedops_ops_core.pyi",
-    ]  # fmt: skip
+    assert sorted(p.name for p in files) == ["__init__.py", "__init__.pyi", "_typedops_ops_core.pyi"]
+    assert obsolete_files(GENERATED, _core_files(GENERATED, STUBS)) == []  # no older layout left behind
 
 
 def test_registration_uses_the_unchecked_builders() -> None:
-    text = (GENERATED / "_registration.py").read_text()
+    text = (GENERATED / "__init__.py").read_text()
     assert "from typedops.schema._build import (" in text
     assert "parse_schema" not in text and "_FunctionSchema(" not in text and "_Argument(" not in text
     # One bulk call defines every op with its kernels; where.self is one of its rows.
@@ -101,17 +99,17 @@ def test_method_with_self_not_first_moves_self_into_place() -> None:
 
 
 def test_method_with_self_not_first_source_and_stub() -> None:
-    methods = (GENERATED / "_methods.py").read_text()
+    methods = (GENERATED / "__init__.py").read_text()
     assert (
         "def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:\n"
         '    """core::where.self as a method: self moves to its place in the schema."""\n'
-        "    return _r.where__self.call(condition, self, *args, **kwargs)\n"
+        "    return where__self.call(condition, self, *args, **kwargs)\n"
     ) in methods
     assert "    setattr(_Tensor, 'where', _method_where)\n" in methods
     stub = (STUBS / "_typedops_ops_core.pyi").read_text()
     assert "    def where(self, condition: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...\n" in stub
     assert "def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor: ..." in (
-        GENERATED / "_functions.pyi"
+        GENERATED / "__init__.pyi"
     ).read_text()
 
 

@@ -20,7 +20,7 @@ import pytest
 import typedops
 from typedops import Device, tensor
 from typedops.cli import main
-from typedops.codegen import CodegenError, generate, stale_files, write_files
+from typedops.codegen import CodegenError, generate, obsolete_files, stale_files, write_files
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -55,8 +55,8 @@ def static(tmp_path_factory: pytest.TempPathFactory, demo: ModuleType) -> Iterat
     module = _import_generated(tmp_path_factory.mktemp("static"), "demo_static_gen", namespace="demo_static",
                                static_dispatch="CPU,Meta")  # fmt: skip
     yield module
-    module._registration.LIBRARY.remove()
-    importlib.import_module("tests.data.demo_generated._methods").install()  # the dispatched methods again
+    module.LIBRARY.remove()
+    demo.install()  # the dispatched methods again
 
 
 def test_checked_in_demo_library_is_up_to_date() -> None:
@@ -77,10 +77,10 @@ def test_files_are_written_only_when_they_change(tmp_path: Path) -> None:
     files = _demo_files(tmp_path / "out", tmp_path / "stubs")
     assert sorted(write_files(files)) == sorted(files)
     times = {p: p.stat().st_mtime_ns for p in files}
-    os.utime(tmp_path / "out" / "_registration.py", ns=(1, 1))
+    os.utime(tmp_path / "out" / "__init__.py", ns=(1, 1))
     assert write_files(files) == []
-    assert (tmp_path / "out" / "_registration.py").stat().st_mtime_ns == 1
-    assert all(p.stat().st_mtime_ns == times[p] for p in files if p.name != "_registration.py")
+    assert (tmp_path / "out" / "__init__.py").stat().st_mtime_ns == 1
+    assert all(p.stat().st_mtime_ns == times[p] for p in files if p.name != "__init__.py")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in files if p.parent.name == "out")
 
 
@@ -103,7 +103,7 @@ def test_cli_check_reports_stale_files(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_registration_builds_the_schemas_without_parsing(demo: ModuleType) -> None:
-    text = (DATA / "demo_generated" / "_registration.py").read_text()
+    text = (DATA / "demo_generated" / "__init__.py").read_text()
     assert "parse_schema" not in text
     schema = typedops.ops.demo.add.out.schema
     assert str(schema) == "demo::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
@@ -162,9 +162,10 @@ def test_static_dispatch_gives_the_dispatched_results(demo: ModuleType, static: 
 
 
 def test_static_dispatch_calls_kernels_directly(static: ModuleType) -> None:
-    text = Path(str(static.__file__)).with_name("_functions.py").read_text()
-    assert "_m0.add_tensor(self, other, alpha=alpha)" in text
-    assert ".call(" not in text
+    text = Path(str(static.__file__)).read_text()
+    api = text[text.index("# -- the typed functional API"):text.index("# -- the Tensor methods")]
+    assert "_m0.add_tensor(self, other, alpha=alpha)" in api
+    assert ".call(" not in api
     with pytest.raises(RuntimeError) as info:
         static.cat([tensor([1.0], device="meta")])
     assert str(info.value) == (
@@ -178,7 +179,7 @@ def test_selective_build_contains_only_the_chosen_ops(tmp_path: Path) -> None:
     chosen = tmp_path / "ops.yaml"
     chosen.write_text("- demo_sel::add.Tensor\n- double\n")
     files = generate(YAML, tmp_path / "out", namespace="demo_sel", kernels=KERNELS, ops_list=chosen)
-    registration = files[tmp_path / "out" / "_registration.py"]
+    registration = files[tmp_path / "out" / "__init__.py"]
     assert registration.count("    (_schema(") == 2
     assert "    add__Tensor,\n" in registration and "    double__default,\n" in registration
     assert "add_scalar" not in registration and "cat" not in registration
@@ -202,4 +203,46 @@ def test_trace_ops_records_nested_calls(tmp_path: Path, demo: ModuleType) -> Non
     )
     # ... and the list drives a selective build.
     files = generate(YAML, tmp_path / "sel", namespace="demo", kernels=KERNELS, ops_list=out)
-    assert files[tmp_path / "sel" / "_registration.py"].count("    (_schema(") == 3
+    assert files[tmp_path / "sel" / "__init__.py"].count("    (_schema(") == 3
+
+
+def test_a_library_is_one_module_and_its_stub(tmp_path: Path) -> None:
+    # Note [One module per library]: registration, functional API and methods in __init__.py.
+    files = _demo_files(tmp_path / "out", tmp_path / "stubs")
+    assert sorted(str(p.relative_to(tmp_path)) for p in files) == [
+        "out/__init__.py", "out/__init__.pyi", "stubs/_typedops_ops_demo.pyi",
+    ]  # fmt: skip
+    module = files[tmp_path / "out" / "__init__.py"]
+    sections = ["# -- registration", "# -- the typed functional API", "# -- the Tensor methods", "\ninstall()\n"]
+    assert [module.index(s) for s in sections] == sorted(module.index(s) for s in sections)
+    stub = files[tmp_path / "out" / "__init__.pyi"]
+    assert "LIBRARY: _Library\n" in stub and "add__Tensor: _OperatorHandle\n" in stub
+    assert "def install() -> None: ...\n" in stub and "def double(self: Tensor) -> Tensor: ..." in stub
+
+
+@pytest.mark.parametrize("name", ["install", "LIBRARY", "add__Tensor", "Any", "_m0"])
+def test_a_function_name_the_module_uses_is_refused(tmp_path: Path, name: str) -> None:
+    ops = tmp_path / "ops.yaml"
+    ops.write_text(YAML.read_text() + f"\n- func: {name}(Tensor self) -> Tensor\n  dispatch:\n    CPU: double\n")
+    with pytest.raises(CodegenError) as info:
+        generate(ops, tmp_path / "out", namespace="demo", kernels=KERNELS)
+    assert str(info.value) == (
+        f"ops.yaml: op demo::{name} cannot be a function named {name!r}: the generated module uses that "
+        "name itself; rename the op, or drop 'function' from its variants"
+    )
+
+
+def test_an_older_layout_is_cleaned_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    old = out / "_registration.py"
+    old.write_text("# @generated by typedops.codegen from demo_ops.yaml -- do not edit.\n")
+    mine = out / "helpers.py"
+    mine.write_text("# a user's own module\n")
+    args = ["codegen", str(YAML), "--out", str(out), "--namespace", "demo", "--kernels", KERNELS]
+    assert obsolete_files(out, _demo_files(out, tmp_path / "stubs")) == [old]
+    assert main([*args, "--check"]) == 1
+    assert f"obsolete: {old}" in capsys.readouterr().err
+    assert main(args) == 0
+    assert not old.exists() and mine.exists()
+    assert main([*args, "--check"]) == 0

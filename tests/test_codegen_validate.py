@@ -89,7 +89,7 @@ def test_string_defaults_reach_source_only_through_repr(tmp_path: Path) -> None:
     path = tmp_path / "ops.yaml"
     path.write_text(f"- func: f(Tensor self, str s={default}) -> Tensor\n")
     files = generate(path, tmp_path / "out", namespace="vd_repr")
-    registration = files[tmp_path / "out" / "_registration.py"]
+    registration = files[tmp_path / "out" / "__init__.py"]
     assert f"_argument('s', _t1, {default!r}, None, 0)" in registration
     assert "\nimport os" not in registration
 
@@ -112,7 +112,7 @@ def test_kernels_for_an_existing_core_op_need_the_op_in_the_core_yaml(tmp_path: 
     assert str(info.value) == "ops.yaml:1: core::add.Scalar is not an operator of the core yaml core.yaml"
     (tmp_path / "ops.yaml").write_text(text.replace("add.Scalar", "add.Tensor"))
     files = generate(tmp_path / "ops.yaml", tmp_path / "out", namespace="vd", kernels=KERNELS, core_yaml=core)
-    registration = files[tmp_path / "out" / "_registration.py"]
+    registration = files[tmp_path / "out" / "__init__.py"]
     assert "IMPL_core = _Library('core', 'IMPL')" in registration
     assert "IMPL_core.impl('core::add.Tensor', _m0.add_tensor, _DispatchKey.PrivateUse1, check=False)" in registration
     assert "LIBRARY" not in registration

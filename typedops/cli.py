@@ -45,20 +45,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "codegen":
-            from .codegen import generate, stale_files, write_files
+            from .codegen import generate, obsolete_files, stale_files, write_files
 
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
                 command=_command_text(args),
             )  # fmt: skip
+            obsolete = obsolete_files(args.out, files)
             if args.check:
                 stale = stale_files(files)
                 for path in stale:
                     print(f"out of date: {path}", file=sys.stderr)
-                return 1 if stale else 0
+                for path in obsolete:
+                    print(f"obsolete: {path}", file=sys.stderr)
+                return 1 if stale or obsolete else 0
             for path in write_files(files):
                 print(f"wrote {path}")
+            for path in obsolete:  # after the new files are in place
+                path.unlink()
+                print(f"removed {path} (an older layout's generated module)")
             return 0
         from ._trace_ops import ops_yaml, trace_ops
         from .codegen import write_files

@@ -157,7 +157,7 @@ def codegen() -> None:
             print(f"tour.axpy(x, y, 2)        = {tour.axpy(x, y, 2)}   (schema: axpy(Tensor x, Tensor self, ...))")
             w: Any = y
             print(f"y.axpy(x, a=2)            = {w.axpy(x, a=2)}   (self moves into place)")
-            tour._registration.LIBRARY.remove()
+            tour.LIBRARY.remove()
         finally:
             sys.path.remove(tmp)
             for name in [n for n in sys.modules if n.startswith(("tour_generated", "tour_kernels"))]:

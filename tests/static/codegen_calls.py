@@ -1,7 +1,7 @@
 """Calls of a generated op library that mypy must accept or refuse (see test_static_typing.py).
 
 The functional API is typed by the .pyi files written next to the generated modules
-(tests/data/demo_generated/_functions.pyi); ``typedops.ops.demo`` and the Tensor methods by
+(tests/data/demo_generated/__init__.pyi); ``typedops.ops.demo`` and the Tensor methods by
 the typing-only module tests/data/stubs/_typedops_ops_demo.pyi, found through mypy_path.
 """
 

@@ -3,7 +3,7 @@
 ``typedops.ops.core`` and the Tensor methods are typed by the generated typing-only module
 stubs/_typedops_ops_core.pyi (``ops`` is declared as its ``Ops``; ``Tensor`` derives from its
 ``TensorMethods`` under TYPE_CHECKING); ``typedops.core.<name>`` by
-typedops/core/_generated/_functions.pyi.
+typedops/core/_generated/__init__.pyi.
 """
 
 from __future__ import annotations

@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._files import stale_files, write_files
-    from ._generate import generate
+    from ._generate import generate, obsolete_files
     from ._model import CodegenError
 
-__all__ = ["generate", "write_files", "stale_files", "CodegenError"]
+__all__ = ["generate", "write_files", "stale_files", "obsolete_files", "CodegenError"]
 
-_WHERE = {"generate": "_generate", "write_files": "_files", "stale_files": "_files", "CodegenError": "_model"}
+_WHERE = {
+    "generate": "_generate", "obsolete_files": "_generate", "write_files": "_files", "stale_files": "_files",
+    "CodegenError": "_model",
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""The typed functional API, the Tensor methods, the package ``__init__`` and their stubs.
+"""The typed functional API and the Tensor methods of a generated library, and its stub.
 
 One function per op base name. A name with one overload is the op's generated entry
 function itself (bound on first use through the module's ``__getattr__``: the fastest
@@ -27,9 +27,16 @@ from typing import Final
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, self_index
-from ._text import STUB_IMPORTS, header, parameters, returns_annotation
+from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation
 
-__all__ = ["group", "chooser_lines", "functions_source", "functions_stub", "methods_source", "init_source", "init_stub"]
+__all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
+
+# What the functional API and the methods (and the static flavor) import, one name each.
+COMMON_IMPORTS: Final = [
+    "from typing import Any",
+    "from typedops._tensor import Tensor as _Tensor",
+    "from typedops.codegen._runtime import choose as _choose",
+]
 
 _NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
 
@@ -90,18 +97,11 @@ def chooser_lines(name: str, schemas: list[FunctionSchema], targets: list[str], 
     return lines
 
 
-def functions_source(entries: list[OpEntry], options: Options) -> str:
+def functions_section(entries: list[OpEntry], options: Options) -> Section:
     """The dispatched functional API (``from pkg import add``)."""
     groups = group(entries, "function")
-    lines = header(options, "typed functional API (dispatched); types in _functions.pyi")
-    lines += [
-        "from typing import Any",
-        "",
-        "from typedops._tensor import Tensor as _Tensor",
-        "from typedops.codegen._runtime import choose as _choose",
-        "",
-        "from . import _registration as _r",
-        "",
+    body = [
+        "# -- the typed functional API (types in __init__.pyi)",
         f"__all__ = [{', '.join(repr(n) for n in groups)}]",
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
@@ -110,14 +110,14 @@ def functions_source(entries: list[OpEntry], options: Options) -> str:
     for name, members in groups.items():
         if len(members) < 2:
             continue
-        lines.append("")
+        body.append("")
         table = f"_CANDIDATES_{name}"
-        pairs = "".join(f"\n    (_r.{e.attr_name}.schema, _r.{e.attr_name}),"for e in members)
-        lines.append(f"{table} = ({pairs}\n)")
-        lines += chooser_lines(name, [e.schema for e in members], [f"_r.{e.attr_name}.call" for e in members], table)
-    lines.append("")
-    lines.append("_SINGLE = {" + "".join(f"\n    {n!r}: _r.{e.attr_name}," for n, e in singles.items()) + "\n}")
-    lines += [
+        pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
+        body.append(f"{table} = ({pairs}\n)")
+        body += chooser_lines(name, [e.schema for e in members], [f"{e.attr_name}.call" for e in members], table)
+    body.append("")
+    body.append("_SINGLE = {" + "".join(f"\n    {n!r}: {e.attr_name}," for n, e in singles.items()) + "\n}")
+    body += [
         "",
         "",
         "def __getattr__(name: str) -> Any:",
@@ -128,9 +128,8 @@ def functions_source(entries: list[OpEntry], options: Options) -> str:
         "    fn = handle.call",
         "    globals()[name] = fn",
         "    return fn",
-        "",
     ]
-    return "\n".join(lines)
+    return Section(list(COMMON_IMPORTS), body)
 
 
 def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: str = "") -> list[str]:
@@ -147,59 +146,40 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
     return lines
 
 
-def functions_stub(entries: list[OpEntry], options: Options) -> str:
-    groups = group(entries, "function")
-    lines = header(options, "types of the functional API")
-    lines += [*STUB_IMPORTS, "", f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
-    lines += stub_functions(groups, method=False)
-    lines.append("")
-    return "\n".join(lines)
-
-
-def methods_source(entries: list[OpEntry], options: Options) -> str:
-    """``install()`` puts the ``variants: method`` ops onto ``typedops.Tensor``."""
+def methods_section(entries: list[OpEntry], options: Options) -> Section:
+    """``install()`` puts the ``variants: method`` ops onto ``typedops.Tensor``; the module
+    calls it once at import (tests call it again after replacing methods)."""
     groups = group(entries, "method")
     functions = group(entries, "function")
     # A method whose overloads are exactly the function's (same ops, same order) is the
     # functional API's chooser itself; only the others get a chooser of their own.
     shared = {name for name, members in groups.items() if len(members) > 1 and functions.get(name) == members}
-    lines = header(options, "Tensor methods, installed by install()")
-    lines += [
-        "from typing import Any",
-        "",
-        "from typedops._tensor import Tensor as _Tensor",
-        "from typedops.codegen._runtime import choose as _choose, lazy_method as _lazy_method",
-        "",
-        "from . import _functions as _f",
-        "from . import _registration as _r",
-        "",
-        "_MISSING: Any = object()",
-        "_NUMBERS = (int, float, complex)",
-    ]
+    body = ["# -- the Tensor methods"]
     for name, members in groups.items():
         if len(members) < 2 or name in shared:
             continue
-        table = f"_CANDIDATES_{name}"
-        pairs = "".join(f"\n    (_r.{e.attr_name}.schema, _r.{e.attr_name}),"for e in members)
-        lines += ["", f"{table} = ({pairs}\n)"]
-        lines += chooser_lines(f"_method_{name}", [e.schema for e in members],
-                               [f"_r.{e.attr_name}.call" for e in members], table)  # fmt: skip
+        table = f"_METHOD_CANDIDATES_{name}"
+        pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
+        body += ["", f"{table} = ({pairs}\n)"]
+        body += chooser_lines(f"_method_{name}", [e.schema for e in members],
+                              [f"{e.attr_name}.call" for e in members], table)  # fmt: skip
     for name, members in groups.items():
         index = self_index(members[0].schema)
         if len(members) == 1 and index:
-            lines += ["", *_moved_self_lines(name, members[0], index)]
-    lines += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
+            body += ["", *_moved_self_lines(name, members[0], index)]
+    body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
     if not groups:
-        lines.append("    return")
+        body.append("    return")
     for name, members in groups.items():
         if name in shared:
-            lines.append(f"    setattr(_Tensor, {name!r}, _f.{name})")
+            body.append(f"    setattr(_Tensor, {name!r}, {name})")
         elif len(members) > 1 or self_index(members[0].schema):
-            lines.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
+            body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
-            lines.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, _r.{members[0].attr_name}))")
-    lines.append("")
-    return "\n".join(lines)
+            body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
+    body += ["", "", "install()"]
+    imports = [*COMMON_IMPORTS, "from typedops.codegen._runtime import lazy_method as _lazy_method"]
+    return Section(imports, body)
 
 
 def _moved_self_lines(name: str, entry: OpEntry, index: int) -> list[str]:
@@ -211,34 +191,23 @@ def _moved_self_lines(name: str, entry: OpEntry, index: int) -> list[str]:
         "",
         f"def _method_{name}(self: Any, {params}, *args: Any, **kwargs: Any) -> Any:",
         f'    """{entry.schema.full_name} as a method: self moves to its place in the schema."""',
-        f"    return _r.{entry.attr_name}.call({call}, *args, **kwargs)",
+        f"    return {entry.attr_name}.call({call}, *args, **kwargs)",
     ]
 
 
-def init_source(entries: list[OpEntry], options: Options, *, has_methods: bool) -> str:
-    lines = header(options, "the generated op library: importing it registers the ops")
-    lines += [
-        "from typing import Any",
-        "",
-        "from . import _registration, _functions",
-        "from ._functions import __all__",
-    ]
-    if has_methods:
-        lines += ["from . import _methods", "", "_methods.install()"]
-    lines += [
-        "",
-        "",
-        "def __getattr__(name: str) -> Any:",
-        "    return getattr(_functions, name)",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def init_stub(entries: list[OpEntry], options: Options) -> str:
+def library_stub(entries: list[OpEntry], options: Options) -> str:
+    """``__init__.pyi``: the functional API, the op handles, the libraries and ``install``."""
     groups = group(entries, "function")
+    defined = [e for e in entries if e.defines]
+    impl_namespaces = sorted({e.schema.namespace for e in entries if not e.defines})
     lines = header(options, "types of the generated op library")
-    lines += ["from . import _registration as _registration", ""]
-    lines += [f"from ._functions import {n} as {n}" for n in groups]
-    lines += ["", f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
+    lines += [*STUB_IMPORTS, "from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle", ""]
+    lines += [f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
+    if defined:
+        lines.append("LIBRARY: _Library")
+    lines += [f"IMPL_{ns}: _Library" for ns in impl_namespaces]
+    lines += [f"{e.attr_name}: _OperatorHandle" for e in defined]
+    lines += ["", "def install() -> None: ...", ""]
+    lines += stub_functions(groups, method=False)
+    lines.append("")
     return "\n".join(lines)

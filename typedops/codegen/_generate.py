@@ -1,18 +1,32 @@
-"""``generate``: an op yaml -> the text of every generated file, in memory."""
+"""``generate``: an op yaml -> the text of every generated file, in memory.
+
+Note [One module per library]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A generated library is one package with one module, ``__init__.py``: the registration
+(pre-built schemas, ``LIBRARY._define_generated``), then the typed functional API, then
+the Tensor methods and ``install()``, which it calls. Its types are in ``__init__.pyi``.
+Importing a module costs ~0.2 ms on the project machines whatever it holds (finding,
+reading and unmarshalling its code) -- as much as registering eight ops -- so the library
+used to spend most of a small build's import in its four modules. One module keeps a
+selective build's import close to the cost of its ops. The sections share one namespace,
+so function names are checked against everything else the module binds.
+"""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from ..dispatch import DispatchKey
-from ._api import functions_source, functions_stub, group, init_source, init_stub, methods_source
-from ._model import CodegenError, OpEntry, Options
-from ._registration import registration_source
-from ._static import static_functions_source
+from ._api import functions_section, group, library_stub, methods_section
+from ._model import HEADER, CodegenError, OpEntry, Options
+from ._registration import registration_section
+from ._static import static_functions_section
 from ._stubs import ops_stub, stub_module_name
+from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
-__all__ = ["generate", "DEFAULT_CORE_YAML"]
+__all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML"]
 
 DEFAULT_CORE_YAML = Path(__file__).resolve().parent.parent / "core" / "native_functions.yaml"
 
@@ -62,19 +76,75 @@ def generate(
         known: dict[str, OpEntry] = {e.schema.full_name: e for e in entries}
         chosen = load_op_list(ops_list, namespace, known, options.source_label)
         entries = [e for e in entries if e.schema.full_name in chosen]
+    functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
+    others = [registration_section(entries, options), methods_section(entries, options)]
+    _check_function_names(functions, others, group(entries, "function"), options.source_label)
+    module = module_text(
+        options,
+        "the generated op library: importing it registers the ops, and binds the typed "
+        "functional API and the Tensor methods; types in __init__.pyi",
+        [others[0], functions, others[1]],
+    )
     files: dict[Path, str] = {}
-    files[out / "__init__.py"] = init_source(entries, options, has_methods=bool(group(entries, "method")))
-    files[out / "__init__.pyi"] = init_stub(entries, options)
-    files[out / "_registration.py"] = registration_source(entries, options)
-    if options.static_dispatch:
-        files[out / "_functions.py"] = static_functions_source(entries, options)
-    else:
-        files[out / "_functions.py"] = functions_source(entries, options)
-    files[out / "_functions.pyi"] = functions_stub(entries, options)
-    if group(entries, "method"):
-        files[out / "_methods.py"] = methods_source(entries, options)
+    files[out / "__init__.py"] = module
+    files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
         files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
     for path, text in files.items():
         compile(text, str(path), "exec")  # a generator bug must not reach the disk
     return files
+
+
+def _check_function_names(
+    api: Section, others: list[Section], functions: dict[str, list[OpEntry]], label: str
+) -> None:
+    """Refuse a function name that the generated module binds to something else.
+
+    The library is one module (Note [One module per library]), so the functional API
+    shares its namespace with the op handles, the kernel modules' aliases, the imports and
+    the helpers: an op named ``install`` or ``LIBRARY`` would be shadowed by them, or
+    shadow them. A function's name may be bound once by the API's own code (its chooser,
+    or its static-dispatch function) and nowhere else.
+    """
+    everything_else = _bound_names([*others, Section([*api.imports, *(i for o in others for i in o.imports)], [])])
+    in_api = _bound_names([Section([], api.body)])
+    for name, members in functions.items():
+        if everything_else.get(name, 0) or in_api.get(name, 0) > 1:
+            raise CodegenError(
+                f"{label}: op {members[0].schema.qualified_name} cannot be a function named {name!r}: "
+                "the generated module uses that name itself; rename the op, or drop 'function' "
+                "from its variants"
+            )
+
+
+def _bound_names(sections: list[Section]) -> dict[str, int]:
+    """How many module-level statements of ``sections`` bind each name."""
+    bound: dict[str, int] = {}
+    for section in sections:
+        for node in ast.parse("\n".join([*section.imports, *section.body])).body:
+            names: list[str] = []
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [(a.asname or a.name).partition(".")[0] for a in node.names]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            for name in names:
+                bound[name] = bound.get(name, 0) + 1
+    return bound
+
+
+def obsolete_files(out: Path, files: dict[Path, str]) -> list[Path]:
+    """Generated files in ``out`` that ``files`` no longer has (an older layout's modules):
+    they would still be importable, so the writer removes them. Only files that start with
+    the generated header are candidates; anything else in ``out`` is the user's."""
+    if not out.is_dir():
+        return []
+    found = []
+    for path in sorted(out.iterdir()):
+        if path.suffix in (".py", ".pyi") and path not in files and path.is_file():
+            with path.open(encoding="utf-8", errors="replace") as handle:
+                if handle.readline().startswith(f"# {HEADER} "):
+                    found.append(path)
+    return found

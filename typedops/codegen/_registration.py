@@ -1,4 +1,5 @@
-"""The registration module: pre-built schema objects, definitions, kernels (``check=False``).
+"""The registration section of a generated library: pre-built schema objects, definitions,
+kernels (``check=False``).
 
 Importing it parses and re-checks nothing: every ``FunctionSchema`` is written as calls of
 the unchecked builders in ``typedops.schema._build`` (the generator validated it), with each
@@ -26,9 +27,9 @@ from ..schema import (
     TypeVar,
 )
 from ._model import OpEntry, Options
-from ._text import header
+from ._text import Section
 
-__all__ = ["registration_source"]
+__all__ = ["registration_section", "kernel_modules"]
 
 
 class _Types:
@@ -112,8 +113,8 @@ def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
     return modules
 
 
-def registration_source(entries: list[OpEntry], options: Options) -> str:
-    """The registration module: ``LIBRARY`` and one ``OperatorHandle`` per defined op."""
+def registration_section(entries: list[OpEntry], options: Options) -> Section:
+    """``LIBRARY`` and one ``OperatorHandle`` per defined op (named ``entry.attr_name``)."""
     types = _Types()
     body: list[str] = []
     defined = [e for e in entries if e.defines]
@@ -146,22 +147,20 @@ def registration_source(entries: list[OpEntry], options: Options) -> str:
             fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
             keyed = ", with_keys=True" if kernel.with_keys else ""
             body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
-    lines = header(options, "registration: pre-built schemas, definitions and kernels")
-    lines += [
+    imports = [
         "from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library",
-        "from typedops.schema import (",
-        "    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,",
-        "    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,",
-        "    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,",
-        "    TypeVar as _TypeVar,",
+        "from typedops.schema import (\n"
+        "    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,\n"
+        "    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,\n"
+        "    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,\n"
+        "    TypeVar as _TypeVar,\n"
         ")",
-        "# Unchecked builders: the generator validated every schema below.",
-        "from typedops.schema._build import (",
-        "    alias as _alias, argument as _argument, make_return as _return, schema as _schema,",
+        "# Unchecked builders: the generator validated every schema below.\n"
+        "from typedops.schema._build import (\n"
+        "    alias as _alias, argument as _argument, make_return as _return, schema as _schema,\n"
         ")",
     ]
     if impl_namespaces:
-        lines.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
-    lines += [f"import {module} as {alias}" for module, alias in modules.items()]
-    lines += ["", *types.lines, "", *body, ""]
-    return "\n".join(lines)
+        imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
+    imports += [f"import {module} as {alias}" for module, alias in modules.items()]
+    return Section(imports, ["# -- registration", *types.lines, "", *body])

@@ -13,12 +13,12 @@ from __future__ import annotations
 from ..boxing import python_name
 from ..dispatch import DispatchKey
 from ..schema import BaseType, ListType, OptionalType, Type
-from ._api import chooser_lines, group
+from ._api import COMMON_IMPORTS, chooser_lines, group
 from ._model import Kernel, OpEntry, Options
 from ._registration import kernel_modules
-from ._text import header
+from ._text import Section
 
-__all__ = ["static_functions_source"]
+__all__ = ["static_functions_section"]
 
 
 def _bits_expr(type_: Type, var: str) -> str | None:
@@ -51,7 +51,7 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
             params.append("*")
         if arg.has_default:
             default = f"_d_{fn_name}_{index}"
-            defaults.append(f"{default} = _default_value(_r.{entry.attr_name}.schema.arguments[{index}])")
+            defaults.append(f"{default} = _default_value({entry.attr_name}.schema.arguments[{index}])")
             params.append(f"{name}: Any = {default}")
         else:
             params.append(f"{name}: Any")
@@ -78,25 +78,24 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
     return lines
 
 
-def static_functions_source(entries: list[OpEntry], options: Options) -> str:
+def static_functions_section(entries: list[OpEntry], options: Options) -> Section:
     """The functional API calling kernels directly, for ``options.static_dispatch`` backends."""
     groups = group(entries, "function")
     chosen = [e for members in groups.values() for e in members]
     modules = kernel_modules(chosen)
-    lines = header(options, f"typed functional API, static dispatch to {', '.join(k.name for k in options.static_dispatch)}")
-    lines += [
+    backends = ", ".join(k.name for k in options.static_dispatch)
+    imports = [
         "from collections.abc import Iterable",
-        "from typing import Any",
-        "",
+        *COMMON_IMPORTS,
         "from typedops._dtypes import Device as _Device",
-        "from typedops._tensor import Tensor as _Tensor, keys_for_device as _keys_for_device",
+        "from typedops._tensor import keys_for_device as _keys_for_device",
         "from typedops.boxing import default_value as _default_value",
-        "from typedops.codegen._runtime import choose as _choose, no_static_kernel as _no_static_kernel",
+        "from typedops.codegen._runtime import no_static_kernel as _no_static_kernel",
         "from typedops.dispatch import DispatchKeySet as _DispatchKeySet",
         *(f"import {module} as {alias}" for module, alias in modules.items()),
-        "",
-        "from . import _registration as _r",
-        "",
+    ]
+    lines = [
+        f"# -- the typed functional API, static dispatch to {backends} (types in __init__.pyi)",
         f"__all__ = [{', '.join(repr(n) for n in groups)}]",
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
@@ -119,8 +118,7 @@ def static_functions_source(entries: list[OpEntry], options: Options) -> str:
             lines += _static_function(entry, target, options.static_dispatch, modules)
         if len(members) > 1:
             table = f"_CANDIDATES_{name}"
-            pairs = "".join(f"\n    (_r.{e.attr_name}.schema, {t})," for e, t in zip(members, targets))
+            pairs = "".join(f"\n    ({e.attr_name}.schema, {t})," for e, t in zip(members, targets))
             lines += ["", "", f"{table} = ({pairs}\n)", "", ""]
             lines += chooser_lines(name, [e.schema for e in members], targets, table)
-    lines.append("")
-    return "\n".join(lines)
+    return Section(imports, lines)

@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
 from ..boxing import python_name
 from ._model import HEADER, Options
 
-__all__ = ["header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS"]
+__all__ = ["header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text"]
 
 STUB_IMPORTS: Final = (
     "from collections.abc import Sequence",
     "from typing import overload",
     "from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor",
 )
+
+
+class Section(NamedTuple):
+    """One part of a generated module: the import statements it needs (a statement may
+    span lines) and its own lines."""
+
+    imports: list[str]
+    body: list[str]
+
+
+def module_text(options: Options, what: str, sections: list[Section]) -> str:
+    """A generated module: the header, every section's import statements (each once, in
+    order of first appearance), then the sections' bodies in order."""
+    imports: list[str] = []
+    for section in sections:
+        imports += [statement for statement in section.imports if statement not in imports]
+    lines = header(options, what) + imports
+    for section in sections:
+        lines += ["", "", *section.body]
+    lines.append("")
+    return "\n".join(lines)
 
 
 def header(options: Options, what: str) -> list[str]:

@@ -16,12 +16,13 @@ library] in typedops/dispatch/_ops.py.
 
 from typing import TYPE_CHECKING, Any
 
-from ._generated import __all__ as __all__, _functions
+from . import _generated
+from ._generated import __all__ as __all__
 
 if TYPE_CHECKING:
-    from ._generated import *  # noqa: F403 -- the typed functional API (_generated/_functions.pyi)
+    from ._generated import *  # noqa: F403 -- the typed functional API (_generated/__init__.pyi)
 else:
 
     def __getattr__(name: str) -> Any:
-        """The functional API, bound on first use (see _generated/_functions.py)."""
-        return getattr(_functions, name)
+        """The functional API, bound on first use (see _generated/__init__.py)."""
+        return getattr(_generated, name)

@@ -2,12 +2,32 @@
 # types of the generated op library
 # Regenerate with: typedops codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 # fmt: off
-from . import _registration as _registration
-
-from ._functions import add as add
-from ._functions import double as double
-from ._functions import cat as cat
-from ._functions import clamp as clamp
-from ._functions import full as full
+from collections.abc import Sequence
+from typing import overload
+from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = ['add', 'double', 'cat', 'clamp', 'full']
+
+LIBRARY: _Library
+add__Tensor: _OperatorHandle
+add__Scalar: _OperatorHandle
+add__out: _OperatorHandle
+add___Tensor: _OperatorHandle
+double__default: _OperatorHandle
+cat__default: _OperatorHandle
+clamp__default: _OperatorHandle
+full__default: _OperatorHandle
+
+def install() -> None: ...
+
+@overload
+def add(self: Tensor, other: Tensor, *, alpha: Scalar = ...) -> Tensor: ...
+@overload
+def add(self: Tensor, other: Scalar, alpha: Scalar = ...) -> Tensor: ...
+@overload
+def add(self: Tensor, other: Tensor, *, alpha: Scalar = ..., out: Tensor) -> Tensor: ...
+def double(self: Tensor) -> Tensor: ...
+def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
+def clamp(self: Tensor, min: Scalar | None = ..., max: Scalar | None = ...) -> Tensor: ...
+def full(size: Sequence[int], fill_value: Scalar, *, dtype: ScalarType | None = ..., memory_format: MemoryFormat = ..., device: Device | None = ...) -> Tensor: ...

@@ -2,57 +2,165 @@
 # types of the generated op library
 # Regenerate with: typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
 # fmt: off
-from . import _registration as _registration
-
-from ._functions import add as add
-from ._functions import sub as sub
-from ._functions import mul as mul
-from ._functions import div as div
-from ._functions import pow as pow
-from ._functions import maximum as maximum
-from ._functions import minimum as minimum
-from ._functions import neg as neg
-from ._functions import abs as abs
-from ._functions import exp as exp
-from ._functions import sqrt as sqrt
-from ._functions import relu as relu
-from ._functions import fill_ as fill_
-from ._functions import zero_ as zero_
-from ._functions import eq as eq
-from ._functions import ne as ne
-from ._functions import lt as lt
-from ._functions import le as le
-from ._functions import gt as gt
-from ._functions import ge as ge
-from ._functions import where as where
-from ._functions import sum as sum
-from ._functions import mean as mean
-from ._functions import amax as amax
-from ._functions import max as max
-from ._functions import argmax as argmax
-from ._functions import matmul as matmul
-from ._functions import mm as mm
-from ._functions import as_strided as as_strided
-from ._functions import reshape as reshape
-from ._functions import permute as permute
-from ._functions import transpose as transpose
-from ._functions import t as t
-from ._functions import select as select
-from ._functions import slice as slice
-from ._functions import unsqueeze as unsqueeze
-from ._functions import squeeze as squeeze
-from ._functions import flatten as flatten
-from ._functions import clone as clone
-from ._functions import cat as cat
-from ._functions import stack as stack
-from ._functions import empty as empty
-from ._functions import zeros as zeros
-from ._functions import ones as ones
-from ._functions import full as full
-from ._functions import scalar_tensor as scalar_tensor
-from ._functions import randn as randn
-from ._functions import arange as arange
-from ._functions import zeros_like as zeros_like
-from ._functions import _to_copy as _to_copy
+from collections.abc import Sequence
+from typing import overload
+from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'sqrt', 'relu', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul', 'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy']
+
+LIBRARY: _Library
+add__Tensor: _OperatorHandle
+add___Tensor: _OperatorHandle
+add__out: _OperatorHandle
+add__Scalar: _OperatorHandle
+sub__Tensor: _OperatorHandle
+sub___Tensor: _OperatorHandle
+sub__out: _OperatorHandle
+mul__Tensor: _OperatorHandle
+mul___Tensor: _OperatorHandle
+mul__out: _OperatorHandle
+mul__Scalar: _OperatorHandle
+div__Tensor: _OperatorHandle
+div___Tensor: _OperatorHandle
+div__out: _OperatorHandle
+pow__Tensor_Scalar: _OperatorHandle
+maximum__default: _OperatorHandle
+minimum__default: _OperatorHandle
+neg__default: _OperatorHandle
+abs__default: _OperatorHandle
+exp__default: _OperatorHandle
+sqrt__default: _OperatorHandle
+relu__default: _OperatorHandle
+fill___Scalar: _OperatorHandle
+zero___default: _OperatorHandle
+eq__Tensor: _OperatorHandle
+ne__Tensor: _OperatorHandle
+lt__Tensor: _OperatorHandle
+le__Tensor: _OperatorHandle
+gt__Tensor: _OperatorHandle
+ge__Tensor: _OperatorHandle
+eq__Scalar: _OperatorHandle
+gt__Scalar: _OperatorHandle
+where__self: _OperatorHandle
+sum__default: _OperatorHandle
+sum__dim_IntList: _OperatorHandle
+mean__default: _OperatorHandle
+mean__dim: _OperatorHandle
+amax__default: _OperatorHandle
+max__dim: _OperatorHandle
+argmax__default: _OperatorHandle
+matmul__default: _OperatorHandle
+mm__default: _OperatorHandle
+as_strided__default: _OperatorHandle
+view__default: _OperatorHandle
+reshape__default: _OperatorHandle
+permute__default: _OperatorHandle
+transpose__int: _OperatorHandle
+t__default: _OperatorHandle
+select__int: _OperatorHandle
+slice__Tensor: _OperatorHandle
+unsqueeze__default: _OperatorHandle
+squeeze__dim: _OperatorHandle
+expand__default: _OperatorHandle
+flatten__using_ints: _OperatorHandle
+contiguous__default: _OperatorHandle
+clone__default: _OperatorHandle
+copy___default: _OperatorHandle
+cat__default: _OperatorHandle
+stack__default: _OperatorHandle
+empty__memory_format: _OperatorHandle
+zeros__default: _OperatorHandle
+ones__default: _OperatorHandle
+full__default: _OperatorHandle
+scalar_tensor__default: _OperatorHandle
+randn__default: _OperatorHandle
+arange__default: _OperatorHandle
+arange__start_step: _OperatorHandle
+zeros_like__default: _OperatorHandle
+_to_copy__default: _OperatorHandle
+to__dtype: _OperatorHandle
+
+def install() -> None: ...
+
+@overload
+def add(self: Tensor, other: Tensor, *, alpha: Scalar = ...) -> Tensor: ...
+@overload
+def add(self: Tensor, other: Tensor, *, alpha: Scalar = ..., out: Tensor) -> Tensor: ...
+@overload
+def add(self: Tensor, other: Scalar, alpha: Scalar = ...) -> Tensor: ...
+@overload
+def sub(self: Tensor, other: Tensor, *, alpha: Scalar = ...) -> Tensor: ...
+@overload
+def sub(self: Tensor, other: Tensor, *, alpha: Scalar = ..., out: Tensor) -> Tensor: ...
+@overload
+def mul(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def mul(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
+@overload
+def mul(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def div(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def div(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
+def pow(self: Tensor, exponent: Scalar) -> Tensor: ...
+def maximum(self: Tensor, other: Tensor) -> Tensor: ...
+def minimum(self: Tensor, other: Tensor) -> Tensor: ...
+def neg(self: Tensor) -> Tensor: ...
+def abs(self: Tensor) -> Tensor: ...
+def exp(self: Tensor) -> Tensor: ...
+def sqrt(self: Tensor) -> Tensor: ...
+def relu(self: Tensor) -> Tensor: ...
+def fill_(self: Tensor, value: Scalar) -> Tensor: ...
+def zero_(self: Tensor) -> Tensor: ...
+@overload
+def eq(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def eq(self: Tensor, other: Scalar) -> Tensor: ...
+def ne(self: Tensor, other: Tensor) -> Tensor: ...
+def lt(self: Tensor, other: Tensor) -> Tensor: ...
+def le(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def gt(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def gt(self: Tensor, other: Scalar) -> Tensor: ...
+def ge(self: Tensor, other: Tensor) -> Tensor: ...
+def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def sum(self: Tensor, *, dtype: ScalarType | None = ...) -> Tensor: ...
+@overload
+def sum(self: Tensor, dim: Sequence[int] | None, keepdim: bool = ..., *, dtype: ScalarType | None = ...) -> Tensor: ...
+@overload
+def mean(self: Tensor, *, dtype: ScalarType | None = ...) -> Tensor: ...
+@overload
+def mean(self: Tensor, dim: Sequence[int] | None, keepdim: bool = ..., *, dtype: ScalarType | None = ...) -> Tensor: ...
+def amax(self: Tensor, dim: Sequence[int] = ..., keepdim: bool = ...) -> Tensor: ...
+def max(self: Tensor, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: ...
+def argmax(self: Tensor, dim: int | None = ..., keepdim: bool = ...) -> Tensor: ...
+def matmul(self: Tensor, other: Tensor) -> Tensor: ...
+def mm(self: Tensor, mat2: Tensor) -> Tensor: ...
+def as_strided(self: Tensor, size: Sequence[SymInt], stride: Sequence[SymInt], storage_offset: SymInt | None = ...) -> Tensor: ...
+def reshape(self: Tensor, shape: Sequence[SymInt]) -> Tensor: ...
+def permute(self: Tensor, dims: Sequence[int]) -> Tensor: ...
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor: ...
+def t(self: Tensor) -> Tensor: ...
+def select(self: Tensor, dim: int, index: SymInt) -> Tensor: ...
+def slice(self: Tensor, dim: int = ..., start: SymInt | None = ..., end: SymInt | None = ..., step: SymInt = ...) -> Tensor: ...
+def unsqueeze(self: Tensor, dim: int) -> Tensor: ...
+def squeeze(self: Tensor, dim: int) -> Tensor: ...
+def flatten(self: Tensor, start_dim: int = ..., end_dim: int = ...) -> Tensor: ...
+def clone(self: Tensor, *, memory_format: MemoryFormat | None = ...) -> Tensor: ...
+def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
+def stack(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
+def empty(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...
+def zeros(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def ones(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def full(size: Sequence[SymInt], fill_value: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def scalar_tensor(s: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def randn(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+@overload
+def arange(end: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+@overload
+def arange(start: Scalar, end: Scalar, step: Scalar = ..., *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def zeros_like(self: Tensor, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...
+def _to_copy(self: Tensor, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., non_blocking: bool = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...

@@ -238,6 +238,61 @@ def test_unary_against_numpy(name: str, overload: str, reference: Callable[[Any]
         np.testing.assert_allclose(arr(op(name, overload)(Tensor.from_numpy(a))), reference(a))
 
 
+UNARY_MATH: list[tuple[str, Callable[[Any], Any]]] = [
+    ("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log), ("log2", np.log2),
+    ("log10", np.log10), ("log1p", np.log1p), ("sqrt", np.sqrt), ("rsqrt", lambda a: 1 / np.sqrt(a)),
+    ("reciprocal", lambda a: 1 / a), ("sigmoid", lambda a: 1 / (1 + np.exp(-a))), ("sin", np.sin),
+    ("cos", np.cos), ("tan", np.tan), ("asin", np.arcsin), ("acos", np.arccos), ("atan", np.arctan),
+    ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "reference"), UNARY_MATH, ids=[n for n, _ in UNARY_MATH])
+def test_unary_math_in_its_three_forms(name: str, reference: Callable[[Any], Any]) -> None:
+    values = np.array([[0.25, 0.5], [0.75, 2.0]])
+    with np.errstate(invalid="ignore"):  # asin(2.0) and acos(2.0) are nan
+        expected, from_ints = reference(values), reference(np.array([1.0, 2.0]))
+    # the function (and the method), in the input's float dtype
+    result = op(name)(Tensor.from_numpy(values))
+    assert result.dtype is F64
+    np.testing.assert_allclose(arr(result), expected)
+    method: Any = getattr(Tensor.from_numpy(values), name)
+    np.testing.assert_allclose(arr(method()), expected)
+    # integers and bools compute in the default float dtype
+    ints = op(name)(tensor([1, 2]))
+    assert ints.dtype is F32
+    np.testing.assert_allclose(arr(ints), from_ints.astype(np.float32), rtol=1e-6)
+    # in place: writes self, bumps its version, returns it; integers are refused untouched
+    x = Tensor.from_numpy(values.copy())
+    version = x._version
+    assert op(f"{name}_")(x) is x and x._version == version + 1
+    np.testing.assert_allclose(arr(x), expected)
+    y = tensor([1, 2])
+    with pytest.raises(RuntimeError, match=r"^result type float32 can't be cast to the desired output type int64$"):
+        op(f"{name}_")(y)
+    assert y.tolist() == [1, 2] and y._version == 0
+    # out=: resized and written
+    out = tensor([0.0])
+    assert op(name, "out")(Tensor.from_numpy(values), out=out) is out and out.shape == (2, 2)
+    np.testing.assert_allclose(arr(out), expected.astype(np.float32), rtol=1e-6)
+    # Meta: shape and dtype only, in every form
+    assert (op(name)(meta(tensor([[1, 2, 3]]))).shape, op(name)(meta(tensor([[1, 2, 3]]))).dtype) == ((1, 3), F32)
+    m = meta(tensor([1.0, 2.0]))
+    assert op(f"{name}_")(m) is m
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        op(f"{name}_")(meta(tensor([1, 2])))
+    meta_out = meta(tensor([0.0]))
+    assert op(name, "out")(m, out=meta_out) is meta_out and meta_out.shape == (2,)
+
+
+def test_unary_math_outside_its_domain_gives_nan_and_inf_quietly() -> None:
+    with np.errstate(all="raise"):  # numpy would raise if the kernels let it warn
+        assert np.isnan(op("log")(tensor([-1.0])).item())
+        assert op("log")(tensor([0.0])).item() == float("-inf")
+        assert op("reciprocal")(tensor([0.0])).item() == float("inf")
+        assert np.isnan(op("asin")(tensor([2.0])).item())
+
+
 def test_unary_dtypes() -> None:
     assert op("exp")(tensor([1, 2])).dtype is F32
     assert op("sqrt")(meta(tensor([1, 2]))).dtype is F32

@@ -102,7 +102,10 @@ _inside_machinery: dict[str, bool] = {}
 def _is_inside(filename: str) -> bool:
     inside = _inside_machinery.get(filename)
     if inside is None:
-        inside = filename.startswith("<typedops") or os.path.abspath(filename).startswith(_MACHINERY)
+        # Imported modules' code names absolute paths: abspath (tens of microseconds the
+        # first time, on every library's import) only for the others.
+        path = filename if os.path.isabs(filename) else os.path.abspath(filename)
+        inside = filename.startswith("<typedops") or path.startswith(_MACHINERY)
         _inside_machinery[filename] = inside
     return inside
 

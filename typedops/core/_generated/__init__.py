@@ -66,7 +66,65 @@ LIBRARY = _Library('core', 'DEF')
     neg__default,
     abs__default,
     exp__default,
+    exp___default,
+    exp__out,
+    exp2__default,
+    exp2___default,
+    exp2__out,
+    expm1__default,
+    expm1___default,
+    expm1__out,
+    log__default,
+    log___default,
+    log__out,
+    log2__default,
+    log2___default,
+    log2__out,
+    log10__default,
+    log10___default,
+    log10__out,
+    log1p__default,
+    log1p___default,
+    log1p__out,
     sqrt__default,
+    sqrt___default,
+    sqrt__out,
+    rsqrt__default,
+    rsqrt___default,
+    rsqrt__out,
+    reciprocal__default,
+    reciprocal___default,
+    reciprocal__out,
+    sigmoid__default,
+    sigmoid___default,
+    sigmoid__out,
+    sin__default,
+    sin___default,
+    sin__out,
+    cos__default,
+    cos___default,
+    cos__out,
+    tan__default,
+    tan___default,
+    tan__out,
+    asin__default,
+    asin___default,
+    asin__out,
+    acos__default,
+    acos___default,
+    acos__out,
+    atan__default,
+    atan___default,
+    atan__out,
+    sinh__default,
+    sinh___default,
+    sinh__out,
+    cosh__default,
+    cosh___default,
+    cosh__out,
+    tanh__default,
+    tanh___default,
+    tanh__out,
     relu__default,
     fill___Scalar,
     zero___default,
@@ -137,7 +195,65 @@ LIBRARY = _Library('core', 'DEF')
     (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False), (_DispatchKey.Meta, _m0.neg_meta, False))),
     (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False), (_DispatchKey.Meta, _m0.abs_meta, False))),
     (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('exp_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('exp', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('exp2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp2_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('exp2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('exp2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('expm1', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.expm1_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('expm1_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('expm1', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('log', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('log_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('log', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('log2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log2_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('log2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('log2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('log10', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log10_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('log10_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('log10', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('log1p', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log1p_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('log1p_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('log1p', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
     (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('sqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('sqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('rsqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.rsqrt_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('rsqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('rsqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('reciprocal', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.reciprocal_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('reciprocal_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('reciprocal', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('sigmoid', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sigmoid_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('sigmoid_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('sigmoid', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('sin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sin_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('sin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('sin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('cos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cos_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('cos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('cos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('tan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tan_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('tan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('tan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('asin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.asin_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('asin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('asin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('acos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.acos_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('acos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('acos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('atan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.atan_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('atan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('atan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('sinh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sinh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('sinh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('sinh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('cosh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cosh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('cosh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('cosh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
+    (_schema('tanh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tanh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
+    (_schema('tanh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
+    (_schema('tanh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
     (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False), (_DispatchKey.Meta, _m0.relu_meta, False))),
     (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False), (_DispatchKey.Meta, _m0.fill__meta, False))),
     (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False),)),
@@ -191,7 +307,7 @@ LIBRARY = _Library('core', 'DEF')
 
 
 # -- the typed functional API (types in __init__.pyi)
-__all__ = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'sqrt', 'relu', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul', 'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy']
+__all__ = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul', 'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy']
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
 
@@ -246,6 +362,206 @@ def div(*args: Any, **kwargs: Any) -> Any:
     if 'out' in kwargs:
         return div__out.call(*args, **kwargs)
     return _choose('core::div', _CANDIDATES_div, args, kwargs)
+
+_CANDIDATES_exp = (
+    (exp__default.schema, exp__default),
+    (exp__out.schema, exp__out),
+)
+def exp(*args: Any, **kwargs: Any) -> Any:
+    """core::exp: default, out."""
+    if 'out' in kwargs:
+        return exp__out.call(*args, **kwargs)
+    return _choose('core::exp', _CANDIDATES_exp, args, kwargs)
+
+_CANDIDATES_exp2 = (
+    (exp2__default.schema, exp2__default),
+    (exp2__out.schema, exp2__out),
+)
+def exp2(*args: Any, **kwargs: Any) -> Any:
+    """core::exp2: default, out."""
+    if 'out' in kwargs:
+        return exp2__out.call(*args, **kwargs)
+    return _choose('core::exp2', _CANDIDATES_exp2, args, kwargs)
+
+_CANDIDATES_expm1 = (
+    (expm1__default.schema, expm1__default),
+    (expm1__out.schema, expm1__out),
+)
+def expm1(*args: Any, **kwargs: Any) -> Any:
+    """core::expm1: default, out."""
+    if 'out' in kwargs:
+        return expm1__out.call(*args, **kwargs)
+    return _choose('core::expm1', _CANDIDATES_expm1, args, kwargs)
+
+_CANDIDATES_log = (
+    (log__default.schema, log__default),
+    (log__out.schema, log__out),
+)
+def log(*args: Any, **kwargs: Any) -> Any:
+    """core::log: default, out."""
+    if 'out' in kwargs:
+        return log__out.call(*args, **kwargs)
+    return _choose('core::log', _CANDIDATES_log, args, kwargs)
+
+_CANDIDATES_log2 = (
+    (log2__default.schema, log2__default),
+    (log2__out.schema, log2__out),
+)
+def log2(*args: Any, **kwargs: Any) -> Any:
+    """core::log2: default, out."""
+    if 'out' in kwargs:
+        return log2__out.call(*args, **kwargs)
+    return _choose('core::log2', _CANDIDATES_log2, args, kwargs)
+
+_CANDIDATES_log10 = (
+    (log10__default.schema, log10__default),
+    (log10__out.schema, log10__out),
+)
+def log10(*args: Any, **kwargs: Any) -> Any:
+    """core::log10: default, out."""
+    if 'out' in kwargs:
+        return log10__out.call(*args, **kwargs)
+    return _choose('core::log10', _CANDIDATES_log10, args, kwargs)
+
+_CANDIDATES_log1p = (
+    (log1p__default.schema, log1p__default),
+    (log1p__out.schema, log1p__out),
+)
+def log1p(*args: Any, **kwargs: Any) -> Any:
+    """core::log1p: default, out."""
+    if 'out' in kwargs:
+        return log1p__out.call(*args, **kwargs)
+    return _choose('core::log1p', _CANDIDATES_log1p, args, kwargs)
+
+_CANDIDATES_sqrt = (
+    (sqrt__default.schema, sqrt__default),
+    (sqrt__out.schema, sqrt__out),
+)
+def sqrt(*args: Any, **kwargs: Any) -> Any:
+    """core::sqrt: default, out."""
+    if 'out' in kwargs:
+        return sqrt__out.call(*args, **kwargs)
+    return _choose('core::sqrt', _CANDIDATES_sqrt, args, kwargs)
+
+_CANDIDATES_rsqrt = (
+    (rsqrt__default.schema, rsqrt__default),
+    (rsqrt__out.schema, rsqrt__out),
+)
+def rsqrt(*args: Any, **kwargs: Any) -> Any:
+    """core::rsqrt: default, out."""
+    if 'out' in kwargs:
+        return rsqrt__out.call(*args, **kwargs)
+    return _choose('core::rsqrt', _CANDIDATES_rsqrt, args, kwargs)
+
+_CANDIDATES_reciprocal = (
+    (reciprocal__default.schema, reciprocal__default),
+    (reciprocal__out.schema, reciprocal__out),
+)
+def reciprocal(*args: Any, **kwargs: Any) -> Any:
+    """core::reciprocal: default, out."""
+    if 'out' in kwargs:
+        return reciprocal__out.call(*args, **kwargs)
+    return _choose('core::reciprocal', _CANDIDATES_reciprocal, args, kwargs)
+
+_CANDIDATES_sigmoid = (
+    (sigmoid__default.schema, sigmoid__default),
+    (sigmoid__out.schema, sigmoid__out),
+)
+def sigmoid(*args: Any, **kwargs: Any) -> Any:
+    """core::sigmoid: default, out."""
+    if 'out' in kwargs:
+        return sigmoid__out.call(*args, **kwargs)
+    return _choose('core::sigmoid', _CANDIDATES_sigmoid, args, kwargs)
+
+_CANDIDATES_sin = (
+    (sin__default.schema, sin__default),
+    (sin__out.schema, sin__out),
+)
+def sin(*args: Any, **kwargs: Any) -> Any:
+    """core::sin: default, out."""
+    if 'out' in kwargs:
+        return sin__out.call(*args, **kwargs)
+    return _choose('core::sin', _CANDIDATES_sin, args, kwargs)
+
+_CANDIDATES_cos = (
+    (cos__default.schema, cos__default),
+    (cos__out.schema, cos__out),
+)
+def cos(*args: Any, **kwargs: Any) -> Any:
+    """core::cos: default, out."""
+    if 'out' in kwargs:
+        return cos__out.call(*args, **kwargs)
+    return _choose('core::cos', _CANDIDATES_cos, args, kwargs)
+
+_CANDIDATES_tan = (
+    (tan__default.schema, tan__default),
+    (tan__out.schema, tan__out),
+)
+def tan(*args: Any, **kwargs: Any) -> Any:
+    """core::tan: default, out."""
+    if 'out' in kwargs:
+        return tan__out.call(*args, **kwargs)
+    return _choose('core::tan', _CANDIDATES_tan, args, kwargs)
+
+_CANDIDATES_asin = (
+    (asin__default.schema, asin__default),
+    (asin__out.schema, asin__out),
+)
+def asin(*args: Any, **kwargs: Any) -> Any:
+    """core::asin: default, out."""
+    if 'out' in kwargs:
+        return asin__out.call(*args, **kwargs)
+    return _choose('core::asin', _CANDIDATES_asin, args, kwargs)
+
+_CANDIDATES_acos = (
+    (acos__default.schema, acos__default),
+    (acos__out.schema, acos__out),
+)
+def acos(*args: Any, **kwargs: Any) -> Any:
+    """core::acos: default, out."""
+    if 'out' in kwargs:
+        return acos__out.call(*args, **kwargs)
+    return _choose('core::acos', _CANDIDATES_acos, args, kwargs)
+
+_CANDIDATES_atan = (
+    (atan__default.schema, atan__default),
+    (atan__out.schema, atan__out),
+)
+def atan(*args: Any, **kwargs: Any) -> Any:
+    """core::atan: default, out."""
+    if 'out' in kwargs:
+        return atan__out.call(*args, **kwargs)
+    return _choose('core::atan', _CANDIDATES_atan, args, kwargs)
+
+_CANDIDATES_sinh = (
+    (sinh__default.schema, sinh__default),
+    (sinh__out.schema, sinh__out),
+)
+def sinh(*args: Any, **kwargs: Any) -> Any:
+    """core::sinh: default, out."""
+    if 'out' in kwargs:
+        return sinh__out.call(*args, **kwargs)
+    return _choose('core::sinh', _CANDIDATES_sinh, args, kwargs)
+
+_CANDIDATES_cosh = (
+    (cosh__default.schema, cosh__default),
+    (cosh__out.schema, cosh__out),
+)
+def cosh(*args: Any, **kwargs: Any) -> Any:
+    """core::cosh: default, out."""
+    if 'out' in kwargs:
+        return cosh__out.call(*args, **kwargs)
+    return _choose('core::cosh', _CANDIDATES_cosh, args, kwargs)
+
+_CANDIDATES_tanh = (
+    (tanh__default.schema, tanh__default),
+    (tanh__out.schema, tanh__out),
+)
+def tanh(*args: Any, **kwargs: Any) -> Any:
+    """core::tanh: default, out."""
+    if 'out' in kwargs:
+        return tanh__out.call(*args, **kwargs)
+    return _choose('core::tanh', _CANDIDATES_tanh, args, kwargs)
 
 _CANDIDATES_eq = (
     (eq__Tensor.schema, eq__Tensor),
@@ -303,8 +619,26 @@ _SINGLE = {
     'minimum': minimum__default,
     'neg': neg__default,
     'abs': abs__default,
-    'exp': exp__default,
-    'sqrt': sqrt__default,
+    'exp_': exp___default,
+    'exp2_': exp2___default,
+    'expm1_': expm1___default,
+    'log_': log___default,
+    'log2_': log2___default,
+    'log10_': log10___default,
+    'log1p_': log1p___default,
+    'sqrt_': sqrt___default,
+    'rsqrt_': rsqrt___default,
+    'reciprocal_': reciprocal___default,
+    'sigmoid_': sigmoid___default,
+    'sin_': sin___default,
+    'cos_': cos___default,
+    'tan_': tan___default,
+    'asin_': asin___default,
+    'acos_': acos___default,
+    'atan_': atan___default,
+    'sinh_': sinh___default,
+    'cosh_': cosh___default,
+    'tanh_': tanh___default,
     'relu': relu__default,
     'fill_': fill___Scalar,
     'zero_': zero___default,
@@ -402,7 +736,45 @@ def install() -> None:
     setattr(_Tensor, 'neg', _lazy_method(_Tensor, 'neg', neg__default))
     setattr(_Tensor, 'abs', _lazy_method(_Tensor, 'abs', abs__default))
     setattr(_Tensor, 'exp', _lazy_method(_Tensor, 'exp', exp__default))
+    setattr(_Tensor, 'exp_', _lazy_method(_Tensor, 'exp_', exp___default))
+    setattr(_Tensor, 'exp2', _lazy_method(_Tensor, 'exp2', exp2__default))
+    setattr(_Tensor, 'exp2_', _lazy_method(_Tensor, 'exp2_', exp2___default))
+    setattr(_Tensor, 'expm1', _lazy_method(_Tensor, 'expm1', expm1__default))
+    setattr(_Tensor, 'expm1_', _lazy_method(_Tensor, 'expm1_', expm1___default))
+    setattr(_Tensor, 'log', _lazy_method(_Tensor, 'log', log__default))
+    setattr(_Tensor, 'log_', _lazy_method(_Tensor, 'log_', log___default))
+    setattr(_Tensor, 'log2', _lazy_method(_Tensor, 'log2', log2__default))
+    setattr(_Tensor, 'log2_', _lazy_method(_Tensor, 'log2_', log2___default))
+    setattr(_Tensor, 'log10', _lazy_method(_Tensor, 'log10', log10__default))
+    setattr(_Tensor, 'log10_', _lazy_method(_Tensor, 'log10_', log10___default))
+    setattr(_Tensor, 'log1p', _lazy_method(_Tensor, 'log1p', log1p__default))
+    setattr(_Tensor, 'log1p_', _lazy_method(_Tensor, 'log1p_', log1p___default))
     setattr(_Tensor, 'sqrt', _lazy_method(_Tensor, 'sqrt', sqrt__default))
+    setattr(_Tensor, 'sqrt_', _lazy_method(_Tensor, 'sqrt_', sqrt___default))
+    setattr(_Tensor, 'rsqrt', _lazy_method(_Tensor, 'rsqrt', rsqrt__default))
+    setattr(_Tensor, 'rsqrt_', _lazy_method(_Tensor, 'rsqrt_', rsqrt___default))
+    setattr(_Tensor, 'reciprocal', _lazy_method(_Tensor, 'reciprocal', reciprocal__default))
+    setattr(_Tensor, 'reciprocal_', _lazy_method(_Tensor, 'reciprocal_', reciprocal___default))
+    setattr(_Tensor, 'sigmoid', _lazy_method(_Tensor, 'sigmoid', sigmoid__default))
+    setattr(_Tensor, 'sigmoid_', _lazy_method(_Tensor, 'sigmoid_', sigmoid___default))
+    setattr(_Tensor, 'sin', _lazy_method(_Tensor, 'sin', sin__default))
+    setattr(_Tensor, 'sin_', _lazy_method(_Tensor, 'sin_', sin___default))
+    setattr(_Tensor, 'cos', _lazy_method(_Tensor, 'cos', cos__default))
+    setattr(_Tensor, 'cos_', _lazy_method(_Tensor, 'cos_', cos___default))
+    setattr(_Tensor, 'tan', _lazy_method(_Tensor, 'tan', tan__default))
+    setattr(_Tensor, 'tan_', _lazy_method(_Tensor, 'tan_', tan___default))
+    setattr(_Tensor, 'asin', _lazy_method(_Tensor, 'asin', asin__default))
+    setattr(_Tensor, 'asin_', _lazy_method(_Tensor, 'asin_', asin___default))
+    setattr(_Tensor, 'acos', _lazy_method(_Tensor, 'acos', acos__default))
+    setattr(_Tensor, 'acos_', _lazy_method(_Tensor, 'acos_', acos___default))
+    setattr(_Tensor, 'atan', _lazy_method(_Tensor, 'atan', atan__default))
+    setattr(_Tensor, 'atan_', _lazy_method(_Tensor, 'atan_', atan___default))
+    setattr(_Tensor, 'sinh', _lazy_method(_Tensor, 'sinh', sinh__default))
+    setattr(_Tensor, 'sinh_', _lazy_method(_Tensor, 'sinh_', sinh___default))
+    setattr(_Tensor, 'cosh', _lazy_method(_Tensor, 'cosh', cosh__default))
+    setattr(_Tensor, 'cosh_', _lazy_method(_Tensor, 'cosh_', cosh___default))
+    setattr(_Tensor, 'tanh', _lazy_method(_Tensor, 'tanh', tanh__default))
+    setattr(_Tensor, 'tanh_', _lazy_method(_Tensor, 'tanh_', tanh___default))
     setattr(_Tensor, 'relu', _lazy_method(_Tensor, 'relu', relu__default))
     setattr(_Tensor, 'fill_', _lazy_method(_Tensor, 'fill_', fill___Scalar))
     setattr(_Tensor, 'zero_', _lazy_method(_Tensor, 'zero_', zero___default))

@@ -295,36 +295,6 @@ def abs_meta(self: Tensor) -> Tensor:
     return meta_like(self.shape, dtype)
 
 
-def _float_dtype(self: Tensor) -> ScalarType:
-    """Math on integers and bools gives the default float dtype."""
-    return self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else ScalarType.float32
-
-
-def _unary_float(fn: Callable[[Any], Any], self: Tensor) -> Tensor:
-    import numpy as np
-
-    dtype = _float_dtype(self)
-    with np.errstate(invalid="ignore", over="ignore"):
-        return wrap(fn(data(self).astype(numpy_dtype(dtype))), dtype)
-
-
-def exp_cpu(self: Tensor) -> Tensor:
-    import numpy as np
-
-    return _unary_float(np.exp, self)
-
-
-def sqrt_cpu(self: Tensor) -> Tensor:
-    import numpy as np
-
-    return _unary_float(np.sqrt, self)
-
-
-def unary_float_meta(self: Tensor) -> Tensor:
-    """The Meta kernel of every math op that maps integers to the default float dtype."""
-    return meta_like(self.shape, _float_dtype(self))
-
-
 def _check_relu(self: Tensor) -> ScalarType:
     if self.dtype is ScalarType.bool or self.dtype.is_complex:
         raise RuntimeError(f"relu is not implemented for {self.dtype.name} tensors")

@@ -54,8 +54,8 @@ def test_registration_uses_the_unchecked_builders() -> None:
     assert (
         "    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
         "_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), "
-        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False), "
-        "(_DispatchKey.Meta, _m0.where_meta, False))),\n"
+        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing10), "
+        "(_DispatchKey.Meta, _m0.where_meta, False, _unboxing10))),\n"
     ) in text
 
 

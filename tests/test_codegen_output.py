@@ -246,3 +246,17 @@ def test_an_older_layout_is_cleaned_up(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(args) == 0
     assert not old.exists() and mine.exists()
     assert main([*args, "--check"]) == 0
+
+
+def test_unboxing_wrappers_are_written_ahead_of_time(demo: ModuleType) -> None:
+    # One factory per distinct (shape, keyed, conversions) in the module; a boxed caller of
+    # a generated op runs the module's own code, not code compiled at run time.
+    text = Path(str(demo.__file__)).read_text()
+    assert "# (Tensor[], _) -> 1\ndef _unboxing" in text
+    handle = typedops.ops.demo.cat.default
+    stack: list[Any] = [[tensor([1.0]), tensor([2.0, 3.0])], 0]
+    handle.call_boxed(stack)  # a list argument: goes through the unboxing wrapper
+    assert len(stack) == 1 and stack[0].tolist() == [1.0, 2.0, 3.0]
+    entry = handle._entry
+    wrappers = [entry._wrappers(reg)[1] for regs in entry.registrations.values() for reg in regs]
+    assert wrappers and all(w.__code__.co_filename == demo.__file__ for w in wrappers)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from .._errors import TypedopsError
 from ._convert import to_list, to_tuple
@@ -49,17 +49,19 @@ def _call_args(shape: CallShape, keyed: bool) -> str:
     return ", ".join(parts)
 
 
-def unboxing_source(shape: CallShape, keyed: bool, conversions: tuple[str, ...] = ()) -> str:
-    """Source of a factory ``make(_fn)`` returning ``unboxing(op, keys, stack)``.
+def unboxing_source(shape: CallShape, keyed: bool, conversions: tuple[str, ...] = (), name: str = "make") -> str:
+    """Source of a factory ``make(_fn)`` (or ``name``) returning ``unboxing(op, keys, stack)``.
 
     ``conversions`` has one code per argument (see ``conversions_for``): ``"tuple"`` or
-    ``"list"``, optionally with ``":N"`` to broadcast a lone value to N elements.
+    ``"list"``, optionally with ``":N"`` to broadcast a lone value to N elements. The
+    source needs ``_wrong_tuple``, ``_to_tuple`` and ``_to_list`` in its globals
+    (``UNBOXING_GLOBALS``); generated op libraries write it into their module.
     """
     names = [f"a{i}" for i, _ in enumerate(shape.positional)] + [
         f"k{i}" for i, _ in enumerate(shape.kwarg_only)
     ]
     n = len(names)
-    lines = ["def make(_fn):", "    def unboxing(op, keys, stack):"]
+    lines = [f"def {name}(_fn):", "    def unboxing(op, keys, stack):"]
     if 0 < n <= 3:  # a few pops are cheaper than a slice and a del
         lines += [f"        {name} = stack.pop()" for name in reversed(names)]
     elif n:
@@ -116,11 +118,14 @@ def _wrong_tuple(op: Any, result: Any, expected: int) -> TypeError:
     )
 
 
+UNBOXING_GLOBALS: Final = {"_wrong_tuple": _wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list}
+
+
 @functools.cache
 def _unboxing_factory(shape: CallShape, keyed: bool, conversions: tuple[str, ...]) -> Callable[..., Any]:
     return install(
         unboxing_source(shape, keyed, conversions),
-        {"_wrong_tuple": _wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list},
+        dict(UNBOXING_GLOBALS),
         f"unboxing {shape.describe()}{' keyed' if keyed else ''}",
         "make",
     )

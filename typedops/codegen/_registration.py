@@ -9,6 +9,8 @@ See Note [Nothing unvalidated reaches source] in _validate.py.
 
 from __future__ import annotations
 
+import importlib
+
 from ..schema import (
     AliasInfo,
     Argument,
@@ -26,7 +28,9 @@ from ..schema import (
     Type,
     TypeVar,
 )
-from ._model import OpEntry, Options
+from ..boxing import CallShape, call_shape, unboxing_source
+from ..boxing._convert import conversions_for
+from ._model import Kernel, OpEntry, Options
 from ._text import Section
 
 __all__ = ["registration_section", "kernel_modules"]
@@ -113,9 +117,30 @@ def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
     return modules
 
 
+class _Unboxing:
+    """The unboxing wrappers' factories a module needs, one per distinct (shape, keyed,
+    conversions) -- what ``make_unboxing`` would compile on first use, written ahead of time."""
+
+    def __init__(self) -> None:
+        self.names: dict[tuple[CallShape, bool, tuple[str, ...]], str] = {}
+        self.lines: list[str] = []
+
+    def ref(self, entry: OpEntry, kernel: Kernel) -> str:
+        fn = getattr(importlib.import_module(kernel.ref.module), kernel.ref.attribute)  # validated
+        conversions = conversions_for(entry.schema, fn, with_keys=kernel.with_keys)
+        key = (call_shape(entry.schema), kernel.with_keys, conversions if any(conversions) else ())
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"_unboxing{len(self.names)}"
+            self.lines += ["", "", f"# {key[0].describe()}{' keyed' if key[1] else ''}"]
+            self.lines += unboxing_source(*key, name=name).rstrip("\n").splitlines()
+        return name
+
+
 def registration_section(entries: list[OpEntry], options: Options) -> Section:
     """``LIBRARY`` and one ``OperatorHandle`` per defined op (named ``entry.attr_name``)."""
     types = _Types()
+    unboxing = _Unboxing()
     body: list[str] = []
     defined = [e for e in entries if e.defines]
     extra = [e for e in entries if not e.defines]
@@ -134,7 +159,8 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
         body.append(") = LIBRARY._define_generated((")
         for entry in defined:
             kernels = ", ".join(
-                f"(_DispatchKey.{k.key.name}, {modules[k.ref.module]}.{k.ref.attribute}, {k.with_keys!r})"
+                f"(_DispatchKey.{k.key.name}, {modules[k.ref.module]}.{k.ref.attribute}, {k.with_keys!r}, "
+                f"{unboxing.ref(entry, k)})"
                 for k in entry.kernels
             )
             body.append(f"    ({schema_expr(entry.schema, types)}, ({kernels}{',' if len(entry.kernels) == 1 else ''})),")
@@ -148,6 +174,8 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
             keyed = ", with_keys=True" if kernel.with_keys else ""
             body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
     imports = [
+        "from typedops.boxing._convert import to_list as _to_list, to_tuple as _to_tuple",
+        "from typedops.boxing._wrappers import _wrong_tuple",
         "from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library",
         "from typedops.schema import (\n"
         "    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,\n"
@@ -163,4 +191,5 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
     if impl_namespaces:
         imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
     imports += [f"import {module} as {alias}" for module, alias in modules.items()]
-    return Section(imports, ["# -- registration", *types.lines, "", *body])
+    wrappers = ["# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)"]
+    return Section(imports, ["# -- registration", *types.lines, *(["", "", *wrappers, *unboxing.lines[2:]] if unboxing.lines else []), "", "", *body])

@@ -63,6 +63,9 @@ class _Fields(NamedTuple):
     kind: str
     with_keys: bool
     source: str
+    # For an unboxed kernel of generated code: the factory, written into the generated
+    # module, that makes its unboxing wrapper (``unboxing(fn)``); None: compiled on first use.
+    unboxing: Any = None
 
 
 class Registration(_Fields):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Optional, Union
 
 from .._errors import RegistrationError
 from ..schema import FunctionSchema, parse_schema
@@ -23,6 +23,17 @@ __all__ = ["Library", "RegistrationHandle"]
 
 LibraryKind = Literal["DEF", "FRAGMENT", "IMPL"]
 _KINDS: Final = ("DEF", "FRAGMENT", "IMPL")
+
+# A kernel as generated registration code passes it: (key, kernel, with_keys[, unboxing]).
+GeneratedKernel = Union[
+    tuple[DispatchKey, Callable[..., Any], bool],
+    tuple[DispatchKey, Callable[..., Any], bool, Optional[Callable[..., Any]]],
+]
+
+
+def _generated_registration(kernel: GeneratedKernel, source: str) -> Registration:
+    unboxing = kernel[3] if len(kernel) == 4 else None
+    return Registration(kernel[0], kernel[1], "unboxed", kernel[2], source, unboxing)
 
 
 class RegistrationHandle:
@@ -141,13 +152,13 @@ class Library:
         self._keep(definition)
         return entry.handle
 
-    def _define_generated(
-        self, ops: Sequence[tuple[FunctionSchema, Sequence[tuple[DispatchKey, Callable[..., Any], bool]]]]
-    ) -> list[OperatorHandle]:
+    def _define_generated(self, ops: Sequence[tuple[FunctionSchema, Sequence[GeneratedKernel]]]) -> list[OperatorHandle]:
         """Define many ops with their kernels in one step, for generated registration code.
 
         ``ops`` holds, per op, its schema (namespaced, already validated) and its
-        ``(key, kernel, with_keys)`` triples, whose signatures the generator checked. It
+        ``(key, kernel, with_keys[, unboxing])`` kernels, whose signatures the generator
+        checked; ``unboxing`` is the factory of the kernel's unboxing wrapper that the
+        generator wrote into its module (else it is compiled on first use). It
         does what ``define`` and ``impl(..., check=False)`` would, op by op, but takes the
         lock once and finds the source location once. Each op's definition can still be
         removed on its own (``handle.remove()``); leaving the library removes them all.
@@ -156,10 +167,7 @@ class Library:
         for schema in schemas:
             self._check_defines(schema)
         source = caller_location()
-        kernels = [
-            [Registration(key, fn, "unboxed", with_keys, source) for key, fn, with_keys in regs]
-            for _, regs in ops
-        ]
+        kernels = [[_generated_registration(reg, source) for reg in regs] for _, regs in ops]
         entries, undos = self._dispatcher.define_generated(schemas, kernels, source)
         for entry, undo in zip(entries, undos):
             definition = DefinitionHandle(undo, entry.handle)

@@ -321,6 +321,8 @@ class OperatorEntry:
                 (make_boxing(self.shape, fn, self.handle), True),
                 fn,
             )
+        elif reg.unboxing is not None:  # written ahead of time by the code generator
+            result = ((reg.fn, reg.with_keys), reg.unboxing(reg.fn))
         else:
             conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
             result = (

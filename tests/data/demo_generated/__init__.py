@@ -2,6 +2,8 @@
 # the generated op library: importing it registers the ops, and binds the typed functional API and the Tensor methods; types in __init__.pyi
 # Regenerate with: typedops codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 # fmt: off
+from typedops.boxing._convert import to_list as _to_list, to_tuple as _to_tuple
+from typedops.boxing._wrappers import _wrong_tuple
 from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library
 from typedops.schema import (
     AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,
@@ -33,6 +35,82 @@ _t8 = _BaseType('MemoryFormat')
 _t9 = _BaseType('Device')
 _t10 = _OptionalType(_t9)
 
+
+# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
+# (Tensor, Tensor, *, alpha) -> 1
+def _unboxing0(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, alpha=k0))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing1(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, Tensor, *, alpha, out) -> 1
+def _unboxing2(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, = stack[-4:]
+        del stack[-4:]
+        stack.append(_fn(a0, a1, alpha=k0, out=k1))
+    return unboxing
+
+
+# (Tensor) -> 1
+def _unboxing3(_fn):
+    def unboxing(op, keys, stack):
+        a0 = stack.pop()
+        stack.append(_fn(a0))
+    return unboxing
+
+
+# (Tensor[], _) -> 1
+def _unboxing4(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing5(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (_, _, *, dtype, memory_format, device) -> 1 keyed
+def _unboxing6(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, k2, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(keys, a0, a1, dtype=k0, memory_format=k1, device=k2))
+    return unboxing
+
+
+# (_, _, *, dtype, memory_format, device) -> 1
+def _unboxing7(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, k2, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, a1, dtype=k0, memory_format=k1, device=k2))
+    return unboxing
+
+
 LIBRARY = _Library('demo', 'DEF')
 
 (
@@ -45,14 +123,14 @@ LIBRARY = _Library('demo', 'DEF')
     clamp__default,
     full__default,
 ) = LIBRARY._define_generated((
-    (_schema('add', 'demo', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_tensor, False), (_DispatchKey.Meta, _m0.add_meta, False))),
-    (_schema('add', 'demo', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_scalar, False), (_DispatchKey.Meta, _m0.add_scalar, False))),
-    (_schema('add', 'demo', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out, False),)),
-    (_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_inplace, False),)),
-    (_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.double, False),)),
-    (_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat, False),)),
-    (_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clamp, False),)),
-    (_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True), (_DispatchKey.CPU, _m0.full_cpu, False), (_DispatchKey.Meta, _m0.full_meta, False))),
+    (_schema('add', 'demo', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_tensor, False, _unboxing0), (_DispatchKey.Meta, _m0.add_meta, False, _unboxing0))),
+    (_schema('add', 'demo', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_scalar, False, _unboxing1), (_DispatchKey.Meta, _m0.add_scalar, False, _unboxing1))),
+    (_schema('add', 'demo', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out, False, _unboxing2),)),
+    (_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_inplace, False, _unboxing0),)),
+    (_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.double, False, _unboxing3),)),
+    (_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat, False, _unboxing4),)),
+    (_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clamp, False, _unboxing5),)),
+    (_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing6), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing7))),
 ))
 
 

@@ -2,6 +2,8 @@
 # the generated op library: importing it registers the ops, and binds the typed functional API and the Tensor methods; types in __init__.pyi
 # Regenerate with: typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
 # fmt: off
+from typedops.boxing._convert import to_list as _to_list, to_tuple as _to_tuple
+from typedops.boxing._wrappers import _wrong_tuple
 from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library
 from typedops.schema import (
     AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,
@@ -42,6 +44,427 @@ _t17 = _OptionalType(_t16)
 _t18 = _BaseType('Device')
 _t19 = _OptionalType(_t18)
 _t20 = _OptionalType(_t7)
+
+
+# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
+# (Tensor, Tensor, *, alpha) -> 1
+def _unboxing0(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, alpha=k0))
+    return unboxing
+
+
+# (Tensor, Tensor, *, alpha, out) -> 1
+def _unboxing1(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, = stack[-4:]
+        del stack[-4:]
+        stack.append(_fn(a0, a1, alpha=k0, out=k1))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing2(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, Tensor) -> 1
+def _unboxing3(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, Tensor, *, out) -> 1
+def _unboxing4(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, out=k0))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing5(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing6(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor) -> 1
+def _unboxing7(_fn):
+    def unboxing(op, keys, stack):
+        a0 = stack.pop()
+        stack.append(_fn(a0))
+    return unboxing
+
+
+# (Tensor, *, out) -> 1
+def _unboxing8(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, out=k0))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing9(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, Tensor, Tensor) -> 1
+def _unboxing10(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, *, dtype) -> 1
+def _unboxing11(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, dtype=k0))
+    return unboxing
+
+
+# (Tensor, _, _, *, dtype) -> 1
+def _unboxing12(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, k0, = stack[-4:]
+        del stack[-4:]
+        stack.append(_fn(a0, a1, a2, dtype=k0))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing13(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, _, _) -> 2
+def _unboxing14(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        _r = _fn(a0, a1, a2)
+        if len(_r) != 2:
+            raise _wrong_tuple(op, _r, 2)
+        stack.extend(_r)
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing15(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, Tensor) -> 1
+def _unboxing16(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _, _, _) -> 1
+def _unboxing17(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, a3, = stack[-4:]
+        del stack[-4:]
+        stack.append(_fn(a0, a1, a2, a3))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing18(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing19(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing20(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing21(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing22(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, _, _, _, _) -> 1
+def _unboxing23(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, a3, a4, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, a1, a2, a3, a4))
+    return unboxing
+
+
+# (Tensor, _) -> 1
+def _unboxing24(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (Tensor, _, *, implicit) -> 1
+def _unboxing25(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, implicit=k0))
+    return unboxing
+
+
+# (Tensor, _, _) -> 1
+def _unboxing26(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor, *, memory_format) -> 1
+def _unboxing27(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, memory_format=k0))
+    return unboxing
+
+
+# (Tensor, *, memory_format) -> 1
+def _unboxing28(_fn):
+    def unboxing(op, keys, stack):
+        k0 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, memory_format=k0))
+    return unboxing
+
+
+# (Tensor, Tensor, _) -> 1
+def _unboxing29(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1, a2))
+    return unboxing
+
+
+# (Tensor[], _) -> 1
+def _unboxing30(_fn):
+    def unboxing(op, keys, stack):
+        a1 = stack.pop()
+        a0 = stack.pop()
+        stack.append(_fn(a0, a1))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory, memory_format) -> 1 keyed
+def _unboxing31(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, k4, = stack[-6:]
+        del stack[-6:]
+        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory, memory_format) -> 1
+def _unboxing32(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, k4, = stack[-6:]
+        del stack[-6:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory) -> 1 keyed
+def _unboxing33(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory) -> 1
+def _unboxing34(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, _, *, dtype, layout, device, pin_memory) -> 1 keyed
+def _unboxing35(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, k2, k3, = stack[-6:]
+        del stack[-6:]
+        stack.append(_fn(keys, a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, _, *, dtype, layout, device, pin_memory) -> 1
+def _unboxing36(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, k2, k3, = stack[-6:]
+        del stack[-6:]
+        stack.append(_fn(a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory) -> 1 keyed
+def _unboxing37(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory) -> 1
+def _unboxing38(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, *, dtype, layout, device, pin_memory) -> 1
+def _unboxing39(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, _, _, *, dtype, layout, device, pin_memory) -> 1 keyed
+def _unboxing40(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
+        del stack[-7:]
+        stack.append(_fn(keys, a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (_, _, _, *, dtype, layout, device, pin_memory) -> 1
+def _unboxing41(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
+        del stack[-7:]
+        stack.append(_fn(a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+    return unboxing
+
+
+# (Tensor, *, dtype, layout, device, pin_memory, memory_format) -> 1
+def _unboxing42(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, k4, = stack[-6:]
+        del stack[-6:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
+    return unboxing
+
+
+# (Tensor, *, dtype, layout, device, pin_memory, non_blocking, memory_format) -> 1
+def _unboxing43(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
+        del stack[-7:]
+        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, non_blocking=k4, memory_format=k5))
+    return unboxing
+
+
+# (Tensor, _, _, _, _) -> 1
+def _unboxing44(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, a3, a4, = stack[-5:]
+        del stack[-5:]
+        stack.append(_fn(a0, a1, a2, a3, a4))
+    return unboxing
+
 
 LIBRARY = _Library('core', 'DEF')
 
@@ -175,134 +598,134 @@ LIBRARY = _Library('core', 'DEF')
     _to_copy__default,
     to__dtype,
 ) = LIBRARY._define_generated((
-    (_schema('add', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_cpu, False), (_DispatchKey.Meta, _m0.add_meta, False))),
-    (_schema('add_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add__cpu, False), (_DispatchKey.Meta, _m0.add__meta, False))),
-    (_schema('add', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out_cpu, False), (_DispatchKey.Meta, _m0.add_out_meta, False))),
-    (_schema('add', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.add_scalar_composite, False),)),
-    (_schema('sub', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_composite, False),)),
-    (_schema('sub_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub__composite, False),)),
-    (_schema('sub', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_out_composite, False),)),
-    (_schema('mul', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mul_cpu, False), (_DispatchKey.Meta, _m0.mul_meta, False))),
-    (_schema('mul_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul__cpu, False), (_DispatchKey.Meta, _m0.mul__meta, False))),
-    (_schema('mul', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul_out_cpu, False), (_DispatchKey.Meta, _m0.mul_out_meta, False))),
-    (_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, False),)),
-    (_schema('div', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.div_cpu, False), (_DispatchKey.Meta, _m0.div_meta, False))),
-    (_schema('div_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div__cpu, False), (_DispatchKey.Meta, _m0.div__meta, False))),
-    (_schema('div', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div_out_cpu, False), (_DispatchKey.Meta, _m0.div_out_meta, False))),
-    (_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.pow_cpu, False), (_DispatchKey.Meta, _m0.pow_meta, False))),
-    (_schema('maximum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.maximum_cpu, False), (_DispatchKey.Meta, _m0.maximum_meta, False))),
-    (_schema('minimum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.minimum_cpu, False), (_DispatchKey.Meta, _m0.minimum_meta, False))),
-    (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False), (_DispatchKey.Meta, _m0.neg_meta, False))),
-    (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False), (_DispatchKey.Meta, _m0.abs_meta, False))),
-    (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('exp_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('exp', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('exp2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp2_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('exp2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('exp2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('expm1', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.expm1_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('expm1_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('expm1', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('log', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('log_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('log', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('log2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log2_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('log2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('log2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('log10', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log10_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('log10_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('log10', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('log1p', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log1p_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('log1p_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('log1p', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('sqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('sqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('rsqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.rsqrt_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('rsqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('rsqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('reciprocal', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.reciprocal_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('reciprocal_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('reciprocal', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('sigmoid', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sigmoid_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('sigmoid_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('sigmoid', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('sin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sin_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('sin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('sin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('cos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cos_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('cos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('cos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('tan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tan_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('tan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('tan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('asin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.asin_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('asin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('asin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('acos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.acos_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('acos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('acos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('atan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.atan_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('atan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('atan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('sinh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sinh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('sinh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('sinh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('cosh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cosh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('cosh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('cosh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('tanh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tanh_cpu, False), (_DispatchKey.Meta, _m0.unary_float_meta, False))),
-    (_schema('tanh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh__cpu, False), (_DispatchKey.Meta, _m0.unary_float__meta, False))),
-    (_schema('tanh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh_out_cpu, False), (_DispatchKey.Meta, _m0.unary_float_out_meta, False))),
-    (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False), (_DispatchKey.Meta, _m0.relu_meta, False))),
-    (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False), (_DispatchKey.Meta, _m0.fill__meta, False))),
-    (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False),)),
-    (_schema('eq', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.eq_cpu, False), (_DispatchKey.Meta, _m0.eq_meta, False))),
-    (_schema('ne', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ne_cpu, False), (_DispatchKey.Meta, _m0.ne_meta, False))),
-    (_schema('lt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.lt_cpu, False), (_DispatchKey.Meta, _m0.lt_meta, False))),
-    (_schema('le', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.le_cpu, False), (_DispatchKey.Meta, _m0.le_meta, False))),
-    (_schema('gt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.gt_cpu, False), (_DispatchKey.Meta, _m0.gt_meta, False))),
-    (_schema('ge', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ge_cpu, False), (_DispatchKey.Meta, _m0.ge_meta, False))),
-    (_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.eq_scalar_composite, False),)),
-    (_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, False),)),
-    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False), (_DispatchKey.Meta, _m0.where_meta, False))),
-    (_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, False),)),
-    (_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sum_dim_cpu, False), (_DispatchKey.Meta, _m0.sum_dim_meta, False))),
-    (_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, False),)),
-    (_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, False),)),
-    (_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.amax_cpu, False), (_DispatchKey.Meta, _m0.amax_meta, False))),
-    (_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)), ((_DispatchKey.CPU, _m0.max_dim_cpu, False), (_DispatchKey.Meta, _m0.max_dim_meta, False))),
-    (_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.argmax_composite, False),)),
-    (_schema('matmul', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.matmul_cpu, False), (_DispatchKey.Meta, _m0.matmul_meta, False))),
-    (_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mm_cpu, False), (_DispatchKey.Meta, _m0.mm_meta, False))),
-    (_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, False),)),
-    (_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.view, False),)),
-    (_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, False),)),
-    (_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.permute, False),)),
-    (_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, False),)),
-    (_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.t_composite, False),)),
-    (_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.select, False),)),
-    (_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.slice_, False),)),
-    (_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.unsqueeze, False),)),
-    (_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, False),)),
-    (_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.expand, False),)),
-    (_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.flatten_composite, False),)),
-    (_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, False),)),
-    (_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clone_cpu, False), (_DispatchKey.Meta, _m0.clone_meta, False))),
-    (_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.copy__cpu, False), (_DispatchKey.Meta, _m0.copy__meta, False))),
-    (_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat_cpu, False), (_DispatchKey.Meta, _m0.cat_meta, False))),
-    (_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, False),)),
-    (_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.empty_backend_select, True), (_DispatchKey.CPU, _m0.empty_kernel, False), (_DispatchKey.Meta, _m0.empty_kernel, False))),
-    (_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.zeros_backend_select, True), (_DispatchKey.CPU, _m0.zeros_cpu, False), (_DispatchKey.Meta, _m0.factory_meta, False))),
-    (_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.ones_backend_select, True), (_DispatchKey.CPU, _m0.ones_cpu, False), (_DispatchKey.Meta, _m0.factory_meta, False))),
-    (_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True), (_DispatchKey.CPU, _m0.full_cpu, False), (_DispatchKey.Meta, _m0.full_meta, False))),
-    (_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, True), (_DispatchKey.CPU, _m0.scalar_tensor_kernel, False), (_DispatchKey.Meta, _m0.scalar_tensor_kernel, False))),
-    (_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.randn_backend_select, True), (_DispatchKey.CPU, _m0.randn_cpu, False), (_DispatchKey.Meta, _m0.randn_meta, False))),
-    (_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, False),)),
-    (_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.arange_backend_select, True), (_DispatchKey.CPU, _m0.arange_cpu, False), (_DispatchKey.Meta, _m0.arange_meta, False))),
-    (_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, False),)),
-    (_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.to_copy_cpu, False), (_DispatchKey.Meta, _m0.to_copy_meta, False))),
-    (_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, False),)),
+    (_schema('add', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.add_cpu, False, _unboxing0), (_DispatchKey.Meta, _m0.add_meta, False, _unboxing0))),
+    (_schema('add_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add__cpu, False, _unboxing0), (_DispatchKey.Meta, _m0.add__meta, False, _unboxing0))),
+    (_schema('add', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_out_cpu, False, _unboxing1), (_DispatchKey.Meta, _m0.add_out_meta, False, _unboxing1))),
+    (_schema('add', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0), _argument('alpha', _t1, '1', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.add_scalar_composite, False, _unboxing2),)),
+    (_schema('sub', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_composite, False, _unboxing0),)),
+    (_schema('sub_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub__composite, False, _unboxing0),)),
+    (_schema('sub', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0), _argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sub_out_composite, False, _unboxing1),)),
+    (_schema('mul', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mul_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.mul_meta, False, _unboxing3))),
+    (_schema('mul_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul__cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.mul__meta, False, _unboxing3))),
+    (_schema('mul', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul_out_cpu, False, _unboxing4), (_DispatchKey.Meta, _m0.mul_out_meta, False, _unboxing4))),
+    (_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, False, _unboxing5),)),
+    (_schema('div', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.div_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.div_meta, False, _unboxing3))),
+    (_schema('div_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div__cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.div__meta, False, _unboxing3))),
+    (_schema('div', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div_out_cpu, False, _unboxing4), (_DispatchKey.Meta, _m0.div_out_meta, False, _unboxing4))),
+    (_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.pow_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.pow_meta, False, _unboxing6))),
+    (_schema('maximum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.maximum_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.maximum_meta, False, _unboxing3))),
+    (_schema('minimum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.minimum_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.minimum_meta, False, _unboxing3))),
+    (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.neg_meta, False, _unboxing7))),
+    (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.abs_meta, False, _unboxing7))),
+    (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('exp_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('exp', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('exp2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp2_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('exp2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('exp2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('expm1', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.expm1_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('expm1_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('expm1', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('log', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('log_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('log', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('log2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log2_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('log2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('log2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('log10', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log10_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('log10_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('log10', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('log1p', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log1p_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('log1p_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('log1p', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('sqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('sqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('rsqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.rsqrt_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('rsqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('rsqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('reciprocal', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.reciprocal_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('reciprocal_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('reciprocal', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('sigmoid', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sigmoid_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('sigmoid_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('sigmoid', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('sin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sin_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('sin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('sin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('cos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cos_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('cos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('cos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('tan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tan_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('tan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('tan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('asin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.asin_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('asin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('asin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('acos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.acos_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('acos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('acos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('atan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.atan_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('atan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('atan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('sinh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sinh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('sinh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('sinh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('cosh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cosh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('cosh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('cosh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('tanh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tanh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
+    (_schema('tanh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
+    (_schema('tanh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
+    (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.relu_meta, False, _unboxing7))),
+    (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False, _unboxing9), (_DispatchKey.Meta, _m0.fill__meta, False, _unboxing9))),
+    (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False, _unboxing7),)),
+    (_schema('eq', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.eq_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.eq_meta, False, _unboxing3))),
+    (_schema('ne', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ne_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.ne_meta, False, _unboxing3))),
+    (_schema('lt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.lt_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.lt_meta, False, _unboxing3))),
+    (_schema('le', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.le_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.le_meta, False, _unboxing3))),
+    (_schema('gt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.gt_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.gt_meta, False, _unboxing3))),
+    (_schema('ge', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ge_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.ge_meta, False, _unboxing3))),
+    (_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.eq_scalar_composite, False, _unboxing5),)),
+    (_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, False, _unboxing5),)),
+    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing10), (_DispatchKey.Meta, _m0.where_meta, False, _unboxing10))),
+    (_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, False, _unboxing11),)),
+    (_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sum_dim_cpu, False, _unboxing12), (_DispatchKey.Meta, _m0.sum_dim_meta, False, _unboxing12))),
+    (_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, False, _unboxing11),)),
+    (_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, False, _unboxing12),)),
+    (_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.amax_cpu, False, _unboxing13), (_DispatchKey.Meta, _m0.amax_meta, False, _unboxing13))),
+    (_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)), ((_DispatchKey.CPU, _m0.max_dim_cpu, False, _unboxing14), (_DispatchKey.Meta, _m0.max_dim_meta, False, _unboxing14))),
+    (_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.argmax_composite, False, _unboxing15),)),
+    (_schema('matmul', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.matmul_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.matmul_meta, False, _unboxing3))),
+    (_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mm_cpu, False, _unboxing16), (_DispatchKey.Meta, _m0.mm_meta, False, _unboxing16))),
+    (_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, False, _unboxing17),)),
+    (_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.view, False, _unboxing18),)),
+    (_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, False, _unboxing19),)),
+    (_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.permute, False, _unboxing20),)),
+    (_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, False, _unboxing21),)),
+    (_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.t_composite, False, _unboxing7),)),
+    (_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.select, False, _unboxing22),)),
+    (_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.slice_, False, _unboxing23),)),
+    (_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.unsqueeze, False, _unboxing24),)),
+    (_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, False, _unboxing24),)),
+    (_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.expand, False, _unboxing25),)),
+    (_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.flatten_composite, False, _unboxing26),)),
+    (_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, False, _unboxing27),)),
+    (_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clone_cpu, False, _unboxing28), (_DispatchKey.Meta, _m0.clone_meta, False, _unboxing28))),
+    (_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.copy__cpu, False, _unboxing29), (_DispatchKey.Meta, _m0.copy__meta, False, _unboxing29))),
+    (_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat_cpu, False, _unboxing30), (_DispatchKey.Meta, _m0.cat_meta, False, _unboxing30))),
+    (_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, False, _unboxing30),)),
+    (_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.empty_backend_select, True, _unboxing31), (_DispatchKey.CPU, _m0.empty_kernel, False, _unboxing32), (_DispatchKey.Meta, _m0.empty_kernel, False, _unboxing32))),
+    (_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.zeros_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.zeros_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing34))),
+    (_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.ones_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.ones_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing34))),
+    (_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing35), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing36), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing36))),
+    (_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, True, _unboxing37), (_DispatchKey.CPU, _m0.scalar_tensor_kernel, False, _unboxing38), (_DispatchKey.Meta, _m0.scalar_tensor_kernel, False, _unboxing38))),
+    (_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.randn_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.randn_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.randn_meta, False, _unboxing34))),
+    (_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, False, _unboxing39),)),
+    (_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.arange_backend_select, True, _unboxing40), (_DispatchKey.CPU, _m0.arange_cpu, False, _unboxing41), (_DispatchKey.Meta, _m0.arange_meta, False, _unboxing41))),
+    (_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, False, _unboxing42),)),
+    (_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.to_copy_cpu, False, _unboxing43), (_DispatchKey.Meta, _m0.to_copy_meta, False, _unboxing43))),
+    (_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, False, _unboxing44),)),
 ))
 
 

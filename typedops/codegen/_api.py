@@ -27,16 +27,12 @@ from typing import Final
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, self_index
-from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation
+from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation, runtime
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
 
 # What the functional API and the methods (and the static flavor) import, one name each.
-COMMON_IMPORTS: Final = [
-    "from typing import Any",
-    "from typedops._tensor import Tensor as _Tensor",
-    "from typedops.codegen._runtime import choose as _choose",
-]
+COMMON_IMPORTS: Final = runtime("Any", "Tensor as _Tensor", "choose as _choose")
 
 _NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
 
@@ -178,7 +174,7 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
         else:
             body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
     body += ["", "", "install()"]
-    imports = [*COMMON_IMPORTS, "from typedops.codegen._runtime import lazy_method as _lazy_method"]
+    imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method")]
     return Section(imports, body)
 
 

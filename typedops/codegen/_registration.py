@@ -10,6 +10,7 @@ See Note [Nothing unvalidated reaches source] in _validate.py.
 from __future__ import annotations
 
 import importlib
+from typing import Final
 
 from ..schema import (
     AliasInfo,
@@ -31,9 +32,15 @@ from ..schema import (
 from ..boxing import CallShape, call_shape, unboxing_source
 from ..boxing._convert import conversions_for
 from ._model import Kernel, OpEntry, Options
-from ._text import Section
+from ._text import Section, runtime
 
 __all__ = ["registration_section", "kernel_modules"]
+
+
+_CONSTRUCTORS: Final = (
+    "AwaitType", "BaseType", "ClassType", "DictType", "FutureType", "ListType", "OptionalType", "RRefType",
+    "TupleType", "TypeVar",
+)  # fmt: skip
 
 
 class _Types:
@@ -173,23 +180,14 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
             fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
             keyed = ", with_keys=True" if kernel.with_keys else ""
             body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
-    imports = [
-        "from typedops.boxing._convert import to_list as _to_list, to_tuple as _to_tuple",
-        "from typedops.boxing._wrappers import _wrong_tuple",
-        "from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library",
-        "from typedops.schema import (\n"
-        "    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,\n"
-        "    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,\n"
-        "    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,\n"
-        "    TypeVar as _TypeVar,\n"
-        ")",
-        "# Unchecked builders: the generator validated every schema below.\n"
-        "from typedops.schema._build import (\n"
-        "    alias as _alias, argument as _argument, make_return as _return, schema as _schema,\n"
-        ")",
-    ]
+    constructors = sorted({c for c in _CONSTRUCTORS if any(f"_{c}(" in line for line in types.lines)})
+    imports = runtime("DispatchKey as _DispatchKey", "Library as _Library", *(f"{c} as _{c}" for c in constructors))
+    # Unchecked builders: the generator validated every schema below.
+    imports += runtime("alias as _alias", "argument as _argument", "make_return as _return", "schema as _schema")
+    if unboxing.lines:
+        imports += runtime("to_list as _to_list", "to_tuple as _to_tuple", "wrong_tuple as _wrong_tuple")
     if impl_namespaces:
         imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
     imports += [f"import {module} as {alias}" for module, alias in modules.items()]
     wrappers = ["# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)"]
-    return Section(imports, ["# -- registration", *types.lines, *(["", "", *wrappers, *unboxing.lines[2:]] if unboxing.lines else []), "", "", *body])
+    return Section(imports, ["# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)", *types.lines, *(["", "", *wrappers, *unboxing.lines[2:]] if unboxing.lines else []), "", "", *body])

@@ -1,14 +1,38 @@
-"""Support code that generated modules import at run time (kept small: no yaml, no codegen)."""
+"""What generated modules import at run time (kept small: no yaml, no codegen).
+
+A generated library imports every name it needs from here in one statement: each
+``from package import name`` statement costs microseconds (a package's goes through
+importlib's Python-level fromlist handling), on every import of every library. So this
+module re-exports what generated code uses -- schema builders and types, the dispatcher
+names, the boxing helpers the unboxing wrappers call -- beside its own helpers.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from .._dtypes import Device
+from .._tensor import Tensor, keys_for_device
+from ..boxing import default_value
+from ..boxing._convert import to_list, to_tuple
+from ..boxing._wrappers import _wrong_tuple as wrong_tuple
+from ..dispatch import DispatchKey, DispatchKeySet, Library
 from ..dispatch._ops import _binding_problem
-from ..schema import FunctionSchema
+from ..schema import (
+    AwaitType, BaseType, ClassType, DictType, FunctionSchema, FutureType, ListType, OptionalType,
+    RRefType, TupleType, TypeVar,
+)  # fmt: skip
+from ..schema._build import alias, argument, make_return, schema
 
-__all__ = ["choose", "lazy_method", "no_static_kernel"]
+__all__ = [
+    "choose", "lazy_method", "no_static_kernel",
+    # re-exported for generated code
+    "Any", "Device", "Tensor", "keys_for_device", "default_value", "to_list", "to_tuple", "wrong_tuple",
+    "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
+    "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
+    "alias", "argument", "make_return", "schema",
+]  # fmt: skip
 
 
 def choose(
@@ -37,8 +61,6 @@ def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:
 
 
 def no_static_kernel(name: str, bits: int, backends: str) -> RuntimeError:
-    from ..dispatch import DispatchKeySet
-
     return RuntimeError(
         f"{name} has no statically dispatched kernel for {DispatchKeySet.from_bits(bits)!r}; "
         f"this build dispatches statically to {backends} only -- regenerate with that backend "

@@ -16,7 +16,7 @@ from ..schema import BaseType, ListType, OptionalType, Type
 from ._api import COMMON_IMPORTS, chooser_lines, group
 from ._model import Kernel, OpEntry, Options
 from ._registration import kernel_modules
-from ._text import Section
+from ._text import Section, runtime
 
 __all__ = ["static_functions_section"]
 
@@ -87,11 +87,10 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
     imports = [
         "from collections.abc import Iterable",
         *COMMON_IMPORTS,
-        "from typedops._dtypes import Device as _Device",
-        "from typedops._tensor import keys_for_device as _keys_for_device",
-        "from typedops.boxing import default_value as _default_value",
-        "from typedops.codegen._runtime import no_static_kernel as _no_static_kernel",
-        "from typedops.dispatch import DispatchKeySet as _DispatchKeySet",
+        *runtime(
+            "Device as _Device", "keys_for_device as _keys_for_device", "default_value as _default_value",
+            "no_static_kernel as _no_static_kernel", "DispatchKeySet as _DispatchKeySet",
+        ),
         *(f"import {module} as {alias}" for module, alias in modules.items()),
     ]
     lines = [

@@ -8,7 +8,10 @@ from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
 from ..boxing import python_name
 from ._model import HEADER, Options
 
-__all__ = ["header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text"]
+__all__ = [
+    "header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text",
+    "runtime", "RUNTIME",
+]  # fmt: skip
 
 STUB_IMPORTS: Final = (
     "from collections.abc import Sequence",
@@ -25,12 +28,32 @@ class Section(NamedTuple):
     body: list[str]
 
 
+RUNTIME: Final = "typedops.codegen._runtime"
+
+
+def runtime(*names: str) -> list[str]:
+    """Import statements of ``names`` (``"choose as _choose"``) from the runtime module;
+    ``module_text`` merges them into one statement."""
+    return [f"from {RUNTIME} import {name}" for name in names]
+
+
 def module_text(options: Options, what: str, sections: list[Section]) -> str:
     """A generated module: the header, every section's import statements (each once, in
-    order of first appearance), then the sections' bodies in order."""
+    order of first appearance; the runtime module's names in one statement), then the
+    sections' bodies in order."""
     imports: list[str] = []
+    names: list[str] = []
+    prefix = f"from {RUNTIME} import "
     for section in sections:
-        imports += [statement for statement in section.imports if statement not in imports]
+        for statement in section.imports:
+            if statement.startswith(prefix):
+                name = statement[len(prefix):]
+                if name not in names:
+                    names.append(name)
+            elif statement not in imports:
+                imports.append(statement)
+    if names:
+        imports.insert(0, f"{prefix}(\n" + "".join(f"    {name},\n" for name in names) + ")")
     lines = header(options, what) + imports
     for section in sections:
         lines += ["", "", *section.body]

@@ -2,27 +2,28 @@
 # the generated op library: importing it registers the ops, and binds the typed functional API and the Tensor methods; types in __init__.pyi
 # Regenerate with: typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
 # fmt: off
-from typedops.boxing._convert import to_list as _to_list, to_tuple as _to_tuple
-from typedops.boxing._wrappers import _wrong_tuple
-from typedops.dispatch import DispatchKey as _DispatchKey, Library as _Library
-from typedops.schema import (
-    AwaitType as _AwaitType, BaseType as _BaseType, ClassType as _ClassType,
-    DictType as _DictType, FutureType as _FutureType, ListType as _ListType,
-    OptionalType as _OptionalType, RRefType as _RRefType, TupleType as _TupleType,
-    TypeVar as _TypeVar,
-)
-# Unchecked builders: the generator validated every schema below.
-from typedops.schema._build import (
-    alias as _alias, argument as _argument, make_return as _return, schema as _schema,
+from typedops.codegen._runtime import (
+    DispatchKey as _DispatchKey,
+    Library as _Library,
+    BaseType as _BaseType,
+    ListType as _ListType,
+    OptionalType as _OptionalType,
+    alias as _alias,
+    argument as _argument,
+    make_return as _return,
+    schema as _schema,
+    to_list as _to_list,
+    to_tuple as _to_tuple,
+    wrong_tuple as _wrong_tuple,
+    Any,
+    Tensor as _Tensor,
+    choose as _choose,
+    lazy_method as _lazy_method,
 )
 import typedops.core.kernels as _m0
-from typing import Any
-from typedops._tensor import Tensor as _Tensor
-from typedops.codegen._runtime import choose as _choose
-from typedops.codegen._runtime import lazy_method as _lazy_method
 
 
-# -- registration
+# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)
 _t0 = _BaseType('Tensor')
 _t1 = _BaseType('Scalar')
 _t2 = _BaseType('ScalarType')

@@ -371,19 +371,25 @@ def test_a_fallback_redispatches_through_the_op_function(ns: str) -> None:
             assert stack == ["traced cea n=2"]
 
 
+def cea(x: Tensor) -> str:
+    """The composite kernel most tests below define their op with."""
+    return "cea"
+
+
+def f_cpu(x: Tensor) -> str:
+    return "cpu"
+
+
+def f_cpu2(x: Tensor) -> str:
+    return "cpu2"
+
+
 # -- register_kernel and register_fake ------------------------------------------------------------
 
 
 def test_register_kernel_as_a_decorator(ns: str) -> None:
     with Library(ns, "FRAGMENT") as lib:
-
-        @op(f"{ns}::f", lib=lib)
-        def f(x: Tensor) -> str:
-            return "cea"
-
-        def f_cpu(x: Tensor) -> str:
-            return "cpu"
-
+        f = op(f"{ns}::f", lib=lib)(cea)
         assert f(cpu_t()) == "cea"
         at = next_line()
         decorated = f.register_kernel("CPU")(f_cpu)
@@ -398,17 +404,7 @@ def test_register_kernel_as_a_decorator(ns: str) -> None:
 
 def test_register_kernel_direct_form_and_override(ns: str) -> None:
     with Library(ns, "FRAGMENT") as lib:
-
-        @op(f"{ns}::f", lib=lib)
-        def f(x: Tensor) -> str:
-            return "cea"
-
-        def f_cpu(x: Tensor) -> str:
-            return "cpu"
-
-        def f_cpu2(x: Tensor) -> str:
-            return "cpu2"
-
+        f = op(f"{ns}::f", lib=lib)(cea)
         first = next_line()
         assert f.register_kernel(DispatchKey.CPU, f_cpu) is f_cpu
         assert f(cpu_t()) == "cpu"
@@ -428,11 +424,7 @@ def test_register_kernel_direct_form_and_override(ns: str) -> None:
 
 def test_register_kernel_for_an_alias_key(ns: str) -> None:
     with Library(ns, "FRAGMENT") as lib:
-
-        @op(f"{ns}::f", lib=lib)
-        def f(x: Tensor) -> str:
-            return "cea"
-
+        f = op(f"{ns}::f", lib=lib)(cea)
         @f.register_kernel(K.Autograd)
         def f_autograd(x: Tensor) -> str:
             return "autograd"
@@ -442,14 +434,7 @@ def test_register_kernel_for_an_alias_key(ns: str) -> None:
 
 def test_register_kernel_with_an_unknown_key(ns: str) -> None:
     with Library(ns, "FRAGMENT") as lib:
-
-        @op(f"{ns}::f", lib=lib)
-        def f(x: Tensor) -> str:
-            return "cea"
-
-        def f_cpu(x: Tensor) -> str:
-            return "cpu"
-
+        f = op(f"{ns}::f", lib=lib)(cea)
         with unchanged_state():
             with pytest.raises(ValueError, match=r"^unknown dispatch key 'CPUU'; did you mean 'CPU'\? \(keys: CPU, Meta, "):
                 f.register_kernel("CPUU", f_cpu)
@@ -554,15 +539,8 @@ def test_register_fake_is_the_meta_kernel(ns: str) -> None:
 def test_lib_scopes_the_op(ns: str) -> None:
     with unchanged_state():
         with Library(ns, "FRAGMENT") as lib:
-
-            @op(f"{ns}::f", lib=lib)
-            def f(x: Tensor) -> str:
-                return "cea"
-
-            @f.register_kernel("CPU")
-            def f_cpu(x: Tensor) -> str:
-                return "cpu"
-
+            f = op(f"{ns}::f", lib=lib)(cea)
+            f.register_kernel("CPU", f_cpu)
             assert f.library is lib
             assert dispatcher.find_op(f"{ns}::f") is f.handle
             assert f(cpu_t()) == "cpu"

@@ -106,7 +106,7 @@ def _check_function_names(
     shadow them. A function's name may be bound once by the API's own code (its chooser,
     or its static-dispatch function) and nowhere else.
     """
-    everything_else = _bound_names([*others, Section([*api.imports, *(i for o in others for i in o.imports)], [])])
+    everything_else = _bound_names([*others, Section(api.imports, [])])
     in_api = _bound_names([Section([], api.body)])
     for name, members in functions.items():
         if everything_else.get(name, 0) or in_api.get(name, 0) > 1:

@@ -143,6 +143,12 @@ class _Unboxing:
             self.lines += unboxing_source(*key, name=name).rstrip("\n").splitlines()
         return name
 
+    def section(self) -> list[str]:
+        if not self.lines:
+            return []
+        heading = "# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)"
+        return ["", "", heading, *self.lines[2:]]  # the heading replaces the first blank lines
+
 
 def registration_section(entries: list[OpEntry], options: Options) -> Section:
     """``LIBRARY`` and one ``OperatorHandle`` per defined op (named ``entry.attr_name``)."""
@@ -182,12 +188,11 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
             body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
     constructors = sorted({c for c in _CONSTRUCTORS if any(f"_{c}(" in line for line in types.lines)})
     imports = runtime("DispatchKey as _DispatchKey", "Library as _Library", *(f"{c} as _{c}" for c in constructors))
-    # Unchecked builders: the generator validated every schema below.
     imports += runtime("alias as _alias", "argument as _argument", "make_return as _return", "schema as _schema")
     if unboxing.lines:
         imports += runtime("to_list as _to_list", "to_tuple as _to_tuple", "wrong_tuple as _wrong_tuple")
     if impl_namespaces:
         imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
     imports += [f"import {module} as {alias}" for module, alias in modules.items()]
-    wrappers = ["# unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)"]
-    return Section(imports, ["# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)", *types.lines, *(["", "", *wrappers, *unboxing.lines[2:]] if unboxing.lines else []), "", "", *body])
+    heading = "# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)"
+    return Section(imports, [heading, *types.lines, *unboxing.section(), "", "", *body])

@@ -55,8 +55,12 @@ def test_registration_uses_the_unchecked_builders() -> None:
     assert (
         "    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
         "_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), "
-        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing10), "
-        "(_DispatchKey.Meta, _m0.where_meta, False, _unboxing10))),\n"
+        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing2), "
+        "(_DispatchKey.Meta, _m0.where_meta, False, _unboxing2))),\n"
+    ) in text
+    assert (
+        "# 3 positional -> 1\ndef _unboxing2(_fn):\n    def unboxing(op, keys, stack):\n        a2 = stack.pop()\n"
+        "        a1 = stack.pop()\n        a0 = stack.pop()\n        stack.append(_fn(a0, a1, a2))\n"
     ) in text
 
 

@@ -220,7 +220,7 @@ def test_a_library_is_one_module_and_its_stub(tmp_path: Path) -> None:
     assert "def install() -> None: ...\n" in stub and "def double(self: Tensor) -> Tensor: ..." in stub
 
 
-@pytest.mark.parametrize("name", ["install", "LIBRARY", "add__Tensor", "Any", "_m0"])
+@pytest.mark.parametrize("name", ["install", "LIBRARY", "add__Tensor", "Any", "_m0", "_CANDIDATES_add", "_SINGLE"])
 def test_a_function_name_the_module_uses_is_refused(tmp_path: Path, name: str) -> None:
     ops = tmp_path / "ops.yaml"
     ops.write_text(YAML.read_text() + f"\n- func: {name}(Tensor self) -> Tensor\n  dispatch:\n    CPU: double\n")
@@ -246,13 +246,17 @@ def test_an_older_layout_is_cleaned_up(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(args) == 0
     assert not old.exists() and mine.exists()
     assert main([*args, "--check"]) == 0
+    # stubs written into the output folder are this run's files, not an older layout's
+    assert main([*args, "--stubs", str(out)]) == 0
+    assert main([*args, "--stubs", str(out)]) == 0
+    assert (out / "_typedops_ops_demo.pyi").exists()
 
 
 def test_unboxing_wrappers_are_written_ahead_of_time(demo: ModuleType) -> None:
     # One factory per distinct (shape, keyed, conversions) in the module; a boxed caller of
     # a generated op runs the module's own code, not code compiled at run time.
     text = Path(str(demo.__file__)).read_text()
-    assert "# (Tensor[], _) -> 1\ndef _unboxing" in text
+    assert "# 2 positional -> 1\ndef _unboxing" in text
     handle = typedops.ops.demo.cat.default
     stack: list[Any] = [[tensor([1.0]), tensor([2.0, 3.0])], 0]
     handle.call_boxed(stack)  # a list argument: goes through the unboxing wrapper
@@ -260,3 +264,31 @@ def test_unboxing_wrappers_are_written_ahead_of_time(demo: ModuleType) -> None:
     entry = handle._entry
     wrappers = [entry._wrappers(reg)[1] for regs in entry.registrations.values() for reg in regs]
     assert wrappers and all(w.__code__.co_filename == demo.__file__ for w in wrappers)
+
+
+def test_static_dispatch_uses_the_registration_kernel_modules(tmp_path: Path) -> None:
+    # The registration and the static functions share one module, and so the aliases of
+    # the kernel modules: a method-only op's kernel module must not be rebound.
+    kernel = "from typedops import Tensor\n\ndef shift(self: Tensor) -> Tensor:\n    return Tensor.from_numpy(self.numpy() + {n})\n"
+    (tmp_path / "kx_mod.py").write_text(kernel.format(n=1.0))
+    (tmp_path / "ky_mod.py").write_text(kernel.format(n=100.0).replace("shift", "scale"))
+    ops = tmp_path / "ops.yaml"
+    ops.write_text(
+        "- func: shift_m(Tensor self) -> Tensor\n  variants: method\n  dispatch:\n    CPU: kx_mod.shift\n\n"
+        "- func: scale(Tensor self) -> Tensor\n  dispatch:\n    CPU: ky_mod.scale\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        files = generate(ops, tmp_path / "gen_aliases", namespace="aliases", static_dispatch="CPU")
+        write_files(files)
+        module = importlib.import_module("gen_aliases")
+        try:
+            x = tensor([1.0])
+            assert module.shift_m__default.call(x).tolist() == [2.0]
+            assert module.scale(x).tolist() == [101.0]
+        finally:
+            module.LIBRARY.remove()
+            for name in [n for n in sys.modules if n.startswith(("gen_aliases", "kx_mod", "ky_mod"))]:
+                del sys.modules[name]
+    finally:
+        sys.path.remove(str(tmp_path))

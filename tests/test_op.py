@@ -225,7 +225,7 @@ def test_mutates_args_marks_tensor_parameters_as_written(
             "x",
             "mutates_args takes parameter names or \"unknown\", not the string 'x'; write mutates_args=['x']",
         ),
-        (["x", "x"], "mutates_args names 'x' twice; name each mutated parameter once"),
+        (["x", "x"], "mutates_args names 'x' twice for f(); name each mutated parameter once"),
     ],
 )
 def test_bad_mutates_args_are_refused_before_anything_is_defined(
@@ -341,12 +341,17 @@ def test_redispatch_continues_below_the_highest_key(ns: str) -> None:
         stack = [x]
         f.redispatch_boxed(DispatchKeySet([K.Tracer, K.CPU]), stack)
         assert stack == ["cpu n=2"]
-        for bad in ([], [x, 1, 2]):
-            before = list(bad)
-            with pytest.raises(TypeError) as excinfo:
-                f.redispatch_boxed(DispatchKeySet([K.CPU]), bad)
-            assert str(excinfo.value).startswith(f"{ns}::f.redispatch_boxed(): ")
-            assert len(bad) == len(before) and all(a is b for a, b in zip(bad, before))
+        # a fallback's stack may hold its own values below the call's arguments
+        stack = ["the fallback's", x, 3]
+        f.redispatch_boxed(DispatchKeySet([K.Tracer, K.CPU]), stack)
+        assert stack == ["the fallback's", "cpu n=3"]
+        empty: list[Any] = []
+        with pytest.raises(TypeError) as excinfo:
+            f.redispatch_boxed(DispatchKeySet([K.CPU]), empty)
+        assert str(excinfo.value) == (
+            f"{ns}::f.redispatch_boxed(): missing argument(s) 'x'; the stack holds 0 value(s) for (Tensor x, int n=2)"
+        )
+        assert empty == []  # left as it was
 
 
 def test_a_fallback_redispatches_through_the_op_function(ns: str) -> None:
@@ -849,6 +854,26 @@ def test_typed_of_an_op_made_by_op_is_a_separate_function(ns: str) -> None:
 
         # both reach the same tables
         assert t(cpu_t()) == h(cpu_t()) == "cpu"
+
+
+def test_typed_compares_default_values_not_their_spelling(ns: str) -> None:
+    def prototype(x: Tensor, a: float = 0.5, e: float = 1e-05, r: str = "mean", s: Sequence[int] = (1, 1),
+                  alpha: float = 1.0) -> Tensor:  # fmt: skip
+        raise NotImplementedError
+
+    def other(x: Tensor, a: float = 0.25, e: float = 1e-05, r: str = "mean", s: Sequence[int] = (1, 2),
+              alpha: float = 1.0) -> Tensor:  # fmt: skip
+        raise NotImplementedError
+
+    with Library(ns, "DEF") as lib:
+        handle = lib.define("k(Tensor x, float a=.5, float e=1e-5, str r='mean', int[2] s=1, float alpha=1) -> Tensor")
+        assert handle.typed(prototype).schema is handle.schema
+        with pytest.raises(SchemaMismatchError) as excinfo:
+            handle.typed(other)
+        assert excinfo.value.differences == [
+            "argument 'a': the schema's default is .5, the prototype's default is 0.25",
+            "argument 's': the schema's default is 1, the prototype's default is [1, 2]",
+        ]
 
 
 def test_typed_refuses_a_prototype_default_the_schema_lacks(ns: str) -> None:

@@ -78,7 +78,7 @@ def generate(
         entries = [e for e in entries if e.schema.full_name in chosen]
     functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
     others = [registration_section(entries, options), methods_section(entries, options)]
-    _check_function_names(functions, others, group(entries, "function"), options.source_label)
+    _check_function_names(functions, others, group(entries, "function"), options)
     module = module_text(
         options,
         "the generated op library: importing it registers the ops, and binds the typed "
@@ -96,22 +96,24 @@ def generate(
 
 
 def _check_function_names(
-    api: Section, others: list[Section], functions: dict[str, list[OpEntry]], label: str
+    api: Section, others: list[Section], functions: dict[str, list[OpEntry]], options: Options
 ) -> None:
     """Refuse a function name that the generated module binds to something else.
 
     The library is one module (Note [One module per library]), so the functional API
     shares its namespace with the op handles, the kernel modules' aliases, the imports and
     the helpers: an op named ``install`` or ``LIBRARY`` would be shadowed by them, or
-    shadow them. A function's name may be bound once by the API's own code (its chooser,
-    or its static-dispatch function) and nowhere else.
+    shadow them. A function's name may be bound once by the API's own code -- its chooser,
+    or its static-dispatch function -- and nowhere else; a dispatched single-overload
+    function is bound on first use by ``__getattr__``, so any binding of its name hides it.
     """
     everything_else = _bound_names([*others, Section(api.imports, [])])
     in_api = _bound_names([Section([], api.body)])
     for name, members in functions.items():
-        if everything_else.get(name, 0) or in_api.get(name, 0) > 1:
+        own = 1 if len(members) > 1 or options.static_dispatch else 0
+        if everything_else.get(name, 0) or in_api.get(name, 0) > own:
             raise CodegenError(
-                f"{label}: op {members[0].schema.qualified_name} cannot be a function named {name!r}: "
+                f"{options.source_label}: op {members[0].schema.qualified_name} cannot be a function named {name!r}: "
                 "the generated module uses that name itself; rename the op, or drop 'function' "
                 "from its variants"
             )
@@ -141,9 +143,10 @@ def obsolete_files(out: Path, files: dict[Path, str]) -> list[Path]:
     the generated header are candidates; anything else in ``out`` is the user's."""
     if not out.is_dir():
         return []
+    kept = {path.resolve() for path in files}
     found = []
     for path in sorted(out.iterdir()):
-        if path.suffix in (".py", ".pyi") and path not in files and path.is_file():
+        if path.suffix in (".py", ".pyi") and path.resolve() not in kept and path.is_file():
             with path.open(encoding="utf-8", errors="replace") as handle:
                 if handle.readline().startswith(f"# {HEADER} "):
                     found.append(path)

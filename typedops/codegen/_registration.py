@@ -29,7 +29,7 @@ from ..schema import (
     Type,
     TypeVar,
 )
-from ..boxing import CallShape, call_shape, unboxing_source
+from ..boxing import call_shape, unboxing_source
 from ..boxing._convert import conversions_for
 from ._model import Kernel, OpEntry, Options
 from ._text import Section, runtime
@@ -125,22 +125,26 @@ def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
 
 
 class _Unboxing:
-    """The unboxing wrappers' factories a module needs, one per distinct (shape, keyed,
-    conversions) -- what ``make_unboxing`` would compile on first use, written ahead of time."""
+    """The unboxing wrappers' factories a module needs, one per distinct wrapper text --
+    what ``make_unboxing`` would compile on first use, written ahead of time. (Shapes that
+    differ only in positional argument names share a factory.)"""
 
     def __init__(self) -> None:
-        self.names: dict[tuple[CallShape, bool, tuple[str, ...]], str] = {}
+        self.names: dict[str, str] = {}  # the factory's source, named "make" -> its name here
         self.lines: list[str] = []
 
     def ref(self, entry: OpEntry, kernel: Kernel) -> str:
         fn = getattr(importlib.import_module(kernel.ref.module), kernel.ref.attribute)  # validated
         conversions = conversions_for(entry.schema, fn, with_keys=kernel.with_keys)
-        key = (call_shape(entry.schema), kernel.with_keys, conversions if any(conversions) else ())
-        name = self.names.get(key)
+        shape = call_shape(entry.schema)
+        source = unboxing_source(shape, kernel.with_keys, conversions if any(conversions) else ())
+        name = self.names.get(source)
         if name is None:
-            name = self.names[key] = f"_unboxing{len(self.names)}"
-            self.lines += ["", "", f"# {key[0].describe()}{' keyed' if key[1] else ''}"]
-            self.lines += unboxing_source(*key, name=name).rstrip("\n").splitlines()
+            name = self.names[source] = f"_unboxing{len(self.names)}"
+            keywords = "".join(f", {a.name}=" for a in shape.kwarg_only)
+            what = f"{len(shape.positional)} positional{keywords} -> {shape.returns}{', keyed' if kernel.with_keys else ''}"
+            self.lines += ["", "", f"# {what}"]
+            self.lines += source.replace("def make(", f"def {name}(", 1).rstrip("\n").splitlines()
         return name
 
     def section(self) -> list[str]:

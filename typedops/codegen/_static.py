@@ -81,8 +81,9 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
 def static_functions_section(entries: list[OpEntry], options: Options) -> Section:
     """The functional API calling kernels directly, for ``options.static_dispatch`` backends."""
     groups = group(entries, "function")
-    chosen = [e for members in groups.values() for e in members]
-    modules = kernel_modules(chosen)
+    # The registration section's aliases (numbered over every entry): the two sections
+    # share one module, so one name must mean one kernel module.
+    modules = kernel_modules(entries)
     backends = ", ".join(k.name for k in options.static_dispatch)
     imports = [
         "from collections.abc import Iterable",

@@ -206,7 +206,9 @@ def entry_source(shape: CallShape, trace: bool) -> str:
                 "        stack.extend(_r)",
             ]
     lines.append("    def redispatch_boxed(_ks, stack):")
-    lines.append(f"        if len(stack) != {n}:")
+    # Fill omitted trailing defaults, as call_boxed does; a longer stack is allowed (see
+    # Note [Direct boxed calls]: a fallback's stack may hold more than the arguments).
+    lines.append(f"        if len(stack) < {n}:")
     lines.append("            _arity(_op, stack, 'redispatch_boxed')")
     lines.append(below)
     lines += boxed_dispatch("redispatch_boxed")

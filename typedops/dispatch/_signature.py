@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import SchemaInferenceError, SchemaMismatchError
+from ..boxing import default_value
 from ..schema import (
     INT,
     SYM_INT,
@@ -86,7 +87,7 @@ def check_kernel_signature(
             differences.append(f"argument {index}: the schema calls it '{expected.name}', the {what} '{got.name}'")
         elif _loose(got.type) != _loose(expected.type):
             differences.append(f"argument '{expected.name}': schema type {expected.type}, {what} annotation gives {got.type}")
-        elif prototype and got.default != expected.default:
+        elif prototype and not _same_default(got, expected):
             differences.append(f"argument '{expected.name}': {_default(expected, 'schema')}, {_default(got, what)}")
 
     expected_all = schema.positional + schema.kwarg_only
@@ -116,6 +117,19 @@ def check_kernel_signature(
             f"{what} {name} does not match {schema}:\n  " + "\n  ".join(differences),
             differences,
         )
+
+
+def _same_default(a: Argument, b: Argument) -> bool:
+    """Both without a default, or the same value however written (``.5`` and ``0.5``,
+    ``1e-5`` and ``1e-05``, ``int[2] stride=1`` and ``[1, 1]``)."""
+    if a.default is None or b.default is None:
+        return a.default is b.default
+    if a.default == b.default:
+        return True
+    try:
+        return bool(default_value(a) == default_value(b))
+    except (ValueError, LookupError, TypeError):  # a value this side cannot read is a difference
+        return False
 
 
 def _default(arg: Argument, owner: str) -> str:

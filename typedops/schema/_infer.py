@@ -520,7 +520,7 @@ def _mutated(mutates_args: Iterable[str] | Literal["unknown"], fn_name: str, par
     known = [p[0] for p in params if p[1] <= _KEYWORD_ONLY]
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
-        raise SchemaInferenceError(_MUTATES_TWICE.format(name=twice))
+        raise SchemaInferenceError(_MUTATES_TWICE.format(name=twice, fn=fn_name))
     for name in names:
         if name not in known:
             raise SchemaInferenceError(_MUTATES_UNKNOWN.format(

@@ -72,7 +72,7 @@ _MUTATES_UNKNOWN: Final = (
     "mutates_args names '{name}', but {fn}() has no parameter '{name}'; "
     "its parameters are: {names}"
 )
-_MUTATES_TWICE: Final = "mutates_args names '{name}' twice; name each mutated parameter once"
+_MUTATES_TWICE: Final = "mutates_args names '{name}' twice for {fn}(); name each mutated parameter once"
 _MUTATES_NOT_TENSOR: Final = (
     "{subject} is in mutates_args but is annotated '{ann}'; only tensors (Tensor, "
     "Optional[Tensor], list[Tensor]) can be mutated; remove '{name}' from mutates_args"

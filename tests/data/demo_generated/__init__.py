@@ -38,7 +38,7 @@ _t10 = _OptionalType(_t9)
 
 
 # unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
-# (Tensor, Tensor, *, alpha) -> 1
+# 2 positional, alpha= -> 1
 def _unboxing0(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
@@ -48,7 +48,7 @@ def _unboxing0(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
+# 3 positional -> 1
 def _unboxing1(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
@@ -58,7 +58,7 @@ def _unboxing1(_fn):
     return unboxing
 
 
-# (Tensor, Tensor, *, alpha, out) -> 1
+# 2 positional, alpha=, out= -> 1
 def _unboxing2(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, = stack[-4:]
@@ -67,7 +67,7 @@ def _unboxing2(_fn):
     return unboxing
 
 
-# (Tensor) -> 1
+# 1 positional -> 1
 def _unboxing3(_fn):
     def unboxing(op, keys, stack):
         a0 = stack.pop()
@@ -75,7 +75,7 @@ def _unboxing3(_fn):
     return unboxing
 
 
-# (Tensor[], _) -> 1
+# 2 positional -> 1
 def _unboxing4(_fn):
     def unboxing(op, keys, stack):
         a1 = stack.pop()
@@ -84,18 +84,8 @@ def _unboxing4(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
+# 2 positional, dtype=, memory_format=, device= -> 1, keyed
 def _unboxing5(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (_, _, *, dtype, memory_format, device) -> 1 keyed
-def _unboxing6(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, = stack[-5:]
         del stack[-5:]
@@ -103,8 +93,8 @@ def _unboxing6(_fn):
     return unboxing
 
 
-# (_, _, *, dtype, memory_format, device) -> 1
-def _unboxing7(_fn):
+# 2 positional, dtype=, memory_format=, device= -> 1
+def _unboxing6(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, = stack[-5:]
         del stack[-5:]
@@ -130,8 +120,8 @@ LIBRARY = _Library('demo', 'DEF')
     (_schema('add_', 'demo', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (_argument('alpha', _t1, '1', None, 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.add_inplace, False, _unboxing0),)),
     (_schema('double', 'demo', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.double, False, _unboxing3),)),
     (_schema('cat', 'demo', '', (_argument('tensors', _t2, None, None, 0), _argument('dim', _t3, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat, False, _unboxing4),)),
-    (_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clamp, False, _unboxing5),)),
-    (_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing6), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing7))),
+    (_schema('clamp', 'demo', '', (_argument('self', _t0, None, None, 0), _argument('min', _t4, 'None', None, 0), _argument('max', _t4, 'None', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clamp, False, _unboxing1),)),
+    (_schema('full', 'demo', '', (_argument('size', _t5, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t7, 'None', None, 0), _argument('memory_format', _t8, 'contiguous_format', None, 0), _argument('device', _t10, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing5), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing6))),
 ))
 
 

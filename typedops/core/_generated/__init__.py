@@ -48,7 +48,7 @@ _t20 = _OptionalType(_t7)
 
 
 # unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
-# (Tensor, Tensor, *, alpha) -> 1
+# 2 positional, alpha= -> 1
 def _unboxing0(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
@@ -58,7 +58,7 @@ def _unboxing0(_fn):
     return unboxing
 
 
-# (Tensor, Tensor, *, alpha, out) -> 1
+# 2 positional, alpha=, out= -> 1
 def _unboxing1(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, = stack[-4:]
@@ -67,7 +67,7 @@ def _unboxing1(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
+# 3 positional -> 1
 def _unboxing2(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
@@ -77,7 +77,7 @@ def _unboxing2(_fn):
     return unboxing
 
 
-# (Tensor, Tensor) -> 1
+# 2 positional -> 1
 def _unboxing3(_fn):
     def unboxing(op, keys, stack):
         a1 = stack.pop()
@@ -86,7 +86,7 @@ def _unboxing3(_fn):
     return unboxing
 
 
-# (Tensor, Tensor, *, out) -> 1
+# 2 positional, out= -> 1
 def _unboxing4(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
@@ -96,34 +96,16 @@ def _unboxing4(_fn):
     return unboxing
 
 
-# (Tensor, _) -> 1
+# 1 positional -> 1
 def _unboxing5(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _) -> 1
-def _unboxing6(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor) -> 1
-def _unboxing7(_fn):
     def unboxing(op, keys, stack):
         a0 = stack.pop()
         stack.append(_fn(a0))
     return unboxing
 
 
-# (Tensor, *, out) -> 1
-def _unboxing8(_fn):
+# 1 positional, out= -> 1
+def _unboxing6(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
@@ -131,27 +113,8 @@ def _unboxing8(_fn):
     return unboxing
 
 
-# (Tensor, _) -> 1
-def _unboxing9(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, Tensor, Tensor) -> 1
-def _unboxing10(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, *, dtype) -> 1
-def _unboxing11(_fn):
+# 1 positional, dtype= -> 1
+def _unboxing7(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
@@ -159,8 +122,8 @@ def _unboxing11(_fn):
     return unboxing
 
 
-# (Tensor, _, _, *, dtype) -> 1
-def _unboxing12(_fn):
+# 3 positional, dtype= -> 1
+def _unboxing8(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, = stack[-4:]
         del stack[-4:]
@@ -168,18 +131,8 @@ def _unboxing12(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
-def _unboxing13(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, _, _) -> 2
-def _unboxing14(_fn):
+# 3 positional -> 2
+def _unboxing9(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
         a1 = stack.pop()
@@ -191,27 +144,8 @@ def _unboxing14(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
-def _unboxing15(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, Tensor) -> 1
-def _unboxing16(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _, _, _) -> 1
-def _unboxing17(_fn):
+# 4 positional -> 1
+def _unboxing10(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, = stack[-4:]
         del stack[-4:]
@@ -219,55 +153,8 @@ def _unboxing17(_fn):
     return unboxing
 
 
-# (Tensor, _) -> 1
-def _unboxing18(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _) -> 1
-def _unboxing19(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _) -> 1
-def _unboxing20(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _, _) -> 1
-def _unboxing21(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, _, _) -> 1
-def _unboxing22(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, _, _, _, _) -> 1
-def _unboxing23(_fn):
+# 5 positional -> 1
+def _unboxing11(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, a4, = stack[-5:]
         del stack[-5:]
@@ -275,17 +162,8 @@ def _unboxing23(_fn):
     return unboxing
 
 
-# (Tensor, _) -> 1
-def _unboxing24(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (Tensor, _, *, implicit) -> 1
-def _unboxing25(_fn):
+# 2 positional, implicit= -> 1
+def _unboxing12(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a1 = stack.pop()
@@ -294,18 +172,8 @@ def _unboxing25(_fn):
     return unboxing
 
 
-# (Tensor, _, _) -> 1
-def _unboxing26(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor, *, memory_format) -> 1
-def _unboxing27(_fn):
+# 1 positional, memory_format= -> 1
+def _unboxing13(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
@@ -313,36 +181,8 @@ def _unboxing27(_fn):
     return unboxing
 
 
-# (Tensor, *, memory_format) -> 1
-def _unboxing28(_fn):
-    def unboxing(op, keys, stack):
-        k0 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, memory_format=k0))
-    return unboxing
-
-
-# (Tensor, Tensor, _) -> 1
-def _unboxing29(_fn):
-    def unboxing(op, keys, stack):
-        a2 = stack.pop()
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
-    return unboxing
-
-
-# (Tensor[], _) -> 1
-def _unboxing30(_fn):
-    def unboxing(op, keys, stack):
-        a1 = stack.pop()
-        a0 = stack.pop()
-        stack.append(_fn(a0, a1))
-    return unboxing
-
-
-# (_, *, dtype, layout, device, pin_memory, memory_format) -> 1 keyed
-def _unboxing31(_fn):
+# 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1, keyed
+def _unboxing14(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -350,8 +190,8 @@ def _unboxing31(_fn):
     return unboxing
 
 
-# (_, *, dtype, layout, device, pin_memory, memory_format) -> 1
-def _unboxing32(_fn):
+# 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1
+def _unboxing15(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -359,8 +199,8 @@ def _unboxing32(_fn):
     return unboxing
 
 
-# (_, *, dtype, layout, device, pin_memory) -> 1 keyed
-def _unboxing33(_fn):
+# 1 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
+def _unboxing16(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -368,8 +208,8 @@ def _unboxing33(_fn):
     return unboxing
 
 
-# (_, *, dtype, layout, device, pin_memory) -> 1
-def _unboxing34(_fn):
+# 1 positional, dtype=, layout=, device=, pin_memory= -> 1
+def _unboxing17(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -377,8 +217,8 @@ def _unboxing34(_fn):
     return unboxing
 
 
-# (_, _, *, dtype, layout, device, pin_memory) -> 1 keyed
-def _unboxing35(_fn):
+# 2 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
+def _unboxing18(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -386,8 +226,8 @@ def _unboxing35(_fn):
     return unboxing
 
 
-# (_, _, *, dtype, layout, device, pin_memory) -> 1
-def _unboxing36(_fn):
+# 2 positional, dtype=, layout=, device=, pin_memory= -> 1
+def _unboxing19(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -395,35 +235,8 @@ def _unboxing36(_fn):
     return unboxing
 
 
-# (_, *, dtype, layout, device, pin_memory) -> 1 keyed
-def _unboxing37(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, = stack[-5:]
-        del stack[-5:]
-        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
-    return unboxing
-
-
-# (_, *, dtype, layout, device, pin_memory) -> 1
-def _unboxing38(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, = stack[-5:]
-        del stack[-5:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
-    return unboxing
-
-
-# (_, *, dtype, layout, device, pin_memory) -> 1
-def _unboxing39(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, = stack[-5:]
-        del stack[-5:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
-    return unboxing
-
-
-# (_, _, _, *, dtype, layout, device, pin_memory) -> 1 keyed
-def _unboxing40(_fn):
+# 3 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
+def _unboxing20(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -431,8 +244,8 @@ def _unboxing40(_fn):
     return unboxing
 
 
-# (_, _, _, *, dtype, layout, device, pin_memory) -> 1
-def _unboxing41(_fn):
+# 3 positional, dtype=, layout=, device=, pin_memory= -> 1
+def _unboxing21(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -440,30 +253,12 @@ def _unboxing41(_fn):
     return unboxing
 
 
-# (Tensor, *, dtype, layout, device, pin_memory, memory_format) -> 1
-def _unboxing42(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, k4, = stack[-6:]
-        del stack[-6:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
-    return unboxing
-
-
-# (Tensor, *, dtype, layout, device, pin_memory, non_blocking, memory_format) -> 1
-def _unboxing43(_fn):
+# 1 positional, dtype=, layout=, device=, pin_memory=, non_blocking=, memory_format= -> 1
+def _unboxing22(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
         del stack[-7:]
         stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, non_blocking=k4, memory_format=k5))
-    return unboxing
-
-
-# (Tensor, _, _, _, _) -> 1
-def _unboxing44(_fn):
-    def unboxing(op, keys, stack):
-        a0, a1, a2, a3, a4, = stack[-5:]
-        del stack[-5:]
-        stack.append(_fn(a0, a1, a2, a3, a4))
     return unboxing
 
 
@@ -609,124 +404,124 @@ LIBRARY = _Library('core', 'DEF')
     (_schema('mul', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mul_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.mul_meta, False, _unboxing3))),
     (_schema('mul_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul__cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.mul__meta, False, _unboxing3))),
     (_schema('mul', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.mul_out_cpu, False, _unboxing4), (_DispatchKey.Meta, _m0.mul_out_meta, False, _unboxing4))),
-    (_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, False, _unboxing5),)),
+    (_schema('mul', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, False, _unboxing3),)),
     (_schema('div', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.div_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.div_meta, False, _unboxing3))),
     (_schema('div_', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div__cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.div__meta, False, _unboxing3))),
     (_schema('div', 'core', 'out', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.div_out_cpu, False, _unboxing4), (_DispatchKey.Meta, _m0.div_out_meta, False, _unboxing4))),
-    (_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.pow_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.pow_meta, False, _unboxing6))),
+    (_schema('pow', 'core', 'Tensor_Scalar', (_argument('self', _t0, None, None, 0), _argument('exponent', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.pow_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.pow_meta, False, _unboxing3))),
     (_schema('maximum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.maximum_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.maximum_meta, False, _unboxing3))),
     (_schema('minimum', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.minimum_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.minimum_meta, False, _unboxing3))),
-    (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.neg_meta, False, _unboxing7))),
-    (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.abs_meta, False, _unboxing7))),
-    (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('exp_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('exp', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('exp2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp2_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('exp2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('exp2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('expm1', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.expm1_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('expm1_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('expm1', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('log', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('log_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('log', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('log2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log2_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('log2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('log2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('log10', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log10_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('log10_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('log10', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('log1p', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log1p_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('log1p_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('log1p', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('sqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('sqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('rsqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.rsqrt_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('rsqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('rsqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('reciprocal', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.reciprocal_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('reciprocal_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('reciprocal', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('sigmoid', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sigmoid_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('sigmoid_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('sigmoid', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('sin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sin_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('sin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('sin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('cos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cos_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('cos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('cos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('tan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tan_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('tan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('tan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('asin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.asin_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('asin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('asin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('acos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.acos_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('acos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('acos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('atan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.atan_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('atan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('atan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('sinh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sinh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('sinh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('sinh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('cosh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cosh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('cosh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('cosh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('tanh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tanh_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing7))),
-    (_schema('tanh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh__cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing7))),
-    (_schema('tanh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh_out_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing8))),
-    (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False, _unboxing7), (_DispatchKey.Meta, _m0.relu_meta, False, _unboxing7))),
-    (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False, _unboxing9), (_DispatchKey.Meta, _m0.fill__meta, False, _unboxing9))),
-    (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False, _unboxing7),)),
+    (_schema('neg', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.neg_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.neg_meta, False, _unboxing5))),
+    (_schema('abs', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.abs_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.abs_meta, False, _unboxing5))),
+    (_schema('exp', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('exp_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('exp', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('exp2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.exp2_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('exp2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('exp2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.exp2_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('expm1', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.expm1_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('expm1_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('expm1', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.expm1_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('log', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('log_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('log', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('log2', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log2_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('log2_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('log2', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log2_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('log10', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log10_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('log10_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('log10', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log10_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('log1p', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.log1p_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('log1p_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('log1p', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.log1p_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('sqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sqrt_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('sqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('sqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sqrt_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('rsqrt', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.rsqrt_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('rsqrt_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('rsqrt', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.rsqrt_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('reciprocal', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.reciprocal_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('reciprocal_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('reciprocal', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.reciprocal_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('sigmoid', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sigmoid_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('sigmoid_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('sigmoid', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sigmoid_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('sin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sin_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('sin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('sin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sin_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('cos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cos_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('cos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('cos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cos_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('tan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tan_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('tan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('tan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tan_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('asin', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.asin_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('asin_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('asin', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.asin_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('acos', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.acos_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('acos_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('acos', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.acos_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('atan', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.atan_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('atan_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('atan', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.atan_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('sinh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sinh_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('sinh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('sinh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.sinh_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('cosh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cosh_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('cosh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('cosh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.cosh_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('tanh', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.tanh_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float_meta, False, _unboxing5))),
+    (_schema('tanh_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh__cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.unary_float__meta, False, _unboxing5))),
+    (_schema('tanh', 'core', 'out', (_argument('self', _t0, None, None, 0),), (_argument('out', _t0, None, _alias(('a',), (), True), 0),), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.tanh_out_cpu, False, _unboxing6), (_DispatchKey.Meta, _m0.unary_float_out_meta, False, _unboxing6))),
+    (_schema('relu', 'core', '', (_argument('self', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.relu_cpu, False, _unboxing5), (_DispatchKey.Meta, _m0.relu_meta, False, _unboxing5))),
+    (_schema('fill_', 'core', 'Scalar', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('value', _t1, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.fill__cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.fill__meta, False, _unboxing3))),
+    (_schema('zero_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zero__composite, False, _unboxing5),)),
     (_schema('eq', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.eq_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.eq_meta, False, _unboxing3))),
     (_schema('ne', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ne_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.ne_meta, False, _unboxing3))),
     (_schema('lt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.lt_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.lt_meta, False, _unboxing3))),
     (_schema('le', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.le_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.le_meta, False, _unboxing3))),
     (_schema('gt', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.gt_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.gt_meta, False, _unboxing3))),
     (_schema('ge', 'core', 'Tensor', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.ge_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.ge_meta, False, _unboxing3))),
-    (_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.eq_scalar_composite, False, _unboxing5),)),
-    (_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, False, _unboxing5),)),
-    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing10), (_DispatchKey.Meta, _m0.where_meta, False, _unboxing10))),
-    (_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, False, _unboxing11),)),
-    (_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sum_dim_cpu, False, _unboxing12), (_DispatchKey.Meta, _m0.sum_dim_meta, False, _unboxing12))),
-    (_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, False, _unboxing11),)),
-    (_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, False, _unboxing12),)),
-    (_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.amax_cpu, False, _unboxing13), (_DispatchKey.Meta, _m0.amax_meta, False, _unboxing13))),
-    (_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)), ((_DispatchKey.CPU, _m0.max_dim_cpu, False, _unboxing14), (_DispatchKey.Meta, _m0.max_dim_meta, False, _unboxing14))),
-    (_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.argmax_composite, False, _unboxing15),)),
+    (_schema('eq', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.eq_scalar_composite, False, _unboxing3),)),
+    (_schema('gt', 'core', 'Scalar', (_argument('self', _t0, None, None, 0), _argument('other', _t1, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, False, _unboxing3),)),
+    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), _argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing2), (_DispatchKey.Meta, _m0.where_meta, False, _unboxing2))),
+    (_schema('sum', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, False, _unboxing7),)),
+    (_schema('sum', 'core', 'dim_IntList', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.sum_dim_cpu, False, _unboxing8), (_DispatchKey.Meta, _m0.sum_dim_meta, False, _unboxing8))),
+    (_schema('mean', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, False, _unboxing7),)),
+    (_schema('mean', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t6, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (_argument('dtype', _t3, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, False, _unboxing8),)),
+    (_schema('amax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t8, '[]', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.amax_cpu, False, _unboxing2), (_DispatchKey.Meta, _m0.amax_meta, False, _unboxing2))),
+    (_schema('max', 'core', 'dim', (_argument('self', _t0, None, None, 0), _argument('dim', _t4, None, None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, 'values', None, 0), _return(_t0, 'indices', None, 0),)), ((_DispatchKey.CPU, _m0.max_dim_cpu, False, _unboxing9), (_DispatchKey.Meta, _m0.max_dim_meta, False, _unboxing9))),
+    (_schema('argmax', 'core', '', (_argument('self', _t0, None, None, 0), _argument('dim', _t9, 'None', None, 0), _argument('keepdim', _t7, 'False', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.argmax_composite, False, _unboxing2),)),
     (_schema('matmul', 'core', '', (_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.matmul_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.matmul_meta, False, _unboxing3))),
-    (_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mm_cpu, False, _unboxing16), (_DispatchKey.Meta, _m0.mm_meta, False, _unboxing16))),
-    (_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, False, _unboxing17),)),
-    (_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.view, False, _unboxing18),)),
-    (_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, False, _unboxing19),)),
-    (_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.permute, False, _unboxing20),)),
-    (_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, False, _unboxing21),)),
-    (_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.t_composite, False, _unboxing7),)),
-    (_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.select, False, _unboxing22),)),
-    (_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.slice_, False, _unboxing23),)),
-    (_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.unsqueeze, False, _unboxing24),)),
-    (_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, False, _unboxing24),)),
-    (_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.expand, False, _unboxing25),)),
-    (_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.flatten_composite, False, _unboxing26),)),
-    (_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, False, _unboxing27),)),
-    (_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clone_cpu, False, _unboxing28), (_DispatchKey.Meta, _m0.clone_meta, False, _unboxing28))),
-    (_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.copy__cpu, False, _unboxing29), (_DispatchKey.Meta, _m0.copy__meta, False, _unboxing29))),
-    (_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat_cpu, False, _unboxing30), (_DispatchKey.Meta, _m0.cat_meta, False, _unboxing30))),
-    (_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, False, _unboxing30),)),
-    (_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.empty_backend_select, True, _unboxing31), (_DispatchKey.CPU, _m0.empty_kernel, False, _unboxing32), (_DispatchKey.Meta, _m0.empty_kernel, False, _unboxing32))),
-    (_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.zeros_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.zeros_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing34))),
-    (_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.ones_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.ones_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing34))),
-    (_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing35), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing36), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing36))),
-    (_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, True, _unboxing37), (_DispatchKey.CPU, _m0.scalar_tensor_kernel, False, _unboxing38), (_DispatchKey.Meta, _m0.scalar_tensor_kernel, False, _unboxing38))),
-    (_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.randn_backend_select, True, _unboxing33), (_DispatchKey.CPU, _m0.randn_cpu, False, _unboxing34), (_DispatchKey.Meta, _m0.randn_meta, False, _unboxing34))),
-    (_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, False, _unboxing39),)),
-    (_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.arange_backend_select, True, _unboxing40), (_DispatchKey.CPU, _m0.arange_cpu, False, _unboxing41), (_DispatchKey.Meta, _m0.arange_meta, False, _unboxing41))),
-    (_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, False, _unboxing42),)),
-    (_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.to_copy_cpu, False, _unboxing43), (_DispatchKey.Meta, _m0.to_copy_meta, False, _unboxing43))),
-    (_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, False, _unboxing44),)),
+    (_schema('mm', 'core', '', (_argument('self', _t0, None, None, 0), _argument('mat2', _t0, None, None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.mm_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.mm_meta, False, _unboxing3))),
+    (_schema('as_strided', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0), _argument('stride', _t11, None, None, 0), _argument('storage_offset', _t12, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, False, _unboxing10),)),
+    (_schema('view', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.view, False, _unboxing3),)),
+    (_schema('reshape', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('shape', _t11, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, False, _unboxing3),)),
+    (_schema('permute', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dims', _t8, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.permute, False, _unboxing3),)),
+    (_schema('transpose', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim0', _t4, None, None, 0), _argument('dim1', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, False, _unboxing2),)),
+    (_schema('t', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.t_composite, False, _unboxing5),)),
+    (_schema('select', 'core', 'int', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0), _argument('index', _t10, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.select, False, _unboxing2),)),
+    (_schema('slice', 'core', 'Tensor', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, '0', None, 0), _argument('start', _t12, 'None', None, 0), _argument('end', _t12, 'None', None, 0), _argument('step', _t10, '1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.slice_, False, _unboxing11),)),
+    (_schema('unsqueeze', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.unsqueeze, False, _unboxing3),)),
+    (_schema('squeeze', 'core', 'dim', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dim', _t4, None, None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, False, _unboxing3),)),
+    (_schema('expand', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('size', _t11, None, None, 0),), (_argument('implicit', _t7, 'False', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeExplicitAutograd, _m0.expand, False, _unboxing12),)),
+    (_schema('flatten', 'core', 'using_ints', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('start_dim', _t4, '0', None, 0), _argument('end_dim', _t4, '-1', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.flatten_composite, False, _unboxing2),)),
+    (_schema('contiguous', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), False), 0),), (_argument('memory_format', _t13, 'contiguous_format', None, 0),), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, False, _unboxing13),)),
+    (_schema('clone', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.clone_cpu, False, _unboxing13), (_DispatchKey.Meta, _m0.clone_meta, False, _unboxing13))),
+    (_schema('copy_', 'core', '', (_argument('self', _t0, None, _alias(('a',), (), True), 0), _argument('src', _t0, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0),), (), (_return(_t0, None, _alias(('a',), (), True), 0),)), ((_DispatchKey.CPU, _m0.copy__cpu, False, _unboxing2), (_DispatchKey.Meta, _m0.copy__meta, False, _unboxing2))),
+    (_schema('cat', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.cat_cpu, False, _unboxing3), (_DispatchKey.Meta, _m0.cat_meta, False, _unboxing3))),
+    (_schema('stack', 'core', '', (_argument('tensors', _t15, None, None, 0), _argument('dim', _t4, '0', None, 0),), (), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, False, _unboxing3),)),
+    (_schema('empty', 'core', 'memory_format', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.empty_backend_select, True, _unboxing14), (_DispatchKey.CPU, _m0.empty_kernel, False, _unboxing15), (_DispatchKey.Meta, _m0.empty_kernel, False, _unboxing15))),
+    (_schema('zeros', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.zeros_backend_select, True, _unboxing16), (_DispatchKey.CPU, _m0.zeros_cpu, False, _unboxing17), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing17))),
+    (_schema('ones', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.ones_backend_select, True, _unboxing16), (_DispatchKey.CPU, _m0.ones_cpu, False, _unboxing17), (_DispatchKey.Meta, _m0.factory_meta, False, _unboxing17))),
+    (_schema('full', 'core', '', (_argument('size', _t11, None, None, 0), _argument('fill_value', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.full_backend_select, True, _unboxing18), (_DispatchKey.CPU, _m0.full_cpu, False, _unboxing19), (_DispatchKey.Meta, _m0.full_meta, False, _unboxing19))),
+    (_schema('scalar_tensor', 'core', '', (_argument('s', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, True, _unboxing16), (_DispatchKey.CPU, _m0.scalar_tensor_kernel, False, _unboxing17), (_DispatchKey.Meta, _m0.scalar_tensor_kernel, False, _unboxing17))),
+    (_schema('randn', 'core', '', (_argument('size', _t11, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.randn_backend_select, True, _unboxing16), (_DispatchKey.CPU, _m0.randn_cpu, False, _unboxing17), (_DispatchKey.Meta, _m0.randn_meta, False, _unboxing17))),
+    (_schema('arange', 'core', '', (_argument('end', _t1, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, False, _unboxing17),)),
+    (_schema('arange', 'core', 'start_step', (_argument('start', _t1, None, None, 0), _argument('end', _t1, None, None, 0), _argument('step', _t1, '1', None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.BackendSelect, _m0.arange_backend_select, True, _unboxing20), (_DispatchKey.CPU, _m0.arange_cpu, False, _unboxing21), (_DispatchKey.Meta, _m0.arange_meta, False, _unboxing21))),
+    (_schema('zeros_like', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, False, _unboxing15),)),
+    (_schema('_to_copy', 'core', '', (_argument('self', _t0, None, None, 0),), (_argument('dtype', _t3, 'None', None, 0), _argument('layout', _t17, 'None', None, 0), _argument('device', _t19, 'None', None, 0), _argument('pin_memory', _t20, 'None', None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.to_copy_cpu, False, _unboxing22), (_DispatchKey.Meta, _m0.to_copy_meta, False, _unboxing22))),
+    (_schema('to', 'core', 'dtype', (_argument('self', _t0, None, _alias(('a',), (), False), 0), _argument('dtype', _t2, None, None, 0), _argument('non_blocking', _t7, 'False', None, 0), _argument('copy', _t7, 'False', None, 0), _argument('memory_format', _t14, 'None', None, 0),), (), (_return(_t0, None, _alias(('a',), (), False), 0),)), ((_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, False, _unboxing11),)),
 ))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections.abc
 import inspect
 import keyword
 import math

@@ -129,7 +129,7 @@ def _function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
     fn.__dict__.update(
         handle=handle,
         schema=schema,
-        name=f"{schema.namespace}::{schema.name}",
+        name=schema.qualified_name,
         overload_name=schema.overload_name,
         call_boxed=entry.call_boxed,
         redispatch=entry.redispatch,

@@ -40,11 +40,11 @@ def choose(
 ) -> Any:
     """Call the first candidate whose schema binds the arguments (the ops packet's rule)."""
     reasons = []
-    for schema, fn in candidates:
-        problem = _binding_problem(schema, args, kwargs)
+    for overload, fn in candidates:  # (not 'schema': the module re-exports the builder)
+        problem = _binding_problem(overload, args, kwargs)
         if problem is None:
             return fn(*args, **kwargs)
-        reasons.append(f"  {schema}: {problem}")
+        reasons.append(f"  {overload}: {problem}")
     raise TypeError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
 
 

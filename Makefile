@@ -30,6 +30,7 @@ demo: $(STAMP)-base
 test: $(STAMP)-dev
 	$(PY) -m pytest -q
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 compat: $(STAMP)-compat
 	$(PY) -m pytest -q -m compat tests

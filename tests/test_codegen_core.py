@@ -48,7 +48,7 @@ def test_staleness_is_detected(tmp_path: Path) -> None:
 def test_registration_uses_the_unchecked_builders() -> None:
     text = (GENERATED / "__init__.py").read_text()
     assert "# -- registration (schemas from the unchecked builders of typedops.schema._build" in text
-    assert "    argument as _argument,\n" in text  # one import statement, from typedops.codegen._runtime
+    assert "    argument as _argument,\n" in text  # one import statement, from typedops.runtime
     assert "parse_schema" not in text and "_FunctionSchema(" not in text and "_Argument(" not in text
     # One bulk call defines every op with its kernels; where.self is one of its rows.
     assert ") = LIBRARY._define_generated((\n" in text and "    where__self,\n" in text

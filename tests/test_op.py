@@ -36,7 +36,7 @@ from typedops import (
     ops,
     tensor,
 )
-from typedops._op import typed
+from typedops.dispatch import typed
 
 K = DispatchKey
 CEA = K.CompositeExplicitAutograd

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from typedops import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, Tensor, tensor
-from typedops._storage import Storage
-from typedops._strides import (
+from typedops.tensor import Storage
+from typedops.tensor import (
     broadcast_shapes,
     contiguous_strides,
     infer_size,
@@ -22,7 +22,7 @@ from typedops._strides import (
     view_strides,
     wrap_dim,
 )
-from typedops._tensor import (
+from typedops.tensor import (
     bump_version,
     empty_meta,
     empty_tensor,

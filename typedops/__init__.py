@@ -3,33 +3,40 @@
 The public surface, grouped by topic; implementation lives in ``_``-prefixed modules.
 """
 
-import importlib
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
-from ._errors import (
-    NoKernelError,
-    OperatorNotFoundError,
-    RegistrationError,
-    SchemaInferenceError,
-    SchemaMismatchError,
-    SchemaParseError,
-    TypedopsError,
-)
-from ._op import Op, TypedOperatorHandle, op
-from ._tensor import Tensor, tensor
+from .custom_ops import Op, op
 from .dispatch import (
-    DispatchKey,
-    DispatchKeySet,
     Library,
     OperatorHandle,
     RegistrationHandle,
+    TypedOperatorHandle,
     boxed,
     dispatcher,
     exclude_keys,
     fallthrough,
     include_keys,
     ops,
+    register_bundled_library,
+)
+from .tensor import Tensor, tensor
+from .vocabulary import (
+    Device,
+    DispatchKey,
+    DispatchKeySet,
+    Layout,
+    MemoryFormat,
+    NoKernelError,
+    OperatorNotFoundError,
+    RegistrationError,
+    Scalar,
+    ScalarType,
+    SchemaInferenceError,
+    SchemaMismatchError,
+    SchemaParseError,
+    SymInt,
+    TypedopsError,
 )
 
 __all__ = [
@@ -69,6 +76,16 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
+
+def _load_core() -> Any:
+    # import_module, not ``from . import core``: that would ask __getattr__ below first.
+    return import_module(f"{__name__}.core")
+
+
+# The package, not the dispatcher, names its bundled library (Note [Loading the core
+# library] in dispatch/_ops.py): ops.core loads it on first use.
+register_bundled_library("core", _load_core)
+
 if TYPE_CHECKING:
     from . import core as core
 else:
@@ -77,5 +94,5 @@ else:
         """``typedops.core`` imports the bundled core library on first use (see Note
         [Loading the core library] in dispatch/_ops.py)."""
         if name == "core":
-            return importlib.import_module("typedops.core")
+            return _load_core()
         raise AttributeError(f"module 'typedops' has no attribute {name!r}")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._errors import TypedopsError
+from .vocabulary import TypedopsError
 
 __all__ = ["main"]
 
@@ -66,8 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 path.unlink()
                 print(f"removed {path} (an older layout's generated module)")
             return 0
-        from ._trace_ops import ops_yaml, trace_ops
-        from .codegen import write_files
+        from .codegen import ops_yaml, trace_ops, write_files
 
         names = trace_ops(args.script, args.args)
         write_files({args.out: ops_yaml(names, args.script.name)})

@@ -80,7 +80,7 @@ def operators() -> None:
 
     @scale.register_fake
     def _(x: Tensor, factor: float = 2.0) -> Tensor:
-        from ._tensor import empty_meta
+        from .tensor import empty_meta
 
         return empty_meta(x.shape, x.dtype)
 
@@ -137,7 +137,7 @@ def codegen() -> None:
 
     from . import core
     from .codegen import generate, write_files
-    from ._dtypes import Device, MemoryFormat
+    from .vocabulary import Device, MemoryFormat
 
     _section("Code generation: an op yaml -> registration, typed API, methods, stubs")
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 
 from typedops import Device, DispatchKey, DispatchKeySet, MemoryFormat, Scalar, ScalarType, Tensor, ops
-from typedops._tensor import empty_meta, numpy_dtype
+from typedops.tensor import empty_meta, numpy_dtype
 
 
 def add_tensor(self: Tensor, other: Tensor, *, alpha: Scalar = 1) -> Tensor:

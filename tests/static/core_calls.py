@@ -25,7 +25,7 @@ ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has
 # Unknown names fall back to the runtime classes' __getattr__ (untyped calls, AttributeError at run time).
 reveal_type(ops.core.nosuchop) # N: Revealed type is "typedops.dispatch._ops.OpOverloadPacket"
 reveal_type(ops.core.add.nosuch) # N: Revealed type is "typedops.dispatch._handle.OperatorHandle"
-reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops._tensor.Tensor, typedops._tensor.Tensor]"
+reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"
 ops.other.anything  # other namespaces stay untyped
 
 # Tensor methods, including where (self is not the schema's first argument).

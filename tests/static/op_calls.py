@@ -35,16 +35,16 @@ print(scale.schema.full_name, scale.name, scale.overload_name)
 # Refused.
 scale(x, "2") # E: Argument 2 to "__call__" of "TypedOperatorHandle" has incompatible type "str"; expected "float"  [arg-type]
 scale(x) # E: Missing positional argument "factor" in call to "__call__" of "TypedOperatorHandle"  [call-arg]
-scale(x, 2.0, 3.0) # E: Too many positional arguments for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops._op"
-scale(x, 2.0, scales=1.0) # E: Unexpected keyword argument "scales" for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops._op"
-scale(x, 2.0, 1.0) # E: Too many positional arguments for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops._op"
+scale(x, 2.0, 3.0) # E: Too many positional arguments for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops.dispatch._typed"
+scale(x, 2.0, scales=1.0) # E: Unexpected keyword argument "scales" for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops.dispatch._typed"
+scale(x, 2.0, 1.0) # E: Too many positional arguments for "__call__" of "TypedOperatorHandle"  [call-arg]  # N: "__call__" defined in "typedops.dispatch._typed"
 s: str = scale(x, 2.0) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
 c, d, e = split(x, [1]) # E: Need more than 2 values to unpack (3 expected)  [misc]
 split(x, 3) # E: Argument 2 to "__call__" of "TypedOperatorHandle" has incompatible type "int"; expected "Sequence[int]"  [arg-type]
 scale.no_such_attribute # E: "Op[[Tensor, float, DefaultNamedArg(float, 'bias')], Tensor]" has no attribute "no_such_attribute"  [attr-defined]
 
-reveal_type(scale) # N: Revealed type is "typedops._op.Op[[x: typedops._tensor.Tensor, factor: float, *, bias: float =], typedops._tensor.Tensor]"
-reveal_type(split(x, [1])) # N: Revealed type is "tuple[typedops._tensor.Tensor, typedops._tensor.Tensor]"
+reveal_type(scale) # N: Revealed type is "typedops.custom_ops._op.Op[[x: typedops.tensor._tensor.Tensor, factor: float, *, bias: float =], typedops.tensor._tensor.Tensor]"
+reveal_type(split(x, [1])) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"
 
 
 def prototype(x: Tensor, factor: float, *, bias: float = 0.0) -> Tensor:
@@ -54,5 +54,5 @@ def prototype(x: Tensor, factor: float, *, bias: float = 0.0) -> Tensor:
 typed = dispatcher.find_schema_or_throw("static_calls::scale").typed(prototype)
 typed(x, 2.0)
 typed(x, factor="2") # E: Argument "factor" to "__call__" of "TypedOperatorHandle" has incompatible type "str"; expected "float"  [arg-type]
-reveal_type(typed) # N: Revealed type is "typedops._op.TypedOperatorHandle[[x: typedops._tensor.Tensor, factor: float, *, bias: float =], typedops._tensor.Tensor]"
+reveal_type(typed) # N: Revealed type is "typedops.dispatch._typed.TypedOperatorHandle[[x: typedops.tensor._tensor.Tensor, factor: float, *, bias: float =], typedops.tensor._tensor.Tensor]"
 parse_schema(3) # E: Argument 1 to "parse_schema" has incompatible type "int"; expected "str"  [arg-type]

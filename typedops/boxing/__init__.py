@@ -1,10 +1,20 @@
 """The boxed world: the stack, and generated wrappers between the calling conventions."""
 
+from ._convert import conversions_for, to_list, to_tuple
+from ._ivalue import Tag, mismatch, tag_of, type_name
 from ._shape import ArgShape, CallShape, TensorUse, call_shape, shape_and_defaults, tensor_use
-from ._source import GeneratedSourceError, check_identifier
+from ._source import GeneratedSourceError, check_identifier, install
 from ._stack import Stack, drop, last, peek, pop, push
 from ._values import default_value, python_name
-from ._wrappers import BoxedReturnError, boxing_source, make_boxing, make_unboxing, unboxing_source
+from ._wrappers import (
+    BoxedReturnError,
+    bad_returns,
+    boxing_source,
+    make_boxing,
+    make_unboxing,
+    unboxing_source,
+    wrong_tuple,
+)
 
 __all__ = [
     # the stack
@@ -21,6 +31,18 @@ __all__ = [
     "boxing_source",
     "BoxedReturnError",
     "GeneratedSourceError",
+    "install",
+    # what generated wrappers call
+    "conversions_for",
+    "to_list",
+    "to_tuple",
+    "bad_returns",
+    "wrong_tuple",
+    # values
+    "Tag",
+    "tag_of",
+    "mismatch",
+    "type_name",
     # shapes and values
     "CallShape",
     "ArgShape",

@@ -11,7 +11,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .._dtypes import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
 from ..schema import (
     AwaitType,
     BaseType,
@@ -24,6 +24,7 @@ from ..schema import (
     TupleType,
     Type,
     TypeVar,
+    tensor_class,
 )
 
 __all__ = ["Tag", "tag_of", "mismatch", "type_name"]
@@ -61,10 +62,8 @@ def tag_of(value: Any) -> Tag:
     tag = _TAG_BY_CLASS.get(type(value))
     if tag is not None:
         return tag
-    # Imported here: the tensor module sits below this one in the import order.
-    from .._tensor import Tensor
-
-    if isinstance(value, Tensor):
+    # The tensor class is registered from above (Note [Tensor class by registration]).
+    if isinstance(value, tensor_class()):
         _TAG_BY_CLASS[type(value)] = Tag.tensor
         return Tag.tensor
     for cls, t in _TAG_BY_CLASS.items():

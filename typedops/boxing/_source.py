@@ -20,7 +20,7 @@ import linecache
 from collections.abc import Callable
 from typing import Any
 
-from .._errors import TypedopsError
+from ..vocabulary import TypedopsError
 
 __all__ = ["GeneratedSourceError", "install", "check_identifier", "numbered"]
 

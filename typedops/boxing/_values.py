@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 from typing import Any, Final
 
-from .._dtypes import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
 from ..schema import Argument, BaseType, EnumDefault, ListType, OptionalType, Type
 
 __all__ = ["default_value", "python_name"]

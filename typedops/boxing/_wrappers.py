@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, Final
 
-from .._errors import TypedopsError
+from ..vocabulary import TypedopsError
 from ._convert import to_list, to_tuple
 from ._shape import CallShape
 from ._source import install
@@ -34,7 +34,7 @@ class BoxedReturnError(TypedopsError, TypeError):
     """A boxed kernel left the wrong number of values on the stack."""
 
 
-def _bad_returns(op: Any, stack: list[Any], expected: int) -> BoxedReturnError:
+def bad_returns(op: Any, stack: list[Any], expected: int) -> BoxedReturnError:
     return BoxedReturnError(
         f"boxed kernel of {op} left {len(stack)} value(s) on the stack, but its schema "
         f"returns {expected}; a boxed kernel pops its arguments and pushes its returns"
@@ -112,13 +112,13 @@ def boxing_source(shape: CallShape) -> str:
     return "\n".join(lines)
 
 
-def _wrong_tuple(op: Any, result: Any, expected: int) -> TypeError:
+def wrong_tuple(op: Any, result: Any, expected: int) -> TypeError:
     return TypeError(
         f"kernel of {op} returned {len(result)} values, but its schema returns {expected}"
     )
 
 
-UNBOXING_GLOBALS: Final = {"_wrong_tuple": _wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list}
+UNBOXING_GLOBALS: Final = {"_wrong_tuple": wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list}
 
 
 @functools.cache
@@ -133,7 +133,7 @@ def _unboxing_factory(shape: CallShape, keyed: bool, conversions: tuple[str, ...
 
 @functools.cache
 def _boxing_factory(shape: CallShape) -> Callable[..., Any]:
-    return install(boxing_source(shape), {"_bad_returns": _bad_returns}, f"boxing {shape.describe()}", "make")
+    return install(boxing_source(shape), {"_bad_returns": bad_returns}, f"boxing {shape.describe()}", "make")
 
 
 def make_unboxing(

@@ -5,8 +5,8 @@
     from typedops.codegen import generate, write_files
     write_files(generate(Path("ops.yaml"), Path("mypkg/_ops"), namespace="myops"))
 
-Generated modules import only ``typedops.codegen._runtime`` from here, so importing
-this package stays cheap: the generator's modules load on first use.
+Generated modules import only ``typedops.runtime``, never this package; importing it stays
+cheap all the same: the generator's modules load on first use.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from ._files import stale_files, write_files
     from ._generate import generate, obsolete_files
     from ._model import CodegenError
+    from ._trace_ops import ops_yaml, trace_ops
 
-__all__ = ["generate", "write_files", "stale_files", "obsolete_files", "CodegenError"]
+__all__ = ["generate", "write_files", "stale_files", "obsolete_files", "CodegenError", "trace_ops", "ops_yaml"]
 
 _WHERE = {
     "generate": "_generate", "obsolete_files": "_generate", "write_files": "_files", "stale_files": "_files",
-    "CodegenError": "_model",
+    "CodegenError": "_model", "trace_ops": "_trace_ops", "ops_yaml": "_trace_ops",
 }  # fmt: skip
 
 

@@ -5,7 +5,7 @@ function itself (bound on first use through the module's ``__getattr__``: the fa
 path, and importing stays cheap). A name with several overloads gets a chooser that
 tests the arguments that tell the overloads apart -- a required keyword (``out=``), or a
 tensor where another overload takes a number -- and otherwise falls back to the ops
-packet's binding rules (``typedops.codegen._runtime.choose``).
+packet's binding rules (``typedops.runtime.choose``).
 
 Note [Methods with self not first]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from .._errors import TypedopsError
+from ..vocabulary import TypedopsError
 from ..dispatch import DispatchKey
 from ..schema import FunctionSchema
 

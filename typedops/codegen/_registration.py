@@ -29,8 +29,7 @@ from ..schema import (
     Type,
     TypeVar,
 )
-from ..boxing import call_shape, unboxing_source
-from ..boxing._convert import conversions_for
+from ..boxing import call_shape, conversions_for, unboxing_source
 from ._model import Kernel, OpEntry, Options
 from ._text import Section, runtime
 

@@ -28,7 +28,7 @@ class Section(NamedTuple):
     body: list[str]
 
 
-RUNTIME: Final = "typedops.codegen._runtime"
+RUNTIME: Final = "typedops.runtime"
 
 
 def runtime(*names: str) -> list[str]:

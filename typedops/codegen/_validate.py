@@ -19,9 +19,8 @@ import keyword
 from pathlib import Path
 from typing import Any, Final
 
-from .._errors import SchemaInferenceError, SchemaMismatchError, SchemaParseError
-from ..dispatch import DispatchKey
-from ..dispatch._signature import check_kernel_signature
+from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
+from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
 from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, self_index
 from ._yaml import Located, LocatedList, load_yaml

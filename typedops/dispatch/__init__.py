@@ -2,8 +2,8 @@
 
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
-from ._kernel import Boxed, Fallthrough, boxed, fallthrough
-from ._keys import (
+from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, fallthrough
+from ..vocabulary import (
     ALIAS_KEYS,
     AUTOGRAD_KEYS,
     BACKEND_KEYS,
@@ -13,8 +13,10 @@ from ._keys import (
     autograd_key_for,
     backend_key_for,
 )
+from ._signature import check_kernel_signature
+from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
-from ._ops import OpNamespace, OpOverloadPacket, ops
+from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
 from ._tls import exclude_keys, include_keys, local_exclude, local_include
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "Fallthrough",
     "boxed",
     "Boxed",
+    "add_registration_machinery",
     # finding and calling
     "Dispatcher",
     "dispatcher",
@@ -46,4 +49,13 @@ __all__ = [
     "ops",
     "OpNamespace",
     "OpOverloadPacket",
+    "register_bundled_library",
+    # typed handles
+    "TypedOperatorHandle",
+    "typed",
+    "function_for",
+    "describe_as",
+    # what layers above check kernels and calls with
+    "check_kernel_signature",
+    "binding_problem",
 ]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..boxing import TensorUse, default_value, python_name, tensor_use
-from ..boxing._ivalue import mismatch, type_name
+from ..boxing import TensorUse, default_value, mismatch, python_name, tensor_use, type_name
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry

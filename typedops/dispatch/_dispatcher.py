@@ -12,9 +12,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from .._errors import OperatorNotFoundError, RegistrationError
+from ..vocabulary import OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
-from ._keys import AUTOGRAD_KEYS, DispatchKey
+from ..vocabulary import AUTOGRAD_KEYS, DispatchKey
 from ._kernel import Registration, fallthrough
 from ._operator import OperatorEntry
 

@@ -22,13 +22,11 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
-from .._dtypes import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
 from ..boxing import CallShape, TensorUse
-from ..boxing._ivalue import mismatch
-from ..boxing._wrappers import _bad_returns, _wrong_tuple
-from ..boxing._source import install
+from ..boxing import bad_returns, install, mismatch, wrong_tuple
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults
-from ._keys import DispatchKey
+from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
 from ._tls import apply_local, keep_flag_in
 
@@ -258,8 +256,8 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_op_bad_args": _bad_args,
     "_op_bad_stack": _bad_stack,
     "_arity": _arity,
-    "_bad_returns": _bad_returns,
-    "_wrong_tuple": _wrong_tuple,
+    "_bad_returns": bad_returns,
+    "_wrong_tuple": wrong_tuple,
     "_check_stack": _check_stack,
     "_fits": _fits,
     "_SCALARS": frozenset({int, float, bool, complex}),

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from typing_extensions import ParamSpec
 
 from ..schema import FunctionSchema
-from ._keys import DispatchKeySet
+from ..vocabulary import DispatchKeySet
+from ._typed import TypedOperatorHandle, typed
 
 if TYPE_CHECKING:
-    from .._op import TypedOperatorHandle
     from ._operator import OperatorEntry
 
 P = ParamSpec("P")
@@ -89,8 +89,6 @@ class OperatorHandle:
         returns), else ``SchemaMismatchError`` names the differences -- so the static
         types cannot silently disagree with the registered schema.
         """
-        from .._op import typed
-
         return typed(self, prototype)
 
     def remove(self) -> None:

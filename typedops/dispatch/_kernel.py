@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
 
-from ._keys import DispatchKey
+from ..vocabulary import DispatchKey
 
 __all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
 
@@ -96,10 +96,19 @@ class Registration(_Fields):
 _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The registration machinery: a registration's source is the first frame outside these,
 # so code inside the package that registers ops (the demo, the core library) is named.
-_MACHINERY: Final = tuple(
-    os.path.join(_PACKAGE_DIR, part) for part in ("dispatch" + os.sep, "boxing" + os.sep, "schema" + os.sep, "_op.py")
+# Layers above the dispatcher that register on a user's behalf (@op) add their folder.
+_machinery: tuple[str, ...] = tuple(
+    os.path.join(_PACKAGE_DIR, part) + os.sep for part in ("dispatch", "boxing", "schema")
 )
 _inside_machinery: dict[str, bool] = {}
+
+
+def add_registration_machinery(folder: str) -> None:
+    """Count code under ``folder`` as registration machinery: ``caller_location`` names
+    the first frame outside it (the user's line that asked for the registration)."""
+    global _machinery
+    _machinery = (*_machinery, os.path.join(os.path.abspath(folder), ""))
+    _inside_machinery.clear()
 
 
 def _is_inside(filename: str) -> bool:
@@ -108,7 +117,7 @@ def _is_inside(filename: str) -> bool:
         # Imported modules' code names absolute paths: abspath (tens of microseconds the
         # first time, on every library's import) only for the others.
         path = filename if os.path.isabs(filename) else os.path.abspath(filename)
-        inside = filename.startswith("<typedops") or path.startswith(_MACHINERY)
+        inside = filename.startswith("<typedops") or path.startswith(_machinery)
         _inside_machinery[filename] = inside
     return inside
 

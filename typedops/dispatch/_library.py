@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Final, Literal, Optional, Union
 
-from .._errors import RegistrationError
+from ..vocabulary import RegistrationError
 from ..schema import FunctionSchema, parse_schema
 from ._dispatcher import GLOBAL_NAMESPACE, Dispatcher, dispatcher
 from ._handle import OperatorHandle
 from ._kernel import Boxed, Fallthrough, Registration, caller_location
-from ._keys import DispatchKey
+from ..vocabulary import DispatchKey
 from ._signature import check_kernel_signature
 
 __all__ = ["Library", "RegistrationHandle"]

@@ -45,11 +45,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from .._errors import NoKernelError, OperatorNotFoundError
-from ..boxing import CallShape, make_boxing, make_unboxing, shape_and_defaults
-from ..boxing._convert import conversions_for
+from ..vocabulary import NoKernelError, OperatorNotFoundError
+from ..boxing import CallShape, conversions_for, make_boxing, make_unboxing, shape_and_defaults
 from ..schema import FunctionSchema
-from ._keys import (
+from ..vocabulary import (
     AUTOGRAD_KEYS,
     BACKEND_KEYS,
     NUM_RUNTIME_KEYS,

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import difflib
-import importlib
-import sys
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from .._errors import OperatorNotFoundError
-from ..boxing._ivalue import mismatch
-from ..boxing._values import python_name
+from ..vocabulary import OperatorNotFoundError
+from ..boxing import mismatch, python_name
 from ..schema import FunctionSchema
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
 
-__all__ = ["ops", "OpNamespace", "OpOverloadPacket"]
+__all__ = ["ops", "OpNamespace", "OpOverloadPacket", "binding_problem", "register_bundled_library"]
 
 
-def _binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     """Why ``schema`` cannot take these arguments (None when it can)."""
     positional = schema.positional
     if len(args) > len(positional):
@@ -71,7 +69,7 @@ class OpOverloadPacket:
         entries = self._dispatcher.overloads(self._name)
         reasons = []
         for entry in entries:
-            problem = _binding_problem(entry.schema, args, kwargs)
+            problem = binding_problem(entry.schema, args, kwargs)
             if problem is None:
                 return entry.call(*args, **kwargs)
             reasons.append(f"  {entry.schema}: {problem}")
@@ -117,19 +115,29 @@ class OpNamespace:
 # numpy``; see benchmarks/bench_codegen_import.py). ``import typedops.core`` loads it, and
 # so does the first use of ``typedops.core`` (a module ``__getattr__`` in typedops/__init__)
 # or of ``typedops.ops.core`` (here); loading it installs the Tensor methods (``x.add(y)``).
+# The dispatcher does not know the library: the package registers a loader for its
+# namespace (``register_bundled_library`` in typedops/__init__.py), so the import graph
+# keeps pointing down.
 # Tensor has no ``__getattr__`` hook for a missing method on purpose: a class with one
 # pays for it on *every* attribute load, and each dispatch reads ``key_bits`` from its
 # tensors (measured: two reads cost 2x as much with the hook).
-LAZY_LIBRARIES: Final = {"core": "typedops.core"}
+_BUNDLED: dict[str, Callable[[], object]] = {}
+
+
+def register_bundled_library(namespace: str, load: Callable[[], object]) -> None:
+    """Have the first ``ops.<namespace>`` call ``load()`` (which imports the library that
+    registers the namespace's ops) -- see Note [Loading the core library]."""
+    _BUNDLED[namespace] = load
 
 
 def load_lazy_library(namespace: str) -> bool:
-    """Import the bundled library for ``namespace`` if it is one and is not loaded yet;
-    True when this call imported it."""
-    module = LAZY_LIBRARIES.get(namespace)
-    if module is None or module in sys.modules:
+    """Load the bundled library for ``namespace`` if one is registered and not loaded
+    yet; True when this call loaded it."""
+    load = _BUNDLED.get(namespace)
+    if load is None:
         return False
-    importlib.import_module(module)
+    load()
+    del _BUNDLED[namespace]
     return True
 
 

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .._errors import SchemaInferenceError, SchemaMismatchError
+from ..vocabulary import SchemaInferenceError, SchemaMismatchError
 from ..boxing import default_value
 from ..schema import (
     INT,

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from contextlib import AbstractContextManager, contextmanager
 
-from ._keys import DispatchKey, DispatchKeySet
+from ..vocabulary import DispatchKey, DispatchKeySet
 
 __all__ = ["include_keys", "exclude_keys", "local_include", "local_exclude", "apply_local", "keep_flag_in", "STATE"]
 

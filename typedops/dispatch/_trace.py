@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Final
 
-from ._keys import DispatchKeySet
+from ..vocabulary import DispatchKeySet
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry

@@ -5,7 +5,12 @@ Everything users and the rest of typedops need is importable from here::
     from typedops.schema import parse_schema, FunctionSchema, Argument
 """
 
-from .._errors import SchemaInferenceError, SchemaParseError
+from ..vocabulary import SchemaInferenceError, SchemaParseError
+from ._build import alias as build_alias
+from ._build import argument as build_argument
+from ._build import make_return as build_return
+from ._build import schema as build_schema
+from ._classes import register_tensor_class, tensor_class
 from ._compat import is_backward_compatible_with, is_subtype
 from ._defaults import DefaultValue, EnumDefault, format_literal, literal_value
 from ._infer import infer_schema
@@ -88,4 +93,12 @@ __all__ = [
     "infer_schema",
     "signature_from_schema",
     "SchemaInferenceError",
+    # unchecked builders for code that already checked (the parser, inference, generated code)
+    "build_schema",
+    "build_argument",
+    "build_return",
+    "build_alias",
+    # the class annotations name Tensor with, registered by the tensor layer
+    "register_tensor_class",
+    "tensor_class",
 ]

@@ -30,11 +30,9 @@ seen, as with ``get_type_hints``). Anything unusual -- an evaluation error, a st
 nested in an annotation (``list["Tensor"]``) -- goes through ``get_type_hints``, which
 also finds the annotation at fault for the error message.
 
-Note [Lazy Tensor import]
-~~~~~~~~~~~~~~~~~~~~~~~~~
-``typedops._tensor`` imports the dispatcher package, which will import the schema layer;
-importing ``Tensor`` at the top of this module would make that a cycle. The tables that
-name ``Tensor`` are therefore built on first use (``_classes``).
+The class that annotations name ``Tensor`` with is registered by the tensor layer, which
+sits above this one (Note [Tensor class by registration] in _classes.py); the tables that
+name it are built on first use (``_classes``).
 """
 
 from __future__ import annotations
@@ -49,8 +47,8 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Final, Literal, Union
 
-from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
-from .._errors import SchemaInferenceError
+from ..vocabulary import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, format_literal
 from ._model import Argument, FunctionSchema, Return
 from ._infer_messages import (
@@ -82,6 +80,7 @@ from ._infer_messages import (
     _MUTATES_UNKNOWN,
     _MUTATES_NOT_TENSOR,
 )
+from ._classes import tensor_class
 from ._build import argument as _argument, make_return as _return, schema as _schema
 from ._types import (
     BOOL, COMPLEX, DEVICE, FLOAT, INT, LAYOUT, MEMORY_FORMAT, SCALAR, SCALAR_TYPE, STR,
@@ -292,11 +291,9 @@ def _bounded_put(cache: dict[_K, _V], key: _K, value: _V) -> None:
 
 @functools.cache
 def _classes() -> dict[object, Type]:
-    """Python class -> schema base type (built on first use: Note [Lazy Tensor import])."""
-    from .._tensor import Tensor
-
+    """Python class -> schema base type (built on first use: Note [Tensor class by registration])."""
     return {
-        Tensor: TENSOR, int: INT, float: FLOAT, bool: BOOL, str: STR, complex: COMPLEX,
+        tensor_class(): TENSOR, int: INT, float: FLOAT, bool: BOOL, str: STR, complex: COMPLEX,
         ScalarType: SCALAR_TYPE, Layout: LAYOUT, Device: DEVICE, MemoryFormat: MEMORY_FORMAT,
     }  # fmt: skip
 

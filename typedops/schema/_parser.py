@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final, NoReturn
 
-from .._errors import SchemaParseError
+from ..vocabulary import SchemaParseError
 from ._defaults import LITERAL_RE, default_mismatch
 from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
 from ._build import alias as _make_alias

@@ -13,8 +13,9 @@ import keyword
 import types
 from typing import Any, Final, Optional
 
-from .._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
-from .._errors import SchemaInferenceError
+from ..vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from ..vocabulary import SchemaInferenceError
+from ._classes import tensor_class
 from ._defaults import DefaultValue, EnumDefault, literal_value
 from ._infer import _DICT_KEYS, _EMPTY, _ENUMS
 from ._infer_messages import _SUPPORTED
@@ -45,11 +46,9 @@ _PYTHON_KEYWORD: Final = "argument '{name}' of {schema} is a Python keyword, so 
 
 @functools.cache
 def _python_bases() -> dict[str, object]:
-    """Schema base type name -> Python annotation (Note [Lazy Tensor import])."""
-    from .._tensor import Tensor
-
+    """Schema base type name -> Python annotation (Note [Tensor class by registration])."""
     return {
-        "Tensor": Tensor, "int": int, "SymInt": SymInt, "float": float, "bool": bool,
+        "Tensor": tensor_class(), "int": int, "SymInt": SymInt, "float": float, "bool": bool,
         "str": str, "complex": complex, "Scalar": Scalar, "ScalarType": ScalarType,
         "Layout": Layout, "Device": Device, "MemoryFormat": MemoryFormat,
     }  # fmt: skip

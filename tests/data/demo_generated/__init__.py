@@ -2,7 +2,7 @@
 # the generated op library: importing it registers the ops, and binds the typed functional API and the Tensor methods; types in __init__.pyi
 # Regenerate with: typedops codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 # fmt: off
-from typedops.codegen._runtime import (
+from typedops.runtime import (
     DispatchKey as _DispatchKey,
     Library as _Library,
     BaseType as _BaseType,

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ..._dtypes import Device, Scalar, ScalarType
-from ..._tensor import Tensor, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ...vocabulary import Device, Scalar, ScalarType
+from ...tensor import Tensor, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 
 if TYPE_CHECKING:

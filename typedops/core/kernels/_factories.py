@@ -16,9 +16,9 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from ..._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType
-from ..._strides import suggest_memory_format
-from ..._tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
+from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType
+from ...tensor import suggest_memory_format
+from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet
 from ._common import call_op, data, default_dtype_for, device_of, meta_like
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..._dtypes import Scalar, ScalarType
-from ..._strides import broadcast_shapes
-from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
+from ...vocabulary import Scalar, ScalarType
+from ...tensor import broadcast_shapes
+from ...tensor import Tensor, numpy_dtype, wrapped_scalar
 from ._common import (
     call_op,
     category,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from ..._dtypes import ScalarType
-from ..._strides import broadcast_shapes, numel_of, wrap_dim
-from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
+from ...vocabulary import ScalarType
+from ...tensor import broadcast_shapes, numel_of, wrap_dim
+from ...tensor import Tensor, numpy_dtype, wrapped_scalar
 from ._common import call_op, data, meta_like, wrap
 
 Shape = tuple[int, ...]

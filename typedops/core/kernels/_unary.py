@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..._dtypes import ScalarType
-from ..._tensor import Tensor, numpy_dtype
+from ...vocabulary import ScalarType
+from ...tensor import Tensor, numpy_dtype
 from ._common import data, finish_inplace, meta_like, wrap, write_out
 
 __all__ = [

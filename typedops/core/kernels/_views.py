@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from ..._dtypes import MemoryFormat, ScalarType
-from ..._strides import (
+from ...vocabulary import MemoryFormat, ScalarType
+from ...tensor import (
     broadcast_shapes,
     infer_size,
     suggest_memory_format,
     view_strides,
     wrap_dim,
 )
-from ..._tensor import NO_DATA, Tensor, bump_version, empty_tensor, make_view, numpy_dtype
+from ...tensor import NO_DATA, Tensor, bump_version, empty_tensor, make_view, numpy_dtype
 from ._common import call_op, data, meta_like, result_type
 
 

@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._dtypes import Device
-from .._tensor import Tensor, keys_for_device
-from ..boxing import default_value
-from ..boxing._convert import to_list, to_tuple
-from ..boxing._wrappers import _wrong_tuple as wrong_tuple
-from ..dispatch import DispatchKey, DispatchKeySet, Library
-from ..dispatch._ops import _binding_problem
+from ..vocabulary import Device
+from ..tensor import Tensor, keys_for_device
+from ..boxing import default_value, to_list, to_tuple, wrong_tuple
+from ..dispatch import DispatchKey, DispatchKeySet, Library, binding_problem
 from ..schema import (
     AwaitType, BaseType, ClassType, DictType, FunctionSchema, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
 )  # fmt: skip
-from ..schema._build import alias, argument, make_return, schema
+from ..schema import build_alias as alias
+from ..schema import build_argument as argument
+from ..schema import build_return as make_return
+from ..schema import build_schema as schema
 
 __all__ = [
     "choose", "lazy_method", "no_static_kernel",
@@ -41,7 +41,7 @@ def choose(
     """Call the first candidate whose schema binds the arguments (the ops packet's rule)."""
     reasons = []
     for overload, fn in candidates:  # (not 'schema': the module re-exports the builder)
-        problem = _binding_problem(overload, args, kwargs)
+        problem = binding_problem(overload, args, kwargs)
         if problem is None:
             return fn(*args, **kwargs)
         reasons.append(f"  {overload}: {problem}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from ._dtypes import MemoryFormat
+from ..vocabulary import MemoryFormat
 
 __all__ = [
     "contiguous_strides",

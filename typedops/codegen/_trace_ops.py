@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .dispatch import DispatchKey, DispatchKeySet, Library, include_keys
+from ..dispatch import DispatchKey, DispatchKeySet, Library, include_keys
 
 __all__ = ["trace_ops", "ops_yaml"]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, overload
 
-from ._dtypes import Device, MemoryFormat, ScalarType
 from ._storage import Storage
 from ._strides import (
     contiguous_strides,
@@ -26,7 +25,7 @@ from ._strides import (
     strides_for_format,
     wrap_dim,
 )
-from .dispatch._keys import DispatchKey, DispatchKeySet, autograd_key_for
+from ..vocabulary import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, autograd_key_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,7 +82,7 @@ class Tensor(_TensorMethods):
     """
 
     # key_bits is the dispatcher's view of the tensor: the bit mask of its keys (see
-    # Note [Key priority] in dispatch/_keys.py); .keys shows it as a DispatchKeySet.
+    # Note [Key priority] in vocabulary/_keys.py); .keys shows it as a DispatchKeySet.
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "_dtype", "_device",
         "key_bits", "requires_grad", "is_wrapped_number",

@@ -1,0 +1,86 @@
+"""The package's shape: layers cross only through each other's public ``__init__``.
+
+The layer order itself is the import-linter contract in pyproject.toml (``lint-imports``
+in ``make test``); these tests check what it cannot: that no module reaches into another
+package's ``_``-modules or ``_``-names, and that only the top layer imports the root
+package (which imports everything).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import typedops
+
+PACKAGE = Path(typedops.__file__).parent
+TOP_LAYER = {"typedops.cli", "typedops.demo"}
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, package_dir: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, absolute module, names) for every import in ``path``, nested ones included."""
+    module = _module_name(path, package_dir)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[tuple[int, str, list[str]]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name, []) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.append((node.lineno, base, [a.name for a in node.names]))
+    return found
+
+
+def _layer(module: str) -> str:
+    """The first-level part of typedops a module belongs to (``typedops.dispatch``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _violations(package: Path) -> list[str]:
+    problems: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        source = _module_name(path, package)
+        for line, target, names in _imports(path, package):
+            if not target.startswith("typedops"):
+                continue
+            where = f"{path.relative_to(package.parent).as_posix()}:{line}"
+            if target == "typedops" and source != "typedops" and source not in TOP_LAYER:
+                problems.append(f"{where} imports the root package (only the top layer may)")
+                continue
+            if _layer(target) == _layer(source):
+                continue
+            private = [part for part in target.split(".")[2:] if part.startswith("_")]
+            private += [name for name in names if name.startswith("_")]
+            if private:
+                problems.append(f"{where} reaches into {target}: {', '.join(private)}")
+    return problems
+
+
+def test_no_import_reaches_into_another_package() -> None:
+    assert _violations(PACKAGE) == []
+
+
+def test_the_checker_sees_a_private_cross_package_import(tmp_path: Path) -> None:
+    # The rule above must be able to fail: a small package tree with three offenders.
+    schema = tmp_path / "typedops" / "schema"
+    schema.mkdir(parents=True)
+    (schema / "__init__.py").write_text("from ._ok import thing\n")
+    (schema / "_offender_for_test.py").write_text(
+        "from ..boxing._convert import to_list\nfrom ..dispatch import _secret\nimport typedops\n"
+    )
+    assert _violations(tmp_path / "typedops") == [
+        "typedops/schema/_offender_for_test.py:1 reaches into typedops.boxing._convert: _convert",
+        "typedops/schema/_offender_for_test.py:2 reaches into typedops.dispatch: _secret",
+        "typedops/schema/_offender_for_test.py:3 imports the root package (only the top layer may)",
+    ]

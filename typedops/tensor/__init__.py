@@ -1,0 +1,72 @@
+"""The tensor layer: storage, strides and ``Tensor`` over numpy, carrying its dispatch keys.
+
+It sits above the schema and boxing layers and below the dispatcher (docs/architecture.md).
+Importing it registers ``Tensor`` with the schema layer, which is how inference, Python
+signatures and boxed value checks learn what a tensor is (Note [Tensor class by
+registration] in typedops/schema/_classes.py). Kernels build and inspect tensors with the
+helpers exported here.
+"""
+
+from ..schema import register_tensor_class
+from ._storage import Storage
+from ._strides import (
+    broadcast_shapes,
+    contiguous_strides,
+    infer_size,
+    is_channels_last_strides,
+    is_contiguous_strides,
+    numel_of,
+    strides_for_format,
+    suggest_memory_format,
+    view_strides,
+    wrap_dim,
+)
+from ._tensor import (
+    NO_DATA,
+    Tensor,
+    backend_key_for_device,
+    bump_version,
+    empty_meta,
+    empty_tensor,
+    keys_for_device,
+    make_view,
+    numpy_dtype,
+    resize_,
+    scalar_type_of,
+    tensor,
+    wrap_array,
+    wrapped_scalar,
+)
+
+register_tensor_class(Tensor)
+
+__all__ = [
+    # tensors
+    "Tensor",
+    "tensor",
+    "Storage",
+    # making and changing tensors (for kernels)
+    "empty_tensor",
+    "empty_meta",
+    "wrap_array",
+    "wrapped_scalar",
+    "make_view",
+    "resize_",
+    "bump_version",
+    "numpy_dtype",
+    "scalar_type_of",
+    "keys_for_device",
+    "backend_key_for_device",
+    "NO_DATA",
+    # shapes and strides
+    "numel_of",
+    "contiguous_strides",
+    "strides_for_format",
+    "is_contiguous_strides",
+    "is_channels_last_strides",
+    "suggest_memory_format",
+    "broadcast_shapes",
+    "infer_size",
+    "view_strides",
+    "wrap_dim",
+]

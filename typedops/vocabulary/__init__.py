@@ -1,0 +1,57 @@
+"""The vocabulary every layer shares: errors, value types (dtypes, devices, layouts) and
+dispatch keys with key sets. It imports nothing else of typedops (PyTorch keeps the
+same things in c10/core, below both its tensors and its dispatcher).
+"""
+
+from ._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from ._errors import (
+    NoKernelError,
+    OperatorNotFoundError,
+    RegistrationError,
+    SchemaInferenceError,
+    SchemaMismatchError,
+    SchemaParseError,
+    TypedopsError,
+)
+from ._keys import (
+    ALIAS_KEYS,
+    AUTOGRAD_KEYS,
+    BACKEND_KEYS,
+    EMPTY_KEYSET,
+    NUM_RUNTIME_KEYS,
+    DispatchKey,
+    DispatchKeySet,
+    alias_expansion,
+    autograd_key_for,
+    backend_key_for,
+)
+
+__all__ = [
+    # errors
+    "TypedopsError",
+    "SchemaParseError",
+    "SchemaInferenceError",
+    "SchemaMismatchError",
+    "RegistrationError",
+    "OperatorNotFoundError",
+    "NoKernelError",
+    # value types
+    "ScalarType",
+    "Layout",
+    "MemoryFormat",
+    "Device",
+    "SymInt",
+    "Scalar",
+    "SYM_INT_MARKER",
+    # dispatch keys
+    "DispatchKey",
+    "DispatchKeySet",
+    "BACKEND_KEYS",
+    "AUTOGRAD_KEYS",
+    "ALIAS_KEYS",
+    "EMPTY_KEYSET",
+    "NUM_RUNTIME_KEYS",
+    "alias_expansion",
+    "autograd_key_for",
+    "backend_key_for",
+]

@@ -16,6 +16,7 @@ import enum
 
 from typing import Any, Final, NamedTuple
 
+from ..vocabulary import ArgumentValueError
 from ..schema import Argument, BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
 from ._values import default_value, python_name
 
@@ -121,7 +122,7 @@ class CallShape(NamedTuple):
 def call_shape(schema: FunctionSchema) -> CallShape:
     """The shape of ``schema``'s calling convention. Refuses what generated code cannot take."""
     if schema.is_vararg or schema.is_varret:
-        raise ValueError(
+        raise ArgumentValueError(
             f"{schema.full_name} takes or returns '...'; typedops operators need a fixed "
             "argument and return list"
         )

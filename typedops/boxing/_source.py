@@ -20,7 +20,7 @@ import linecache
 from collections.abc import Callable
 from typing import Any
 
-from ..vocabulary import TypedopsError
+from ..vocabulary import ArgumentValueError, TypedopsError
 
 __all__ = ["GeneratedSourceError", "install", "check_identifier", "numbered"]
 
@@ -32,7 +32,7 @@ class GeneratedSourceError(TypedopsError, RuntimeError):
 def check_identifier(name: str, what: str) -> str:
     """``name`` if it is safe to write into generated source as a Python identifier."""
     if not (name.isidentifier() and name.isascii()) or keyword.iskeyword(name):
-        raise ValueError(
+        raise ArgumentValueError(
             f"{what} {name!r} cannot be used in generated code: it must be an ASCII "
             "identifier and not a Python keyword"
         )

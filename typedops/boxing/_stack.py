@@ -11,6 +11,8 @@ from typing import Any
 
 from typing_extensions import TypeAlias
 
+from ..vocabulary import StackError
+
 __all__ = ["Stack", "push", "pop", "peek", "drop", "last"]
 
 Stack: TypeAlias = "list[Any]"
@@ -29,20 +31,20 @@ def pop(stack: Stack) -> Any:
 def peek(stack: Stack, i: int, n: int) -> Any:
     """Argument ``i`` of the top ``n`` values (0 is the deepest of them), left in place."""
     if not 0 <= i < n <= len(stack):
-        raise IndexError(f"peek({i}, {n}) on a stack of {len(stack)} values")
+        raise StackError(f"peek({i}, {n}) on a stack of {len(stack)} values")
     return stack[len(stack) - n + i]
 
 
 def last(stack: Stack, n: int) -> list[Any]:
     """The top ``n`` values, deepest first, left in place."""
     if n > len(stack):
-        raise IndexError(f"last({n}) on a stack of {len(stack)} values")
+        raise StackError(f"last({n}) on a stack of {len(stack)} values")
     return stack[len(stack) - n :]
 
 
 def drop(stack: Stack, n: int) -> None:
     """Remove the top ``n`` values."""
     if n > len(stack):
-        raise IndexError(f"drop({n}) on a stack of {len(stack)} values")
+        raise StackError(f"drop({n}) on a stack of {len(stack)} values")
     if n:
         del stack[-n:]

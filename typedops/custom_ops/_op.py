@@ -14,9 +14,9 @@ from typing import Any, Literal, Protocol, TypeVar, cast, overload, runtime_chec
 
 from typing_extensions import ParamSpec
 
+from ..vocabulary import ArgumentValueError, DispatchKey
 from ..dispatch import Library, TypedOperatorHandle, describe_as, function_for
 from ..schema import infer_schema
-from ..vocabulary import DispatchKey
 
 __all__ = ["op", "Op"]
 
@@ -75,7 +75,7 @@ def op(
     """
     namespace, sep, _ = name.partition("::")
     if not sep or not namespace:
-        raise ValueError(f"@op needs a namespaced name such as 'myops::{name.rpartition('::')[2]}', not {name!r}")
+        raise ArgumentValueError(f"@op needs a namespaced name such as 'myops::{name.rpartition('::')[2]}', not {name!r}")
 
     def decorate(fn: Callable[P, R]) -> Op[P, R]:
         schema = infer_schema(fn, name=name, mutates_args=mutates_args)

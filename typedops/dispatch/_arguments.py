@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..vocabulary import ArgumentError
 from ..boxing import TensorUse, default_value, mismatch, python_name, tensor_use, type_name
 
 if TYPE_CHECKING:
@@ -69,14 +70,14 @@ def fill_stack_defaults(op: OperatorEntry, stack: list[Any], entry: str = "call_
     have, want = len(stack), len(args)
     signature = ", ".join(str(a) for a in args)
     if have > want:
-        raise TypeError(
+        raise ArgumentError(
             f"{op.full_name}.{entry}(): the stack holds {have} values, but the op takes "
             f"{want} argument(s) ({signature}); the stack must hold exactly the arguments"
         )
     missing = [a for a in args[have:] if not a.has_default]
     if missing:
         names = ", ".join(f"'{a.name}'" for a in missing)
-        raise TypeError(
+        raise ArgumentError(
             f"{op.full_name}.{entry}(): missing argument(s) {names}; the stack holds "
             f"{have} value(s) for ({signature})"
         )

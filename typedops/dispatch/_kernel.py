@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
 
-from ..vocabulary import DispatchKey
+from ..vocabulary import ArgumentError, DispatchKey
 
 __all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
 
@@ -42,7 +42,7 @@ class Boxed:
 
     def __init__(self, fn: Callable[[Any, Any, list[Any]], None]) -> None:
         if not callable(fn):
-            raise TypeError(f"boxed() takes a function fn(op, keys, stack), not {type(fn).__name__}")
+            raise ArgumentError(f"boxed() takes a function fn(op, keys, stack), not {type(fn).__name__}")
         self.fn = fn
 
     def __call__(self, op: Any, keys: Any, stack: list[Any]) -> None:

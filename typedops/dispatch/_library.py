@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Final, Literal, Optional, Union
 
-from ..vocabulary import RegistrationError
+from ..vocabulary import DispatchKey
+from ..vocabulary import ArgumentError, ArgumentValueError, RegistrationError
 from ..schema import FunctionSchema, parse_schema
 from ._dispatcher import GLOBAL_NAMESPACE, Dispatcher, dispatcher
 from ._handle import OperatorHandle
 from ._kernel import Boxed, Fallthrough, Registration, caller_location
-from ..vocabulary import DispatchKey
 from ._signature import check_kernel_signature
 
 __all__ = ["Library", "RegistrationHandle"]
@@ -95,11 +95,11 @@ class Library:
         dispatcher_: Dispatcher = dispatcher,
     ) -> None:
         if kind not in _KINDS:
-            raise ValueError(f"Library kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+            raise ArgumentValueError(f"Library kind must be one of {', '.join(_KINDS)}, not {kind!r}")
         if ns != GLOBAL_NAMESPACE and not (ns.isidentifier() and ns.isascii()):
-            raise ValueError(f"namespace {ns!r} must be an identifier (or '_' for fallbacks of every namespace)")
+            raise ArgumentValueError(f"namespace {ns!r} must be an identifier (or '_' for fallbacks of every namespace)")
         if ns == GLOBAL_NAMESPACE and kind != "IMPL":
-            raise ValueError("namespace '_' takes only IMPL libraries, for fallbacks of every namespace")
+            raise ArgumentValueError("namespace '_' takes only IMPL libraries, for fallbacks of every namespace")
         self.ns = ns
         self.kind: LibraryKind = kind
         self.key = None if key is None else DispatchKey.parse(key)
@@ -245,7 +245,7 @@ class Library:
         the key fall through for those ops.
         """
         if key is None and self.key is None:
-            raise ValueError(f"{self!r} has no key; pass one: lib.fallback(fn, 'Tracer')")
+            raise ArgumentValueError(f"{self!r} has no key; pass one: lib.fallback(fn, 'Tracer')")
         chosen = DispatchKey.parse(key) if key is not None else self.key
         assert chosen is not None
         if chosen.is_alias:
@@ -257,7 +257,7 @@ class Library:
         else:
             boxed_fn = fn.fn if isinstance(fn, Boxed) else fn
             if not callable(boxed_fn):
-                raise TypeError(f"a fallback is a function fn(op, keys, stack), not {type(fn).__name__}")
+                raise ArgumentError(f"a fallback is a function fn(op, keys, stack), not {type(fn).__name__}")
             reg = Registration(chosen, Boxed(boxed_fn), "boxed", False, caller_location())
         undo = self._dispatcher.register_fallback(self.ns, reg, allow_override)
         scope = "every namespace" if self.ns == GLOBAL_NAMESPACE else f"namespace {self.ns!r}"
@@ -293,7 +293,7 @@ def _registration(
     if isinstance(fn, Boxed):
         return Registration(key, fn, "boxed", False, source)
     if not callable(fn):
-        raise TypeError(
+        raise ArgumentError(
             f"a kernel is a typed function, typedops.boxed(fn) or typedops.fallthrough, not {type(fn).__name__}"
         )
     if check:

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..vocabulary import OperatorNotFoundError
+from ..vocabulary import ArgumentError, OperatorAttributeError, OperatorNotFoundError
 from ..boxing import mismatch, python_name
 from ..schema import FunctionSchema
 from ._dispatcher import Dispatcher, dispatcher
@@ -56,12 +56,12 @@ class OpOverloadPacket:
 
     def __getattr__(self, overload: str) -> OperatorHandle:
         if overload.startswith("__"):
-            raise AttributeError(overload)
+            raise AttributeError(overload)  # a Python protocol probe, not an op lookup
         wanted = "" if overload == "default" else overload
         for entry in self._dispatcher.overloads(self._name):
             if entry.schema.overload_name == wanted:
                 return entry.handle
-        raise AttributeError(
+        raise OperatorAttributeError(
             f"{self._name} has no overload {overload!r}; it has: {', '.join(self.overloads()) or 'none'}"
         )
 
@@ -75,7 +75,7 @@ class OpOverloadPacket:
             reasons.append(f"  {entry.schema}: {problem}")
         if not entries:
             raise OperatorNotFoundError(f"operator {self._name} no longer has any overload")
-        raise TypeError(
+        raise ArgumentError(
             f"no overload of {self._name} takes these arguments. Candidates:\n" + "\n".join(reasons)
         )
 
@@ -92,13 +92,13 @@ class OpNamespace:
 
     def __getattr__(self, name: str) -> OpOverloadPacket:
         if name.startswith("__"):
-            raise AttributeError(name)
+            raise AttributeError(name)  # a Python protocol probe, not an op lookup
         qualified = f"{self._namespace}::{name}"
         if not self._dispatcher.overloads(qualified):
             known = sorted({h.schema.name for h in self._dispatcher.all_ops() if h.schema.namespace == self._namespace})
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise AttributeError(f"namespace {self._namespace!r} has no operator {name!r}{hint}")
+            raise OperatorAttributeError(f"namespace {self._namespace!r} has no operator {name!r}{hint}")
         return OpOverloadPacket(qualified, self._dispatcher)
 
     def __dir__(self) -> list[str]:
@@ -149,7 +149,7 @@ class _Ops:
 
     def __getattr__(self, namespace: str) -> OpNamespace:
         if namespace.startswith("__"):
-            raise AttributeError(namespace)
+            raise AttributeError(namespace)  # a Python protocol probe, not an op lookup
         load_lazy_library(namespace)  # See Note [Loading the core library]
         return OpNamespace(namespace, self._dispatcher)
 

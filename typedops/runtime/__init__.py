@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..vocabulary import Device
+from ..vocabulary import ArgumentError, Device
 from ..tensor import Tensor, keys_for_device
 from ..boxing import default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, binding_problem
@@ -45,7 +45,7 @@ def choose(
         if problem is None:
             return fn(*args, **kwargs)
         reasons.append(f"  {overload}: {problem}")
-    raise TypeError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
+    raise ArgumentError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
 
 
 def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:

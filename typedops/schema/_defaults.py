@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final, Union
 
+from ..vocabulary import ArgumentError
 from ._types import ANY, BaseType, ListType, OptionalType, Type, TypeVar
 
 __all__ = [
@@ -128,7 +129,7 @@ def format_literal(value: DefaultValue) -> str:
         return value.name
     if isinstance(value, tuple):
         return "[" + ", ".join(format_literal(v) for v in value) + "]"
-    raise TypeError(
+    raise ArgumentError(
         f"cannot write {value!r} of type {type(value).__name__} as a schema default; "
         "use None, a bool, int, float, str, EnumDefault or a tuple of those"
     )

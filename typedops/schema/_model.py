@@ -11,6 +11,7 @@ import enum
 from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
+from ..vocabulary import SchemaError, SchemaLookupError
 from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, literal_value
 from ._types import AliasInfo, ListType, OptionalType, Type
 
@@ -38,7 +39,7 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
         suffixes.append("?" if isinstance(inner, OptionalType) else str(inner)[len(str(inner.elem)):])
         inner = inner.elem
     if depth > len(suffixes):
-        raise ValueError(
+        raise SchemaError(
             f"alias depth {depth} is deeper than the {len(suffixes)} '?'/'[]' suffixes "
             f"of type {type_}"
         )
@@ -55,7 +56,7 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
 
 def _check_name(kind: str, name: str) -> None:
     if not (name.isidentifier() and name.isascii()):
-        raise ValueError(f"{kind} {name!r} is not an ASCII identifier")
+        raise SchemaError(f"{kind} {name!r} is not an ASCII identifier")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,13 +78,13 @@ class Argument:
         _check_name("argument name", self.name)
         if self.default is not None:
             if not LITERAL_RE.fullmatch(self.default):
-                raise ValueError(
+                raise SchemaError(
                     f"default {self.default!r} of argument {self.name!r} is not a schema "
                     "literal; build it with typedops.schema.format_literal(value)"
                 )
             problem = default_mismatch(self.type, self.default)
             if problem is not None:
-                raise ValueError(
+                raise SchemaError(
                     f"default {self.default} does not fit type '{self.type}' of argument "
                     f"{self.name!r}: {problem}"
                 )
@@ -97,7 +98,7 @@ class Argument:
     def default_value(self) -> DefaultValue:
         """The default as a Python value; raises ``LookupError`` when there is none."""
         if self.default is None:
-            raise LookupError(f"argument {self.name!r} has no default")
+            raise SchemaLookupError(f"argument {self.name!r} has no default")
         return literal_value(self.default)
 
     @property
@@ -170,13 +171,13 @@ class FunctionSchema:
         seen: set[str] = set()
         for arg in self.positional + self.kwarg_only:
             if arg.name in seen:
-                raise ValueError(f"argument {arg.name!r} appears twice in {self.full_name}")
+                raise SchemaError(f"argument {arg.name!r} appears twice in {self.full_name}")
             seen.add(arg.name)
         named = [r.name for r in self.returns if r.name is not None]
         if len(set(named)) != len(named):
-            raise ValueError(f"two returns of {self.full_name} have the same name")
+            raise SchemaError(f"two returns of {self.full_name} have the same name")
         if self.is_varret and self.returns:
-            raise ValueError("a schema with '...' returns cannot also list returns")
+            raise SchemaError("a schema with '...' returns cannot also list returns")
 
     @classmethod
     def parse(cls, text: str) -> FunctionSchema:
@@ -208,7 +209,7 @@ class FunctionSchema:
             if arg.name == name:
                 return arg
         names = ", ".join(a.name for a in self.arguments) or "none"
-        raise LookupError(f"{self.full_name} has no argument {name!r} (it has: {names})")
+        raise SchemaLookupError(f"{self.full_name} has no argument {name!r} (it has: {names})")
 
     @property
     def out_arguments(self) -> tuple[Argument, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final, NoReturn
 
-from ..vocabulary import SchemaParseError
+from ..vocabulary import ArgumentError, SchemaParseError
 from ._defaults import LITERAL_RE, default_mismatch
 from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
 from ._build import alias as _make_alias
@@ -88,7 +88,7 @@ def parse_schema(text: str) -> FunctionSchema:
     Raises ``SchemaParseError`` with the column of, and a caret under, the offending token.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_schema() takes schema text (str), not {type(text).__name__}")
+        raise ArgumentError(f"parse_schema() takes schema text (str), not {type(text).__name__}")
     schema = _parse_canonical(text)
     if schema is not None:
         return schema

@@ -13,8 +13,8 @@ import keyword
 import types
 from typing import Any, Final, Optional
 
-from ..vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ..vocabulary import SchemaInferenceError
+from ..vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, SchemaError, SymInt
 from ._classes import tensor_class
 from ._defaults import DefaultValue, EnumDefault, literal_value
 from ._infer import _DICT_KEYS, _EMPTY, _ENUMS
@@ -86,10 +86,10 @@ def _python_default(type_: Type, value: DefaultValue) -> object:
     if isinstance(type_, ListType):
         if isinstance(value, tuple):
             if type_.size is not None and len(value) != type_.size:
-                raise ValueError(f"{type_} needs {type_.size} elements")  # 'int[1] dim=[]'
+                raise SchemaError(f"{type_} needs {type_.size} elements")  # 'int[1] dim=[]'
             return tuple(_python_default(type_.elem, v) for v in value)
         if type_.size is None:
-            raise ValueError("a lone value needs a sized list type to be broadcast")
+            raise SchemaError("a lone value needs a sized list type to be broadcast")
         return (_python_default(type_.elem, value),) * type_.size  # 'int[2] stride=1'
     if isinstance(type_, BaseType):
         enum = _ENUMS.get(type_.name)
@@ -100,7 +100,7 @@ def _python_default(type_: Type, value: DefaultValue) -> object:
         if type_.name == "Device" and isinstance(value, str):
             return Device.parse(value)
     if isinstance(value, (EnumDefault, tuple)):
-        raise ValueError(f"{value} is no {type_}")
+        raise SchemaError(f"{value} is no {type_}")
     return value
 
 

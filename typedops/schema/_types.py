@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from ..vocabulary import SchemaError
+
 __all__ = [
     "AliasInfo",
     "Type",
@@ -80,10 +82,10 @@ class AliasInfo:
 
     def __post_init__(self) -> None:
         if not self.before:
-            raise ValueError("AliasInfo needs at least one alias set name in 'before'")
+            raise SchemaError("AliasInfo needs at least one alias set name in 'before'")
         for name in self.before + self.after:
             if name != "*" and not (name.isidentifier() and name.isascii()):
-                raise ValueError(
+                raise SchemaError(
                     f"alias set name {name!r} is not an identifier or '*'"
                 )
 
@@ -104,7 +106,7 @@ class BaseType(Type):
 
     def __post_init__(self) -> None:
         if self.name not in BASE_TYPE_NAMES:
-            raise ValueError(
+            raise SchemaError(
                 f"unknown base type {self.name!r}; use one of {sorted(BASE_TYPE_NAMES)}"
             )
 
@@ -123,11 +125,11 @@ class TypeVar(Type):
 
     def __post_init__(self) -> None:
         if not (self.name.isidentifier() and self.name.isascii() and self.name[:1].islower()):
-            raise ValueError(
+            raise SchemaError(
                 f"type variable {self.name!r} must be an ASCII identifier starting lower-case"
             )
         if self.name in BASE_TYPE_NAMES:
-            raise ValueError(f"{self.name!r} is a built-in type, not a type variable")
+            raise SchemaError(f"{self.name!r} is a built-in type, not a type variable")
 
     def __str__(self) -> str:
         return self.name
@@ -142,7 +144,7 @@ class ClassType(Type):
     def __post_init__(self) -> None:
         parts = self.qualified_name.split(".")
         if len(parts) < 2 or not all(p.isidentifier() and p.isascii() for p in parts):
-            raise ValueError(
+            raise SchemaError(
                 f"class type {self.qualified_name!r} must be a dotted path such as "
                 "'__torch__.torch.classes.ns.Name'"
             )
@@ -159,7 +161,7 @@ class OptionalType(Type):
 
     def __post_init__(self) -> None:
         if isinstance(self.elem, OptionalType):
-            raise ValueError(f"'{self.elem}?' is optional twice; write '{self.elem}'")
+            raise SchemaError(f"'{self.elem}?' is optional twice; write '{self.elem}'")
 
     def __str__(self) -> str:
         return f"{self.elem}?"
@@ -177,7 +179,7 @@ class ListType(Type):
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 0:
-            raise ValueError(f"list size must be >= 0, not {self.size}")
+            raise SchemaError(f"list size must be >= 0, not {self.size}")
 
     def __str__(self) -> str:
         return f"{self.elem}[{'' if self.size is None else self.size}]"
@@ -205,7 +207,7 @@ class TupleType(Type):
 
     def __post_init__(self) -> None:
         if not self.elems:
-            raise ValueError("a tuple type needs at least one element type")
+            raise SchemaError("a tuple type needs at least one element type")
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.elems)) + ")"

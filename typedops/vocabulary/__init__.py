@@ -5,12 +5,20 @@ same things in c10/core, below both its tensors and its dispatcher).
 
 from ._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
+    ArgumentError,
+    ArgumentValueError,
+    DimensionError,
     NoKernelError,
+    OperatorAttributeError,
     OperatorNotFoundError,
     RegistrationError,
+    SchemaError,
     SchemaInferenceError,
+    SchemaLookupError,
     SchemaMismatchError,
     SchemaParseError,
+    StackError,
+    TensorError,
     TypedopsError,
 )
 from ._keys import (
@@ -35,6 +43,14 @@ __all__ = [
     "RegistrationError",
     "OperatorNotFoundError",
     "NoKernelError",
+    "SchemaError",
+    "SchemaLookupError",
+    "OperatorAttributeError",
+    "ArgumentError",
+    "ArgumentValueError",
+    "StackError",
+    "TensorError",
+    "DimensionError",
     # value types
     "ScalarType",
     "Layout",

@@ -13,6 +13,8 @@ from typing import Annotated, Final, Union
 
 from typing_extensions import TypeAlias
 
+from ._errors import ArgumentValueError
+
 __all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "SymInt", "Scalar", "SYM_INT_MARKER"]
 
 
@@ -100,11 +102,11 @@ class Device:
 
     def __post_init__(self) -> None:
         if self.type not in _DEVICE_TYPES:
-            raise ValueError(
+            raise ArgumentValueError(
                 f"unknown device type {self.type!r}; typedops has {', '.join(_DEVICE_TYPES)}"
             )
         if self.index is not None and self.index < 0:
-            raise ValueError(f"device index must be >= 0, not {self.index}")
+            raise ArgumentValueError(f"device index must be >= 0, not {self.index}")
 
     @classmethod
     def parse(cls, spec: str | Device) -> Device:
@@ -113,7 +115,7 @@ class Device:
             return spec
         kind, sep, index = spec.partition(":")
         if sep and not index.isdigit():
-            raise ValueError(f"device {spec!r}: the index after ':' must be a whole number")
+            raise ArgumentValueError(f"device {spec!r}: the index after ':' must be a whole number")
         return cls(kind, int(index) if sep else None)
 
     def __str__(self) -> str:

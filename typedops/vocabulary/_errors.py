@@ -10,11 +10,19 @@ from __future__ import annotations
 __all__ = [
     "TypedopsError",
     "SchemaParseError",
+    "SchemaError",
+    "SchemaLookupError",
     "SchemaInferenceError",
     "SchemaMismatchError",
     "RegistrationError",
     "OperatorNotFoundError",
+    "OperatorAttributeError",
     "NoKernelError",
+    "ArgumentError",
+    "ArgumentValueError",
+    "StackError",
+    "TensorError",
+    "DimensionError",
 ]
 
 
@@ -47,6 +55,15 @@ class SchemaParseError(TypedopsError, ValueError):
         return f"{self.reason}\n  {self.text}\n  {caret}"
 
 
+class SchemaError(TypedopsError, ValueError):
+    """A schema object built directly (not parsed) that breaks a rule of the schema
+    language: a bad name, a repeated argument, an alias set without names."""
+
+
+class SchemaLookupError(TypedopsError, LookupError):
+    """A schema asked for an argument (or a default) it does not have."""
+
+
 class SchemaInferenceError(TypedopsError, TypeError):
     """A Python function whose signature cannot be turned into a schema."""
 
@@ -68,6 +85,34 @@ class RegistrationError(TypedopsError, ValueError):
 
 class OperatorNotFoundError(TypedopsError, LookupError):
     """No operator has the name looked up; the message suggests near matches."""
+
+
+class OperatorAttributeError(OperatorNotFoundError, AttributeError):
+    """``ops.<namespace>.<name>.<overload>`` names nothing registered: an
+    ``AttributeError`` too, so ``hasattr`` and ``getattr(..., default)`` work."""
+
+
+class ArgumentError(TypedopsError, TypeError):
+    """A value of the wrong type for an operator's or a typedops function's argument,
+    or the wrong number of arguments."""
+
+
+class ArgumentValueError(TypedopsError, ValueError):
+    """An argument of the right type whose value is not allowed (a device string that
+    names no device, a namespace that is not an identifier)."""
+
+
+class StackError(TypedopsError, IndexError):
+    """A boxed stack holds fewer values than an operation on it needs."""
+
+
+class TensorError(TypedopsError, RuntimeError):
+    """What PyTorch reports as a ``RuntimeError`` from an op or a tensor: shapes that do
+    not broadcast, a result dtype an in-place op cannot hold, data read from a meta tensor."""
+
+
+class DimensionError(TypedopsError, IndexError):
+    """A dimension index out of range for a tensor's rank (PyTorch's ``IndexError``)."""
 
 
 class NoKernelError(TypedopsError, LookupError):

@@ -20,6 +20,8 @@ import enum
 from collections.abc import Iterable, Iterator
 from typing import Final
 
+from ._errors import ArgumentValueError
+
 __all__ = [
     "DispatchKey",
     "DispatchKeySet",
@@ -81,7 +83,7 @@ class DispatchKey(enum.IntEnum):
             by_lower = {name.lower(): name for name in cls.__members__}
             close = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
             hint = f"; did you mean {by_lower[close[0]]!r}?" if close else ""
-            raise ValueError(
+            raise ArgumentValueError(
                 f"unknown dispatch key {key!r}{hint} (keys: {', '.join(cls.__members__)})"
             ) from None
 
@@ -156,7 +158,7 @@ class DispatchKeySet(int):
             k = DispatchKey.parse(key)
             if k.is_alias:
                 expanded = ", ".join(e.name for e in alias_expansion(k))
-                raise ValueError(
+                raise ArgumentValueError(
                     f"{k.name} is an alias key and cannot be in a DispatchKeySet; "
                     f"use the runtime keys it stands for ({expanded})"
                 )
@@ -205,7 +207,7 @@ class DispatchKeySet(int):
     def highest(self) -> DispatchKey:
         """The highest-priority key; ``ValueError`` for the empty set."""
         if not self:
-            raise ValueError("an empty DispatchKeySet has no highest key")
+            raise ArgumentValueError("an empty DispatchKeySet has no highest key")
         return _RUNTIME_KEYS[int(self).bit_length() - 1]
 
     def below(self, key: DispatchKey) -> DispatchKeySet:
@@ -237,7 +239,7 @@ def _bits_of(operand: int) -> int:
 
 def _runtime(key: DispatchKey) -> DispatchKey:
     if key.is_alias:
-        raise ValueError(f"{key.name} is an alias key; key sets hold runtime keys only")
+        raise ArgumentValueError(f"{key.name} is an alias key; key sets hold runtime keys only")
     return key
 
 

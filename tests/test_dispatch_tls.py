@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -258,3 +258,127 @@ def test_exception_in_one_thread_restores_only_that_thread() -> None:
         assert _sets() == (DispatchKeySet([K.Tracer]), EMPTY)
     assert after == [(EMPTY, EMPTY)]
     assert _sets() == (EMPTY, EMPTY)
+
+
+# -- tasks, generators, out-of-order exits (Note [Order-independent exits]) ----------------
+def test_each_asyncio_task_has_its_own_sets() -> None:
+    import asyncio
+
+    seen: dict[str, tuple[DispatchKeySet, DispatchKeySet]] = {}
+
+    async def tracer_task(started: asyncio.Event, checked: asyncio.Event) -> None:
+        with include_keys(K.Tracer):
+            started.set()
+            await checked.wait()
+            seen["tracer"] = _sets()
+
+    async def other_task(started: asyncio.Event, checked: asyncio.Event) -> None:
+        await started.wait()
+        seen["other"] = _sets()  # the tracer task is inside its block right now
+        checked.set()
+
+    async def main() -> None:
+        started, checked = asyncio.Event(), asyncio.Event()
+        await asyncio.gather(tracer_task(started, checked), other_task(started, checked))
+
+    asyncio.run(main())
+    assert seen == {"tracer": (DispatchKeySet([K.Tracer]), EMPTY), "other": (EMPTY, EMPTY)}
+    assert _sets() == (EMPTY, EMPTY)
+
+
+def test_a_task_starts_with_a_copy_of_its_creators_sets() -> None:
+    import asyncio
+
+    async def child() -> tuple[DispatchKeySet, DispatchKeySet]:
+        with exclude_keys(K.CPU):
+            return _sets()
+
+    async def main() -> tuple[tuple[DispatchKeySet, DispatchKeySet], tuple[DispatchKeySet, DispatchKeySet]]:
+        with include_keys(K.Tracer):
+            inner = await asyncio.create_task(child())
+            return inner, _sets()
+
+    inner, after = asyncio.run(main())
+    assert inner == (DispatchKeySet([K.Tracer]), DispatchKeySet([K.CPU]))
+    assert after == (DispatchKeySet([K.Tracer]), EMPTY)  # the child's exclude stayed in the child
+
+
+def test_out_of_order_exits_leave_exactly_the_open_blocks() -> None:
+    def gen() -> Iterator[int]:
+        with include_keys(K.Tracer):
+            yield 1
+            yield 2
+
+    g = gen()
+    next(g)  # the generator's block is open, in our context (Python runs it there)
+    outer = exclude_keys(K.CPU)
+    outer.__enter__()
+    assert _sets() == (DispatchKeySet([K.Tracer]), DispatchKeySet([K.CPU]))
+    next(g)
+    with pytest.raises(StopIteration):
+        next(g)  # the generator's block exits first, inside ours
+    assert _sets() == (EMPTY, DispatchKeySet([K.CPU]))
+    outer.__exit__(None, None, None)
+    assert _sets() == (EMPTY, EMPTY)  # nothing stale is left for good
+
+
+def test_decorated_generator_does_not_leak_while_suspended() -> None:
+    @include_keys(K.Tracer)
+    def gen() -> Iterator[tuple[DispatchKeySet, DispatchKeySet]]:
+        yield _sets()
+        yield _sets()
+
+    g = gen()
+    assert next(g) == (DispatchKeySet([K.Tracer]), EMPTY)
+    assert _sets() == (EMPTY, EMPTY)  # suspended: the caller is outside the block
+    with exclude_keys(K.CPU):
+        assert next(g) == (DispatchKeySet([K.Tracer]), DispatchKeySet([K.CPU]))
+    assert list(g) == []
+    assert _sets() == (EMPTY, EMPTY)
+
+
+def test_decorated_generator_sees_thrown_exceptions_inside_the_block() -> None:
+    seen: list[tuple[DispatchKeySet, DispatchKeySet]] = []
+
+    @exclude_keys(K.CPU)
+    def gen() -> Generator[int, None, None]:
+        try:
+            yield 1
+        except KeyError:
+            seen.append(_sets())
+            yield 2
+
+    g = gen()
+    next(g)
+    assert g.throw(KeyError("k")) == 2
+    g.close()
+    assert seen == [(EMPTY, DispatchKeySet([K.CPU]))]
+    assert _sets() == (EMPTY, EMPTY)
+
+
+def test_decorated_function_enters_per_call() -> None:
+    @include_keys(K.Tracer)
+    def inside() -> tuple[DispatchKeySet, DispatchKeySet]:
+        return _sets()
+
+    assert inside() == (DispatchKeySet([K.Tracer]), EMPTY)
+    assert _sets() == (EMPTY, EMPTY)
+
+
+def test_one_block_object_open_in_two_threads_exits_in_each() -> None:
+    shared = include_keys(K.Tracer)
+    inside, release = threading.Barrier(2, timeout=10), threading.Barrier(2, timeout=10)
+    after: list[tuple[DispatchKeySet, DispatchKeySet]] = []
+
+    def worker() -> None:
+        with shared:
+            inside.wait()
+            release.wait()
+        after.append(_sets())
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert after == [(EMPTY, EMPTY), (EMPTY, EMPTY)]

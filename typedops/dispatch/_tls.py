@@ -1,26 +1,45 @@
-"""Thread-local include and exclude key sets, changed only through context managers.
+"""Include and exclude key sets per thread and per asyncio task, changed only through
+context managers.
 
 Note [Thread-local keys]
 ~~~~~~~~~~~~~~~~~~~~~~~~
-Each thread has its own include set (keys added to every call's key set, e.g. Tracer
-while tracing) and exclude set (keys removed, e.g. the autograd keys inside an autograd
-kernel). Reading a ``threading.local`` on every call would cost more than the rest of
-the dispatch, so a process-wide counter ``STATE.active`` says how many include/exclude
-contexts are open in any thread. Calls read the thread-local sets only while it is
-non-zero; a thread with nothing open then finds empty sets, so the answer is right in
-every thread, and the common case (nothing open anywhere) costs one attribute load.
+Each caller's context has its own include set (keys added to every call's key set, e.g.
+Tracer while tracing) and exclude set (keys removed, e.g. the autograd keys inside an
+autograd kernel). They live in one ``contextvars.ContextVar``, so each thread *and* each
+asyncio task sees its own (a task starts with a copy of its creator's sets; a thread
+starts empty). Reading the variable on every call would still cost more than the rest
+of the dispatch, so a process-wide counter ``STATE.active`` says how many include/exclude
+blocks are open anywhere. Calls read the variable only while it is non-zero; a context
+with nothing open then finds empty sets, so the answer is right everywhere, and the
+common case (nothing open anywhere) costs one global load.
+
+Note [Order-independent exits]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The variable holds the open blocks themselves, in the order they were entered, with the
+sets they add up to. Leaving a block removes *that* block and recomputes the sets from
+the blocks still open -- it does not restore a saved value. So blocks that exit out of
+order (a ``with`` inside a generator suspended while its caller opened and closed
+another) leave exactly the blocks still open in force, never a stale copy. A ``with``
+inside a generator body does act on the caller while the generator is suspended: Python
+runs a generator in its caller's context (PEP 568 would change that). Used as
+decorators, ``include_keys``/``exclude_keys`` on a generator function enter and leave
+around each step instead, so nothing leaks out of a suspended generator.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import inspect
 import threading
-from collections.abc import Iterable, Iterator
-from typing import Any
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Generator, Iterable
+from typing import Any, Final, TypeVar
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 
-__all__ = ["include_keys", "exclude_keys", "local_include", "local_exclude", "apply_local", "keep_flag_in", "STATE"]
+__all__ = ["include_keys", "exclude_keys", "KeysChanged", "local_include", "local_exclude", "apply_local", "keep_flag_in", "STATE"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State:
@@ -50,29 +69,47 @@ def keep_flag_in(namespace: dict[str, Any]) -> None:
         STATE.holders.append(namespace)
 
 
-class _Local(threading.local):
-    def __init__(self) -> None:
-        self.include = 0
-        self.exclude = 0
+class _Block:
+    """One open include/exclude block: which ``KeysChanged`` opened it, and its keys."""
+
+    __slots__ = ("owner", "include", "exclude")
+
+    def __init__(self, owner: object, include: int, exclude: int) -> None:
+        self.owner = owner
+        self.include = include
+        self.exclude = exclude
 
 
-_local = _Local()
+# (include bits, exclude bits, the open blocks in entry order): Note [Order-independent exits].
+_Sets = tuple[int, int, tuple[_Block, ...]]
+_EMPTY: Final[_Sets] = (0, 0, ())
+_SETS: Final = contextvars.ContextVar[_Sets]("typedops_dispatch_keys", default=_EMPTY)
+_get = _SETS.get
+
+
+def _sets_of(blocks: tuple[_Block, ...]) -> _Sets:
+    include = exclude = 0
+    for block in blocks:
+        # Including a key undoes an outer exclusion of it, and the other way round.
+        include = (include | block.include) & ~block.exclude
+        exclude = (exclude | block.exclude) & ~block.include
+    return include, exclude, blocks
 
 
 def local_include() -> DispatchKeySet:
-    """This thread's include set."""
-    return DispatchKeySet.from_bits(_local.include)
+    """This thread's (and asyncio task's) include set."""
+    return DispatchKeySet.from_bits(_get()[0])
 
 
 def local_exclude() -> DispatchKeySet:
-    """This thread's exclude set."""
-    return DispatchKeySet.from_bits(_local.exclude)
+    """This thread's (and asyncio task's) exclude set."""
+    return DispatchKeySet.from_bits(_get()[1])
 
 
 def apply_local(bits: int) -> int:
-    """``bits`` with this thread's include set added and exclude set removed."""
-    local = _local
-    return (bits | local.include) & ~local.exclude
+    """``bits`` with this context's include set added and exclude set removed."""
+    include, exclude, _ = _get()
+    return (bits | include) & ~exclude
 
 
 def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> int:
@@ -81,31 +118,86 @@ def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | 
     return int(DispatchKeySet(keys))  # a single key or key name counts as one key
 
 
-@contextmanager
-def _changed(include: int, exclude: int) -> Iterator[None]:
-    local = _local
-    saved = (local.include, local.exclude)
-    STATE.change(+1)
-    try:
-        # Including a key undoes an outer exclusion of it, and the other way round.
-        local.include = (saved[0] | include) & ~exclude
-        local.exclude = (saved[1] | exclude) & ~include
-        yield
-    finally:
-        local.include, local.exclude = saved
+class KeysChanged:
+    """A block that adds ``include`` and removes ``exclude`` from every call's key set in
+    the current thread and asyncio task; a context manager, and a decorator (also of
+    generator functions, entered around each step)."""
+
+    __slots__ = ("_include", "_exclude")
+
+    def __init__(self, include: int, exclude: int) -> None:
+        self._include = include
+        self._exclude = exclude
+
+    def __enter__(self) -> None:
+        _, _, blocks = _get()
+        STATE.change(+1)
+        _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude))))
+
+    def __exit__(self, *exc: object) -> None:
+        # Remove the innermost block this object opened in this context; the same object
+        # may be open in several tasks or nested in one.
+        _, _, blocks = _get()
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i].owner is self:
+                _SETS.set(_sets_of(blocks[:i] + blocks[i + 1 :]))
+                break
         STATE.change(-1)
 
+    def __call__(self, fn: F) -> F:
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
 
-def include_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> AbstractContextManager[None]:
-    """Add ``keys`` to every call's key set in this thread, until the block exits.
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with KeysChanged(self._include, self._exclude):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]  # same signature as fn
+
+    def _wrap_generator(self, fn: F) -> F:
+        include, exclude = self._include, self._exclude
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            # Each step of the generator runs inside the block; the caller, between
+            # steps, runs outside it (Note [Order-independent exits]).
+            gen = fn(*args, **kwargs)
+            try:
+                with KeysChanged(include, exclude):
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with KeysChanged(include, exclude):
+                            gen.close()
+                        raise
+                    except BaseException as error:
+                        with KeysChanged(include, exclude):
+                            response = gen.throw(error)
+                    else:
+                        with KeysChanged(include, exclude):
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return wrapper  # type: ignore[return-value]  # same signature as fn
+
+
+def include_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> KeysChanged:
+    """Add ``keys`` to every call's key set in this thread and asyncio task, until the
+    block exits.
 
     ``with include_keys(DispatchKey.Tracer): ...`` sends every op call in the block
-    through the Tracer key first. Leaving the block (also by an exception) restores the
-    sets exactly as they were.
+    through the Tracer key first. Leaving the block (also by an exception) removes
+    exactly what it added (Note [Order-independent exits]). As a decorator it wraps each
+    call of the function (each step, for a generator function).
     """
-    return _changed(_as_bits(keys), 0)
+    return KeysChanged(_as_bits(keys), 0)
 
 
-def exclude_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> AbstractContextManager[None]:
-    """Remove ``keys`` from every call's key set in this thread, until the block exits."""
-    return _changed(0, _as_bits(keys))
+def exclude_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> KeysChanged:
+    """Remove ``keys`` from every call's key set in this thread and asyncio task, until
+    the block exits; a decorator too, like ``include_keys``."""
+    return KeysChanged(0, _as_bits(keys))

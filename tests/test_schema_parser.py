@@ -26,6 +26,8 @@ from typedops.schema import (
     parse_schema,
     parse_type,
 )
+from typedops.schema._canonical import parse_canonical
+from typedops.schema._parser import parse_tokens
 
 # Lines from native_functions.yaml and TorchScript covering each form of the grammar;
 # every one must print back exactly as written.
@@ -72,12 +74,8 @@ def test_prints_back_exactly(text: str) -> None:
 
 @pytest.mark.parametrize("text", ROUND_TRIP)
 def test_token_parser_and_fast_path_agree(text: str) -> None:
-    from typedops.schema import _parser
-
-    fast = _parser._parse_canonical(text)
-    tokens = _parser._tokenize(text)
-    tokens.append("")
-    assert fast is None or fast == _parser._parse(tokens)
+    fast = parse_canonical(text)
+    assert fast is None or fast == parse_tokens(text)
 
 
 def test_model_of_add_out() -> None:
@@ -164,7 +162,7 @@ ERROR_CASES: Final = [
     ('f(int x=) -> Tensor', "expected a default value for argument 'x', found ')'", 9, 1),
     ('f(Tensor x) -> (Tensor a, Tensor a)', "return name 'a' appears twice", 34, 1),
     ('f(Tensor x) -> (Tensor, Tensor', "expected ',' or ')' between returns, found end of input", 31, 1),
-    ('f(int x=[1, [2]]) -> Tensor', "expected a default value for argument 'x', found '['", 9, 1),
+    ('f(int x=[1, [2]]) -> Tensor', "list defaults do not nest; write a flat list such as [1, 2]", 9, 1),
     ('ns::(Tensor x) -> Tensor', "expected an operator name after '::', found '('", 5, 1),
     ('', 'expected an operator name, found end of input', 1, 1),
     ('f(Tensor x) -> Tensor(a', "expected ')' to close the alias annotation, found end of input", 24, 1),

@@ -51,7 +51,7 @@ from typing import Annotated, Any, Final, Literal, Union
 
 from .._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
 from .._errors import SchemaInferenceError
-from ._defaults import DefaultValue, EnumDefault, format_literal
+from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
 from ._infer_messages import (
     _PARAM,
@@ -70,6 +70,7 @@ from ._infer_messages import (
     _HINT_TUPLE,
     _HINT_DICT_KEY,
     _BAD_DEFAULT,
+    _UNFIT_DEFAULT,
     _BAD_NONE_DEFAULT,
     _NO_LITERAL,
     _UNRESOLVED,
@@ -416,7 +417,11 @@ def _default_text(type_: Type, value: object) -> str:
         if isinstance(type_, OptionalType):
             return "None"
         raise _BadDefault(_BAD_NONE_DEFAULT)
-    return format_literal(_default_value(type_, value))
+    text = format_literal(_default_value(type_, value))
+    problem = default_mismatch(type_, text)  # the parser's rule, so the schema parses back
+    if problem is not None:
+        raise _BadDefault(_UNFIT_DEFAULT, problem)
+    return text
 
 
 def _default_value(type_: Type, value: object) -> DefaultValue:

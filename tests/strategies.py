@@ -14,7 +14,9 @@ takes), so a parser that starts refusing a valid default fails the round trip.
 from __future__ import annotations
 
 import functools
+import re
 import string
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from hypothesis import strategies as st
@@ -50,6 +52,8 @@ __all__ = [
     "returns",
     "function_schemas",
     "suffix_count",
+    "respace",
+    "WHITESPACE",
 ]
 
 # -- names ---------------------------------------------------------------------------------
@@ -288,3 +292,53 @@ def function_schemas(draw: st.DrawFn, max_arguments: int = 5) -> FunctionSchema:
 def _unique_names(names: list[str | None]) -> bool:
     named = [n for n in names if n is not None]
     return len(set(named)) == len(named)
+
+
+# -- re-spacing ----------------------------------------------------------------------------
+
+# ASCII whitespace, as torch's lexer skips it.
+WHITESPACE: Final = (" ", "\t", "\n", "  ", "\r\n", " \t\n", "\f", "\v")
+# '[', ']', ',', a sign before a number, or an item: '[0, -1e-05]' -> [ 0 , - 1e-05 ].
+_LIST_PIECE_RE: Final = re.compile(r"[\[\],]|-(?=[0-9.])|[^\[\],\s]+")
+
+
+def _pieces(tokens: list[str], index: int) -> list[str]:
+    """Token ``tokens[index]`` split where torch's lexer would split it (and spaces may go)."""
+    tok = tokens[index]
+    if tok[:1] == "[" and tok[-1:] == "]" and '"' not in tok and "'" not in tok:
+        return _LIST_PIECE_RE.findall(tok)
+    if tok == "::":
+        return [":", ":"]
+    is_op_name = index == 0 or (index == 2 and tokens[1] == "::")
+    if is_op_name and "." in tok:
+        parts = tok.split(".")
+        return [p for part in parts for p in (part, ".")][:-1]
+    if tok[:1] == "-" and tok[1:2] and tok[1] in "0123456789.":
+        return ["-", tok[1:]]
+    return [tok]
+
+
+def respace(text: str, choose: Callable[[Sequence[str]], str]) -> str:
+    """``text`` with its whitespace changed around every token, keeping its meaning.
+
+    Each run of whitespace becomes another (``choose`` picks from WHITESPACE), and
+    whitespace may appear (or not: ``choose`` also picks from ``("",)``) between any two
+    tokens that touched, and inside tokens torch's lexer reads as several: ``[ 2 ]``,
+    ``[0 , - 1]``, ``aten : : add . Tensor``, ``- 1``. Quoted strings are kept whole.
+    """
+    from typedops.schema._lexer import TOKEN_RE
+
+    matches = [m for m in TOKEN_RE.finditer(text) if m.group(1)]
+    tokens = [m.group(1) for m in matches]
+    out: list[str] = []
+    for index, match in enumerate(matches):
+        spaced_before = match.start(1) > match.start()
+        for n, piece in enumerate(_pieces(tokens, index)):
+            if n == 0 and spaced_before:
+                out.append(choose(WHITESPACE))
+            elif out:
+                out.append(choose(("",) + WHITESPACE))
+            out.append(piece)
+    if text[-1:].isspace():
+        out.append(choose(WHITESPACE))
+    return "".join(out)

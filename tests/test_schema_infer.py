@@ -117,6 +117,10 @@ def enum_defaults(
     raise NotImplementedError
 
 
+def int_for_complex(c: complex = 2) -> None:
+    raise NotImplementedError
+
+
 def tuple_default_for_list(dims: list[int] = (1, 2)) -> None:  # type: ignore[assignment]
     raise NotImplementedError  # mypy wants Sequence[int] for a tuple default; inference takes both
 
@@ -196,6 +200,7 @@ INFERRED: list[tuple[Callable[..., object], str]] = [
         'Device device="cpu", Device other="cpu:0", Device? maybe_device="meta") -> ()',
     ),
     (tuple_default_for_list, "tuple_default_for_list(int[] dims=[1, 2]) -> ()"),
+    (int_for_complex, "int_for_complex(complex c=2.0) -> ()"),
     (keyword_only, "keyword_only(Tensor x, Tensor y, *, Scalar alpha=1, Tensor out) -> Tensor"),
     (returns_none, "returns_none(Tensor x) -> ()"),
     (returns_pair, "returns_pair(Tensor x) -> (Tensor, Tensor)"),
@@ -465,6 +470,10 @@ def none_default(x: Tensor, dim: int = None) -> Tensor:  # type: ignore[assignme
     raise NotImplementedError
 
 
+def optional_items_default(h: Sequence[Optional[int]] = (None, 1)) -> None:
+    raise NotImplementedError
+
+
 def complex_default(z: Optional[complex] = 1j) -> None:
     raise NotImplementedError
 
@@ -587,6 +596,12 @@ REFUSALS: list[tuple[Callable[..., object], dict[str, Any], str]] = [
         "default 1j of parameter 'z' of complex_default() cannot be written in a schema, "
         "which has no complex literals; default to None ('z: Optional[complex] = None') "
         "and pick the value in the kernel",
+    ),
+    (
+        optional_items_default, {},
+        "default (None, 1) of parameter 'h' of optional_items_default() cannot be a schema "
+        "default (a list of 'int?' takes no list default); default to None ('h: "
+        "Optional[Sequence[Optional[int]]] = None') and pick the value in the kernel",
     ),
     (
         tensor_default, {},

@@ -25,7 +25,7 @@ from typing import Final
 from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
 from ._build import make_return as _return
 from ._build import schema as _schema
-from ._defaults import LITERAL_RE, default_mismatch
+from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, tokenize
 from ._model import Argument, FunctionSchema, Return, type_with_alias
 from ._type_parser import parse_type_tokens
@@ -153,6 +153,8 @@ def _returns(returns_text: str) -> list[Return] | None:
 def _check_default(type_: Type, type_text: str, default: str) -> bool:
     if not LITERAL_RE.fullmatch(default) or default_mismatch(type_, default) is not None:
         return False
+    if default[:1] == "[" and list_literal_text(default) != default:
+        return False  # a list in unusual spacing: the token parser keeps it canonical
     if len(default) + len(type_text) > _TYPE_TEXT_LIMIT:
         return True
     if len(_fitting_defaults) >= _TYPE_TABLE_LIMIT:

@@ -21,6 +21,7 @@ __all__ = [
     "EnumDefault",
     "DefaultValue",
     "LITERAL_RE",
+    "list_literal_text",
     "literal_value",
     "format_literal",
 ]
@@ -63,6 +64,28 @@ class EnumDefault:
 DefaultValue = Union[
     None, bool, int, float, str, EnumDefault, tuple["DefaultValue", ...]
 ]
+
+
+_WHITESPACE: Final = " \t\n\r\f\v"
+_SIGN_SPACE_RE: Final = re.compile(r"^-[ \t\n\r\f\v]++")
+
+
+def list_literal_text(text: str) -> str:
+    """The text the parser keeps for list literal ``text`` (``[...]``, as written).
+
+    Whitespace around tokens never changes meaning, so a list written in any spacing is
+    kept in canonical spacing (``[0, 1]``); the two spellings ``native_functions.yaml``
+    uses, ``[0, 1]`` and ``[0,1]``, are kept as written so printing stays lossless.
+    Text holding quotes is returned unchanged (no list default holds strings).
+    """
+    inner = text[1:-1]
+    if '"' in inner or "'" in inner:
+        return text
+    if not inner.strip(_WHITESPACE):
+        return "[]"
+    items = [_SIGN_SPACE_RE.sub("-", item.strip(_WHITESPACE)) for item in inner.split(",")]
+    spaced = "[" + ", ".join(items) + "]"
+    return text if text == spaced or text == "[" + ",".join(items) + "]" else spaced
 
 
 def literal_value(text: str) -> DefaultValue:
@@ -261,8 +284,7 @@ def _list_default_mismatch(type_: ListType, text: str, kind: str, but_none: str)
         if type_.size is None:
             return _LONE_UNSIZED.format(elem=elem, text=text)
         return _single_default_mismatch(elem, text, kind, "")  # broadcast to every element
-    for match in _LIST_ITEM_RE.finditer(text[1:-1]):
-        item = match.group(1)
+    for item in dict.fromkeys(m.group(1) for m in _LIST_ITEM_RE.finditer(text[1:-1])):
         problem = _single_default_mismatch(elem, item, _literal_kind(item), "")
         if problem is None and _literal_kind(item) in ("int", "float"):
             problem = _number_problem(_literal_kind(item), item)

@@ -433,6 +433,8 @@ def _default_value(type_: Type, value: object) -> DefaultValue:
             if name == "bool" or name == "Scalar":
                 return value
         elif isinstance(value, int):
+            if name == "complex":
+                return float(value)  # a complex default is written as a float, as torch reads it
             if name in _INT_NAMES or name in _NUMBER_NAMES:
                 return int(value)
         elif isinstance(value, float):

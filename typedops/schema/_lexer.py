@@ -11,8 +11,8 @@ is written so that every match attempt succeeds where the previous match ended:
 - a quoted string or a bracketed group that is never closed is still one token (a string
   runs to the end of its line, a group to the next ``[`` or the end), so no alternative
   scans far ahead and then fails, leaving the same text to be scanned again;
-- every alternative that can fail does so within a few characters, and ``\\S`` (any
-  other character) or ``\\Z`` (the end) always matches.
+- every form (``TOKEN_FORMS``) that can fail does so within its first three characters,
+  and one-character tokens (any other character) and ``\\Z`` (the end) always match.
 
 So the matches tile the text with no gaps and each character is read a bounded number of
 times; a test checks both properties. The parsers then walk the token list forward.
@@ -29,30 +29,32 @@ input is refused with ``SchemaParseError`` rather than ``RecursionError``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Final, NoReturn
 
 from .._errors import SchemaParseError
 
-__all__ = ["tokenize", "TOKEN_RE", "END", "MAX_TYPE_DEPTH", "Failure", "fail", "shown", "clipped", "is_ident", "error"]
+__all__ = ["tokenize", "TOKEN_RE", "TOKEN_FORMS", "END", "MAX_TYPE_DEPTH", "Failure", "fail", "shown", "clipped", "is_ident", "error"]
 
 # Whitespace is ASCII whitespace, as in torch's lexer; any other character is a token.
 _SPACE: Final = r"[ \t\n\r\f\v]"
 # A string runs to its closing quote, or, unclosed, to the end of its line.
 _STRING: Final = r'"(?:[^"\\\n]++|\\.)*+"?+|\'(?:[^\'\\\n]++|\\.)*+\'?+'
-# One token per match; group 1 is the token ('' at the end: the END sentinel). Order
-# matters: '->' before numbers; a bracketed group (list suffix or list default) is one
-# token, kept whole so a default's text survives, and unclosed runs to the next '['.
-TOKEN_RE: Final = re.compile(
-    rf"{_SPACE}*+("
-    r"->|\.\.\.|::"
-    r"|[A-Za-z_][A-Za-z_0-9]*+(?:\.[A-Za-z_][A-Za-z_0-9]*+)*+"
-    r"|-?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+"
-    rf"|{_STRING}"
-    rf"|\[(?:[^\[\]\"']++|{_STRING})*+\]?+"
-    rf"|[^ \t\n\r\f\v]"
-    r"|\Z)"
+# The token forms, tried in order. Order matters: '->' before numbers; a bracketed group
+# (list suffix or list default) is one token, kept whole so a default's text survives,
+# and unclosed runs to the next '['.
+TOKEN_FORMS: Final = (
+    r"->|\.\.\.|::",
+    r"[A-Za-z_][A-Za-z_0-9]*+(?:\.[A-Za-z_][A-Za-z_0-9]*+)*+",
+    r"-?+(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+",
+    _STRING,
+    rf"\[(?:[^\[\]\"']++|{_STRING})*+\]?+",
+    r"[^ \t\n\r\f\v]",
+    r"\Z",
 )
+# One token per match; group 1 is the token ('' at the end: the END sentinel).
+TOKEN_RE: Final = re.compile(rf"{_SPACE}*+(" + "|".join(TOKEN_FORMS) + ")")
 # ``tokenize(text)`` is the list of tokens, ending with END.
 tokenize: Final = TOKEN_RE.findall
 END: Final = ""
@@ -98,8 +100,11 @@ def is_ident(tok: str) -> bool:
 
 def error(failure: Failure, text: str) -> SchemaParseError:
     """Slow path: find the column of the failing token by tokenizing again with positions."""
-    starts = [(m.start(1), m.end(1)) for m in TOKEN_RE.finditer(text)]
-    start, end = starts[min(failure.index, len(starts) - 1)]
+    match = None
+    for match in itertools.islice(TOKEN_RE.finditer(text), failure.index + 1):
+        pass  # stop at the failing token: the rest of the text need not be read again
+    assert match is not None  # finditer always yields the END match at least
+    start, end = match.start(1), match.end(1)
     if start == len(text):
         start = end = len(text.rstrip(" \t\n\r\f\v"))
     width = end - start if failure.width is None else failure.width

@@ -11,7 +11,7 @@ import enum
 from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
-from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, literal_value
+from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
 from ._types import AliasInfo, ListType, OptionalType, Type
 
 __all__ = [
@@ -92,6 +92,11 @@ class Argument:
                 raise ValueError(
                     f"default {self.default!r} of argument {self.name!r} is not a schema "
                     "literal; build it with typedops.schema.format_literal(value)"
+                )
+            if self.default[:1] == "[" and list_literal_text(self.default) != self.default:
+                raise ValueError(
+                    f"list default {self.default!r} of argument {self.name!r} is not in "
+                    f"canonical spacing; write {list_literal_text(self.default)}"
                 )
             problem = default_mismatch(self.type, self.default)
             if problem is not None:

@@ -20,7 +20,7 @@ from ._build import argument as _argument
 from ._build import make_return as _return
 from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
-from ._defaults import LITERAL_RE, default_mismatch
+from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, clipped, error, fail, is_ident, shown, tokenize
 from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
@@ -203,7 +203,7 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
     tokens never matters.
     """
     tok = t[i]
-    text = tok
+    text = list_literal_text(tok) if tok[:1] == "[" and tok[-1] == "]" and len(tok) > 1 else tok
     if tok == "-" and t[i + 1][:1] not in ("", "-") and (t[i + 1] == "inf" or t[i + 1][0] in "0123456789."):
         i += 1
         text = "-" + t[i]

@@ -15,13 +15,13 @@ from typing import Any
 from benchmarks._harness import Report, optional_import
 from tests.corpus import native_function_schemas
 from typedops import Library
-from typedops.schema import _parser
+from typedops.schema import _canonical
 
 _fresh = itertools.count()
 
 
 def _time_ours(schemas: list[str]) -> float:
-    _parser.clear_type_table()
+    _canonical.clear_type_table()
     lib = Library(f"bench_define_{next(_fresh)}", "DEF")
     start = time.perf_counter()
     for s in schemas:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks._harness import Report, best_time, optional_import
-from typedops.schema import _parser
+from typedops.schema import _canonical
 from typedops.schema import parse_schema
 from tests.corpus import native_function_schemas
 
@@ -30,7 +30,7 @@ def run() -> Report:
     n = len(schemas)
 
     def ours() -> None:
-        _parser.clear_type_table()
+        _canonical.clear_type_table()
         for s in schemas:
             parse_schema(s)
 

@@ -14,7 +14,9 @@ takes), so a parser that starts refusing a valid default fails the round trip.
 from __future__ import annotations
 
 import functools
+import re
 import string
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from hypothesis import strategies as st
@@ -50,6 +52,8 @@ __all__ = [
     "returns",
     "function_schemas",
     "suffix_count",
+    "respace",
+    "WHITESPACE",
 ]
 
 # -- names ---------------------------------------------------------------------------------
@@ -145,58 +149,56 @@ _KIND_VALUES: Final[dict[str, st.SearchStrategy[DefaultValue]]] = {
     "str": st.text(max_size=6),
 }
 # The literal kinds each base type takes as a default (TorchScript writes enum
-# defaults as their integer codes) and a few of the bare names it takes.
+# defaults as their integer codes) and a few of the bare names it takes. Other base
+# types (Tensor, Any, SymFloat, ...) and type variables take no default but None, and
+# that only when optional.
 _LITERAL_KINDS: Final[dict[str, tuple[str, ...]]] = {
-    "bool": ("bool",), "SymBool": ("bool",),
+    "bool": ("bool",),
     "int": ("int",), "SymInt": ("int",), "DeviceIndex": ("int",),
-    "float": ("int", "float"), "SymFloat": ("int", "float"), "complex": ("int", "float"),
+    "float": ("int", "float"), "complex": ("float",),
     "Scalar": ("int", "float", "bool"),
-    "str": ("str",), "Device": ("str",), "Dimname": ("str",),
-    "ScalarType": ("int",), "MemoryFormat": ("int",), "Layout": ("int",), "QScheme": ("int",),
+    "str": ("str",), "Device": ("str",),
+    "ScalarType": ("int",), "MemoryFormat": ("int",), "Layout": ("int",),
 }  # fmt: skip
 _NAMED_DEFAULTS: Final[dict[str, tuple[str, ...]]] = {
     "int": ("Mean", "Sum"),
     "ScalarType": ("float", "long", "int", "bool", "complex128"),
     "MemoryFormat": ("contiguous_format", "preserve_format", "channels_last"),
     "Layout": ("strided", "sparse_coo"),
-    "QScheme": ("per_tensor_affine",),
 }  # fmt: skip
-# Bare names a type variable or Any may default to: any name that is not a keyword
-# literal (True, None, inf, ...), which would read back as that literal.
-_any_name: Final = _names(string.ascii_letters + "_").filter(
-    lambda name: name not in ("True", "False", "None", "inf", "nan")
-)
-_any_atom: Final[st.SearchStrategy[DefaultValue]] = st.one_of(
-    *_KIND_VALUES.values(), _any_name.map(EnumDefault)
-)
+# The element types a list default may have (torch reads list constants of these only).
+_LIST_ELEMENTS: Final = ("bool", "int", "SymInt", "DeviceIndex", "float", "complex", "ScalarType", "MemoryFormat", "Layout")
+# 'complex' takes float literals only: a float strategy whose values all print as floats.
+_FLOAT_ONLY: Final = st.floats(allow_nan=False, allow_infinity=False).filter(lambda v: "e" in repr(v) or "." in repr(v))
 
 
 def _base_atoms(name: str) -> list[st.SearchStrategy[DefaultValue]]:
     """Strategies for the non-None, non-list defaults base type ``name`` takes."""
-    options = [_KIND_VALUES[kind] for kind in _LITERAL_KINDS.get(name, ())]
+    options = [
+        _FLOAT_ONLY if name == "complex" else _KIND_VALUES[kind] for kind in _LITERAL_KINDS.get(name, ())
+    ]
     names = _NAMED_DEFAULTS.get(name, ())
     if names:
         options.append(st.sampled_from(names).map(EnumDefault))
     return options
 
 
-def _atoms(type_: Type) -> list[st.SearchStrategy[DefaultValue]]:
-    """Strategies for the defaults of ``type_`` that are not list literals.
+def _list_elem(type_: Type) -> str | None:
+    """The element type name of a list type that takes list defaults, else None."""
+    if isinstance(type_, ListType) and isinstance(type_.elem, BaseType) and type_.elem.name in _LIST_ELEMENTS:
+        return type_.elem.name
+    return None
 
-    These are also what a list literal for a ``type_[]`` argument may hold.
-    """
+
+def _atoms(type_: Type) -> list[st.SearchStrategy[DefaultValue]]:
+    """Strategies for the defaults of ``type_`` that are not list literals."""
     options: list[st.SearchStrategy[DefaultValue]] = []
-    if isinstance(type_, OptionalType) or type_ in (BaseType("Any"), BaseType("NoneType")):
-        options.append(st.none())
     if isinstance(type_, OptionalType):
+        options.append(st.none())
         type_ = type_.elem
-    if isinstance(type_, TypeVar) or type_ == BaseType("Any"):
-        options.append(_any_atom)
-    elif isinstance(type_, ListType):
-        # A lone value is broadcast to every element: 'int[2] stride=1'.
-        elem = type_.elem.elem if isinstance(type_.elem, OptionalType) else type_.elem
-        if isinstance(elem, BaseType):
-            options.extend(_base_atoms(elem.name))
+    elem = _list_elem(type_)
+    if elem is not None and isinstance(type_, ListType) and type_.size is not None:
+        options.extend(_base_atoms(elem))  # a lone value is broadcast: 'int[2] stride=1'
     elif isinstance(type_, BaseType):
         options.extend(_base_atoms(type_.name))
     return options
@@ -210,15 +212,9 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
     """
     options = _atoms(type_)
     inner = type_.elem if isinstance(type_, OptionalType) else type_
-    items: list[st.SearchStrategy[DefaultValue]] = []
-    if isinstance(inner, ListType):
-        items = _atoms(inner.elem)
-    elif isinstance(inner, TypeVar) or inner == BaseType("Any"):
-        items = [_any_atom]
-    if items:
-        options.append(st.lists(st.one_of(*items), max_size=3).map(tuple))
-    elif isinstance(inner, ListType):
-        options.append(st.just(()))  # an empty list fits every list type, even 'Tensor[]'
+    elem = _list_elem(inner)
+    if elem is not None:
+        options.append(st.lists(st.one_of(*_base_atoms(elem)), max_size=3).map(tuple))
     return st.one_of(*options) if options else None
 
 
@@ -273,6 +269,9 @@ def function_schemas(draw: st.DrawFn, max_arguments: int = 5) -> FunctionSchema:
     arg_names = draw(st.lists(identifiers, max_size=max_arguments, unique=True))
     args = [draw(arguments(st.just(name))) for name in arg_names]
     n_positional = draw(st.integers(min_value=0, max_value=len(args)))
+    # Required positional arguments come before defaulted ones; varargs take no defaults.
+    positional = sorted(args[:n_positional], key=lambda a: a.has_default)
+    is_vararg = draw(st.booleans()) and not any(a.has_default for a in args)
     is_varret = draw(st.booleans())
     rets: list[Return] = []
     if not is_varret:
@@ -282,10 +281,10 @@ def function_schemas(draw: st.DrawFn, max_arguments: int = 5) -> FunctionSchema:
         draw(identifiers),
         namespace=draw(st.just("") | identifiers),
         overload_name=draw(st.just("") | identifiers),
-        positional=tuple(args[:n_positional]),
+        positional=tuple(positional),
         kwarg_only=tuple(args[n_positional:]),
         returns=tuple(rets),
-        is_vararg=draw(st.booleans()),
+        is_vararg=is_vararg,
         is_varret=is_varret,
     )
 
@@ -293,3 +292,53 @@ def function_schemas(draw: st.DrawFn, max_arguments: int = 5) -> FunctionSchema:
 def _unique_names(names: list[str | None]) -> bool:
     named = [n for n in names if n is not None]
     return len(set(named)) == len(named)
+
+
+# -- re-spacing ----------------------------------------------------------------------------
+
+# ASCII whitespace, as torch's lexer skips it.
+WHITESPACE: Final = (" ", "\t", "\n", "  ", "\r\n", " \t\n", "\f", "\v")
+# '[', ']', ',', a sign before a number, or an item: '[0, -1e-05]' -> [ 0 , - 1e-05 ].
+_LIST_PIECE_RE: Final = re.compile(r"[\[\],]|-(?=[0-9.])|[^\[\],\s]+")
+
+
+def _pieces(tokens: list[str], index: int) -> list[str]:
+    """Token ``tokens[index]`` split where torch's lexer would split it (and spaces may go)."""
+    tok = tokens[index]
+    if tok[:1] == "[" and tok[-1:] == "]" and '"' not in tok and "'" not in tok:
+        return _LIST_PIECE_RE.findall(tok)
+    if tok == "::":
+        return [":", ":"]
+    is_op_name = index == 0 or (index == 2 and tokens[1] == "::")
+    if is_op_name and "." in tok:
+        parts = tok.split(".")
+        return [p for part in parts for p in (part, ".")][:-1]
+    if tok[:1] == "-" and tok[1:2] and tok[1] in "0123456789.":
+        return ["-", tok[1:]]
+    return [tok]
+
+
+def respace(text: str, choose: Callable[[Sequence[str]], str]) -> str:
+    """``text`` with its whitespace changed around every token, keeping its meaning.
+
+    Each run of whitespace becomes another (``choose`` picks from WHITESPACE), and
+    whitespace may appear (or not: ``choose`` also picks from ``("",)``) between any two
+    tokens that touched, and inside tokens torch's lexer reads as several: ``[ 2 ]``,
+    ``[0 , - 1]``, ``aten : : add . Tensor``, ``- 1``. Quoted strings are kept whole.
+    """
+    from typedops.schema._lexer import TOKEN_RE
+
+    matches = [m for m in TOKEN_RE.finditer(text) if m.group(1)]
+    tokens = [m.group(1) for m in matches]
+    out: list[str] = []
+    for index, match in enumerate(matches):
+        spaced_before = match.start(1) > match.start()
+        for n, piece in enumerate(_pieces(tokens, index)):
+            if n == 0 and spaced_before:
+                out.append(choose(WHITESPACE))
+            elif out:
+                out.append(choose(("",) + WHITESPACE))
+            out.append(piece)
+    if text[-1:].isspace():
+        out.append(choose(WHITESPACE))
+    return "".join(out)

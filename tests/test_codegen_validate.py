@@ -32,8 +32,8 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
         ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
         ("- func: pick(Tensor? mask=None, Tensor self) -> Tensor\n  variants: method\n",
-         "ops.yaml:1: argument 'self' of vd::pick has no default but follows one that has, which a Python "
-         "signature allows only for keyword-only parameters"),
+         "ops.yaml:1: invalid schema: argument 'self' has no default but follows 'mask', which has one; "
+         "give 'self' a default or make it keyword-only (after '*') (column 32)"),
         ("- func: pick(Tensor mask, Tensor self) -> Tensor\n  variants: method\n"
          "- func: pick.other(Tensor self, Tensor mask) -> Tensor\n  variants: method\n",
          "ops.yaml:1: vd::pick takes 'self' after other arguments, so it must be the only overload of "

@@ -94,7 +94,7 @@ def test_default_values(text: str, value: object) -> None:
 
 
 def test_default_value_accessor() -> None:
-    arg = parse_schema("f(float eps=1e-05, int x) -> ()").positional
+    arg = parse_schema("f(int x, float eps=1e-05) -> ()").positional[::-1]
     assert arg[0].default_value == 1e-05
     with pytest.raises(LookupError, match="argument 'x' has no default"):
         arg[1].default_value

@@ -26,6 +26,8 @@ from typedops.schema import (
     parse_schema,
     parse_type,
 )
+from typedops.schema._canonical import parse_canonical
+from typedops.schema._parser import parse_tokens
 
 # Lines from native_functions.yaml and TorchScript covering each form of the grammar;
 # every one must print back exactly as written.
@@ -72,12 +74,8 @@ def test_prints_back_exactly(text: str) -> None:
 
 @pytest.mark.parametrize("text", ROUND_TRIP)
 def test_token_parser_and_fast_path_agree(text: str) -> None:
-    from typedops.schema import _parser
-
-    fast = _parser._parse_canonical(text)
-    tokens = _parser._tokenize(text)
-    tokens.append("")
-    assert fast is None or fast == _parser._parse(tokens)
+    fast = parse_canonical(text)
+    assert fast is None or fast == parse_tokens(text)
 
 
 def test_model_of_add_out() -> None:
@@ -164,7 +162,7 @@ ERROR_CASES: Final = [
     ('f(int x=) -> Tensor', "expected a default value for argument 'x', found ')'", 9, 1),
     ('f(Tensor x) -> (Tensor a, Tensor a)', "return name 'a' appears twice", 34, 1),
     ('f(Tensor x) -> (Tensor, Tensor', "expected ',' or ')' between returns, found end of input", 31, 1),
-    ('f(int x=[1, [2]]) -> Tensor', "expected a default value for argument 'x', found '['", 9, 1),
+    ('f(int x=[1, [2]]) -> Tensor', "list defaults do not nest; write a flat list such as [1, 2]", 9, 1),
     ('ns::(Tensor x) -> Tensor', "expected an operator name after '::', found '('", 5, 1),
     ('', 'expected an operator name, found end of input', 1, 1),
     ('f(Tensor x) -> Tensor(a', "expected ')' to close the alias annotation, found end of input", 24, 1),
@@ -172,6 +170,33 @@ ERROR_CASES: Final = [
     ('f(int x=abc) -> Tensor', "default abc does not fit type 'int' of argument 'x': type 'int' takes one of Mean, Sum as a named default", 9, 3),
     ('f(int[2] x=[1, 2.5]) -> Tensor', "default [1, 2.5] does not fit type 'int[2]' of argument 'x': list element 2.5: type 'int' takes int defaults, not float", 12, 8),
     ('f(Tensor x) -> Tensor @', "unexpected '@' after the returns", 23, 1),
+    # -- issue 11: accepted but malformed; torch refuses each --------------------------------
+    ('f(SymInt[ x) -> ()', "'[' is not closed; a list suffix is '[]' or '[N]'", 9, 1),
+    ('f(Tensor x) -> Tensor[', "'[' is not closed; a list suffix is '[]' or '[N]'", 22, 1),
+    ('f(Tensor x) -> Tensor[[]', "'[' is not closed; a list suffix is '[]' or '[N]'", 22, 1),
+    ('f(int[? x) -> Tensor', "'[' is not closed; a list suffix is '[]' or '[N]'", 6, 1),
+    ('f(int x=1, int y) -> Tensor', "argument 'y' has no default but follows 'x', which has one; give 'y' a default or make it keyword-only (after '*')", 16, 1),
+    ('f(int x=1, ...) -> Tensor', "'...' cannot follow arguments with defaults ('x' has one); varargs take every argument by position", 12, 3),
+    ('f(int x, *, int y=2, ...) -> Tensor', "'...' cannot follow arguments with defaults ('y' has one); varargs take every argument by position", 22, 3),
+    ('f(bol flag=False) -> Tensor', "default False does not fit type 'bol' of argument 'flag': type variable 'bol' takes no default (did you mean type 'bool'?)", 12, 5),
+    ('f(t? x=1) -> ()', "default 1 does not fit type 't?' of argument 'x': type variable 't' takes no default but None", 8, 1),
+    ('f(Any x=None) -> ()', "default None does not fit type 'Any' of argument 'x': only an optional type ('T?') takes None", 9, 4),
+    ('f(Any? x=1) -> ()', "default 1 does not fit type 'Any?' of argument 'x': type 'Any' takes no default but None", 10, 1),
+    ('f(SymInt[] stride=1) -> Tensor', "default 1 does not fit type 'SymInt[]' of argument 'stride': a lone value fits only a sized list such as 'SymInt[2]'; write a list, as in [1]", 19, 1),
+    ('f(int[]? x=1) -> ()', "default 1 does not fit type 'int[]?' of argument 'x': a lone value fits only a sized list such as 'int[2]'; write a list, as in [1]", 12, 1),
+    ('f(Tensor[] x=[]) -> ()', "default [] does not fit type 'Tensor[]' of argument 'x': a list of 'Tensor' takes no list default", 14, 2),
+    ('f(complex x=1) -> ()', "default 1 does not fit type 'complex' of argument 'x': type 'complex' takes float defaults, not int", 13, 1),
+    ('f(int x=9223372036854775808) -> ()', "default 9223372036854775808 does not fit type 'int' of argument 'x': integer 9223372036854775808 does not fit in 64 bits", 9, 19),
+    ('f(float x=1e999) -> ()', "default 1e999 does not fit type 'float' of argument 'x': float 1e999 is out of range", 11, 5),
+    ('f(float x=1e-400) -> ()', "default 1e-400 does not fit type 'float' of argument 'x': float 1e-400 is out of range", 11, 6),
+    ('f(int[9223372036854775808] x) -> ()', "a list size must fit in 64 bits, not '[9223372036854775808]'", 6, 21),
+    ('f(int[] x=[1, 2) -> ()', "list default has no closing ']'", 11, 1),
+    ('aten::add.(Tensor x) -> ()', "expected an overload name after '.', found '('", 11, 1),
+    # -- issue 11: a 5,000-digit int was a bare ValueError; deep nesting a RecursionError -------
+    ('f(int x=' + '9' * 5000 + ') -> ()', "default 99999999999999999999999999999999... (5000 characters) does not fit type 'int' of argument 'x': integer 99999999999999999999999999999999... (5000 characters) does not fit in 64 bits", 9, 5000),
+    ('f(int[' + '9' * 5000 + '] x) -> ()', "a list size must fit in 64 bits, not '[9999999999999999999999999999999'... (5002 characters)", 6, 5002),
+    ('f(' + 'Future(' * 101 + 'int' + ')' * 101 + ' x) -> ()', "types nest more than 100 deep; a schema type nests a few levels at most", 710, 3),
+    ('f(int' + '[]' * 101 + ' x) -> ()', "types nest more than 100 deep; a schema type nests a few levels at most", 206, 2),
     ('f(Wibble x) -> Tensor', "unknown type 'Wibble'; the built-in types are Any, AnyClassType, AnyEnumType, Await, Capsule, Device, DeviceIndex, Dict, Dimname, Future, Generator, Layout, MemoryFormat, NoneType, QScheme, RRef, Scalar, ScalarType, Storage, Stream, SymBool, SymFloat, SymInt, Tensor, bool, complex, float, int, str", 3, 6),
 ]
 
@@ -199,3 +224,60 @@ def test_parse_error_is_a_typedops_error_and_a_value_error() -> None:
         parse_schema("f(")
     with pytest.raises(ValueError):
         parse_schema("f(")
+
+
+# -- issue 11: whitespace never changes meaning ------------------------------------------------
+
+
+def test_two_spaces_after_the_arrow_still_mean_two_returns() -> None:
+    # The fast path once took ' (Tensor, Tensor)' as one tuple-typed return.
+    two = parse_schema("f(Tensor x) -> (Tensor, Tensor)")
+    assert parse_schema("f(Tensor x) ->  (Tensor, Tensor)") == two
+    assert two.returns == (Return(TENSOR), Return(TENSOR))
+
+
+@pytest.mark.parametrize(
+    ("spaced", "canonical"),
+    [
+        ("aten :: add . Tensor ( Tensor self ) -> Tensor", "aten::add.Tensor(Tensor self) -> Tensor"),
+        ("aten : : add(Tensor self) -> Tensor", "aten::add(Tensor self) -> Tensor"),
+        ("f(int [ 2 ] x, Tensor? [ ] y) -> ()", "f(int[2] x, Tensor?[] y) -> ()"),
+        ("f(int x= - 1, float y=- .5) -> ()", "f(int x=-1, float y=-.5) -> ()"),
+        ("f(int[] x=[ 0 ,\t- 1 ], int[] y=[ ]) -> ()", "f(int[] x=[0, -1], int[] y=[]) -> ()"),
+        ("f(Tensor\tx)\n->\r\nTensor", "f(Tensor x) -> Tensor"),
+    ],
+)
+def test_whitespace_inside_tokens_torch_splits(spaced: str, canonical: str) -> None:
+    """Where torch's lexer sees several tokens, whitespace may go between them."""
+    assert str(parse_schema(spaced)) == canonical
+
+
+def test_deepest_nesting_parses_prints_compares_and_hashes() -> None:
+    """Nesting up to the limit parses, and the schema prints, compares and hashes."""
+    limit = 100
+    texts = [
+        "f(" + "Dict(str, " * limit + "int" + ")" * limit + " x) -> ()",
+        "f(" + "Future(" * limit + "int" + ")" * limit + " x) -> ()",
+        "f(" + "(" * limit + "int" + ")" * limit + " x) -> ()",
+        "f(int" + "[]" * limit + " x) -> ()",
+        "f() -> " + "(" * (limit + 1) + "int" + ")" * (limit + 1),
+    ]
+    for text in texts:
+        schema = parse_schema(text)
+        assert parse_schema(str(schema)) == schema
+        assert hash(parse_schema(str(schema))) == hash(schema)
+    with pytest.raises(SchemaParseError, match="types nest more than 100 deep"):
+        parse_schema("f(" + "(" * 1000 + "int" + ")" * 1000 + " x) -> ()")
+
+
+def test_model_refuses_what_the_parser_refuses() -> None:
+    with pytest.raises(ValueError, match="argument 'y' has no default but follows 'x'"):
+        FunctionSchema("f", positional=(Argument("x", INT, "1"), Argument("y", INT)))
+    with pytest.raises(ValueError, match="'...' cannot follow arguments with defaults"):
+        FunctionSchema("f", kwarg_only=(Argument("x", INT, "1"),), is_vararg=True)
+    with pytest.raises(ValueError, match="a lone value fits only a sized list"):
+        Argument("x", ListType(INT), "1")
+    with pytest.raises(ValueError, match=r"not in canonical spacing; write \[0, 1\]"):
+        Argument("x", ListType(INT), "[ 0 ,1]")
+    # keyword-only arguments may follow defaulted ones without defaults, as in torch
+    assert str(FunctionSchema("f", positional=(Argument("x", INT, "1"),), kwarg_only=(Argument("y", INT),)))

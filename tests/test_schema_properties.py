@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 import re
+from pathlib import Path
 from collections.abc import Callable
 from typing import Final
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import typedops.core
+
 from typedops.schema import (
+    INT,
     STR,
     Argument,
     ClassType,
@@ -32,9 +37,11 @@ from typedops.schema import (
     parse_schema,
     parse_type,
 )
-from typedops.schema import _parser
+from typedops.schema._canonical import parse_canonical
+from typedops.schema._parser import parse_tokens
 from typedops.schema._types import BASE_TYPE_NAMES
-from tests.strategies import function_schemas, identifiers
+from tests.strategies import function_schemas, identifiers, respace
+from tests.test_schema_parser import ROUND_TRIP
 
 # No deadline: the CI machine is slow and a first example pays for warm-up.
 _FEW: Final = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -43,9 +50,7 @@ _MANY: Final = settings(max_examples=200, deadline=None)
 
 def _token_parse(text: str) -> FunctionSchema:
     """Parse ``text`` with the token parser alone, bypassing the canonical fast path."""
-    tokens = _parser._tokenize(text)
-    tokens.append(_parser._END)
-    return _parser._parse(tokens)
+    return parse_tokens(text)
 
 
 # -- printing and parsing generated schemas ----------------------------------------------
@@ -53,8 +58,8 @@ def _token_parse(text: str) -> FunctionSchema:
 
 @_FEW
 @given(function_schemas())
-# A list default whose strings hold ',' and ']'; a string default with a raw NUL.
-@example(FunctionSchema("f", positional=(Argument("x", ListType(STR), '["a,b", " ]"]'),)))
+# A list default in the compact spelling; a string default with a raw NUL.
+@example(FunctionSchema("f", positional=(Argument("x", ListType(INT), "[0,-1]"),)))
 @example(FunctionSchema("f", kwarg_only=(Argument("x", STR, format_literal("\x00\r\\x")),)))
 def test_printed_schema_parses_back_to_itself(schema: FunctionSchema) -> None:
     """Printing is lossless and canonical: parse(str(s)) == s, and prints the same text."""
@@ -69,7 +74,7 @@ def test_printed_schema_parses_back_to_itself(schema: FunctionSchema) -> None:
 def test_fast_path_agrees_with_token_parser_on_printed_schemas(schema: FunctionSchema) -> None:
     """Note [Canonical fast path]: the fast path answers None or what the token parser builds."""
     text = str(schema)
-    fast = _parser._parse_canonical(text)
+    fast = parse_canonical(text)
     assert fast is None or fast == _token_parse(text) == schema
 
 
@@ -91,6 +96,61 @@ def test_named_type_is_refused_or_prints_back(cls: Callable[[str], Type], name: 
     except ValueError:
         return
     assert parse_type(str(type_)) == type_
+
+
+# -- whitespace never changes meaning ---------------------------------------------------------
+
+
+def _core_schemas() -> list[str]:
+    """The func lines of the bundled core library: real schemas, checked in."""
+    path = Path(typedops.core.__file__).parent / "native_functions.yaml"
+    return [line.split("func: ", 1)[1] for line in path.read_text().splitlines() if line.startswith("- func: ")]
+
+
+REAL_SCHEMAS: Final = ROUND_TRIP + _core_schemas()
+
+
+def same_meaning(schema: FunctionSchema) -> FunctionSchema:
+    """``schema`` with list defaults in canonical spacing: the only text whose spelling the
+    model keeps (``[0,1]`` and ``[0, 1]``) and re-spacing may change."""
+
+    def canonical(arg: Argument) -> Argument:
+        if arg.default is None or arg.default[:1] != "[":
+            return arg
+        return dataclasses.replace(arg, default=format_literal(arg.default_value))
+
+    return dataclasses.replace(
+        schema,
+        positional=tuple(map(canonical, schema.positional)),
+        kwarg_only=tuple(map(canonical, schema.kwarg_only)),
+    )
+
+
+def check_respaced(text: str, spaced: str) -> None:
+    """``spaced`` parses to the schema ``text`` does, by both parser paths."""
+    expected = same_meaning(parse_schema(text))
+    assert same_meaning(parse_schema(spaced)) == expected, spaced
+    assert same_meaning(_token_parse(spaced)) == expected, spaced
+    fast = parse_canonical(spaced)
+    assert fast is None or fast == _token_parse(spaced), spaced
+
+
+@_MANY
+@given(st.sampled_from(REAL_SCHEMAS), st.randoms(use_true_random=False))
+@example("f(Tensor x) -> (Tensor, Tensor)", None)  # '->  (' once read as one tuple-typed return
+def test_respaced_real_schema_parses_the_same(text: str, rng: random.Random | None) -> None:
+    """Spaces, tabs and newlines around (and inside) every token leave the parse unchanged."""
+    if rng is None:
+        check_respaced(text, text.replace("-> ", "->  "))
+        return
+    check_respaced(text, respace(text, rng.choice))
+
+
+@_FEW
+@given(function_schemas(), st.randoms(use_true_random=False))
+def test_respaced_printed_schema_parses_the_same(schema: FunctionSchema, rng: random.Random) -> None:
+    text = str(schema)
+    check_respaced(text, respace(text, rng.choice))
 
 
 # -- text that is not a schema -----------------------------------------------------------
@@ -154,6 +214,7 @@ def _parse_or_refuse(text: str) -> None:
         assert 1 <= error.column <= len(text) + 1, (error.column, text)
         return
     assert _rebuilt(schema) == schema
+    assert hash(_rebuilt(schema)) == hash(schema)
     for arg in schema.arguments:
         if arg.has_default:
             arg.default_value  # noqa: B018  # must not raise
@@ -182,7 +243,7 @@ def test_mutated_schema_text_parses_or_raises_schema_parse_error(text: str) -> N
 @example("ns::f.() -> ()")  # an empty overload name
 def test_fast_path_agrees_with_token_parser_on_mutated_text(text: str) -> None:
     """Whatever the fast path accepts, the token parser accepts too, as the same schema."""
-    fast = _parser._parse_canonical(text)
+    fast = parse_canonical(text)
     if fast is not None:
         assert fast == _token_parse(text)
 

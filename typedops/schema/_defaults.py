@@ -14,25 +14,30 @@ from dataclasses import dataclass
 from typing import Final, Union
 
 from ..vocabulary import ArgumentError
-from ._types import ANY, BaseType, ListType, OptionalType, Type, TypeVar
+from ._lexer import clipped
+from ._types import BaseType, ListType, OptionalType, Type, TypeVar
 
 __all__ = [
     "default_mismatch",
     "EnumDefault",
     "DefaultValue",
     "LITERAL_RE",
+    "list_literal_text",
     "literal_value",
     "format_literal",
 ]
 
-_STRING: Final = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
-_NUMBER: Final = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|-?inf|nan"
-_ATOM: Final = rf"{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*"
-# A whole literal: an atom, or a flat list of atoms with optional spaces after commas.
-LITERAL_RE: Final = re.compile(rf"(?:{_ATOM})|\[ *(?:(?:{_ATOM}) *(?:, *(?:{_ATOM}) *)*)?\]")
-_LIST_ITEM_RE: Final = re.compile(rf" *({_ATOM}) *(?:,|$)")
+_STRING: Final = r'"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\''
+# 'inf' and 'nan' are read as names (and then as floats); '-inf' is a number.
+_NUMBER: Final = r"-?(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+|-inf"
+_ATOM: Final = rf"(?>{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*+)"
+_SPACE: Final = r"[ \t\n\r\f\v]*+"
+# A whole literal: an atom, or a flat list of atoms with any whitespace around its commas.
+# Every repeat is possessive and every atom atomic, so matching never backtracks (Note
+# [Linear-time parsing] in _lexer.py).
+LITERAL_RE: Final = re.compile(rf"{_ATOM}|\[{_SPACE}(?:{_ATOM}{_SPACE}(?:,{_SPACE}{_ATOM}{_SPACE})*+)?+\]")
+_LIST_ITEM_RE: Final = re.compile(rf"{_SPACE}({_ATOM}){_SPACE}(?:,|$)")
 _INT_RE: Final = re.compile(r"-?\d+")
-_NONE_TYPE: Final = BaseType("NoneType")
 # A backslash escape in a quoted default, read as Python reads it (\n, \x41, \101, \u00e9,
 # \N{DEGREE SIGN}). An escape Python does not know, or a malformed one, stays as written.
 _ESCAPE_RE: Final = re.compile(
@@ -60,6 +65,28 @@ class EnumDefault:
 DefaultValue = Union[
     None, bool, int, float, str, EnumDefault, tuple["DefaultValue", ...]
 ]
+
+
+_WHITESPACE: Final = " \t\n\r\f\v"
+_SIGN_SPACE_RE: Final = re.compile(r"^-[ \t\n\r\f\v]++")
+
+
+def list_literal_text(text: str) -> str:
+    """The text the parser keeps for list literal ``text`` (``[...]``, as written).
+
+    Whitespace around tokens never changes meaning, so a list written in any spacing is
+    kept in canonical spacing (``[0, 1]``); the two spellings ``native_functions.yaml``
+    uses, ``[0, 1]`` and ``[0,1]``, are kept as written so printing stays lossless.
+    Text holding quotes is returned unchanged (no list default holds strings).
+    """
+    inner = text[1:-1]
+    if '"' in inner or "'" in inner:
+        return text
+    if not inner.strip(_WHITESPACE):
+        return "[]"
+    items = [_SIGN_SPACE_RE.sub("-", item.strip(_WHITESPACE)) for item in inner.split(",")]
+    spaced = "[" + ", ".join(items) + "]"
+    return text if text == spaced or text == "[" + ",".join(items) + "]" else spaced
 
 
 def literal_value(text: str) -> DefaultValue:
@@ -138,24 +165,26 @@ def format_literal(value: DefaultValue) -> str:
 # -- which defaults fit which types ------------------------------------------------
 # Which literal kinds each base type accepts as a default. TorchScript writes enum
 # defaults as their integer codes, so the enum-like types take ints as well as names.
+# A base type not listed takes no default but None, and only when optional.
 _LITERAL_KINDS: Final[dict[str, frozenset[str]]] = {
     "bool": frozenset({"bool"}),
-    "SymBool": frozenset({"bool"}),
     "int": frozenset({"int"}),
     "SymInt": frozenset({"int"}),
     "DeviceIndex": frozenset({"int"}),
     "float": frozenset({"int", "float"}),
-    "SymFloat": frozenset({"int", "float"}),
-    "complex": frozenset({"int", "float"}),
+    "complex": frozenset({"float"}),  # torch's parser reads a complex default as a float
     "Scalar": frozenset({"int", "float", "bool"}),
     "str": frozenset({"str"}),
     "Device": frozenset({"str"}),
-    "Dimname": frozenset({"str"}),
     "ScalarType": frozenset({"int"}),
     "MemoryFormat": frozenset({"int"}),
     "Layout": frozenset({"int"}),
-    "QScheme": frozenset({"int"}),
 }
+# The element types a list default ('[1, 2]', or a lone value for a sized list) may have:
+# those torch's parser reads list constants of.
+_LIST_ELEMENTS: Final = frozenset(
+    {"bool", "int", "SymInt", "DeviceIndex", "float", "complex", "ScalarType", "MemoryFormat", "Layout"}
+)
 # The bare names each type accepts as a default.
 _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
     "int": frozenset({"Mean", "Sum"}),  # reductions, as in 'int reduction=Mean'
@@ -168,11 +197,18 @@ _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
         {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"}
     ),
     "Layout": frozenset({"strided", "sparse_coo"}),
-    "QScheme": frozenset(
-        {"per_tensor_affine", "per_channel_affine", "per_tensor_symmetric",
-         "per_channel_symmetric", "per_channel_affine_float_qparams"}
-    ),
 }  # fmt: skip
+# Numbers torch reads into 64-bit values: ints past int64 and floats past double are refused.
+_INT64_MAX: Final = 2**63 - 1
+_INT64_DIGITS: Final = 19
+_NO_DEFAULT: Final = "type '{name}' takes no default{but_none}"
+_TYPE_VAR_DEFAULT: Final = "type variable '{name}' takes no default{but_none}{hint}"
+_LONE_UNSIZED: Final = (
+    "a lone value fits only a sized list such as '{elem}[2]'; write a list, as in [{text}]"
+)
+_NO_LIST_DEFAULT: Final = "a list of '{elem}' takes no list default{but_none}"
+_INT_RANGE: Final = "integer {text} does not fit in 64 bits"
+_FLOAT_RANGE: Final = "float {text} is out of range"
 
 
 def _literal_kind(text: str) -> str:
@@ -191,38 +227,80 @@ def _literal_kind(text: str) -> str:
     return "name"
 
 
+def _number_problem(kind: str, text: str) -> str | None:
+    """Why number literal ``text`` does not fit the 64-bit value torch reads it into."""
+    if kind == "int":
+        digits = text.lstrip("-").lstrip("0")
+        if len(digits) > _INT64_DIGITS or int(digits or "0") > _INT64_MAX + text.startswith("-"):
+            return _INT_RANGE.format(text=clipped(text))
+    elif text[-3:] != "inf" and text != "nan":
+        value = float(text)
+        mantissa = text.partition("e")[0].partition("E")[0]
+        if math.isinf(value) or (value == 0.0 and mantissa.strip("-.0")):
+            return _FLOAT_RANGE.format(text=clipped(text))
+    return None
+
+
+def _type_var_hint(name: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(_LITERAL_KINDS), n=1)
+    return f" (did you mean type '{close[0]}'?)" if close else ""
+
+
 def default_mismatch(type_: Type, text: str) -> str | None:
     """Why literal ``text`` cannot be a default of ``type_`` (None when it can).
 
     The parser refuses such a default with this reason, and so does ``Argument``.
 
-    A lone value fits a list type (it is broadcast: ``int[2] stride=1``); a list
+    A lone value fits a sized list type (it is broadcast: ``int[2] stride=1``); a list
     literal's elements must each fit the element type.
     """
     kind = _literal_kind(text)
+    optional = isinstance(type_, OptionalType)
     if kind == "none":
-        if isinstance(type_, OptionalType) or type_ in (ANY, _NONE_TYPE):
-            return None
-        return "only an optional type ('T?') takes None"
+        return None if optional else "only an optional type ('T?') takes None"
+    if kind in ("int", "float"):
+        problem = _number_problem(kind, text)
+        if problem is not None:
+            return problem
     if isinstance(type_, OptionalType):
         type_ = type_.elem
-    if isinstance(type_, TypeVar) or type_ == ANY:
-        return None
-    if kind == "list":
-        if not isinstance(type_, ListType):
-            return "a list default needs a list type"
-        for match in _LIST_ITEM_RE.finditer(text[1:-1]):
-            problem = default_mismatch(type_.elem, match.group(1))
-            if problem is not None:
-                return f"list element {match.group(1)}: {problem}"
-        return None
+    but_none = " but None" if optional else ""
+    if isinstance(type_, TypeVar):
+        hint = _type_var_hint(type_.name)
+        return _TYPE_VAR_DEFAULT.format(name=type_.name, but_none=but_none, hint=hint)
     if isinstance(type_, ListType):
-        type_ = type_.elem  # a lone value is broadcast to every element
-        if isinstance(type_, OptionalType):
-            type_ = type_.elem
+        return _list_default_mismatch(type_, text, kind, but_none)
+    if kind == "list":
+        return "a list default needs a list type"
+    return _single_default_mismatch(type_, text, kind, but_none)
+
+
+def _list_default_mismatch(type_: ListType, text: str, kind: str, but_none: str) -> str | None:
+    elem = type_.elem
+    if not (isinstance(elem, BaseType) and elem.name in _LIST_ELEMENTS):
+        return _NO_LIST_DEFAULT.format(elem=elem, but_none=but_none)
+    if kind != "list":
+        if type_.size is None:
+            return _LONE_UNSIZED.format(elem=elem, text=text)
+        return _single_default_mismatch(elem, text, kind, "")  # broadcast to every element
+    for item in dict.fromkeys(m.group(1) for m in _LIST_ITEM_RE.finditer(text[1:-1])):
+        problem = _single_default_mismatch(elem, item, _literal_kind(item), "")
+        if problem is None and _literal_kind(item) in ("int", "float"):
+            problem = _number_problem(_literal_kind(item), item)
+        if problem is not None:
+            return f"list element {item}: {problem}"
+    return None
+
+
+def _single_default_mismatch(type_: Type, text: str, kind: str, but_none: str) -> str | None:
     if not isinstance(type_, BaseType):
         return f"type '{type_}' takes no default other than None"
     name = type_.name
+    kinds = _LITERAL_KINDS.get(name)
+    if kinds is None:
+        return _NO_DEFAULT.format(name=name, but_none=but_none)
     if kind == "name":
         if text in ("inf", "nan"):
             kind = "float"
@@ -232,8 +310,6 @@ def default_mismatch(type_: Type, text: str) -> str | None:
             names = sorted(_NAMED_DEFAULTS.get(name, ()))
             allowed = f"one of {', '.join(names)}" if names else "no bare names"
             return f"type '{name}' takes {allowed} as a named default"
-    if kind in _LITERAL_KINDS.get(name, ()):
+    if kind in kinds:
         return None
-    kinds = sorted(_LITERAL_KINDS.get(name, ()))
-    takes = " or ".join(kinds) if kinds else "only None"
-    return f"type '{name}' takes {takes} defaults, not {kind}"
+    return f"type '{name}' takes {' or '.join(sorted(kinds))} defaults, not {kind}"

@@ -47,9 +47,8 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Final, Literal, Union
 
-from ..vocabulary import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType
-from ..vocabulary import SchemaInferenceError
-from ._defaults import DefaultValue, EnumDefault, format_literal
+from ..vocabulary import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
+from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
 from ._infer_messages import (
     _PARAM,
@@ -68,6 +67,7 @@ from ._infer_messages import (
     _HINT_TUPLE,
     _HINT_DICT_KEY,
     _BAD_DEFAULT,
+    _UNFIT_DEFAULT,
     _BAD_NONE_DEFAULT,
     _NO_LITERAL,
     _UNRESOLVED,
@@ -413,7 +413,11 @@ def _default_text(type_: Type, value: object) -> str:
         if isinstance(type_, OptionalType):
             return "None"
         raise _BadDefault(_BAD_NONE_DEFAULT)
-    return format_literal(_default_value(type_, value))
+    text = format_literal(_default_value(type_, value))
+    problem = default_mismatch(type_, text)  # the parser's rule, so the schema parses back
+    if problem is not None:
+        raise _BadDefault(_UNFIT_DEFAULT, problem)
+    return text
 
 
 def _default_value(type_: Type, value: object) -> DefaultValue:
@@ -425,6 +429,8 @@ def _default_value(type_: Type, value: object) -> DefaultValue:
             if name == "bool" or name == "Scalar":
                 return value
         elif isinstance(value, int):
+            if name == "complex":
+                return float(value)  # a complex default is written as a float, as torch reads it
             if name in _INT_NAMES or name in _NUMBER_NAMES:
                 return int(value)
         elif isinstance(value, float):

@@ -51,6 +51,10 @@ _NO_LITERAL: Final = (
     "literals; default to None ('{name}: {optional} = None') and pick the value in the "
     "kernel"
 )
+_UNFIT_DEFAULT: Final = (
+    "default {value!r} of {subject} cannot be a schema default ({what}); default to None "
+    "('{name}: {optional} = None') and pick the value in the kernel"
+)
 _UNRESOLVED: Final = (
     "{subject} is annotated '{ann}', which does not resolve in module {module} "
     "({error}); define or import the name there"

@@ -12,10 +12,13 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
 from ..vocabulary import SchemaError, SchemaLookupError
-from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, literal_value
+from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
 from ._types import AliasInfo, ListType, OptionalType, Type
 
-__all__ = ["Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias"]
+__all__ = [
+    "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
+    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT",
+]  # fmt: skip
 
 # In-place dunder methods: their schema name does not end with '_' but they mutate self.
 _INPLACE_DUNDERS: Final = frozenset(
@@ -23,6 +26,15 @@ _INPLACE_DUNDERS: Final = frozenset(
     for op in ("add", "sub", "mul", "div", "mod", "pow", "and", "or", "xor",
                "lshift", "rshift", "matmul", "floordiv", "truediv")
 )  # fmt: skip
+# The order rules of an argument list, as torch's parser enforces them.
+DEFAULT_BEFORE_REQUIRED: Final = (
+    "argument {name!r} has no default but follows {prev!r}, which has one; give {name!r} "
+    "a default or make it keyword-only (after '*')"
+)
+VARARGS_WITH_DEFAULT: Final = (
+    "'...' cannot follow arguments with defaults ({prev!r} has one); varargs take every "
+    "argument by position"
+)
 
 
 def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
@@ -81,6 +93,11 @@ class Argument:
                 raise SchemaError(
                     f"default {self.default!r} of argument {self.name!r} is not a schema "
                     "literal; build it with typedops.schema.format_literal(value)"
+                )
+            if self.default[:1] == "[" and list_literal_text(self.default) != self.default:
+                raise SchemaError(
+                    f"list default {self.default!r} of argument {self.name!r} is not in "
+                    f"canonical spacing; write {list_literal_text(self.default)}"
                 )
             problem = default_mismatch(self.type, self.default)
             if problem is not None:
@@ -173,11 +190,23 @@ class FunctionSchema:
             if arg.name in seen:
                 raise SchemaError(f"argument {arg.name!r} appears twice in {self.full_name}")
             seen.add(arg.name)
+        self._check_defaults_order()
         named = [r.name for r in self.returns if r.name is not None]
         if len(set(named)) != len(named):
             raise SchemaError(f"two returns of {self.full_name} have the same name")
         if self.is_varret and self.returns:
             raise SchemaError("a schema with '...' returns cannot also list returns")
+
+    def _check_defaults_order(self) -> None:
+        defaulted = next((a.name for a in self.positional + self.kwarg_only if a.default is not None), "")
+        if defaulted and self.is_vararg:
+            raise SchemaError(VARARGS_WITH_DEFAULT.format(prev=defaulted))
+        seen = ""
+        for arg in self.positional:
+            if arg.default is not None:
+                seen = seen or arg.name
+            elif seen:
+                raise SchemaError(DEFAULT_BEFORE_REQUIRED.format(name=arg.name, prev=seen))
 
     @classmethod
     def parse(cls, text: str) -> FunctionSchema:

@@ -1,0 +1,163 @@
+"""The parser's fast path for schema text in canonical spacing.
+
+Note [Canonical fast path]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+Almost every schema is written in canonical spacing: ', ' between arguments, ' -> '
+before the returns, one space between a type and its name. For such text, string
+methods (which run in C) split out the pieces, and each piece is checked completely:
+its type text through the interned type table (filled by the full type parser), its
+name with isidentifier(), its default with the literal grammar. Anything the fast path
+is unsure of -- quotes, varargs, Dict(...) or tuple types, a mis-split list default --
+makes it return None, and the token parser decides (and explains any error).
+
+Both paths must build equal schemas from every text, so the fast path accepts only
+*canonical* pieces: the type table holds a type only for the exact text the type prints
+as (``Tensor?[]``, not `` Tensor?[]`` or ``Tensor ?[]``), so no whitespace the splitting
+did not expect can hide in a piece and change its meaning (``->  (Tensor, Tensor)`` is
+two returns, as with one space). A property test re-spaces real schemas and holds both
+paths to the same parse.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
+from ._build import make_return as _return
+from ._build import schema as _schema
+from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
+from ._lexer import END, Failure, tokenize
+from ._model import Argument, FunctionSchema, Return, type_with_alias
+from ._type_parser import parse_type_tokens
+from ._types import AliasInfo, Type
+
+__all__ = ["parse_canonical", "clear_type_table"]
+
+_TYPE_TABLE_LIMIT: Final = 4096
+_TYPE_TEXT_LIMIT: Final = 200  # longer type text is parsed but not interned
+_type_table: dict[str, tuple[Type, AliasInfo | None, int] | None] = {}
+# (type text, default text) pairs already checked to fit: a memo of a yes/no check keyed
+# by strings (cheap to hash); the parsed schema itself is never cached.
+_fitting_defaults: set[tuple[str, str]] = set()
+
+
+def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
+    """``(type, alias, alias_depth)`` for canonical type text such as ``Tensor(a!)[]``, else None."""
+    toks = tokenize(text)
+    try:
+        type_, alias, depth, i = parse_type_tokens(toks, 0)
+        canonical = toks[i] == END and type_with_alias(type_, alias, depth) == text
+        entry = (type_, alias, depth) if canonical else None
+    except Failure:
+        entry = None
+    if len(text) <= _TYPE_TEXT_LIMIT:
+        if len(_type_table) >= _TYPE_TABLE_LIMIT:
+            _type_table.clear()
+        _type_table[text] = entry
+    return entry
+
+
+def clear_type_table() -> None:
+    """Forget interned types and checked defaults (benchmarks start every run cold)."""
+    _type_table.clear()
+    _fitting_defaults.clear()
+
+
+def parse_canonical(text: str) -> FunctionSchema | None:
+    """The fast path of Note [Canonical fast path]: a schema, or None to use the token parser."""
+    open_paren = text.find("(")
+    close = text.find(") -> ", open_paren)
+    if close < 0 or '"' in text or "'" in text or "..." in text or not text.isascii():
+        return None
+    namespace, sep, rest = text[:open_paren].partition("::")
+    if not sep:
+        rest = namespace
+        namespace = ""
+    elif not namespace.isidentifier():
+        return None
+    name, dot, overload = rest.partition(".")
+    if not name.isidentifier() or (dot and not overload.isidentifier()):
+        return None  # 'name.' with an empty overload is the token parser's to refuse
+    table = _type_table
+    fitting = _fitting_defaults
+    new = _new
+    positional: list[Argument] = []
+    kwarg_only: list[Argument] = []
+    current = positional
+    names: set[str] = set()
+    seen_default = False
+    args_text = text[open_paren + 1 : close]
+    if args_text:
+        for piece in args_text.split(", "):
+            if piece == "*":
+                if current is kwarg_only:
+                    return None
+                current = kwarg_only
+                continue
+            decl, eq, default = piece.partition("=")
+            type_text, _, arg_name = decl.rpartition(" ")
+            entry = table[type_text] if type_text in table else _interned_type(type_text)
+            if entry is None or not arg_name.isidentifier() or arg_name in names:
+                return None
+            names.add(arg_name)
+            if eq:
+                if (type_text, default) not in fitting and not _check_default(entry[0], type_text, default):
+                    return None
+                seen_default = True
+            else:
+                if seen_default and current is positional:
+                    return None  # a required positional argument after a defaulted one
+                default = None  # type: ignore[assignment]  # no '=': the argument has no default
+            arg = new(Argument)
+            _arg_name(arg, arg_name)
+            _arg_type(arg, entry[0])
+            _arg_default(arg, default)
+            _arg_alias(arg, entry[1])
+            _arg_depth(arg, entry[2])
+            current.append(arg)
+        if current is kwarg_only and not kwarg_only:
+            return None
+    returns = _returns(text[close + 5 :])
+    if returns is None:
+        return None
+    return _schema(name, namespace, overload, positional, kwarg_only, returns, False, False)
+
+
+def _returns(returns_text: str) -> list[Return] | None:
+    table = _type_table
+    if returns_text[:1] == "(":
+        if returns_text[-1:] != ")":
+            return None
+        inner = returns_text[1:-1]
+        pieces = inner.split(", ") if inner else []
+        if len(pieces) == 1 and pieces[0][:1] == "(":
+            return None  # '((int, Tensor))': leave the tuple-typed return to the token parser
+    else:
+        pieces = [returns_text]
+    returns: list[Return] = []
+    return_names: set[str] = set()
+    for piece in pieces:
+        entry = table[piece] if piece in table else _interned_type(piece)
+        if entry is not None:
+            returns.append(_return(entry[0], None, entry[1], entry[2]))
+            continue
+        type_text, _, return_name = piece.rpartition(" ")
+        entry = table[type_text] if type_text in table else _interned_type(type_text)
+        if entry is None or not return_name.isidentifier() or return_name in return_names:
+            return None
+        return_names.add(return_name)
+        returns.append(_return(entry[0], return_name, entry[1], entry[2]))
+    return returns
+
+
+def _check_default(type_: Type, type_text: str, default: str) -> bool:
+    if not LITERAL_RE.fullmatch(default) or default_mismatch(type_, default) is not None:
+        return False
+    if default[:1] == "[" and list_literal_text(default) != default:
+        return False  # a list in unusual spacing: the token parser keeps it canonical
+    if len(default) + len(type_text) > _TYPE_TEXT_LIMIT:
+        return True
+    if len(_fitting_defaults) >= _TYPE_TABLE_LIMIT:
+        _fitting_defaults.clear()
+    _fitting_defaults.add((type_text, default))
+    return True

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
 
-from ..vocabulary import DispatchKey
+from ..vocabulary import BoundedCache, DispatchKey
 
 __all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
 
@@ -100,7 +100,8 @@ _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 _machinery: tuple[str, ...] = tuple(
     os.path.join(_PACKAGE_DIR, part) + os.sep for part in ("dispatch", "boxing", "schema")
 )
-_inside_machinery: dict[str, bool] = {}
+# File name -> whether it is machinery (cleared when the machinery grows).
+_inside_machinery: Final[BoundedCache[str, bool]] = BoundedCache(1024, "registration machinery files")
 
 
 def add_registration_machinery(folder: str) -> None:
@@ -117,8 +118,7 @@ def _is_inside(filename: str) -> bool:
         # Imported modules' code names absolute paths: abspath (tens of microseconds the
         # first time, on every library's import) only for the others.
         path = filename if os.path.isabs(filename) else os.path.abspath(filename)
-        inside = filename.startswith("<typedops") or path.startswith(_machinery)
-        _inside_machinery[filename] = inside
+        inside = _inside_machinery.put(filename, filename.startswith("<typedops") or path.startswith(_machinery))
     return inside
 
 

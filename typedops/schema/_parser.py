@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final, NoReturn
 
-from ..vocabulary import SchemaParseError
+from ..vocabulary import BoundedCache, SchemaParseError
 from ._defaults import LITERAL_RE, default_mismatch
 from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
 from ._build import alias as _make_alias
@@ -112,7 +112,12 @@ def parse_schema(text: str) -> FunctionSchema:
 # build equal schemas; a property test holds them to it.
 
 _TYPE_TABLE_LIMIT: Final = 4096
-_type_table: dict[str, tuple[Type, AliasInfo | None, int] | None] = {}
+# Type text -> (type, alias, alias depth), or None for text that is not a valid type.
+_type_table: Final[BoundedCache[str, tuple[Type, AliasInfo | None, int] | None]] = BoundedCache(
+    _TYPE_TABLE_LIMIT, "interned schema types"
+)
+# Marks a type text the table has not seen (the table holds None for invalid text).
+_UNSEEN: Final[tuple[Type, AliasInfo | None, int]] = (BaseType("Any"), None, -1)
 
 
 def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
@@ -124,10 +129,7 @@ def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
         entry = (type_, alias, depth) if toks[i] == _END else None
     except _Failure:
         entry = None
-    if len(_type_table) >= _TYPE_TABLE_LIMIT:
-        _type_table.clear()
-    _type_table[text] = entry
-    return entry
+    return _type_table.put(text, entry)
 
 
 def clear_type_table() -> None:
@@ -151,8 +153,8 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
     name, dot, overload = rest.partition(".")
     if not name.isidentifier() or (dot and not overload.isidentifier()):
         return None  # 'name.' with an empty overload is the token parser's to refuse
-    table = _type_table
-    fitting = _fitting_defaults
+    table = _type_table.get
+    fitting = _fitting_defaults.get
     new = _new
     positional: list[Argument] = []
     kwarg_only: list[Argument] = []
@@ -168,12 +170,14 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
                 continue
             decl, eq, default = piece.partition("=")
             type_text, _, arg_name = decl.rpartition(" ")
-            entry = table[type_text] if type_text in table else _interned_type(type_text)
+            entry = table(type_text, _UNSEEN)
+            if entry is _UNSEEN:
+                entry = _interned_type(type_text)
             if entry is None or not arg_name.isidentifier() or arg_name in names:
                 return None
             names.add(arg_name)
             if eq:
-                if (type_text, default) not in fitting and not _check_default(entry[0], type_text, default):
+                if fitting((type_text, default)) is None and not _check_default(entry[0], type_text, default):
                     return None
             else:
                 default = None  # type: ignore[assignment]  # no '=': the argument has no default
@@ -199,12 +203,16 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
         pieces = [returns_text]
     return_names: set[str] = set()
     for piece in pieces:
-        entry = table[piece] if piece in table else _interned_type(piece)
+        entry = table(piece, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = _interned_type(piece)
         if entry is not None:
             returns.append(_return(entry[0], None, entry[1], entry[2]))
             continue
         type_text, _, return_name = piece.rpartition(" ")
-        entry = table[type_text] if type_text in table else _interned_type(type_text)
+        entry = table(type_text, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = _interned_type(type_text)
         if entry is None or not return_name.isidentifier() or return_name in return_names:
             return None
         return_names.add(return_name)
@@ -214,16 +222,15 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
 
 # (type text, default text) pairs already checked to fit: a memo of a yes/no check keyed
 # by strings (cheap to hash); the parsed schema itself is never cached.
-_fitting_defaults: set[tuple[str, str]] = set()
+_fitting_defaults: Final[BoundedCache[tuple[str, str], bool]] = BoundedCache(
+    _TYPE_TABLE_LIMIT, "defaults that fit their type"
+)
 
 
 def _check_default(type_: Type, type_text: str, default: str) -> bool:
     if not LITERAL_RE.fullmatch(default) or default_mismatch(type_, default) is not None:
         return False
-    if len(_fitting_defaults) >= _TYPE_TABLE_LIMIT:
-        _fitting_defaults.clear()
-    _fitting_defaults.add((type_text, default))
-    return True
+    return _fitting_defaults.put((type_text, default), True)
 
 
 def parse_type(text: str) -> Type:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from typing import Any, Final, NamedTuple
 
 from ..vocabulary import BoundedCache, DispatchKey
 
-__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
+__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "KernelKind", "Registration", "caller_location"]
 
 
 class Fallthrough:
@@ -57,10 +58,18 @@ def boxed(fn: Callable[[Any, Any, list[Any]], None]) -> Boxed:
     return Boxed(fn)
 
 
+class KernelKind(enum.Enum):
+    """How a registered kernel is called (its calling convention)."""
+
+    unboxed = "unboxed"  # a typed function: fn(*args) -> returns (or fn(keys, *args))
+    boxed = "boxed"  # a Boxed kernel: fn(op, keys, stack), popping arguments, pushing returns
+    fallthrough = "fallthrough"  # typedops.fallthrough: never called, its key is masked out
+
+
 class _Fields(NamedTuple):
     key: DispatchKey
     fn: Any
-    kind: str
+    kind: KernelKind
     with_keys: bool
     source: str
     # For an unboxed kernel of generated code: the factory, written into the generated
@@ -71,8 +80,7 @@ class _Fields(NamedTuple):
 class Registration(_Fields):
     """One kernel or fallback as registered: what, where from, and how it is called.
 
-    ``kind`` is ``"unboxed"``, ``"boxed"`` or ``"fallthrough"``; ``with_keys`` marks an
-    unboxed kernel whose first parameter receives the dispatch key set.
+    ``kind`` is its ``KernelKind``; ``with_keys`` marks an unboxed kernel whose first parameter receives the dispatch key set.
 
     Immutable, and compared by identity: two registrations of the same kernel are two
     entries on a key's stack, each removed on its own, each with its own wrappers. A
@@ -86,11 +94,11 @@ class Registration(_Fields):
     __hash__ = object.__hash__
 
     def describe(self) -> str:
-        if self.kind == "fallthrough":
+        if self.kind is KernelKind.fallthrough:
             return "fallthrough"
         name = getattr(self.fn.fn if isinstance(self.fn, Boxed) else self.fn, "__qualname__", repr(self.fn))
         keyed = ", takes keys" if self.with_keys else ""
-        return f"{self.kind} {name}{keyed}"
+        return f"{self.kind.value} {name}{keyed}"
 
 
 _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

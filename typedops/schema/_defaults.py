@@ -7,11 +7,14 @@ module turns that text into a Python value and a Python value into canonical tex
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Final, Union
+
+from typing_extensions import assert_never
 
 from ._types import ANY, BaseType, ListType, OptionalType, Type, TypeVar
 
@@ -135,25 +138,38 @@ def format_literal(value: DefaultValue) -> str:
 
 
 # -- which defaults fit which types ------------------------------------------------
+class LiteralKind(enum.Enum):
+    """What kind of value a default's literal text is; the values are the words messages use."""
+
+    str = "str"  # quoted
+    list = "list"  # [...]
+    bool = "bool"  # True, False
+    none = "none"  # None
+    int = "int"
+    float = "float"  # with a point or exponent, inf, nan
+    name = "name"  # a bare name (Mean, contiguous_format, float32...)
+
+
+_L: Final = LiteralKind
 # Which literal kinds each base type accepts as a default. TorchScript writes enum
 # defaults as their integer codes, so the enum-like types take ints as well as names.
-_LITERAL_KINDS: Final[dict[str, frozenset[str]]] = {
-    "bool": frozenset({"bool"}),
-    "SymBool": frozenset({"bool"}),
-    "int": frozenset({"int"}),
-    "SymInt": frozenset({"int"}),
-    "DeviceIndex": frozenset({"int"}),
-    "float": frozenset({"int", "float"}),
-    "SymFloat": frozenset({"int", "float"}),
-    "complex": frozenset({"int", "float"}),
-    "Scalar": frozenset({"int", "float", "bool"}),
-    "str": frozenset({"str"}),
-    "Device": frozenset({"str"}),
-    "Dimname": frozenset({"str"}),
-    "ScalarType": frozenset({"int"}),
-    "MemoryFormat": frozenset({"int"}),
-    "Layout": frozenset({"int"}),
-    "QScheme": frozenset({"int"}),
+_LITERAL_KINDS: Final[dict[str, frozenset[LiteralKind]]] = {
+    "bool": frozenset({_L.bool}),
+    "SymBool": frozenset({_L.bool}),
+    "int": frozenset({_L.int}),
+    "SymInt": frozenset({_L.int}),
+    "DeviceIndex": frozenset({_L.int}),
+    "float": frozenset({_L.int, _L.float}),
+    "SymFloat": frozenset({_L.int, _L.float}),
+    "complex": frozenset({_L.int, _L.float}),
+    "Scalar": frozenset({_L.int, _L.float, _L.bool}),
+    "str": frozenset({_L.str}),
+    "Device": frozenset({_L.str}),
+    "Dimname": frozenset({_L.str}),
+    "ScalarType": frozenset({_L.int}),
+    "MemoryFormat": frozenset({_L.int}),
+    "Layout": frozenset({_L.int}),
+    "QScheme": frozenset({_L.int}),
 }
 # The bare names each type accepts as a default.
 _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
@@ -174,20 +190,20 @@ _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
 }  # fmt: skip
 
 
-def _literal_kind(text: str) -> str:
-    """'str', 'list', 'bool', 'none', 'int', 'float' or 'name' for a checked literal."""
+def _literal_kind(text: str) -> LiteralKind:
+    """The kind of a checked literal."""
     first = text[0]
     if first in "\"'":
-        return "str"
+        return _L.str
     if first == "[":
-        return "list"
+        return _L.list
     if text in ("True", "False"):
-        return "bool"
+        return _L.bool
     if text == "None":
-        return "none"
+        return _L.none
     if first.isdigit() or first in "-." or text in ("inf", "nan"):
-        return "int" if text.lstrip("-").isdigit() else "float"
-    return "name"
+        return _L.int if text.lstrip("-").isdigit() else _L.float
+    return _L.name
 
 
 def default_mismatch(type_: Type, text: str) -> str | None:
@@ -199,7 +215,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     literal's elements must each fit the element type.
     """
     kind = _literal_kind(text)
-    if kind == "none":
+    if kind is _L.none:
         if isinstance(type_, OptionalType) or type_ in (ANY, _NONE_TYPE):
             return None
         return "only an optional type ('T?') takes None"
@@ -207,7 +223,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
         type_ = type_.elem
     if isinstance(type_, TypeVar) or type_ == ANY:
         return None
-    if kind == "list":
+    if kind is _L.list:
         if not isinstance(type_, ListType):
             return "a list default needs a list type"
         for match in _LIST_ITEM_RE.finditer(text[1:-1]):
@@ -222,17 +238,21 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     if not isinstance(type_, BaseType):
         return f"type '{type_}' takes no default other than None"
     name = type_.name
-    if kind == "name":
-        if text in ("inf", "nan"):
-            kind = "float"
-        elif text in _NAMED_DEFAULTS.get(name, ()):
+    if kind is _L.name:
+        if text in _NAMED_DEFAULTS.get(name, ()):
             return None
-        else:
-            names = sorted(_NAMED_DEFAULTS.get(name, ()))
-            allowed = f"one of {', '.join(names)}" if names else "no bare names"
-            return f"type '{name}' takes {allowed} as a named default"
+        names = sorted(_NAMED_DEFAULTS.get(name, ()))
+        allowed = f"one of {', '.join(names)}" if names else "no bare names"
+        return f"type '{name}' takes {allowed} as a named default"
+    if kind is _L.str or kind is _L.bool or kind is _L.int or kind is _L.float:
+        return _base_mismatch(name, kind)
+    assert_never(kind)
+
+
+def _base_mismatch(name: str, kind: LiteralKind) -> str | None:
+    """Why a ``kind`` literal cannot be a default of base type ``name`` (None when it can)."""
     if kind in _LITERAL_KINDS.get(name, ()):
         return None
-    kinds = sorted(_LITERAL_KINDS.get(name, ()))
+    kinds = sorted(k.value for k in _LITERAL_KINDS.get(name, ()))
     takes = " or ".join(kinds) if kinds else "only None"
-    return f"type '{name}' takes {takes} defaults, not {kind}"
+    return f"type '{name}' takes {takes} defaults, not {kind.value}"

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import inspect
 import linecache
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 import pytest
 
 from typedops.boxing import (
+    ArgCheck,
     BoxedReturnError,
+    CheckKind,
+    Conversion,
+    SequenceKind,
+    conversions_for,
     GeneratedSourceError,
     boxing_source,
     call_shape,
@@ -46,7 +52,8 @@ def test_unboxing_source_text() -> None:
 
 
 def test_unboxing_source_with_keys_conversions_and_two_returns() -> None:
-    assert unboxing_source(SPLIT, keyed=True, conversions=("", "tuple:2", "")) == (
+    conversions = (None, Conversion(SequenceKind.tuple, 2), None)
+    assert unboxing_source(SPLIT, keyed=True, conversions=conversions) == (
         "def make(_fn):\n"
         "    def unboxing(op, keys, stack):\n"
         "        a2 = stack.pop()\n"
@@ -170,6 +177,67 @@ def test_conversions() -> None:
     assert to_list((1, 2)) == [1, 2] and to_list(3, 2) == [3, 3] and to_list(None) is None
     same = (1, 2)
     assert to_tuple(same) is same
+
+
+def test_conversions_follow_the_kernels_sequence_annotations() -> None:
+    schema = parse_schema("t::f(int[2] a, int[] b, int[]? c, int[] d, int[] e, int n) -> ()")
+
+    def kernel(
+        a: tuple[int, int], b: list[int], c: Optional[tuple[int, ...]], d: Sequence[int],
+        e: Union[list[int], tuple[int, ...]], n: int,
+    ) -> None:
+        raise NotImplementedError
+
+    assert conversions_for(schema, kernel, with_keys=False) == (
+        Conversion(SequenceKind.tuple, 2), Conversion(SequenceKind.list), Conversion(SequenceKind.tuple),
+        None, None, None,
+    )  # fmt: skip
+    no_lists = parse_schema("t::g(Tensor x, int n) -> ()")
+    assert conversions_for(no_lists, kernel, with_keys=False) == (None, None)
+
+
+def test_conversion_source_names_the_converter_and_the_size() -> None:
+    shape = call_shape(parse_schema("t::f(int[] a, int[3] b) -> ()"))
+    lines = unboxing_source(shape, False, (Conversion(SequenceKind.list), Conversion(SequenceKind.list, 3)))
+    assert "        a0 = _to_list(a0)\n        a1 = _to_list(a1, 3)\n" in lines
+
+
+@pytest.mark.parametrize(
+    ("kind", "size", "message"),
+    [
+        ("tuple", None, "a Conversion converts to a SequenceKind, not 'tuple'"),
+        (SequenceKind.list, -1, "a Conversion's size is None or a whole number >= 0, not -1"),
+        (SequenceKind.list, "2); import os; (", "a Conversion's size is None or a whole number >= 0, not '2); import os; ('"),
+        (SequenceKind.tuple, True, "a Conversion's size is None or a whole number >= 0, not True"),
+    ],
+)
+def test_a_conversion_refuses_what_cannot_be_written_into_source(kind: Any, size: Any, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        Conversion(kind, size)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("type_text", "check"),
+    [
+        ("Tensor", ArgCheck(CheckKind.tensor)),
+        ("Tensor?[]", ArgCheck(CheckKind.tensor)),
+        ("int", ArgCheck(CheckKind.int)),
+        ("SymInt?", ArgCheck(CheckKind.int, optional=True)),
+        ("float?", ArgCheck(CheckKind.float, optional=True)),
+        ("Scalar", ArgCheck(CheckKind.scalar)),
+        ("Device?", ArgCheck(CheckKind.device, optional=True)),
+        ("ScalarType", ArgCheck(CheckKind.scalar_type)),
+        ("int[2]", ArgCheck(CheckKind.slow)),
+        ("Dict(str, int)?", ArgCheck(CheckKind.slow)),
+        ("Any", ArgCheck(CheckKind.none)),
+        ("Generator?", ArgCheck(CheckKind.none)),
+        ("t", ArgCheck(CheckKind.none)),
+    ],
+)
+def test_each_argument_type_gets_its_fast_check(type_text: str, check: ArgCheck) -> None:
+    (arg,) = call_shape(parse_schema(f"t::f({type_text} a) -> ()")).args
+    assert arg.check == check
 
 
 def test_stack_helpers() -> None:

@@ -292,3 +292,20 @@ def test_static_dispatch_uses_the_registration_kernel_modules(tmp_path: Path) ->
                 del sys.modules[name]
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_overload_choosers_tell_tensors_from_numbers() -> None:
+    from typedops.codegen._api import chooser_lines
+    from typedops.schema import parse_schema
+
+    schemas = [
+        parse_schema("t::f.Tensor(Tensor self, Tensor other) -> Tensor"),
+        parse_schema("t::f.Scalar(Tensor self, Scalar other) -> Tensor"),
+    ]
+    lines = chooser_lines("f", schemas, ["_f_tensor", "_f_scalar"], "_CANDIDATES")
+    assert lines[3:7] == [
+        "    if isinstance(_v1, _Tensor):",
+        "        return _f_tensor(*args, **kwargs)",
+        "    if isinstance(_v1, _NUMBERS):",
+        "        return _f_scalar(*args, **kwargs)",
+    ]

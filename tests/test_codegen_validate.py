@@ -124,3 +124,24 @@ def test_static_dispatch_takes_backend_keys_only(tmp_path: Path) -> None:
     assert str(info.value) == (
         "--static-dispatch: 'Autograd' is not a backend key (use some of CPU, Meta, PrivateUse1, PrivateUse2, PrivateUse3)"
     )
+
+
+@pytest.mark.parametrize(
+    ("variants", "groups"),
+    [
+        ("", {"function": ["double"], "method": []}),
+        ("  variants: method\n", {"function": [], "method": ["double"]}),
+        ("  variants: method, function\n", {"function": ["double"], "method": ["double"]}),
+        ("  variants: function,function\n", {"function": ["double"], "method": []}),
+    ],
+)
+def test_variants_choose_the_api_an_op_appears_in(tmp_path: Path, variants: str, groups: dict[str, list[str]]) -> None:
+    from typedops.codegen._api import group
+    from typedops.codegen._model import Options, Variant
+    from typedops.codegen._validate import load_entries
+
+    path = tmp_path / "ops.yaml"
+    path.write_text(GOOD.replace("  dispatch:", variants + "  dispatch:"))
+    options = Options(namespace="vd", kernels_module=KERNELS, source_label="ops.yaml", command="test")
+    entries = load_entries(path, options, Path(__file__).parents[1] / "typedops" / "core" / "native_functions.yaml")
+    assert {v.value: list(group(entries, v)) for v in Variant} == groups

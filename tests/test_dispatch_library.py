@@ -36,7 +36,9 @@ from typedops import (
     ops,
     tensor,
 )
+from typedops.boxing import ArgCheck, CheckKind
 from typedops.schema import parse_schema
+from typedops.vocabulary import Layout, MemoryFormat, ScalarType
 
 K = DispatchKey
 CEA = K.CompositeExplicitAutograd
@@ -774,6 +776,40 @@ def test_no_kernel_error_for_an_included_key(ns: str) -> None:
 
 
 # -- calling boxed ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "fits", "goes_to_the_slow_check"),
+    [
+        (CheckKind.int, 3, True),
+        (CheckKind.float, 3, "3.0"),
+        (CheckKind.bool, False, 0),
+        (CheckKind.scalar, 2j, "2"),
+        (CheckKind.complex, 2.0, True),
+        (CheckKind.str, "s", b"s"),
+        (CheckKind.scalar_type, ScalarType.float32, "float32"),
+        (CheckKind.layout, Layout.strided, 0),
+        (CheckKind.memory_format, MemoryFormat.contiguous_format, 0),
+        (CheckKind.device, "cpu", 0),
+    ],
+)
+def test_every_exact_type_check_of_a_boxed_call(kind: CheckKind, fits: Any, goes_to_the_slow_check: Any) -> None:
+    from typedops.dispatch._entry import _GLOBALS, _check_expr
+
+    test = _check_expr(ArgCheck(kind), 0, "v")
+    optional = _check_expr(ArgCheck(kind, optional=True), 0, "v")
+    assert test is not None and optional is not None
+    assert eval(test, dict(_GLOBALS), {"v": fits}) is True
+    assert eval(test, dict(_GLOBALS), {"v": goes_to_the_slow_check}) is False
+    assert eval(optional, dict(_GLOBALS), {"v": None}) is True and eval(test, dict(_GLOBALS), {"v": None}) is False
+
+
+def test_checks_without_an_exact_type_test() -> None:
+    from typedops.dispatch._entry import _check_expr
+
+    assert _check_expr(ArgCheck(CheckKind.tensor), 0, "v") is None
+    assert _check_expr(ArgCheck(CheckKind.none), 0, "v") is None
+    assert _check_expr(ArgCheck(CheckKind.slow), 2, "_a2") == "_fits(_op, 2, _a2)"
 
 
 def test_call_boxed_fills_trailing_defaults(ns: str) -> None:

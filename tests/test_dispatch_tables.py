@@ -30,6 +30,9 @@ from typedops import (
     tensor,
 )
 
+from typedops.dispatch._kernel import KernelKind, Registration
+from typedops.dispatch._operator import SlotRule
+
 K = DispatchKey
 CEA = K.CompositeExplicitAutograd
 CIA = K.CompositeImplicitAutograd
@@ -756,17 +759,57 @@ def test_dispatcher_state_lists_ops_and_fallbacks(ns: str) -> None:
 
 
 def test_registrations_are_immutable_and_compared_by_identity() -> None:
-    from typedops.dispatch._kernel import Registration
-
     def kernel(x: Tensor) -> Tensor:
         return x
 
-    first = Registration(DispatchKey.CPU, kernel, "unboxed", False, "here:1")
-    second = Registration(DispatchKey.CPU, kernel, "unboxed", False, "here:1")
+    first = Registration(DispatchKey.CPU, kernel, KernelKind.unboxed, False, "here:1")
+    second = Registration(DispatchKey.CPU, kernel, KernelKind.unboxed, False, "here:1")
     assert first != second and first == first
     assert len({first, second}) == 2 and [first, second].index(second) == 1
     assert (first.key, first.fn, first.kind, first.with_keys, first.source) == (
-        DispatchKey.CPU, kernel, "unboxed", False, "here:1"
+        DispatchKey.CPU, kernel, KernelKind.unboxed, False, "here:1"
     )  # fmt: skip
     with pytest.raises(AttributeError):
         first.source = "elsewhere:2"  # type: ignore[misc]
+
+
+def test_each_registration_records_its_kernel_kind(ns: str) -> None:
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL") as impl:
+        op = lib.define(F)
+        lib.impl("f", returning("cpu"), "CPU")
+        lib.impl("f", boxed(pushing("meta")), "Meta")
+        lib.impl("f", fallthrough, K.Tracer)
+        impl.fallback(pushing("profiler"), K.Profiler)
+        registrations = op._entry.registrations
+        kinds = {key.name: stack[-1].kind for key, stack in registrations.items()}
+        assert kinds == {"CPU": KernelKind.unboxed, "Meta": KernelKind.boxed, "Tracer": KernelKind.fallthrough}
+        assert dispatcher.fallbacks_for(ns)[K.Profiler].kind is KernelKind.boxed
+        assert [r.describe() for r in (registrations[K.CPU][-1], registrations[K.Tracer][-1])] == [
+            "unboxed cpu", "fallthrough"
+        ]  # fmt: skip
+
+
+def test_each_slot_names_the_precedence_rule_that_filled_it(ns: str) -> None:
+    # Note [Table precedence], one rule per slot.
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL") as impl:
+        op = lib.define(F)
+        lib.impl("f", returning("cpu"), "CPU")
+        lib.impl("f", returning("implicit"), CIA)
+        lib.impl("f", returning("autograd"), K.Autograd)
+        impl.fallback(pushing("profiler"), K.Profiler)
+        slots = op._entry.slots()
+        rules = {key.name: slots[key + 1][1] for key in (K.CPU, K.Meta, K.AutogradCPU, K.Profiler, K.Python)}
+        assert rules == {
+            "CPU": SlotRule.kernel,
+            "Meta": SlotRule.composite_implicit,
+            "AutogradCPU": SlotRule.autograd_alias,
+            "Profiler": SlotRule.fallback,
+            "Python": SlotRule.fallback,  # the global built-in fallthrough fallback
+        }
+        assert slots[0][1] is SlotRule.composite_implicit
+        lib.impl("f", returning("explicit"), CEA)
+        slots = op._entry.slots()
+        assert slots[0][1] is slots[K.Meta + 1][1] is SlotRule.composite_explicit
+    with Library(ns, "DEF") as lib:
+        slots = lib.define(F)._entry.slots()
+        assert slots[0] == (None, SlotRule.missing) and slots[K.CPU + 1] == (None, SlotRule.missing)

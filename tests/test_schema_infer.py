@@ -258,6 +258,25 @@ def test_string_annotations_are_evaluated_on_every_call() -> None:
     assert str(infer_schema(namespace["resize"])) == "resize(Tensor x, SymInt size) -> Tensor"
 
 
+def test_the_annotation_caches_never_answer_for_a_dead_annotation() -> None:
+    # Note [Annotation cache] keys on id(annotation). ``list[int]`` makes a new object each
+    # time; freed, its memory (hence its id) may go to the next alias made, here a
+    # ``list[float]``: an entry that outlived its annotation would answer ``int[]`` for it.
+    # 2000 rounds put twice the caches' limit, so their eviction is exercised too.
+    def f(xs: object) -> None:
+        raise NotImplementedError
+
+    wrong = []
+    for n in range(2000):
+        for element, text in ((int, "f(int[] xs) -> ()"), (float, "f(float[] xs) -> ()")):
+            f.__annotations__ = {"xs": list[element], "return": None}  # type: ignore[valid-type]
+            got = str(infer_schema(f, name="f"))
+            f.__annotations__ = {}
+            if got != text:
+                wrong.append((n, got))
+    assert wrong == []
+
+
 def test_schemas_share_the_arguments_of_equal_parameters() -> None:
     # Note [Argument cache]: one Argument object per distinct (name, kind, annotation, default).
     def f(x: Tensor, n: int = 2, *, flag: bool = True) -> Tensor:

@@ -281,3 +281,36 @@ def test_model_refuses_what_the_parser_refuses() -> None:
         Argument("x", ListType(INT), "[ 0 ,1]")
     # keyword-only arguments may follow defaulted ones without defaults, as in torch
     assert str(FunctionSchema("f", positional=(Argument("x", INT, "1"),), kwarg_only=(Argument("y", INT),)))
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("'a'", "str"), ('"a"', "str"), ("[1, 2]", "list"), ("[]", "list"), ("True", "bool"),
+        ("False", "bool"), ("None", "none"), ("3", "int"), ("-3", "int"), ("3.", "float"),
+        ("1e-05", "float"), ("-inf", "float"), ("inf", "float"), ("nan", "float"), ("Mean", "name"),
+    ],
+)  # fmt: skip
+def test_each_default_literal_has_one_kind(text: str, kind: str) -> None:
+    from typedops.schema._defaults import LiteralKind, _literal_kind
+
+    assert _literal_kind(text) is LiteralKind(kind)
+
+
+@pytest.mark.parametrize(
+    ("type_text", "default", "reason"),
+    [
+        ("Scalar", "'a'", "type 'Scalar' takes bool or float or int defaults, not str"),
+        ("Tensor", "1", "type 'Tensor' takes no default"),
+        ("float", "True", "type 'float' takes float or int defaults, not bool"),
+        ("Layout", "channels_last", "type 'Layout' takes one of sparse_coo, strided as a named default"),
+        ("float", "Mean", "type 'float' takes no bare names as a named default"),
+        ("float[]", "[1, inf, nan]", None),
+        ("Layout", "0", None),
+        ("int?", "None", None),
+    ],
+)
+def test_default_kinds_name_what_a_type_takes(type_text: str, default: str, reason: str | None) -> None:
+    from typedops.schema._defaults import default_mismatch
+
+    assert default_mismatch(parse_type(type_text), default) == reason

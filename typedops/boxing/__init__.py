@@ -1,8 +1,8 @@
 """The boxed world: the stack, and generated wrappers between the calling conventions."""
 
-from ._convert import conversions_for, to_list, to_tuple
+from ._convert import Conversion, SequenceKind, conversions_for, to_list, to_tuple
 from ._ivalue import Tag, mismatch, tag_of, type_name
-from ._shape import ArgShape, CallShape, TensorUse, call_shape, shape_and_defaults, tensor_use
+from ._shape import ArgCheck, ArgShape, CallShape, CheckKind, TensorUse, call_shape, shape_and_defaults, tensor_use
 from ._source import GeneratedSourceError, check_identifier, install
 from ._stack import Stack, drop, last, peek, pop, push
 from ._values import default_value, python_name
@@ -34,6 +34,8 @@ __all__ = [
     "install",
     # what generated wrappers call
     "conversions_for",
+    "Conversion",
+    "SequenceKind",
     "to_list",
     "to_tuple",
     "bad_returns",
@@ -46,6 +48,8 @@ __all__ = [
     # shapes and values
     "CallShape",
     "ArgShape",
+    "ArgCheck",
+    "CheckKind",
     "TensorUse",
     "call_shape",
     "shape_and_defaults",

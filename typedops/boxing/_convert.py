@@ -10,27 +10,58 @@ through unchanged.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import typing
 from collections.abc import Callable
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Any, Final, Union
 
 from ..schema import FunctionSchema, ListType, OptionalType, Type
 
-__all__ = ["conversions_for", "to_tuple", "to_list"]
+__all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list"]
 
 
-def _sequence_kind(annotation: Any) -> str:
-    """'tuple', 'list' or '' for what a parameter annotation asks a sequence to be."""
+class SequenceKind(enum.Enum):
+    """The sequence type a kernel's annotation asks a list argument to arrive as."""
+
+    tuple = "tuple"
+    list = "list"
+
+
+_BAD_KIND: Final = "a Conversion converts to a SequenceKind, not {kind!r}"
+_BAD_SIZE: Final = "a Conversion's size is None or a whole number >= 0, not {size!r}"
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What an unboxing wrapper does to one argument: make it a ``kind``, broadcasting a
+    lone value to ``size`` elements when the schema gives the list a size (``int[2]``).
+
+    Both fields reach generated source (``_to_tuple(a1, 2)``), so both are checked here.
+    """
+
+    kind: SequenceKind
+    size: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, SequenceKind):
+            raise ValueError(_BAD_KIND.format(kind=self.kind))
+        if self.size is not None and (type(self.size) is not int or self.size < 0):
+            raise ValueError(_BAD_SIZE.format(size=self.size))
+
+
+def _sequence_kind(annotation: Any) -> SequenceKind | None:
+    """The sequence type a parameter annotation asks for; None: any (pass as is)."""
     origin = typing.get_origin(annotation)
     if origin is Union or (origin is not None and origin.__class__.__name__ == "UnionType"):
         kinds = {_sequence_kind(a) for a in typing.get_args(annotation) if a is not type(None)}
-        return kinds.pop() if len(kinds) == 1 else ""
+        return kinds.pop() if len(kinds) == 1 else None
     if origin is tuple or annotation is tuple:
-        return "tuple"
+        return SequenceKind.tuple
     if origin is list or annotation is list:
-        return "list"
-    return ""
+        return SequenceKind.list
+    return None
 
 
 def _list_size(type_: Type) -> int | None:
@@ -43,24 +74,18 @@ def _is_list(type_: Type) -> bool:
     return isinstance(type_.elem if isinstance(type_, OptionalType) else type_, ListType)
 
 
-def conversions_for(schema: FunctionSchema, kernel: Callable[..., Any], *, with_keys: bool) -> tuple[str, ...]:
-    """One code per schema argument: '' (pass as is), 'tuple' or 'list', with ':N' for a
-    size to broadcast a lone value to."""
+def conversions_for(
+    schema: FunctionSchema, kernel: Callable[..., Any], *, with_keys: bool
+) -> tuple[Conversion | None, ...]:
+    """One ``Conversion`` per schema argument, or None where the value passes as is."""
     if not any(_is_list(a.type) for a in schema.arguments):
-        return ("",) * len(schema.arguments)  # nothing to convert; skip reading annotations
+        return (None,) * len(schema.arguments)  # nothing to convert; skip reading annotations
     annotations = _annotations(kernel, with_keys)
-    codes = []
+    conversions: list[Conversion | None] = []
     for arg in schema.arguments:
-        if arg.name not in annotations or not _is_list(arg.type):
-            codes.append("")
-            continue
-        kind = _sequence_kind(annotations[arg.name])
-        size = _list_size(arg.type)
-        if kind and size is not None:
-            codes.append(f"{kind}:{size}")
-        else:
-            codes.append(kind)
-    return tuple(codes)
+        kind = _sequence_kind(annotations[arg.name]) if arg.name in annotations and _is_list(arg.type) else None
+        conversions.append(None if kind is None else Conversion(kind, _list_size(arg.type)))
+    return tuple(conversions)
 
 
 def _annotations(kernel: Callable[..., Any], with_keys: bool) -> dict[str, Any]:

@@ -16,11 +16,14 @@ import enum
 
 from typing import Any, Final, NamedTuple
 
-from ..vocabulary import ArgumentValueError
-from ..schema import Argument, BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
+from ..vocabulary import ArgumentValueError, BoundedCache
+from ..schema import BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
 from ._values import default_value, python_name
 
-__all__ = ["TensorUse", "ArgShape", "CallShape", "call_shape", "shape_and_defaults", "tensor_use", "check_kind"]
+__all__ = [
+    "TensorUse", "CheckKind", "ArgCheck", "ArgShape", "CallShape", "call_shape", "shape_and_defaults",
+    "tensor_use", "arg_check",
+]  # fmt: skip
 
 
 class TensorUse(str, enum.Enum):
@@ -52,39 +55,64 @@ def tensor_use(type_: Type) -> TensorUse:
     return TensorUse.tensor
 
 
-# How a boxed call checks an argument's value quickly (see check_kind).
+class CheckKind(str, enum.Enum):
+    """The fast check a boxed call makes on an argument's value (see ``arg_check``)."""
+
+    __hash__ = str.__hash__  # first: the members below shadow the builtins in this body
+
+    tensor = "tensor"  # none here: the key extraction checks it
+    none = "none"  # not checked (Any, type variables, classes)
+    slow = "slow"  # the full ``mismatch`` check on every call (lists, dicts, tuples)
+    # An exact-type test per base type (subclasses go to the slow check, which accepts them):
+    int = "int"
+    float = "float"
+    bool = "bool"
+    scalar = "scalar"
+    complex = "complex"
+    str = "str"
+    scalar_type = "scalar_type"
+    layout = "layout"
+    memory_format = "memory_format"
+    device = "device"
+
+
+class ArgCheck(NamedTuple):
+    """An argument's fast check: its kind, and for an exact-type test whether None passes too."""
+
+    kind: CheckKind
+    optional: bool = False
+
+
+# How a boxed call checks an argument's value quickly (see arg_check).
 _CHECK_BY_BASE: Final = {
-    "int": "int", "SymInt": "int", "DeviceIndex": "int",
-    "float": "float", "SymFloat": "float",
-    "bool": "bool", "SymBool": "bool",
-    "Scalar": "scalar", "complex": "complex", "str": "str",
-    "ScalarType": "scalar_type", "Layout": "layout", "MemoryFormat": "memory_format",
-    "Device": "device",
+    "int": CheckKind.int, "SymInt": CheckKind.int, "DeviceIndex": CheckKind.int,
+    "float": CheckKind.float, "SymFloat": CheckKind.float,
+    "bool": CheckKind.bool, "SymBool": CheckKind.bool,
+    "Scalar": CheckKind.scalar, "complex": CheckKind.complex, "str": CheckKind.str,
+    "ScalarType": CheckKind.scalar_type, "Layout": CheckKind.layout,
+    "MemoryFormat": CheckKind.memory_format, "Device": CheckKind.device,
 }  # fmt: skip
 _UNCHECKED: Final = frozenset({"Any", "Generator", "Storage", "Stream", "QScheme", "Dimname", "Capsule", "AnyClassType", "AnyEnumType"})
+_TENSOR_CHECK: Final = ArgCheck(CheckKind.tensor)
+_NO_CHECK: Final = ArgCheck(CheckKind.none)
+_SLOW_CHECK: Final = ArgCheck(CheckKind.slow)
 
 
-def check_kind(type_: Type) -> str:
-    """The fast check a boxed call makes on a value of ``type_``.
-
-    ``"tensor"``: the key extraction already checks it; a base-type kind (``"int"``,
-    ``"float"``, ...) and ``"opt_"`` + kind: an exact-type test (subclasses go to the slow
-    check, which accepts them); ``"slow"``: the full ``mismatch`` check every call
-    (lists, dicts, tuples); ``"none"``: not checked (``Any``, type variables, classes).
-    """
+def arg_check(type_: Type) -> ArgCheck:
+    """The fast check a boxed call makes on a value of ``type_`` (see ``CheckKind``)."""
     if type_.is_tensor_like():
-        return "tensor"
+        return _TENSOR_CHECK
     optional = isinstance(type_, OptionalType)
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     if isinstance(inner, BaseType):
         if inner.name in _UNCHECKED:
-            return "none"
+            return _NO_CHECK
         kind = _CHECK_BY_BASE.get(inner.name)
         if kind is not None:
-            return f"opt_{kind}" if optional else kind
+            return ArgCheck(kind, optional)
     if isinstance(inner, (ListType, TupleType, DictType)):
-        return "slow"
-    return "none"
+        return _SLOW_CHECK
+    return _NO_CHECK
 
 
 class ArgShape(NamedTuple):
@@ -92,7 +120,7 @@ class ArgShape(NamedTuple):
     kwarg_only: bool
     has_default: bool
     tensors: TensorUse
-    check: str  # see check_kind
+    check: ArgCheck
 
 
 class CallShape(NamedTuple):
@@ -134,13 +162,11 @@ def call_shape(schema: FunctionSchema) -> CallShape:
             type_ = arg.type
             key = (arg.name, kwarg_only, arg.default is None, id(type_))
             known = _arg_shapes.get(key)
-            if known is None or known[0] is not type_:
+            if known is None:
                 tensors, check = _type_facts(type_)
-                known = (type_, ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check))
-                if len(_arg_shapes) >= _SHAPES_LIMIT:
-                    _arg_shapes.clear()
-                _arg_shapes[key] = known  # keeps the type alive, so its id stays its own
-            args.append(known[1])
+                shape = ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check)
+                known = _arg_shapes.put(key, shape, keep=type_)  # keeps the type, so its id stays its own
+            args.append(known)
     return CallShape(tuple(args), len(schema.returns))
 
 
@@ -150,42 +176,41 @@ def shape_and_defaults(schema: FunctionSchema) -> tuple[CallShape, tuple[Any, ..
     Remembered per argument list: schemas that share their ``Argument`` objects (schema
     inference shares them, Note [Argument cache] in schema/_infer.py) share the result, so
     ``@op`` on the hundredth ``(x: Tensor, y: Tensor)`` function does no work here. Keyed by
-    the arguments' ids, with the argument tuples held so those ids stay theirs.
+    the arguments' ids, with the argument tuples kept by the entry so those ids stay theirs
+    (Note [Bounded caches] in vocabulary/_cache.py).
     """
     positional, kwarg_only = schema.positional, schema.kwarg_only
     key = (*map(id, positional), -1, *map(id, kwarg_only), len(schema.returns))
     known = _conventions.get(key)
     if known is not None:
-        return known[2], known[3]
+        return known
     shape = call_shape(schema)
     defaults = tuple(default_value(a) for a in (*positional, *kwarg_only) if a.default is not None)
-    if len(_conventions) >= _SHAPES_LIMIT:
-        _conventions.clear()
-    _conventions[key] = (positional, kwarg_only, shape, defaults)
-    return shape, defaults
+    return _conventions.put(key, (shape, defaults), keep=(positional, kwarg_only))
 
 
-_conventions: dict[tuple[int, ...], tuple[tuple[Argument, ...], tuple[Argument, ...], CallShape, tuple[Any, ...]]] = {}
-
-
-# (argument name, keyword-only, no default, id of its type) -> (the type, its ArgShape):
-# ops share their arguments' shapes (``Tensor self`` is in most of them), so each is made
-# once and the shapes of a library's ops are a few shared objects.
 _SHAPES_LIMIT: Final = 4096
-_arg_shapes: dict[tuple[str, bool, bool, int], tuple[Type, ArgShape]] = {}
+_conventions: Final[BoundedCache[tuple[int, ...], tuple[CallShape, tuple[Any, ...]]]] = BoundedCache(
+    _SHAPES_LIMIT, "call shapes by argument ids"
+)
 
 
-# Type object -> (its TensorUse, its check kind), by identity: types are shared objects
-# (the parser interns them, inference caches them), and walking one costs microseconds.
-_facts_by_id: dict[int, tuple[Type, TensorUse, str]] = {}
+# (argument name, keyword-only, no default, id of its type) -> its ArgShape, the type kept
+# by the entry: ops share their arguments' shapes (``Tensor self`` is in most of them), so
+# each is made once and the shapes of a library's ops are a few shared objects.
+_arg_shapes: Final[BoundedCache[tuple[str, bool, bool, int], ArgShape]] = BoundedCache(
+    _SHAPES_LIMIT, "argument shapes"
+)
 
 
-def _type_facts(type_: Type) -> tuple[TensorUse, str]:
+# id of a type object -> (its TensorUse, its check kind), the type kept by the entry:
+# types are shared objects (the parser interns them, inference caches them), and walking
+# one costs microseconds.
+_facts_by_id: Final[BoundedCache[int, tuple[TensorUse, ArgCheck]]] = BoundedCache(_SHAPES_LIMIT, "type facts by id")
+
+
+def _type_facts(type_: Type) -> tuple[TensorUse, ArgCheck]:
     known = _facts_by_id.get(id(type_))
-    if known is not None and known[0] is type_:
-        return known[1], known[2]
-    facts = (tensor_use(type_), check_kind(type_))
-    if len(_facts_by_id) >= 4096:
-        _facts_by_id.clear()
-    _facts_by_id[id(type_)] = (type_, *facts)  # keeps the type alive, so its id stays its own
-    return facts
+    if known is not None:
+        return known
+    return _facts_by_id.put(id(type_), (tensor_use(type_), arg_check(type_)), keep=type_)

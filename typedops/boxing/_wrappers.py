@@ -16,8 +16,10 @@ import functools
 from collections.abc import Callable
 from typing import Any, Final
 
+from typing_extensions import assert_never
+
 from ..vocabulary import TypedopsError
-from ._convert import to_list, to_tuple
+from ._convert import Conversion, SequenceKind, to_list, to_tuple
 from ._shape import CallShape
 from ._source import install
 
@@ -49,12 +51,22 @@ def _call_args(shape: CallShape, keyed: bool) -> str:
     return ", ".join(parts)
 
 
-def unboxing_source(shape: CallShape, keyed: bool, conversions: tuple[str, ...] = (), name: str = "make") -> str:
+def _converter(kind: SequenceKind) -> str:
+    """The name generated code calls to make a value a ``kind`` (in ``UNBOXING_GLOBALS``)."""
+    if kind is SequenceKind.tuple:
+        return "_to_tuple"
+    if kind is SequenceKind.list:
+        return "_to_list"
+    assert_never(kind)
+
+
+def unboxing_source(
+    shape: CallShape, keyed: bool, conversions: tuple[Conversion | None, ...] = (), name: str = "make"
+) -> str:
     """Source of a factory ``make(_fn)`` (or ``name``) returning ``unboxing(op, keys, stack)``.
 
-    ``conversions`` has one code per argument (see ``conversions_for``): ``"tuple"`` or
-    ``"list"``, optionally with ``":N"`` to broadcast a lone value to N elements. The
-    source needs ``_wrong_tuple``, ``_to_tuple`` and ``_to_list`` in its globals
+    ``conversions`` has one ``Conversion`` (or None: none) per argument (see
+    ``conversions_for``). The source needs ``_wrong_tuple``, ``_to_tuple`` and ``_to_list`` in its globals
     (``UNBOXING_GLOBALS``); generated op libraries write it into their module.
     """
     names = [f"a{i}" for i, _ in enumerate(shape.positional)] + [
@@ -67,12 +79,11 @@ def unboxing_source(shape: CallShape, keyed: bool, conversions: tuple[str, ...] 
     elif n:
         lines.append(f"        {', '.join(names)}, = stack[-{n}:]")
         lines.append(f"        del stack[-{n}:]")
-    for name, code in zip(names, conversions):
-        if code:
-            kind, _, size = code.partition(":")
-            if kind not in ("tuple", "list") or (size and not size.isdigit()):
-                raise ValueError(f"unknown conversion {code!r}")
-            lines.append(f"        {name} = _to_{kind}({name}{', ' + size if size else ''})")
+    for name, conversion in zip(names, conversions):
+        if conversion is not None:
+            # Conversion checked its size is an int: its text is digits.
+            size = "" if conversion.size is None else f", {conversion.size:d}"
+            lines.append(f"        {name} = {_converter(conversion.kind)}({name}{size})")
     call = f"_fn({_call_args(shape, keyed)})"
     if shape.returns == 0:
         lines.append(f"        {call}")
@@ -122,7 +133,9 @@ UNBOXING_GLOBALS: Final = {"_wrong_tuple": wrong_tuple, "_to_tuple": to_tuple, "
 
 
 @functools.cache
-def _unboxing_factory(shape: CallShape, keyed: bool, conversions: tuple[str, ...]) -> Callable[..., Any]:
+def _unboxing_factory(
+    shape: CallShape, keyed: bool, conversions: tuple[Conversion | None, ...]
+) -> Callable[..., Any]:
     return install(
         unboxing_source(shape, keyed, conversions),
         dict(UNBOXING_GLOBALS),
@@ -137,11 +150,12 @@ def _boxing_factory(shape: CallShape) -> Callable[..., Any]:
 
 
 def make_unboxing(
-    shape: CallShape, kernel: Callable[..., Any], *, keyed: bool = False, conversions: tuple[str, ...] = ()
+    shape: CallShape, kernel: Callable[..., Any], *, keyed: bool = False,
+    conversions: tuple[Conversion | None, ...] = (),
 ) -> Callable[..., None]:
     """A boxed ``(op, keys, stack)`` callable that runs the unboxed ``kernel``."""
-    if not any(conversions):
-        conversions = ()
+    if all(c is None for c in conversions):
+        conversions = ()  # one compiled factory per shape, whatever the list of Nones
     wrapper: Callable[..., None] = _unboxing_factory(shape, keyed, conversions)(kernel)
     return wrapper
 

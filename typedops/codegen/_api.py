@@ -22,11 +22,14 @@ schema position); the method stub takes ``self`` first and the others in schema 
 
 from __future__ import annotations
 
+import enum
 from typing import Final
+
+from typing_extensions import assert_never
 
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
-from ._model import OpEntry, Options, self_index
+from ._model import OpEntry, Options, Variant, self_index
 from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation, runtime
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
@@ -37,26 +40,46 @@ COMMON_IMPORTS: Final = runtime("Any", "Tensor as _Tensor", "choose as _choose")
 _NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
 
 
-def group(entries: list[OpEntry], variant: str) -> dict[str, list[OpEntry]]:
-    """Entries with ``variant`` ('function' or 'method') by base name, in yaml order."""
+def _has(entry: OpEntry, variant: Variant) -> bool:
+    if variant is Variant.function:
+        return entry.function
+    if variant is Variant.method:
+        return entry.method
+    assert_never(variant)
+
+
+def group(entries: list[OpEntry], variant: Variant) -> dict[str, list[OpEntry]]:
+    """Entries with ``variant`` by base name, in yaml order."""
     result: dict[str, list[OpEntry]] = {}
     for entry in entries:
-        if entry.defines and (entry.function if variant == "function" else entry.method):
+        if entry.defines and _has(entry, variant):
             result.setdefault(entry.schema.name, []).append(entry)
     return result
 
 
-def _category(type_: Type) -> str | None:
+class _Category(enum.Enum):
+    """What an overload chooser tells apart at an argument position."""
+
+    tensor = "tensor"
+    number = "number"
+
+
+def _category(type_: Type) -> _Category | None:
     if isinstance(type_, BaseType):
         if type_.name == "Tensor":
-            return "tensor"
+            return _Category.tensor
         if type_.name in _NUMBERS:
-            return "number"
+            return _Category.number
     return None
 
 
-def _test(category: str, var: str) -> str:
-    return f"isinstance({var}, _Tensor)" if category == "tensor" else f"isinstance({var}, _NUMBERS)"
+def _test(category: _Category, var: str) -> str:
+    """The generated test for ``category`` (``var`` is a generated local: ``_v0``...)."""
+    if category is _Category.tensor:
+        return f"isinstance({var}, _Tensor)"
+    if category is _Category.number:
+        return f"isinstance({var}, _NUMBERS)"
+    assert_never(category)
 
 
 def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict[int, str]) -> list[str]:
@@ -95,7 +118,7 @@ def chooser_lines(name: str, schemas: list[FunctionSchema], targets: list[str], 
 
 def functions_section(entries: list[OpEntry], options: Options) -> Section:
     """The dispatched functional API (``from pkg import add``)."""
-    groups = group(entries, "function")
+    groups = group(entries, Variant.function)
     body = [
         "# -- the typed functional API (types in __init__.pyi)",
         f"__all__ = [{', '.join(repr(n) for n in groups)}]",
@@ -145,8 +168,8 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
 def methods_section(entries: list[OpEntry], options: Options) -> Section:
     """``install()`` puts the ``variants: method`` ops onto ``typedops.Tensor``; the module
     calls it once at import (tests call it again after replacing methods)."""
-    groups = group(entries, "method")
-    functions = group(entries, "function")
+    groups = group(entries, Variant.method)
+    functions = group(entries, Variant.function)
     # A method whose overloads are exactly the function's (same ops, same order) is the
     # functional API's chooser itself; only the others get a chooser of their own.
     shared = {name for name, members in groups.items() if len(members) > 1 and functions.get(name) == members}
@@ -193,7 +216,7 @@ def _moved_self_lines(name: str, entry: OpEntry, index: int) -> list[str]:
 
 def library_stub(entries: list[OpEntry], options: Options) -> str:
     """``__init__.pyi``: the functional API, the op handles, the libraries and ``install``."""
-    groups = group(entries, "function")
+    groups = group(entries, Variant.function)
     defined = [e for e in entries if e.defines]
     impl_namespaces = sorted({e.schema.namespace for e in entries if not e.defines})
     lines = header(options, "types of the generated op library")

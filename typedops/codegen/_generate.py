@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..dispatch import DispatchKey
 from ._api import functions_section, group, library_stub, methods_section
-from ._model import HEADER, CodegenError, OpEntry, Options
+from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
 from ._stubs import ops_stub, stub_module_name
@@ -78,7 +78,7 @@ def generate(
         entries = [e for e in entries if e.schema.full_name in chosen]
     functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
     others = [registration_section(entries, options), methods_section(entries, options)]
-    _check_function_names(functions, others, group(entries, "function"), options)
+    _check_function_names(functions, others, group(entries, Variant.function), options)
     module = module_text(
         options,
         "the generated op library: importing it registers the ops, and binds the typed "

@@ -14,7 +14,7 @@ from ..boxing import python_name
 from ..dispatch import DispatchKey
 from ..schema import BaseType, ListType, OptionalType, Type
 from ._api import COMMON_IMPORTS, chooser_lines, group
-from ._model import Kernel, OpEntry, Options
+from ._model import Kernel, OpEntry, Options, Variant
 from ._registration import kernel_modules
 from ._text import Section, runtime
 
@@ -80,7 +80,7 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
 
 def static_functions_section(entries: list[OpEntry], options: Options) -> Section:
     """The functional API calling kernels directly, for ``options.static_dispatch`` backends."""
-    groups = group(entries, "function")
+    groups = group(entries, Variant.function)
     # The registration section's aliases (numbered over every entry): the two sections
     # share one module, so one name must mean one kernel module.
     modules = kernel_modules(entries)

@@ -16,7 +16,7 @@ runtime ``ops`` as ``Ops`` and derives ``Tensor`` from ``TensorMethods`` under
 from __future__ import annotations
 
 from ._api import group
-from ._model import OpEntry, Options
+from ._model import OpEntry, Options, Variant
 from ._text import header, parameters, returns_annotation
 
 __all__ = ["ops_stub", "stub_module_name"]
@@ -70,7 +70,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
         "",
         "class TensorMethods:",
     ]
-    methods = group(entries, "method")
+    methods = group(entries, Variant.method)
     for name, members in methods.items():
         for entry in members:
             if len(members) > 1:

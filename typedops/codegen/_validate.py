@@ -22,13 +22,13 @@ from typing import Any, Final
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
 from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
-from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, self_index
+from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, Variant, self_index
 from ._yaml import Located, LocatedList, load_yaml
 
 __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
 
 _FIELDS: Final = ("func", "variants", "dispatch", "with_keys")
-_VARIANTS: Final = ("function", "method")
+_VARIANTS: Final = {v.value: v for v in Variant}
 
 # -- messages ----------------------------------------------------------------------------
 NOT_A_LIST: Final = "{label}:{line}: an op yaml is a list of entries ('- func: ...'), not {kind}"
@@ -206,20 +206,22 @@ class _Validator:
         return schema
 
     def variants(self, item: Located, schema: FunctionSchema) -> tuple[bool, bool]:
-        raw = item.get("variants", "function")
+        raw = item.get("variants", Variant.function.value)
         line = item.line_of("variants")
         if not isinstance(raw, str):
             raise self.fail(NOT_TEXT, line, field="variants", kind=_kind(raw))
-        chosen = [v.strip() for v in raw.split(",")]
-        for variant in chosen:
-            if variant not in _VARIANTS:
-                raise self.fail(UNKNOWN_VARIANT, line, variant=variant)
-        method = "method" in chosen
+        chosen: set[Variant] = set()
+        for word in raw.split(","):
+            variant = _VARIANTS.get(word.strip())
+            if variant is None:
+                raise self.fail(UNKNOWN_VARIANT, line, variant=word.strip())
+            chosen.add(variant)
+        method = Variant.method in chosen
         if method:
             index = self_index(schema)
             if index is None or str(schema.positional[index].type) != "Tensor":
                 raise self.fail(METHOD_NEEDS_SELF, line, name=schema.full_name)
-        return "function" in chosen, method
+        return Variant.function in chosen, method
 
     def kernels_only(self, item: Located, name: str, line: int) -> OpEntry:
         full = _full_name(name, self.options.namespace)

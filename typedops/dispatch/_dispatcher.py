@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 from ..vocabulary import OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey
-from ._kernel import Registration, fallthrough
+from ._kernel import KernelKind, Registration, fallthrough
 from ._operator import OperatorEntry
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class Dispatcher:
         self._fallback_view: dict[str, dict[DispatchKey, Registration]] = {}
         self._def_libraries: dict[str, str] = {}  # namespace -> where its DEF library was made
         builtin = {
-            key: [Registration(key, fallthrough, "fallthrough", False, BUILTIN_SOURCE)]
+            key: [Registration(key, fallthrough, KernelKind.fallthrough, False, BUILTIN_SOURCE)]
             for key in _BUILTIN_FALLTHROUGHS
         }
         self._fallbacks[GLOBAL_NAMESPACE] = builtin

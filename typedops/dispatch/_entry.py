@@ -22,8 +22,10 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
+from typing_extensions import assert_never
+
 from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
-from ..boxing import CallShape, TensorUse
+from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, wrong_tuple
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults
 from ..vocabulary import DispatchKey
@@ -97,33 +99,46 @@ def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str) -> list[str]:
 # the boxed path: a fallback's stack may hold more than the call's arguments.
 def _direct_boxed(shape: CallShape) -> bool:
     return not any(
-        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check == "slow" for a in shape.args
+        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check.kind is CheckKind.slow for a in shape.args
     )
 
 
-_FAST_CHECKS: Final = {
-    "int": "type({v}) is int",
-    "float": "(type({v}) is float or type({v}) is int)",
-    "bool": "type({v}) is bool",
-    "scalar": "type({v}) in _SCALARS",
-    "complex": "type({v}) in _COMPLEXES",
-    "str": "type({v}) is str",
-    "scalar_type": "type({v}) is _ScalarType",
-    "layout": "type({v}) is _Layout",
-    "memory_format": "type({v}) is _MemoryFormat",
-    "device": "(type({v}) is _Device or type({v}) is str)",
-}
+def _exact_type_test(kind: CheckKind, v: str) -> str:
+    """The exact-type test of a base-type check kind, on generated name ``v``."""
+    if kind is CheckKind.int:
+        return f"type({v}) is int"
+    if kind is CheckKind.float:
+        return f"(type({v}) is float or type({v}) is int)"
+    if kind is CheckKind.bool:
+        return f"type({v}) is bool"
+    if kind is CheckKind.scalar:
+        return f"type({v}) in _SCALARS"
+    if kind is CheckKind.complex:
+        return f"type({v}) in _COMPLEXES"
+    if kind is CheckKind.str:
+        return f"type({v}) is str"
+    if kind is CheckKind.scalar_type:
+        return f"type({v}) is _ScalarType"
+    if kind is CheckKind.layout:
+        return f"type({v}) is _Layout"
+    if kind is CheckKind.memory_format:
+        return f"type({v}) is _MemoryFormat"
+    if kind is CheckKind.device:
+        return f"(type({v}) is _Device or type({v}) is str)"
+    if kind is CheckKind.tensor or kind is CheckKind.none or kind is CheckKind.slow:
+        raise AssertionError(f"check kind {kind.name} is not an exact-type test")
+    assert_never(kind)
 
 
-def _check_expr(kind: str, index: int, ref: str) -> str | None:
+def _check_expr(check: ArgCheck, index: int, ref: str) -> str | None:
     """A fast *accept* test for a boxed argument; None when nothing is to check."""
-    if kind in ("tensor", "none"):
+    kind = check.kind
+    if kind is CheckKind.tensor or kind is CheckKind.none:
         return None
-    if kind == "slow":
+    if kind is CheckKind.slow:
         return f"_fits(_op, {index}, {ref})"
-    if kind.startswith("opt_"):
-        return f"({ref} is None or {_FAST_CHECKS[kind[4:]].format(v=ref)})"
-    return _FAST_CHECKS[kind].format(v=ref)
+    test = _exact_type_test(kind, ref)
+    return f"({ref} is None or {test})" if check.optional else test
 
 
 def entry_source(shape: CallShape, trace: bool) -> str:

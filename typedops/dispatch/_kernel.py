@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
 
-from ..vocabulary import ArgumentError, DispatchKey
+from ..vocabulary import ArgumentError, BoundedCache, DispatchKey
 
-__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "Registration", "caller_location"]
+__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "KernelKind", "Registration", "caller_location"]
 
 
 class Fallthrough:
@@ -57,10 +58,18 @@ def boxed(fn: Callable[[Any, Any, list[Any]], None]) -> Boxed:
     return Boxed(fn)
 
 
+class KernelKind(enum.Enum):
+    """How a registered kernel is called (its calling convention)."""
+
+    unboxed = "unboxed"  # a typed function: fn(*args) -> returns (or fn(keys, *args))
+    boxed = "boxed"  # a Boxed kernel: fn(op, keys, stack), popping arguments, pushing returns
+    fallthrough = "fallthrough"  # typedops.fallthrough: never called, its key is masked out
+
+
 class _Fields(NamedTuple):
     key: DispatchKey
     fn: Any
-    kind: str
+    kind: KernelKind
     with_keys: bool
     source: str
     # For an unboxed kernel of generated code: the factory, written into the generated
@@ -71,8 +80,7 @@ class _Fields(NamedTuple):
 class Registration(_Fields):
     """One kernel or fallback as registered: what, where from, and how it is called.
 
-    ``kind`` is ``"unboxed"``, ``"boxed"`` or ``"fallthrough"``; ``with_keys`` marks an
-    unboxed kernel whose first parameter receives the dispatch key set.
+    ``kind`` is its ``KernelKind``; ``with_keys`` marks an unboxed kernel whose first parameter receives the dispatch key set.
 
     Immutable, and compared by identity: two registrations of the same kernel are two
     entries on a key's stack, each removed on its own, each with its own wrappers. A
@@ -86,11 +94,11 @@ class Registration(_Fields):
     __hash__ = object.__hash__
 
     def describe(self) -> str:
-        if self.kind == "fallthrough":
+        if self.kind is KernelKind.fallthrough:
             return "fallthrough"
         name = getattr(self.fn.fn if isinstance(self.fn, Boxed) else self.fn, "__qualname__", repr(self.fn))
         keyed = ", takes keys" if self.with_keys else ""
-        return f"{self.kind} {name}{keyed}"
+        return f"{self.kind.value} {name}{keyed}"
 
 
 _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -100,7 +108,8 @@ _PACKAGE_DIR: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 _machinery: tuple[str, ...] = tuple(
     os.path.join(_PACKAGE_DIR, part) + os.sep for part in ("dispatch", "boxing", "schema")
 )
-_inside_machinery: dict[str, bool] = {}
+# File name -> whether it is machinery (cleared when the machinery grows).
+_inside_machinery: Final[BoundedCache[str, bool]] = BoundedCache(1024, "registration machinery files")
 
 
 def add_registration_machinery(folder: str) -> None:
@@ -117,8 +126,7 @@ def _is_inside(filename: str) -> bool:
         # Imported modules' code names absolute paths: abspath (tens of microseconds the
         # first time, on every library's import) only for the others.
         path = filename if os.path.isabs(filename) else os.path.abspath(filename)
-        inside = filename.startswith("<typedops") or path.startswith(_machinery)
-        _inside_machinery[filename] = inside
+        inside = _inside_machinery.put(filename, filename.startswith("<typedops") or path.startswith(_machinery))
     return inside
 
 

@@ -16,13 +16,17 @@ from ..vocabulary import ArgumentError, ArgumentValueError, RegistrationError
 from ..schema import FunctionSchema, parse_schema
 from ._dispatcher import GLOBAL_NAMESPACE, Dispatcher, dispatcher
 from ._handle import OperatorHandle
-from ._kernel import Boxed, Fallthrough, Registration, caller_location
+from ._kernel import Boxed, Fallthrough, KernelKind, Registration, caller_location
 from ._signature import check_kernel_signature
 
 __all__ = ["Library", "RegistrationHandle"]
 
 LibraryKind = Literal["DEF", "FRAGMENT", "IMPL"]
 _KINDS: Final = ("DEF", "FRAGMENT", "IMPL")
+# Bound once: reading a member off its Enum class costs ~50 ns, and @op makes a registration.
+_UNBOXED: Final = KernelKind.unboxed
+_BOXED: Final = KernelKind.boxed
+_FALLTHROUGH: Final = KernelKind.fallthrough
 
 # A kernel as generated registration code passes it: (key, kernel, with_keys[, unboxing]).
 GeneratedKernel = Union[
@@ -33,7 +37,7 @@ GeneratedKernel = Union[
 
 def _generated_registration(kernel: GeneratedKernel, source: str) -> Registration:
     unboxing = kernel[3] if len(kernel) == 4 else None
-    return Registration(kernel[0], kernel[1], "unboxed", kernel[2], source, unboxing)
+    return Registration(kernel[0], kernel[1], _UNBOXED, kernel[2], source, unboxing)
 
 
 class RegistrationHandle:
@@ -181,7 +185,7 @@ class Library:
         its batch bookkeeping)."""
         self._check_defines(schema)
         source = caller_location()
-        entry, undo = self._dispatcher.define(schema, source, Registration(key, fn, "unboxed", False, source))
+        entry, undo = self._dispatcher.define(schema, source, Registration(key, fn, _UNBOXED, False, source))
         entry.definition = definition = DefinitionHandle(undo, entry.handle)
         self._handles.append(definition)
         return entry.handle
@@ -253,12 +257,12 @@ class Library:
                 f"fallbacks are registered for runtime keys, not the alias key {chosen.name}"
             )
         if isinstance(fn, Fallthrough):
-            reg = Registration(chosen, fn, "fallthrough", False, caller_location())
+            reg = Registration(chosen, fn, _FALLTHROUGH, False, caller_location())
         else:
             boxed_fn = fn.fn if isinstance(fn, Boxed) else fn
             if not callable(boxed_fn):
                 raise ArgumentError(f"a fallback is a function fn(op, keys, stack), not {type(fn).__name__}")
-            reg = Registration(chosen, Boxed(boxed_fn), "boxed", False, caller_location())
+            reg = Registration(chosen, Boxed(boxed_fn), _BOXED, False, caller_location())
         undo = self._dispatcher.register_fallback(self.ns, reg, allow_override)
         scope = "every namespace" if self.ns == GLOBAL_NAMESPACE else f"namespace {self.ns!r}"
         return self._keep(RegistrationHandle(undo, f"{chosen.name} fallback for {scope}"))
@@ -289,16 +293,16 @@ def _registration(
     key: DispatchKey, fn: Any, with_keys: bool, source: str, schema: FunctionSchema, check: bool = True
 ) -> Registration:
     if isinstance(fn, Fallthrough):
-        return Registration(key, fn, "fallthrough", False, source)
+        return Registration(key, fn, _FALLTHROUGH, False, source)
     if isinstance(fn, Boxed):
-        return Registration(key, fn, "boxed", False, source)
+        return Registration(key, fn, _BOXED, False, source)
     if not callable(fn):
         raise ArgumentError(
             f"a kernel is a typed function, typedops.boxed(fn) or typedops.fallthrough, not {type(fn).__name__}"
         )
     if check:
         check_kernel_signature(schema, fn, with_keys=with_keys)
-    return Registration(key, fn, "unboxed", with_keys, source)
+    return Registration(key, fn, _UNBOXED, with_keys, source)
 
 
 def _with_namespace(schema: FunctionSchema, ns: str) -> FunctionSchema:

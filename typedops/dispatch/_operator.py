@@ -40,10 +40,13 @@ table. A new table gets a new cache, published together with it.
 
 from __future__ import annotations
 
+import enum
 import functools
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
+
+from typing_extensions import assert_never
 
 from ..vocabulary import NoKernelError, OperatorNotFoundError
 from ..boxing import CallShape, conversions_for, make_boxing, make_unboxing, shape_and_defaults
@@ -57,14 +60,14 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._entry import make_entries
-from ._kernel import Boxed, Registration
+from ._kernel import Boxed, KernelKind, Registration
 
 from ._handle import OperatorHandle
 
 if TYPE_CHECKING:
     from ._dispatcher import Dispatcher
 
-__all__ = ["OperatorEntry", "Slot", "SlotCache"]
+__all__ = ["OperatorEntry", "Slot", "SlotRule", "SlotCache"]
 
 _RUNTIME_KEYS: Final = tuple(DispatchKey(i) for i in range(NUM_RUNTIME_KEYS))
 _AUTOGRAD: Final = frozenset(AUTOGRAD_KEYS)
@@ -73,8 +76,27 @@ CEA: Final = DispatchKey.CompositeExplicitAutograd
 CIA: Final = DispatchKey.CompositeImplicitAutograd
 AUTOGRAD_ALIAS: Final = DispatchKey.Autograd
 
-# (registration chosen, how it was chosen); registration None means missing.
-Slot = tuple["Registration | None", str]
+
+
+class SlotRule(enum.Enum):
+    """Which rule of Note [Table precedence] chose a slot's registration."""
+
+    kernel = "kernel"  # 1. registered for the key itself
+    composite_explicit = "CompositeExplicitAutograd"  # 2.
+    composite_implicit = "CompositeImplicitAutograd"  # 3.
+    autograd_alias = "Autograd"  # 4.
+    fallback = "fallback"  # 5.
+    missing = "missing"  # 6. (the registration is None)
+
+
+_KERNEL: Final = SlotRule.kernel
+_CEA_RULE: Final = SlotRule.composite_explicit
+_CIA_RULE: Final = SlotRule.composite_implicit
+_MISSING: Final = SlotRule.missing
+_FALLTHROUGH: Final = KernelKind.fallthrough
+
+# (registration chosen, the rule that chose it); registration None means missing.
+Slot = tuple["Registration | None", SlotRule]
 
 
 _CACHE_LIMIT: Final = 256  # distinct incoming key sets remembered per table version
@@ -233,7 +255,7 @@ class OperatorEntry:
         regs: list[Registration | None] = []
         mask = 0
         for index, (reg, _) in enumerate(self.slots()):
-            if reg is not None and reg.kind == "fallthrough":
+            if reg is not None and reg.kind is _FALLTHROUGH:
                 regs.append(None)
             else:
                 regs.append(reg)
@@ -276,11 +298,11 @@ class OperatorEntry:
         fallbacks = self.dispatcher.fallbacks_for(self.schema.namespace)
         result: list[Slot] = []
         if CEA in regs:
-            result.append((regs[CEA], "CompositeExplicitAutograd"))
+            result.append((regs[CEA], _CEA_RULE))
         elif CIA in regs:
-            result.append((regs[CIA], "CompositeImplicitAutograd"))
+            result.append((regs[CIA], _CIA_RULE))
         else:
-            result.append((None, "missing"))
+            result.append((None, _MISSING))
         for key in _RUNTIME_KEYS:
             result.append(self._choose(key, regs, fallbacks))
         return result
@@ -291,20 +313,20 @@ class OperatorEntry:
     ) -> Slot:
         direct = regs.get(key)
         if direct is not None:
-            return direct, "kernel"
+            return direct, _KERNEL
         if key in _BACKENDS and CEA in regs:
-            return regs[CEA], "CompositeExplicitAutograd"
+            return regs[CEA], _CEA_RULE
         if CIA in regs and (key in _BACKENDS or key in _AUTOGRAD):
             backend = backend_key_for(key)
             backend_has_kernel = CEA in regs or (backend is not None and backend in regs)
             if key in _BACKENDS or not backend_has_kernel:
-                return regs[CIA], "CompositeImplicitAutograd"
+                return regs[CIA], _CIA_RULE
         if key in _AUTOGRAD and AUTOGRAD_ALIAS in regs:
-            return regs[AUTOGRAD_ALIAS], "Autograd"
+            return regs[AUTOGRAD_ALIAS], SlotRule.autograd_alias
         fallback = fallbacks.get(key)
         if fallback is not None:
-            return fallback, "fallback"
-        return None, "missing"
+            return fallback, SlotRule.fallback
+        return None, _MISSING
 
     def _wrappers(self, reg: Registration) -> tuple[tuple[Callable[..., Any], bool], Callable[..., None]]:
         """(unboxed slot, boxed slot) for a registration, built once and kept."""
@@ -314,20 +336,22 @@ class OperatorEntry:
         if cached is not None:
             return cached
         current = self._table or ()
-        if reg.kind == "boxed":
+        kind = reg.kind
+        result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]]
+        if kind is KernelKind.boxed:
             fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
-            result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]] = (
-                (make_boxing(self.shape, fn, self.handle), True),
-                fn,
-            )
-        elif reg.unboxing is not None:  # written ahead of time by the code generator
-            result = ((reg.fn, reg.with_keys), reg.unboxing(reg.fn))
+            result = ((make_boxing(self.shape, fn, self.handle), True), fn)
+        elif kind is KernelKind.unboxed:
+            if reg.unboxing is not None:  # written ahead of time by the code generator
+                result = ((reg.fn, reg.with_keys), reg.unboxing(reg.fn))
+            else:
+                conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
+                unboxing = make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions)
+                result = ((reg.fn, reg.with_keys), unboxing)
+        elif kind is KernelKind.fallthrough:
+            raise AssertionError(f"{reg.describe()} has no wrappers: tables hold None for fallthroughs")
         else:
-            conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
-            result = (
-                (reg.fn, reg.with_keys),
-                make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions),
-            )
+            assert_never(kind)
         # Only registrations in the current table are remembered: a call still holding an
         # old cache must not bring back the wrapper of a removed registration.
         if any(r is reg for r in current):
@@ -387,15 +411,19 @@ class OperatorEntry:
         return "\n".join(lines)
 
 
-def _describe_slot(reg: Registration | None, how: str) -> str:
+def _describe_slot(reg: Registration | None, how: SlotRule) -> str:
     if reg is None:
         return "missing"
-    if reg.kind == "fallthrough":
-        return f"fallthrough ({'fallback' if how == 'fallback' else 'kernel'} at {reg.source})"
-    if how == "fallback":
+    if reg.kind is KernelKind.fallthrough:
+        return f"fallthrough ({'fallback' if how is SlotRule.fallback else 'kernel'} at {reg.source})"
+    if how is SlotRule.fallback:
         return f"fallback: {reg.describe()} at {reg.source}"
-    if how == "kernel":
+    if how is SlotRule.kernel:
         return f"kernel: {reg.describe()} at {reg.source}"
-    if how == "Autograd":
+    if how is SlotRule.autograd_alias:
         return f"kernel [Autograd alias]: {reg.describe()} at {reg.source}"
-    return f"composite [{how}]: {reg.describe()} at {reg.source}"
+    if how is SlotRule.composite_explicit or how is SlotRule.composite_implicit:
+        return f"composite [{how.value}]: {reg.describe()} at {reg.source}"
+    if how is SlotRule.missing:
+        raise AssertionError(f"a missing slot holds {reg.describe()}; it holds no registration")
+    assert_never(how)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..vocabulary import BoundedCache
+
 from ._build import _arg_alias, _arg_default, _arg_depth, _arg_name, _arg_type, _new
 from ._build import make_return as _return
 from ._build import schema as _schema
@@ -29,16 +31,23 @@ from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, tokenize
 from ._model import Argument, FunctionSchema, Return, type_with_alias
 from ._type_parser import parse_type_tokens
-from ._types import AliasInfo, Type
+from ._types import AliasInfo, BaseType, Type
 
 __all__ = ["parse_canonical", "clear_type_table"]
 
 _TYPE_TABLE_LIMIT: Final = 4096
 _TYPE_TEXT_LIMIT: Final = 200  # longer type text is parsed but not interned
-_type_table: dict[str, tuple[Type, AliasInfo | None, int] | None] = {}
+# Type text -> (type, alias, alias depth), or None for text that is not a canonical type.
+_type_table: Final[BoundedCache[str, tuple[Type, AliasInfo | None, int] | None]] = BoundedCache(
+    _TYPE_TABLE_LIMIT, "interned schema types"
+)
+# Marks a type text the table has not seen (the table holds None for invalid text).
+_UNSEEN: Final[tuple[Type, AliasInfo | None, int]] = (BaseType("Any"), None, -1)
 # (type text, default text) pairs already checked to fit: a memo of a yes/no check keyed
 # by strings (cheap to hash); the parsed schema itself is never cached.
-_fitting_defaults: set[tuple[str, str]] = set()
+_fitting_defaults: Final[BoundedCache[tuple[str, str], bool]] = BoundedCache(
+    _TYPE_TABLE_LIMIT, "defaults checked to fit their types"
+)
 
 
 def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
@@ -51,9 +60,7 @@ def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
     except Failure:
         entry = None
     if len(text) <= _TYPE_TEXT_LIMIT:
-        if len(_type_table) >= _TYPE_TABLE_LIMIT:
-            _type_table.clear()
-        _type_table[text] = entry
+        _type_table.put(text, entry)
     return entry
 
 
@@ -78,8 +85,8 @@ def parse_canonical(text: str) -> FunctionSchema | None:
     name, dot, overload = rest.partition(".")
     if not name.isidentifier() or (dot and not overload.isidentifier()):
         return None  # 'name.' with an empty overload is the token parser's to refuse
-    table = _type_table
-    fitting = _fitting_defaults
+    table = _type_table.get
+    fitting = _fitting_defaults.get
     new = _new
     positional: list[Argument] = []
     kwarg_only: list[Argument] = []
@@ -96,12 +103,14 @@ def parse_canonical(text: str) -> FunctionSchema | None:
                 continue
             decl, eq, default = piece.partition("=")
             type_text, _, arg_name = decl.rpartition(" ")
-            entry = table[type_text] if type_text in table else _interned_type(type_text)
+            entry = table(type_text, _UNSEEN)
+            if entry is _UNSEEN:
+                entry = _interned_type(type_text)
             if entry is None or not arg_name.isidentifier() or arg_name in names:
                 return None
             names.add(arg_name)
             if eq:
-                if (type_text, default) not in fitting and not _check_default(entry[0], type_text, default):
+                if fitting((type_text, default)) is None and not _check_default(entry[0], type_text, default):
                     return None
                 seen_default = True
             else:
@@ -124,7 +133,7 @@ def parse_canonical(text: str) -> FunctionSchema | None:
 
 
 def _returns(returns_text: str) -> list[Return] | None:
-    table = _type_table
+    table = _type_table.get
     if returns_text[:1] == "(":
         if returns_text[-1:] != ")":
             return None
@@ -137,12 +146,16 @@ def _returns(returns_text: str) -> list[Return] | None:
     returns: list[Return] = []
     return_names: set[str] = set()
     for piece in pieces:
-        entry = table[piece] if piece in table else _interned_type(piece)
+        entry = table(piece, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = _interned_type(piece)
         if entry is not None:
             returns.append(_return(entry[0], None, entry[1], entry[2]))
             continue
         type_text, _, return_name = piece.rpartition(" ")
-        entry = table[type_text] if type_text in table else _interned_type(type_text)
+        entry = table(type_text, _UNSEEN)
+        if entry is _UNSEEN:
+            entry = _interned_type(type_text)
         if entry is None or not return_name.isidentifier() or return_name in return_names:
             return None
         return_names.add(return_name)
@@ -157,7 +170,4 @@ def _check_default(type_: Type, type_text: str, default: str) -> bool:
         return False  # a list in unusual spacing: the token parser keeps it canonical
     if len(default) + len(type_text) > _TYPE_TEXT_LIMIT:
         return True
-    if len(_fitting_defaults) >= _TYPE_TABLE_LIMIT:
-        _fitting_defaults.clear()
-    _fitting_defaults.add((type_text, default))
-    return True
+    return _fitting_defaults.put((type_text, default), True)

@@ -7,11 +7,14 @@ module turns that text into a Python value and a Python value into canonical tex
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Final, Union
+
+from typing_extensions import assert_never
 
 from ..vocabulary import ArgumentError
 from ._lexer import clipped
@@ -163,22 +166,35 @@ def format_literal(value: DefaultValue) -> str:
 
 
 # -- which defaults fit which types ------------------------------------------------
+class LiteralKind(enum.Enum):
+    """What kind of value a default's literal text is; the values are the words messages use."""
+
+    str = "str"  # quoted
+    list = "list"  # [...]
+    bool = "bool"  # True, False
+    none = "none"  # None
+    int = "int"
+    float = "float"  # with a point or exponent, inf, nan
+    name = "name"  # a bare name (Mean, contiguous_format, float32...)
+
+
+_L: Final = LiteralKind
 # Which literal kinds each base type accepts as a default. TorchScript writes enum
 # defaults as their integer codes, so the enum-like types take ints as well as names.
 # A base type not listed takes no default but None, and only when optional.
-_LITERAL_KINDS: Final[dict[str, frozenset[str]]] = {
-    "bool": frozenset({"bool"}),
-    "int": frozenset({"int"}),
-    "SymInt": frozenset({"int"}),
-    "DeviceIndex": frozenset({"int"}),
-    "float": frozenset({"int", "float"}),
-    "complex": frozenset({"float"}),  # torch's parser reads a complex default as a float
-    "Scalar": frozenset({"int", "float", "bool"}),
-    "str": frozenset({"str"}),
-    "Device": frozenset({"str"}),
-    "ScalarType": frozenset({"int"}),
-    "MemoryFormat": frozenset({"int"}),
-    "Layout": frozenset({"int"}),
+_LITERAL_KINDS: Final[dict[str, frozenset[LiteralKind]]] = {
+    "bool": frozenset({_L.bool}),
+    "int": frozenset({_L.int}),
+    "SymInt": frozenset({_L.int}),
+    "DeviceIndex": frozenset({_L.int}),
+    "float": frozenset({_L.int, _L.float}),
+    "complex": frozenset({_L.float}),  # torch's parser reads a complex default as a float
+    "Scalar": frozenset({_L.int, _L.float, _L.bool}),
+    "str": frozenset({_L.str}),
+    "Device": frozenset({_L.str}),
+    "ScalarType": frozenset({_L.int}),
+    "MemoryFormat": frozenset({_L.int}),
+    "Layout": frozenset({_L.int}),
 }
 # The element types a list default ('[1, 2]', or a lone value for a sized list) may have:
 # those torch's parser reads list constants of.
@@ -211,25 +227,25 @@ _INT_RANGE: Final = "integer {text} does not fit in 64 bits"
 _FLOAT_RANGE: Final = "float {text} is out of range"
 
 
-def _literal_kind(text: str) -> str:
-    """'str', 'list', 'bool', 'none', 'int', 'float' or 'name' for a checked literal."""
+def _literal_kind(text: str) -> LiteralKind:
+    """The kind of a checked literal."""
     first = text[0]
     if first in "\"'":
-        return "str"
+        return _L.str
     if first == "[":
-        return "list"
+        return _L.list
     if text in ("True", "False"):
-        return "bool"
+        return _L.bool
     if text == "None":
-        return "none"
+        return _L.none
     if first.isdigit() or first in "-." or text in ("inf", "nan"):
-        return "int" if text.lstrip("-").isdigit() else "float"
-    return "name"
+        return _L.int if text.lstrip("-").isdigit() else _L.float
+    return _L.name
 
 
-def _number_problem(kind: str, text: str) -> str | None:
+def _number_problem(kind: LiteralKind, text: str) -> str | None:
     """Why number literal ``text`` does not fit the 64-bit value torch reads it into."""
-    if kind == "int":
+    if kind is _L.int:
         digits = text.lstrip("-").lstrip("0")
         if len(digits) > _INT64_DIGITS or int(digits or "0") > _INT64_MAX + text.startswith("-"):
             return _INT_RANGE.format(text=clipped(text))
@@ -258,9 +274,9 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     """
     kind = _literal_kind(text)
     optional = isinstance(type_, OptionalType)
-    if kind == "none":
+    if kind is _L.none:
         return None if optional else "only an optional type ('T?') takes None"
-    if kind in ("int", "float"):
+    if kind is _L.int or kind is _L.float:
         problem = _number_problem(kind, text)
         if problem is not None:
             return problem
@@ -272,44 +288,53 @@ def default_mismatch(type_: Type, text: str) -> str | None:
         return _TYPE_VAR_DEFAULT.format(name=type_.name, but_none=but_none, hint=hint)
     if isinstance(type_, ListType):
         return _list_default_mismatch(type_, text, kind, but_none)
-    if kind == "list":
+    if kind is _L.list:
         return "a list default needs a list type"
     return _single_default_mismatch(type_, text, kind, but_none)
 
 
-def _list_default_mismatch(type_: ListType, text: str, kind: str, but_none: str) -> str | None:
+def _list_default_mismatch(type_: ListType, text: str, kind: LiteralKind, but_none: str) -> str | None:
     elem = type_.elem
     if not (isinstance(elem, BaseType) and elem.name in _LIST_ELEMENTS):
         return _NO_LIST_DEFAULT.format(elem=elem, but_none=but_none)
-    if kind != "list":
+    if kind is not _L.list:
         if type_.size is None:
             return _LONE_UNSIZED.format(elem=elem, text=text)
         return _single_default_mismatch(elem, text, kind, "")  # broadcast to every element
     for item in dict.fromkeys(m.group(1) for m in _LIST_ITEM_RE.finditer(text[1:-1])):
-        problem = _single_default_mismatch(elem, item, _literal_kind(item), "")
-        if problem is None and _literal_kind(item) in ("int", "float"):
-            problem = _number_problem(_literal_kind(item), item)
+        item_kind = _literal_kind(item)
+        problem = _single_default_mismatch(elem, item, item_kind, "")
+        if problem is None and (item_kind is _L.int or item_kind is _L.float):
+            problem = _number_problem(item_kind, item)
         if problem is not None:
             return f"list element {item}: {problem}"
     return None
 
 
-def _single_default_mismatch(type_: Type, text: str, kind: str, but_none: str) -> str | None:
+def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none: str) -> str | None:
     if not isinstance(type_, BaseType):
         return f"type '{type_}' takes no default other than None"
     name = type_.name
     kinds = _LITERAL_KINDS.get(name)
     if kinds is None:
         return _NO_DEFAULT.format(name=name, but_none=but_none)
-    if kind == "name":
+    if kind is _L.name:
         if text in ("inf", "nan"):
-            kind = "float"
-        elif text in _NAMED_DEFAULTS.get(name, ()):
+            return _base_mismatch(name, _L.float, kinds)
+        if text in _NAMED_DEFAULTS.get(name, ()):
             return None
-        else:
-            names = sorted(_NAMED_DEFAULTS.get(name, ()))
-            allowed = f"one of {', '.join(names)}" if names else "no bare names"
-            return f"type '{name}' takes {allowed} as a named default"
+        names = sorted(_NAMED_DEFAULTS.get(name, ()))
+        allowed = f"one of {', '.join(names)}" if names else "no bare names"
+        return f"type '{name}' takes {allowed} as a named default"
+    if kind is _L.str or kind is _L.bool or kind is _L.int or kind is _L.float:
+        return _base_mismatch(name, kind, kinds)
+    if kind is _L.list or kind is _L.none:  # an element of a list default: '[None]'
+        return _base_mismatch(name, kind, kinds)
+    assert_never(kind)
+
+
+def _base_mismatch(name: str, kind: LiteralKind, kinds: frozenset[LiteralKind]) -> str | None:
+    """Why a ``kind`` literal cannot be a default of base type ``name`` (None when it can)."""
     if kind in kinds:
         return None
-    return f"type '{name}' takes {' or '.join(sorted(kinds))} defaults, not {kind}"
+    return f"type '{name}' takes {' or '.join(sorted(k.value for k in kinds))} defaults, not {kind.value}"

@@ -11,7 +11,7 @@ Inference runs once per registered kernel, on import, so it is kept cheap:
 * a plain function's parameters are read from its code object, defaults and
   ``__annotations__`` directly; ``inspect.signature`` (several microseconds) is only
   used for other callables, or when ``__signature__``/``__wrapped__`` is set;
-* the schema type of an annotation is cached per annotation *object* (a bounded dict,
+* the schema type of an annotation is cached per annotation *object* (a bounded cache,
   Note [Annotation cache]): typing caches ``Optional[X]`` and friends, so the same
   object recurs in every function that writes it;
 * string annotations (``from __future__ import annotations``) are compiled once per
@@ -47,7 +47,7 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Final, Literal, Union
 
-from ..vocabulary import SYM_INT_MARKER, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
+from ..vocabulary import SYM_INT_MARKER, BoundedCache, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
 from ._infer_messages import (
@@ -191,7 +191,7 @@ def _module_globals(fn: Callable[..., object]) -> dict[str, Any]:
     return globalns
 
 
-_compiled: dict[str, types.CodeType] = {}
+_compiled: Final[BoundedCache[str, types.CodeType]] = BoundedCache(2048, "compiled annotation strings")
 
 
 def _evaluate(text: str, globalns: dict[str, Any]) -> object:
@@ -199,7 +199,7 @@ def _evaluate(text: str, globalns: dict[str, Any]) -> object:
     code = _compiled.get(text)
     if code is None:
         code = compile(text, "<annotation>", "eval")
-        _bounded_put(_compiled, text, code)
+        _compiled.put(text, code)
     return eval(code, globalns)  # what get_type_hints does, minus its overhead
 
 
@@ -234,59 +234,54 @@ _ENUMS: Final[dict[str, type[Any]]] = {
 
 # Note [Annotation cache]
 # ~~~~~~~~~~~~~~~~~~~~~~~
-# Two levels, both bounded. The first is keyed by id(annotation) and each entry holds the
-# annotation itself, so the object stays alive and its id cannot be reused while cached;
-# a hit hashes an int in C (hashing a typing alias runs Python code). The second is keyed
-# by the annotation's value, so ``list[int]`` -- a new object in every function that
-# writes it -- is converted once per process. Unhashable annotations skip the second.
+# Two levels, both bounded caches (Note [Bounded caches] in vocabulary/_cache.py). The
+# first is keyed by id(annotation) and keeps the annotation alive with its entry, so its
+# id cannot be reused while the entry can hit; a hit hashes an int in C (hashing a typing
+# alias runs Python code). The second is keyed by the annotation's value, so
+# ``list[int]`` -- a new object in every function that writes it -- is converted once per
+# process. Unhashable annotations skip the second.
 _CACHE_LIMIT: Final = 2048
 _T = typing.TypeVar("_T")
-_K = typing.TypeVar("_K")
-_V = typing.TypeVar("_V")
 
 
-_types_by_id: dict[int, tuple[object, Type]] = {}
-_types_by_value: dict[object, Type] = {}
-_returns_by_id: dict[int, tuple[object, tuple[Return, ...]]] = {}
-_returns_by_value: dict[object, tuple[Return, ...]] = {}
+_types_by_id: Final[BoundedCache[int, Type]] = BoundedCache(_CACHE_LIMIT, "schema types by annotation id")
+_types_by_value: Final[BoundedCache[object, Type]] = BoundedCache(_CACHE_LIMIT, "schema types by annotation")
+_returns_by_id: Final[BoundedCache[int, tuple[Return, ...]]] = BoundedCache(
+    _CACHE_LIMIT, "returns by annotation id"
+)
+_returns_by_value: Final[BoundedCache[object, tuple[Return, ...]]] = BoundedCache(
+    _CACHE_LIMIT, "returns by annotation"
+)
 
 
 def _schema_type(ann: object) -> Type:
     """The schema type of annotation ``ann`` (Note [Annotation cache])."""
-    entry = _types_by_id.get(id(ann))
-    if entry is not None and entry[0] is ann:
-        return entry[1]
+    known = _types_by_id.get(id(ann))
+    if known is not None:
+        return known
     return _cache_miss(ann, _types_by_id, _types_by_value, _convert)
 
 
 def _returns(ann: object) -> tuple[Return, ...]:
     """The returns that return annotation ``ann`` stands for (Note [Annotation cache])."""
-    entry = _returns_by_id.get(id(ann))
-    if entry is not None and entry[0] is ann:
-        return entry[1]
+    known = _returns_by_id.get(id(ann))
+    if known is not None:
+        return known
     return _cache_miss(ann, _returns_by_id, _returns_by_value, _convert_returns)
 
 
 def _cache_miss(
-    ann: object, by_id: dict[int, tuple[object, _T]], by_value: dict[object, _T],
+    ann: object, by_id: BoundedCache[int, _T], by_value: BoundedCache[object, _T],
     convert: Callable[[object], _T],
 ) -> _T:
     try:
-        result = by_value[ann] if ann in by_value else None
+        result = by_value.get(ann)
     except TypeError:  # unhashable, e.g. Annotated with a list in its metadata
         result = convert(ann)
     else:
         if result is None:
-            result = convert(ann)
-            _bounded_put(by_value, ann, result)
-    _bounded_put(by_id, id(ann), (ann, result))
-    return result
-
-
-def _bounded_put(cache: dict[_K, _V], key: _K, value: _V) -> None:
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
-    cache[key] = value
+            result = by_value.put(ann, convert(ann))
+    return by_id.put(id(ann), result, keep=ann)
 
 
 @functools.cache
@@ -572,12 +567,14 @@ def infer_schema(
 # cached). ``Argument`` is immutable, so schemas share one object per distinct parameter
 # (``x: Tensor`` recurs across a library): a hit skips conversion and checks, and leaves
 # nothing new for the garbage collector. Keyed like the annotation cache, by id with the
-# annotation held; defaults only when equal values are interchangeable (None and exact
+# annotation kept alive by the entry; defaults only when equal values are interchangeable (None and exact
 # ints, bools and strings -- not floats, where -0.0 == 0.0, nor mutable values), with
 # their type in the key (True == 1).
 _PLAIN: Final = (int, bool, str)
 _UNCACHED: Final[Any] = object()
-_arguments: dict[tuple[str, int, int, type, object], tuple[object, Argument]] = {}
+_arguments: Final[BoundedCache[tuple[str, int, int, type, object], Argument]] = BoundedCache(
+    _CACHE_LIMIT, "inferred arguments"
+)
 
 
 def _build(
@@ -594,8 +591,8 @@ def _build(
             if default_key is not _UNCACHED:
                 key = (pname, kind, id(ann), type(default), default_key)
                 known = _arguments.get(key)
-                if known is not None and known[0] is ann:
-                    (positional if kind == _POSITIONAL else kwarg_only).append(known[1])
+                if known is not None:
+                    (positional if kind == _POSITIONAL else kwarg_only).append(known)
                     continue
         if kind >= _VAR_ARGS:
             template = _VAR_POSITIONAL if kind == _VAR_ARGS else _VAR_KEYWORD
@@ -632,7 +629,7 @@ def _build(
                 ))
         argument = _argument(pname, type_, text, alias, 0)
         if not writes and default_key is not _UNCACHED:
-            _bounded_put(_arguments, key, (ann, argument))
+            _arguments.put(key, argument, keep=ann)
         (positional if kind == _POSITIONAL else kwarg_only).append(argument)
     if ret is _EMPTY:
         raise SchemaInferenceError(_NO_RETURN_ANNOTATION.format(subject=_subject(fn_name, None), fn=fn_name))

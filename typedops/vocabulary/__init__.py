@@ -1,8 +1,10 @@
-"""The vocabulary every layer shares: errors, value types (dtypes, devices, layouts) and
-dispatch keys with key sets. It imports nothing else of typedops (PyTorch keeps the
-same things in c10/core, below both its tensors and its dispatcher).
+"""The vocabulary every layer shares: errors, value types (dtypes, devices, layouts),
+dispatch keys with key sets, and the one bounded cache every layer's memos use. It
+imports nothing else of typedops (PyTorch keeps the same things in c10/core, below both
+its tensors and its dispatcher).
 """
 
+from ._cache import BoundedCache
 from ._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
     ArgumentError,
@@ -70,4 +72,6 @@ __all__ = [
     "alias_expansion",
     "autograd_key_for",
     "backend_key_for",
+    # caches
+    "BoundedCache",
 ]

@@ -1,0 +1,104 @@
+"""One bounded cache for every memo in typedops (annotations, types, argument shapes...).
+
+Note [Bounded caches]
+~~~~~~~~~~~~~~~~~~~~~
+Every process-wide memo in typedops is a ``BoundedCache``: a dict with a size limit.
+
+*Eviction.* When a ``put`` finds the cache full, the older half of its entries (in
+insertion order) is dropped first. Memory stays bounded; a program whose working set
+fits in the limit never misses twice; one that streams new keys (generated functions,
+fresh annotation objects) keeps its most recent half instead of starting cold; and a hit
+does no bookkeeping (an LRU would reorder on every hit, on the hottest paths typedops
+has). Dropping half at once keeps a put amortised O(1).
+
+*Hits run in C.* ``cache.get`` is the underlying dict's own ``get``, bound once, so a
+lookup costs what a plain dict lookup costs: schema inference, ``@op`` and shape
+computation look up several entries per call.
+
+*Keys holding ``id()``s.* Hashing a ``typing`` alias or a schema type runs Python code,
+so several caches key on ``id(obj)`` (hashing an int runs in C). An id is only unique
+among *live* objects: once ``obj`` dies, a new object may get its id and would wrongly
+hit its entry. So such entries are put with ``keep=obj``: the cache holds ``obj`` for as
+long as the entry exists, so no other object can have its id while the entry can hit,
+and a hit needs no identity check. An evicted entry lets go of ``obj``; a later object
+with the same id then misses, as it must. (The alternative -- storing ``obj`` beside the
+value and checking ``is`` on each hit -- costs every hit a tuple index and a compare,
+and would still keep ``obj`` alive.) The cost: up to ``limit`` otherwise dead objects
+stay alive, which the limit bounds.
+
+Not thread-safe beyond what dict operations are: two threads missing together both
+compute and both put, and the second put wins. Every cached value is a pure function of
+its key, so either is right.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING, Final, Generic, TypeVar, overload
+
+__all__ = ["BoundedCache"]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_D = TypeVar("_D")
+
+_BAD_LIMIT: Final = "a BoundedCache needs a limit of at least 2 entries, not {limit!r}"
+
+
+class BoundedCache(Generic[_K, _V]):
+    """A dict of at most ``limit`` entries (Note [Bounded caches]).
+
+    ``get(key[, default])`` is ``dict.get``; ``put(key, value, keep=obj)`` stores an
+    entry, evicting the older half first if the cache is full, and keeps ``obj`` alive
+    as long as the entry exists (for keys built from ``id(obj)``).
+    """
+
+    __slots__ = ("limit", "name", "get", "_data", "_kept")
+
+    if TYPE_CHECKING:  # at run time, ``get`` is the dict's own method (an instance slot)
+
+        @overload
+        def get(self, key: _K, /) -> _V | None: ...
+        @overload
+        def get(self, key: _K, default: _D, /) -> _V | _D: ...
+        def get(self, key: _K, default: object = None, /) -> object: ...
+
+    def __init__(self, limit: int, name: str) -> None:
+        if type(limit) is not int or limit < 2:
+            raise ValueError(_BAD_LIMIT.format(limit=limit))
+        self.limit: Final = limit
+        self.name: Final = name  # what the cache holds, for its repr
+        self._data: dict[_K, _V] = {}
+        # Objects whose ids are part of a key, by that key (Note [Bounded caches]).
+        self._kept: dict[_K, object] = {}
+        self.get = self._data.get  # type: ignore[method-assign, assignment]  # the C method: hits cost a dict lookup
+
+    def put(self, key: _K, value: _V, *, keep: object = None) -> _V:
+        """Store ``value`` under ``key`` and return it; hold ``keep`` while the entry lives."""
+        data = self._data
+        if key not in data and len(data) >= self.limit:
+            self._evict()
+        data[key] = value
+        if keep is not None:
+            self._kept[key] = keep
+        return value
+
+    def _evict(self) -> None:
+        """Drop the older half of the entries, in insertion order."""
+        data, kept = self._data, self._kept
+        for key in list(islice(data, len(data) - self.limit // 2)):
+            del data[key]
+            kept.pop(key, None)
+
+    def clear(self) -> None:
+        self._data.clear()
+        self._kept.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __repr__(self) -> str:
+        return f"<BoundedCache {self.name}: {len(self._data)} of {self.limit} entries>"

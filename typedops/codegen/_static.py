@@ -16,7 +16,7 @@ from ..schema import BaseType, ListType, OptionalType, Type
 from ._api import COMMON_IMPORTS, chooser_lines, group
 from ._model import Kernel, OpEntry, Options
 from ._registration import kernel_modules
-from ._text import Section, runtime
+from ._text import Section, all_names, runtime
 
 __all__ = ["static_functions_section"]
 
@@ -96,7 +96,7 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
     ]
     lines = [
         f"# -- the typed functional API, static dispatch to {backends} (types in __init__.pyi)",
-        f"__all__ = [{', '.join(repr(n) for n in groups)}]",
+        *all_names(groups),
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
         "",

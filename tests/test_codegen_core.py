@@ -71,6 +71,12 @@ def test_registration_uses_the_unchecked_builders() -> None:
     ) in text
 
 
+def test_the_documented_entry_is_the_generated_one() -> None:
+    docs = (ROOT / "docs" / "codegen.md").read_text()
+    excerpt = docs.split("```python\n# core::add_.Tensor(", 1)[1].split("```", 1)[0]
+    assert f"\n# core::add_.Tensor({excerpt}" in (GENERATED / "__init__.py").read_text()
+
+
 def test_import_typedops_loads_core_on_first_use() -> None:
     code = (
         "import sys, typedops\n"

@@ -288,19 +288,43 @@ class _op_sum__default(_Handle):
     def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
 
 class _op_sum__dim_IntList(_Handle):
-    def __call__(_h, self: _t.Tensor, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_mean__default(_Handle):
     def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
 
 class _op_mean__dim(_Handle):
-    def __call__(_h, self: _t.Tensor, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_amax__default(_Handle):
-    def __call__(_h, self: _t.Tensor, dim: _Sequence[_builtins.int] = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] = ...,
+        keepdim: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
 
 class _op_max__dim(_Handle):
-    def __call__(_h, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> tuple[_t.Tensor, _t.Tensor]: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
 
 class _op_argmax__default(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
@@ -312,7 +336,13 @@ class _op_mm__default(_Handle):
     def __call__(_h, self: _t.Tensor, mat2: _t.Tensor) -> _t.Tensor: ...
 
 class _op_as_strided__default(_Handle):
-    def __call__(_h, self: _t.Tensor, size: _Sequence[_t.SymInt], stride: _Sequence[_t.SymInt], storage_offset: _t.SymInt | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        stride: _Sequence[_t.SymInt],
+        storage_offset: _t.SymInt | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_view__default(_Handle):
     def __call__(_h, self: _t.Tensor, size: _Sequence[_t.SymInt]) -> _t.Tensor: ...
@@ -333,7 +363,14 @@ class _op_select__int(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int, index: _t.SymInt) -> _t.Tensor: ...
 
 class _op_slice__Tensor(_Handle):
-    def __call__(_h, self: _t.Tensor, dim: _builtins.int = ..., start: _t.SymInt | None = ..., end: _t.SymInt | None = ..., step: _t.SymInt = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int = ...,
+        start: _t.SymInt | None = ...,
+        end: _t.SymInt | None = ...,
+        step: _t.SymInt = ...,
+    ) -> _t.Tensor: ...
 
 class _op_unsqueeze__default(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int) -> _t.Tensor: ...
@@ -363,37 +400,131 @@ class _op_stack__default(_Handle):
     def __call__(_h, tensors: _Sequence[_t.Tensor], dim: _builtins.int = ...) -> _t.Tensor: ...
 
 class _op_empty__memory_format(_Handle):
-    def __call__(_h, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_zeros__default(_Handle):
-    def __call__(_h, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_ones__default(_Handle):
-    def __call__(_h, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_full__default(_Handle):
-    def __call__(_h, size: _Sequence[_t.SymInt], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_scalar_tensor__default(_Handle):
-    def __call__(_h, s: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        s: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_randn__default(_Handle):
-    def __call__(_h, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_arange__default(_Handle):
-    def __call__(_h, end: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        end: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_arange__start_step(_Handle):
-    def __call__(_h, start: _t.Scalar, end: _t.Scalar, step: _t.Scalar = ..., *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        start: _t.Scalar,
+        end: _t.Scalar,
+        step: _t.Scalar = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_zeros_like__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op__to_copy__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., non_blocking: _builtins.bool = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        non_blocking: _builtins.bool = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _op_to__dtype(_Handle):
-    def __call__(_h, self: _t.Tensor, dtype: _t.ScalarType, non_blocking: _builtins.bool = ..., copy: _builtins.bool = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dtype: _t.ScalarType,
+        non_blocking: _builtins.bool = ...,
+        copy: _builtins.bool = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_add(_Packet):
     Tensor: _op_add__Tensor
@@ -763,7 +894,14 @@ class _packet_sum(_Packet):
     @overload
     def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
     @overload
-    def __call__(_p, self: _t.Tensor, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_mean(_Packet):
     default: _op_mean__default
@@ -771,15 +909,32 @@ class _packet_mean(_Packet):
     @overload
     def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
     @overload
-    def __call__(_p, self: _t.Tensor, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_amax(_Packet):
     default: _op_amax__default
-    def __call__(_p, self: _t.Tensor, dim: _Sequence[_builtins.int] = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _Sequence[_builtins.int] = ...,
+        keepdim: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_max(_Packet):
     dim: _op_max__dim
-    def __call__(_p, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> tuple[_t.Tensor, _t.Tensor]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
 
 class _packet_argmax(_Packet):
     default: _op_argmax__default
@@ -795,7 +950,13 @@ class _packet_mm(_Packet):
 
 class _packet_as_strided(_Packet):
     default: _op_as_strided__default
-    def __call__(_p, self: _t.Tensor, size: _Sequence[_t.SymInt], stride: _Sequence[_t.SymInt], storage_offset: _t.SymInt | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        stride: _Sequence[_t.SymInt],
+        storage_offset: _t.SymInt | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_view(_Packet):
     default: _op_view__default
@@ -823,7 +984,14 @@ class _packet_select(_Packet):
 
 class _packet_slice(_Packet):
     Tensor: _op_slice__Tensor
-    def __call__(_p, self: _t.Tensor, dim: _builtins.int = ..., start: _t.SymInt | None = ..., end: _t.SymInt | None = ..., step: _t.SymInt = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int = ...,
+        start: _t.SymInt | None = ...,
+        end: _t.SymInt | None = ...,
+        step: _t.SymInt = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_unsqueeze(_Packet):
     default: _op_unsqueeze__default
@@ -863,47 +1031,141 @@ class _packet_stack(_Packet):
 
 class _packet_empty(_Packet):
     memory_format: _op_empty__memory_format
-    def __call__(_p, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_zeros(_Packet):
     default: _op_zeros__default
-    def __call__(_p, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_ones(_Packet):
     default: _op_ones__default
-    def __call__(_p, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_full(_Packet):
     default: _op_full__default
-    def __call__(_p, size: _Sequence[_t.SymInt], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_scalar_tensor(_Packet):
     default: _op_scalar_tensor__default
-    def __call__(_p, s: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        s: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_randn(_Packet):
     default: _op_randn__default
-    def __call__(_p, size: _Sequence[_t.SymInt], *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_arange(_Packet):
     default: _op_arange__default
     start_step: _op_arange__start_step
     @overload
-    def __call__(_p, end: _t.Scalar, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        end: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
     @overload
-    def __call__(_p, start: _t.Scalar, end: _t.Scalar, step: _t.Scalar = ..., *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        start: _t.Scalar,
+        end: _t.Scalar,
+        step: _t.Scalar = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_zeros_like(_Packet):
     default: _op_zeros_like__default
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet__to_copy(_Packet):
     default: _op__to_copy__default
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ..., layout: _t.Layout | None = ..., device: _t.Device | None = ..., pin_memory: _builtins.bool | None = ..., non_blocking: _builtins.bool = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        non_blocking: _builtins.bool = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_to(_Packet):
     dtype: _op_to__dtype
-    def __call__(_p, self: _t.Tensor, dtype: _t.ScalarType, non_blocking: _builtins.bool = ..., copy: _builtins.bool = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dtype: _t.ScalarType,
+        non_blocking: _builtins.bool = ...,
+        copy: _builtins.bool = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
 
 class Namespace(_OpNamespace):
     add: _packet_add
@@ -1087,24 +1349,47 @@ class TensorMethods:
     @overload
     def sum(self, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
     @overload
-    def sum(self, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def sum(
+        self,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
     @overload
     def mean(self, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
     @overload
-    def mean(self, dim: _Sequence[_builtins.int] | None, keepdim: _builtins.bool = ..., *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def mean(
+        self,
+        dim: _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.ScalarType | None = ...,
+    ) -> _t.Tensor: ...
     def amax(self, dim: _Sequence[_builtins.int] = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
     def max(self, dim: _builtins.int, keepdim: _builtins.bool = ...) -> tuple[_t.Tensor, _t.Tensor]: ...
     def argmax(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
     def matmul(self, other: _t.Tensor) -> _t.Tensor: ...
     def mm(self, mat2: _t.Tensor) -> _t.Tensor: ...
-    def as_strided(self, size: _Sequence[_t.SymInt], stride: _Sequence[_t.SymInt], storage_offset: _t.SymInt | None = ...) -> _t.Tensor: ...
+    def as_strided(
+        self,
+        size: _Sequence[_t.SymInt],
+        stride: _Sequence[_t.SymInt],
+        storage_offset: _t.SymInt | None = ...,
+    ) -> _t.Tensor: ...
     def view(self, size: _Sequence[_t.SymInt]) -> _t.Tensor: ...
     def reshape(self, shape: _Sequence[_t.SymInt]) -> _t.Tensor: ...
     def permute(self, dims: _Sequence[_builtins.int]) -> _t.Tensor: ...
     def transpose(self, dim0: _builtins.int, dim1: _builtins.int) -> _t.Tensor: ...
     def t(self) -> _t.Tensor: ...
     def select(self, dim: _builtins.int, index: _t.SymInt) -> _t.Tensor: ...
-    def slice(self, dim: _builtins.int = ..., start: _t.SymInt | None = ..., end: _t.SymInt | None = ..., step: _t.SymInt = ...) -> _t.Tensor: ...
+    def slice(
+        self,
+        dim: _builtins.int = ...,
+        start: _t.SymInt | None = ...,
+        end: _t.SymInt | None = ...,
+        step: _t.SymInt = ...,
+    ) -> _t.Tensor: ...
     def unsqueeze(self, dim: _builtins.int) -> _t.Tensor: ...
     def squeeze(self, dim: _builtins.int) -> _t.Tensor: ...
     def expand(self, size: _Sequence[_t.SymInt], *, implicit: _builtins.bool = ...) -> _t.Tensor: ...
@@ -1112,4 +1397,10 @@ class TensorMethods:
     def contiguous(self, *, memory_format: _t.MemoryFormat = ...) -> _t.Tensor: ...
     def clone(self, *, memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
     def copy_(self, src: _t.Tensor, non_blocking: _builtins.bool = ...) -> _t.Tensor: ...
-    def to(self, dtype: _t.ScalarType, non_blocking: _builtins.bool = ..., copy: _builtins.bool = ..., memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ...
+    def to(
+        self,
+        dtype: _t.ScalarType,
+        non_blocking: _builtins.bool = ...,
+        copy: _builtins.bool = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...

@@ -27,7 +27,7 @@ from typing import Final
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, self_index
-from ._text import STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime
+from ._text import STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
 
@@ -138,7 +138,7 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
                 params.insert(0, "self")
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
-            lines.append(f"{indent}def {name}({', '.join(params)}) -> {returns_annotation(entry.schema)}: ...")
+            lines += stub_def(indent, name, params, returns_annotation(entry.schema))
     return lines
 
 

@@ -8,12 +8,12 @@ from typing import Final, NamedTuple
 
 from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
 from ..boxing import python_name
-from ._layout import WIDTH, comment_text, packed
+from ._layout import WIDTH, Group, comment_text, layout, packed
 from ._model import HEADER, Options
 
 __all__ = [
     "header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text",
-    "runtime", "RUNTIME", "all_names",
+    "runtime", "RUNTIME", "all_names", "stub_def",
 ]  # fmt: skip
 
 STUB_IMPORTS: Final = (
@@ -85,6 +85,12 @@ def _command_lines(text: str) -> list[str]:
             lines.append("#    ")
         lines[-1] += f" {piece}"
     return lines
+
+
+def stub_def(indent: str, name: str, params: list[str], returns: str) -> list[str]:
+    """A stub's ``def name(params) -> returns: ...`` at ``indent``: on one line if it fits
+    ``WIDTH``, else one parameter a line."""
+    return layout(Group(f"def {name}(", tuple(params)), indent, suffix=f" -> {returns}: ...")
 
 
 def all_names(names: Iterable[str]) -> list[str]:

@@ -33,7 +33,15 @@ class _op_clamp__default(_Handle):
     def __call__(_h, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
 
 class _op_full__default(_Handle):
-    def __call__(_h, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _h,
+        size: _Sequence[_builtins.int],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        memory_format: _t.MemoryFormat = ...,
+        device: _t.Device | None = ...,
+    ) -> _t.Tensor: ...
 
 class _packet_add(_Packet):
     Tensor: _op_add__Tensor
@@ -64,7 +72,15 @@ class _packet_clamp(_Packet):
 
 class _packet_full(_Packet):
     default: _op_full__default
-    def __call__(_p, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
+    def __call__(
+        _p,
+        size: _Sequence[_builtins.int],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.ScalarType | None = ...,
+        memory_format: _t.MemoryFormat = ...,
+        device: _t.Device | None = ...,
+    ) -> _t.Tensor: ...
 
 class Namespace(_OpNamespace):
     add: _packet_add

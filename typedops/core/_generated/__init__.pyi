@@ -304,28 +304,116 @@ def max(self: Tensor, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: .
 def argmax(self: Tensor, dim: int | None = ..., keepdim: bool = ...) -> Tensor: ...
 def matmul(self: Tensor, other: Tensor) -> Tensor: ...
 def mm(self: Tensor, mat2: Tensor) -> Tensor: ...
-def as_strided(self: Tensor, size: Sequence[SymInt], stride: Sequence[SymInt], storage_offset: SymInt | None = ...) -> Tensor: ...
+def as_strided(
+    self: Tensor,
+    size: Sequence[SymInt],
+    stride: Sequence[SymInt],
+    storage_offset: SymInt | None = ...,
+) -> Tensor: ...
 def reshape(self: Tensor, shape: Sequence[SymInt]) -> Tensor: ...
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor: ...
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor: ...
 def t(self: Tensor) -> Tensor: ...
 def select(self: Tensor, dim: int, index: SymInt) -> Tensor: ...
-def slice(self: Tensor, dim: int = ..., start: SymInt | None = ..., end: SymInt | None = ..., step: SymInt = ...) -> Tensor: ...
+def slice(
+    self: Tensor,
+    dim: int = ...,
+    start: SymInt | None = ...,
+    end: SymInt | None = ...,
+    step: SymInt = ...,
+) -> Tensor: ...
 def unsqueeze(self: Tensor, dim: int) -> Tensor: ...
 def squeeze(self: Tensor, dim: int) -> Tensor: ...
 def flatten(self: Tensor, start_dim: int = ..., end_dim: int = ...) -> Tensor: ...
 def clone(self: Tensor, *, memory_format: MemoryFormat | None = ...) -> Tensor: ...
 def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
-def empty(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...
-def zeros(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
-def ones(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
-def full(size: Sequence[SymInt], fill_value: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
-def scalar_tensor(s: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
-def randn(size: Sequence[SymInt], *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def empty(
+    size: Sequence[SymInt],
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def zeros(
+    size: Sequence[SymInt],
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def ones(
+    size: Sequence[SymInt],
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def full(
+    size: Sequence[SymInt],
+    fill_value: Scalar,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def scalar_tensor(
+    s: Scalar,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def randn(
+    size: Sequence[SymInt],
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
 @overload
-def arange(end: Scalar, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
+def arange(
+    end: Scalar,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
 @overload
-def arange(start: Scalar, end: Scalar, step: Scalar = ..., *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ...) -> Tensor: ...
-def zeros_like(self: Tensor, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...
-def _to_copy(self: Tensor, *, dtype: ScalarType | None = ..., layout: Layout | None = ..., device: Device | None = ..., pin_memory: bool | None = ..., non_blocking: bool = ..., memory_format: MemoryFormat | None = ...) -> Tensor: ...
+def arange(
+    start: Scalar,
+    end: Scalar,
+    step: Scalar = ...,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def zeros_like(
+    self: Tensor,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def _to_copy(
+    self: Tensor,
+    *,
+    dtype: ScalarType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | None = ...,
+    pin_memory: bool | None = ...,
+    non_blocking: bool = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...

@@ -325,6 +325,14 @@ def test_all_generated_files_are_checked() -> None:
     assert len(GENERATED_FILES) == 6
 
 
+def test_a_static_dispatch_build_fits_120_columns(tmp_path: Path) -> None:
+    core = ROOT / "typedops" / "core" / "native_functions.yaml"
+    files = generate(core, tmp_path, namespace="core_wide", kernels="typedops.core.kernels", static_dispatch="CPU,Meta")
+    for path, text in files.items():
+        too_long = [(n, len(line)) for n, line in enumerate(text.splitlines(), 1) if len(line) > 120]
+        assert not too_long, f"{path.name}: lines over 120 characters (line, length): {too_long}"
+
+
 @pytest.mark.parametrize("name", ["tests.data.demo_generated", "typedops.core._generated"])
 def test_generated_modules_read_one_op_at_a_time(name: str) -> None:
     # Each op's entry sits under its schema text and binds the name that the one

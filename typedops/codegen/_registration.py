@@ -36,8 +36,8 @@ from ..schema import (
     TypeVar,
 )
 from ..boxing import call_shape, conversions_for, unboxing_source
-from ._model import Kernel, OpEntry, Options
 from ._layout import Group, Node, comment_lines, comment_text, layout, packed
+from ._model import Kernel, OpEntry, Options
 from ._text import Section, runtime
 
 __all__ = ["registration_section", "kernel_modules"]

@@ -50,18 +50,31 @@ def test_registration_uses_the_unchecked_builders() -> None:
     assert "# -- registration (schemas from the unchecked builders of typedops.schema._build" in text
     assert "    argument as _argument,\n" in text  # one import statement, from typedops.runtime
     assert "parse_schema" not in text and "_FunctionSchema(" not in text and "_Argument(" not in text
-    # One bulk call defines every op with its kernels; where.self is one of its rows.
-    assert ") = LIBRARY._define_generated((\n" in text and "    where__self,\n" in text
+    # Each op is one entry under its schema text, with the fields that differ from their
+    # defaults named; one call then defines every op (where.self among them).
     assert (
-        "    (_schema('where', 'core', 'self', (_argument('condition', _t0, None, None, 0), "
-        "_argument('self', _t0, None, None, 0), _argument('other', _t0, None, None, 0),), (), "
-        "(_return(_t0, None, None, 0),)), ((_DispatchKey.CPU, _m0.where_cpu, False, _unboxing2), "
-        "(_DispatchKey.Meta, _m0.where_meta, False, _unboxing2))),\n"
+        "# core::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor\n"
+        "where__self = (\n"
+        "    _schema(\n"
+        "        'where', 'core', 'self',\n"
+        "        positional=(_argument('condition', _t0), _argument('self', _t0), _argument('other', _t0)),\n"
+        "        returns=(_return(_t0),),\n"
+        "    ),\n"
+        "    (_kernel(_DispatchKey.CPU, _m0.where_cpu, _unboxing2), "
+        "_kernel(_DispatchKey.Meta, _m0.where_meta, _unboxing2)),\n"
+        ")\n"
     ) in text
+    assert ") = LIBRARY._define_generated((\n" in text and " where__self, " in text
     assert (
         "# 3 positional -> 1\ndef _unboxing2(_fn):\n    def unboxing(op, keys, stack):\n        a2 = stack.pop()\n"
         "        a1 = stack.pop()\n        a0 = stack.pop()\n        stack.append(_fn(a0, a1, a2))\n"
     ) in text
+
+
+def test_the_documented_entry_is_the_generated_one() -> None:
+    docs = (ROOT / "docs" / "codegen.md").read_text()
+    excerpt = docs.split("```python\n# core::add_.Tensor(", 1)[1].split("```", 1)[0]
+    assert f"\n# core::add_.Tensor({excerpt}" in (GENERATED / "__init__.py").read_text()
 
 
 def test_import_typedops_loads_core_on_first_use() -> None:

@@ -6,6 +6,7 @@ tests/data/demo_ops.yaml; a test fails when it is stale.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import sys
@@ -21,6 +22,7 @@ import typedops
 from typedops import Device, tensor
 from typedops.cli import main
 from typedops.codegen import CodegenError, generate, obsolete_files, stale_files, write_files
+from typedops.dispatch import OperatorHandle
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -180,8 +182,9 @@ def test_selective_build_contains_only_the_chosen_ops(tmp_path: Path) -> None:
     chosen.write_text("- demo_sel::add.Tensor\n- double\n")
     files = generate(YAML, tmp_path / "out", namespace="demo_sel", kernels=KERNELS, ops_list=chosen)
     registration = files[tmp_path / "out" / "__init__.py"]
-    assert registration.count("    (_schema(") == 2
-    assert "    add__Tensor,\n" in registration and "    double__default,\n" in registration
+    assert registration.count("_schema(") == 2
+    assert "\nadd__Tensor = (\n" in registration and "\ndouble__default = (\n" in registration
+    assert "    add__Tensor, double__default,\n) = LIBRARY._define_generated((\n" in registration
     assert "add_scalar" not in registration and "cat" not in registration
     chosen.write_text("- add.Tensor\n- nope\n")
     with pytest.raises(CodegenError) as info:
@@ -203,7 +206,7 @@ def test_trace_ops_records_nested_calls(tmp_path: Path, demo: ModuleType) -> Non
     )
     # ... and the list drives a selective build.
     files = generate(YAML, tmp_path / "sel", namespace="demo", kernels=KERNELS, ops_list=out)
-    assert files[tmp_path / "sel" / "__init__.py"].count("    (_schema(") == 3
+    assert files[tmp_path / "sel" / "__init__.py"].count("_schema(") == 3
 
 
 def test_a_library_is_one_module_and_its_stub(tmp_path: Path) -> None:
@@ -309,3 +312,67 @@ def test_overload_choosers_tell_tensors_from_numbers() -> None:
         "    if isinstance(_v1, _NUMBERS):",
         "        return _f_scalar(*args, **kwargs)",
     ]
+
+
+def _schema_comment_above(lines: list[str], index: int) -> str:
+    """The schema text of the ``#`` comment block ending just above ``lines[index]``,
+    its continuation lines joined back (a break was made after ``", "``)."""
+    start = index
+    while lines[start - 1].startswith("#     "):
+        start -= 1
+    assert lines[start - 1].startswith("# "), f"no schema comment above line {index + 1}: {lines[index]!r}"
+    return " ".join([lines[start - 1][2:], *(line[6:] for line in lines[start:index])])
+
+
+GENERATED_FILES = [
+    *(DATA / "demo_generated").glob("*.py*"), *(DATA / "stubs").glob("*.pyi"),
+    *(ROOT / "typedops" / "core" / "_generated").glob("*.py*"), ROOT / "stubs" / "_typedops_ops_core.pyi",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", GENERATED_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_generated_files_fit_120_columns(path: Path) -> None:
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("# @generated")
+    too_long = [(n, len(line)) for n, line in enumerate(lines, 1) if len(line) > 120]
+    assert not too_long, f"lines over 120 characters (line, length): {too_long}"
+
+
+def test_all_generated_files_are_checked() -> None:
+    assert len(GENERATED_FILES) == 6
+
+
+def test_a_static_dispatch_build_fits_120_columns(tmp_path: Path) -> None:
+    core = ROOT / "typedops" / "core" / "native_functions.yaml"
+    files = generate(core, tmp_path, namespace="core_wide", kernels="typedops.core.kernels", static_dispatch="CPU,Meta")
+    for path, text in files.items():
+        too_long = [(n, len(line)) for n, line in enumerate(text.splitlines(), 1) if len(line) > 120]
+        assert not too_long, f"{path.name}: lines over 120 characters (line, length): {too_long}"
+
+
+@pytest.mark.parametrize("name", ["tests.data.demo_generated", "typedops.core._generated"])
+def test_generated_modules_read_one_op_at_a_time(name: str) -> None:
+    # Each op's entry sits under its schema text and binds the name that the one
+    # _define_generated call rebinds to that op's handle (both lists the same names in the
+    # same order: Note [One name per op, from entry to handle]).
+    module = importlib.import_module(name)
+    assert module.__file__ is not None
+    text = Path(module.__file__).read_text()
+    lines = text.splitlines()
+    entries = []
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple) and node.value.elts:
+            first = node.value.elts[0]
+            if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "_schema":
+                (target,) = node.targets
+                assert isinstance(target, ast.Name)
+                handle = getattr(module, target.id)
+                assert _schema_comment_above(lines, node.lineno - 1) == str(handle.schema)
+                entries.append(target.id)
+    handles = [n for n, value in vars(module).items() if isinstance(value, OperatorHandle)]
+    assert entries == handles and entries  # every op's handle has its entry
+    (call,) = [n for n in ast.parse(text).body if isinstance(n, ast.Assign) and "_define_generated" in ast.unparse(n)]
+    assert isinstance(call.value, ast.Call)
+    (target,), (argument,) = call.targets, call.value.args
+    assert isinstance(target, ast.Tuple) and isinstance(argument, ast.Tuple)
+    assert [ast.unparse(e) for e in target.elts] == [ast.unparse(e) for e in argument.elts] == entries

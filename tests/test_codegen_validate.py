@@ -90,8 +90,21 @@ def test_string_defaults_reach_source_only_through_repr(tmp_path: Path) -> None:
     path.write_text(f"- func: f(Tensor self, str s={default}) -> Tensor\n")
     files = generate(path, tmp_path / "out", namespace="vd_repr")
     registration = files[tmp_path / "out" / "__init__.py"]
-    assert f"_argument('s', _t1, {default!r}, None, 0)" in registration
+    assert f"_argument('s', _t1, default={default!r})" in registration
+    assert f"# vd_repr::f(Tensor self, str s={default}) -> Tensor\n" in registration  # its schema, as a comment
     assert "\nimport os" not in registration
+
+
+@pytest.mark.parametrize("breaks", ["\\r", "\\u2028", "\\x0c", "\\x85"])
+def test_a_default_cannot_end_its_schema_comment(tmp_path: Path, breaks: str) -> None:
+    # A line break in a string default (yaml escape in a quoted scalar) would end the schema
+    # comment, and what follows would be code; the comment writes it as its escape instead.
+    path = tmp_path / "ops.yaml"
+    path.write_text(f'- func: "f(Tensor self, str s=\\"{breaks}import os#\\") -> Tensor"\n')
+    files = generate(path, tmp_path / "out", namespace="vd_break")
+    module = files[tmp_path / "out" / "__init__.py"]
+    assert f'# vd_break::f(Tensor self, str s="{breaks}import os#") -> Tensor\n' in module
+    assert module.splitlines() == module.split("\n")[:-1]  # no other line break anywhere
 
 
 def test_bare_kernel_names_need_a_kernels_module(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from typing_extensions import assert_never
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, Variant, self_index
-from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation, runtime
+from ._text import STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
 
@@ -121,7 +121,7 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
     groups = group(entries, Variant.function)
     body = [
         "# -- the typed functional API (types in __init__.pyi)",
-        f"__all__ = [{', '.join(repr(n) for n in groups)}]",
+        *all_names(groups),
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
     ]
@@ -161,7 +161,7 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
                 params.insert(0, "self")
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
-            lines.append(f"{indent}def {name}({', '.join(params)}) -> {returns_annotation(entry.schema)}: ...")
+            lines += stub_def(indent, name, params, returns_annotation(entry.schema))
     return lines
 
 
@@ -221,7 +221,7 @@ def library_stub(entries: list[OpEntry], options: Options) -> str:
     impl_namespaces = sorted({e.schema.namespace for e in entries if not e.defines})
     lines = header(options, "types of the generated op library")
     lines += [*STUB_IMPORTS, "from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle", ""]
-    lines += [f"__all__ = [{', '.join(repr(n) for n in groups)}]", ""]
+    lines += [*all_names(groups), ""]
     if defined:
         lines.append("LIBRARY: _Library")
     lines += [f"IMPL_{ns}: _Library" for ns in impl_namespaces]

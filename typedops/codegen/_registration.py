@@ -5,6 +5,12 @@ Importing it parses and re-checks nothing: every ``FunctionSchema`` is written a
 the unchecked builders in ``typedops.schema._build`` (the generator validated it), with each
 distinct type object built once by its public constructor and shared (``_t0 = BaseType('Tensor')``).
 See Note [Nothing unvalidated reaches source] in _validate.py.
+
+Each op reads as one entry: its schema text as a comment, then its handle's name bound to
+its ``(schema, kernels)``, the builders called with the fields that differ from their
+defaults named (``_argument('alpha', _t1, default='1')``), laid out in lines of at most
+120 characters (_layout.py). Naming the fields costs nothing measurable at import: the
+fields left at their defaults are no longer passed (bench_codegen_import, before and after).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from ..schema import (
     TypeVar,
 )
 from ..boxing import call_shape, conversions_for, unboxing_source
+from ._layout import Group, Node, comment_lines, comment_text, layout, packed
 from ._model import Kernel, OpEntry, Options
 from ._text import Section, runtime
 
@@ -55,7 +62,8 @@ class _Types:
             expr = self._expr(type_)
             name = f"_t{len(self.names)}"
             self.names[type_] = name
-            self.lines.append(f"{name} = {expr}")
+            text = "" if isinstance(type_, BaseType) else f"  # {comment_text(str(type_))}"
+            self.lines.append(f"{name} = {expr}{text}")
         return name
 
     def _expr(self, t: Type) -> str:
@@ -79,39 +87,43 @@ class _Types:
         raise TypeError(f"no constructor expression for schema type {t!r} ({type(t).__name__})")
 
 
-def _alias(alias: AliasInfo | None) -> str:
-    if alias is None:
-        return "None"
-    return f"_alias({alias.before!r}, {alias.after!r}, {alias.is_write!r})"
+def _alias(alias: AliasInfo) -> str:
+    after = f", after={alias.after!r}" if alias.after else ""
+    write = ", is_write=True" if alias.is_write else ""
+    return f"_alias({alias.before!r}{after}{write})"
+
+
+def _fields(alias: AliasInfo | None, depth: int) -> str:
+    """The keyword arguments of the alias fields that differ from their defaults."""
+    return (f", alias={_alias(alias)}" if alias is not None else "") + (f", alias_depth={depth!r}" if depth else "")
 
 
 def _argument(arg: Argument, types: _Types) -> str:
-    return f"_argument({arg.name!r}, {types.ref(arg.type)}, {arg.default!r}, {_alias(arg.alias)}, {arg.alias_depth!r})"
+    default = "" if arg.default is None else f", default={arg.default!r}"
+    return f"_argument({arg.name!r}, {types.ref(arg.type)}{default}{_fields(arg.alias, arg.alias_depth)})"
 
 
 def _return(ret: Return, types: _Types) -> str:
-    return f"_return({types.ref(ret.type)}, {ret.name!r}, {_alias(ret.alias)}, {ret.alias_depth!r})"
+    name = "" if ret.name is None else f", name={ret.name!r}"
+    return f"_return({types.ref(ret.type)}{name}{_fields(ret.alias, ret.alias_depth)})"
 
 
-def _tuple(items: list[str]) -> str:
-    return "()" if not items else "(" + ", ".join(items) + ",)"
-
-
-def schema_expr(schema: FunctionSchema, types: _Types) -> str:
-    """Builder-call text that rebuilds ``schema`` exactly, without re-running the checks of
-    the public constructors (the generator validated the schema; see typedops/schema/_build.py).
-    Types keep their public constructors: each is built once per module and shared."""
-    parts = [
-        repr(schema.name),
-        repr(schema.namespace),
-        repr(schema.overload_name),
-        _tuple([_argument(a, types) for a in schema.positional]),
-        _tuple([_argument(a, types) for a in schema.kwarg_only]),
-        _tuple([_return(r, types) for r in schema.returns]),
-    ]
-    if schema.is_vararg or schema.is_varret:
-        parts += [repr(schema.is_vararg), repr(schema.is_varret)]
-    return f"_schema({', '.join(parts)})"
+def schema_node(schema: FunctionSchema, types: _Types) -> Group:
+    """Builder calls that rebuild ``schema`` exactly, without re-running the checks of the
+    public constructors (the generator validated the schema; see typedops/schema/_build.py).
+    Fields at their defaults are left out; types keep their public constructors: each is
+    built once per module and shared."""
+    head = (repr(schema.name), repr(schema.namespace), repr(schema.overload_name))
+    fields: list[Node] = []
+    for field, nodes in (
+        ("positional", [_argument(a, types) for a in schema.positional]),
+        ("kwarg_only", [_argument(a, types) for a in schema.kwarg_only]),
+        ("returns", [_return(r, types) for r in schema.returns]),
+    ):
+        if nodes:
+            fields.append(Group(f"{field}=(", tuple(nodes), tuple_=True))
+    fields += [f"{flag}=True" for flag in ("is_vararg", "is_varret") if getattr(schema, flag)]
+    return Group("_schema(", (*head, *fields), lead=len(head))
 
 
 def kernel_modules(entries: list[OpEntry]) -> dict[str, str]:
@@ -153,6 +165,49 @@ class _Unboxing:
         return ["", "", heading, *self.lines[2:]]  # the heading replaces the first blank lines
 
 
+def _kernel(kernel: Kernel, modules: dict[str, str], unboxing: str) -> str:
+    keyed = ", with_keys=True" if kernel.with_keys else ""
+    fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
+    return f"_kernel(_DispatchKey.{kernel.key.name}, {fn}, {unboxing}{keyed})"
+
+
+def _entry(entry: OpEntry, types: _Types, unboxing: _Unboxing, modules: dict[str, str]) -> list[str]:
+    """One defined op as one unit: its schema text as a comment, then its name bound to
+    what ``_define_generated`` takes for it, ``(schema, kernels)``."""
+    kernels = tuple(_kernel(k, modules, unboxing.ref(entry, k)) for k in entry.kernels)
+    pair = Group("(", (schema_node(entry.schema, types), Group("(", kernels, tuple_=True)), tuple_=True)
+    return ["", *comment_lines(str(entry.schema)), *layout(pair, prefix=f"{entry.attr_name} = ")]
+
+
+# Note [One name per op, from entry to handle]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A generated library defines all its ops in one call (Library._define_generated: one lock,
+# one source location), yet each op must read as one unit. So each op's entry binds its
+# handle's name to the op's (schema, kernels) beside its schema text, and the one call
+# takes those names and rebinds each to its handle: ``(a, b) = LIBRARY._define_generated((a, b))``.
+# Both lists are the same names in the same order, so nothing is paired by position.
+def _define_all(defined: list[OpEntry]) -> list[str]:
+    names = packed([entry.attr_name for entry in defined])
+    return [
+        "",
+        "",
+        "# Define every op above with its kernels in one call, which rebinds each name to its op's handle",
+        "# (see Note [One name per op, from entry to handle] in typedops/codegen/_registration.py).",
+        "(",
+        *names,
+        ") = LIBRARY._define_generated((",
+        *names,
+        "))",
+    ]
+
+
+def _impl(entry: OpEntry, kernel: Kernel, modules: dict[str, str]) -> list[str]:
+    """A kernel for an op defined elsewhere, registered on ``IMPL_<namespace>``."""
+    items = [repr(entry.schema.full_name), f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"]
+    items += [f"_DispatchKey.{kernel.key.name}", *(["with_keys=True"] if kernel.with_keys else []), "check=False"]
+    return layout(Group(f"IMPL_{entry.schema.namespace}.impl(", tuple(items)))
+
+
 def registration_section(entries: list[OpEntry], options: Options) -> Section:
     """``LIBRARY`` and one ``OperatorHandle`` per defined op (named ``entry.attr_name``)."""
     types = _Types()
@@ -167,35 +222,37 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
     for ns in impl_namespaces:
         body.append(f"IMPL_{ns} = _Library({ns!r}, 'IMPL')")
     if defined:
-        # One call defines every op with its kernels (Library._define_generated: one lock,
-        # one source location); the handles unpack into one name per op.
-        body.append("")
-        body.append("(")
-        body += [f"    {entry.attr_name}," for entry in defined]
-        body.append(") = LIBRARY._define_generated((")
+        body += ["", "", _ENTRIES_HEADING]
         for entry in defined:
-            kernels = ", ".join(
-                f"(_DispatchKey.{k.key.name}, {modules[k.ref.module]}.{k.ref.attribute}, {k.with_keys!r}, "
-                f"{unboxing.ref(entry, k)})"
-                for k in entry.kernels
-            )
-            body.append(f"    ({schema_expr(entry.schema, types)}, ({kernels}{',' if len(entry.kernels) == 1 else ''})),")
-        body.append("))")
+            body += _entry(entry, types, unboxing, modules)
+        body += _define_all(defined)
     for entry in extra:
         body.append("")
-        handle = repr(entry.schema.full_name)
-        library = f"IMPL_{entry.schema.namespace}"
         for kernel in entry.kernels:
-            fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
-            keyed = ", with_keys=True" if kernel.with_keys else ""
-            body.append(f"{library}.impl({handle}, {fn}, _DispatchKey.{kernel.key.name}{keyed}, check=False)")
+            body += _impl(entry, kernel, modules)
+    imports = _imports(types, unboxing, bool(defined), impl_namespaces, modules)
+    return Section(imports, [_HEADING, *types.lines, *unboxing.section(), "", "", *body])
+
+
+_HEADING: Final = (
+    "# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)"
+)
+_ENTRIES_HEADING: Final = (
+    "# One entry per op: its schema as text, then its handle's name bound to (schema, kernels) for the call below."
+)
+
+
+def _imports(
+    types: _Types, unboxing: _Unboxing, defines: bool, impl_namespaces: list[str], modules: dict[str, str]
+) -> list[str]:
     constructors = sorted({c for c in _CONSTRUCTORS if any(f"_{c}(" in line for line in types.lines)})
     imports = runtime("DispatchKey as _DispatchKey", "Library as _Library", *(f"{c} as _{c}" for c in constructors))
     imports += runtime("alias as _alias", "argument as _argument", "make_return as _return", "schema as _schema")
+    if defines:
+        imports += runtime("kernel as _kernel")
     if unboxing.lines:
         imports += runtime("to_list as _to_list", "to_tuple as _to_tuple", "wrong_tuple as _wrong_tuple")
     if impl_namespaces:
         imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
     imports += [f"import {module} as {alias}" for module, alias in modules.items()]
-    heading = "# -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)"
-    return Section(imports, [heading, *types.lines, *unboxing.section(), "", "", *body])
+    return imports

@@ -14,9 +14,10 @@ from ..boxing import python_name
 from ..dispatch import DispatchKey
 from ..schema import BaseType, ListType, OptionalType, Type
 from ._api import COMMON_IMPORTS, chooser_lines, group
+from ._layout import Group, layout
 from ._model import Kernel, OpEntry, Options, Variant
 from ._registration import kernel_modules
-from ._text import Section, runtime
+from ._text import Section, all_names, runtime
 
 __all__ = ["static_functions_section"]
 
@@ -58,7 +59,8 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
     call_args = [python_name(a.name) for a in schema.positional]
     call_args += [f"{python_name(a.name)}={python_name(a.name)}" for a in schema.kwarg_only]
     bits = [e for a in schema.arguments if (e := _bits_expr(a.type, python_name(a.name))) is not None]
-    lines = ["", "", *defaults, *(["", ""] if defaults else []), f"def {fn_name}({', '.join(params)}) -> Any:"]
+    lines = ["", "", *defaults, *(["", ""] if defaults else [])]
+    lines += layout(Group(f"def {fn_name}(", tuple(params)), suffix=" -> Any:")
     if bits:
         lines.append(f"    _b = {' | '.join(bits)}")
     elif any(a.name == "device" for a in schema.arguments):
@@ -70,9 +72,9 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
         if kernel is None:
             continue
         fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"
-        keys = f"_DispatchKeySet.from_bits({1 << backend}), " if kernel.with_keys else ""
+        keys = [f"_DispatchKeySet.from_bits({1 << backend})"] if kernel.with_keys else []
         lines.append(f"    if _b & {1 << backend}:  # {backend.name}")
-        lines.append(f"        return {fn}({keys}{', '.join(call_args)})")
+        lines += layout(Group(f"return {fn}(", (*keys, *call_args)), "        ")
     names = ", ".join(b.name for b in backends)
     lines.append(f"    raise _no_static_kernel({schema.full_name!r}, _b, {names!r})")
     return lines
@@ -96,7 +98,7 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
     ]
     lines = [
         f"# -- the typed functional API, static dispatch to {backends} (types in __init__.pyi)",
-        f"__all__ = [{', '.join(repr(n) for n in groups)}]",
+        *all_names(groups),
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
         "",

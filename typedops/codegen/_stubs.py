@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ._api import group
 from ._model import OpEntry, Options, Variant
-from ._text import header, parameters, returns_annotation
+from ._text import header, parameters, returns_annotation, stub_def
 
 __all__ = ["ops_stub", "stub_module_name"]
 
@@ -28,9 +28,9 @@ def stub_module_name(namespace: str) -> str:
     return f"_typedops_ops_{namespace}"
 
 
-def _signature(entry: OpEntry, first: str, *, method: bool = False) -> str:
+def _def(name: str, entry: OpEntry, first: str, *, method: bool = False) -> list[str]:
     params = parameters(entry.schema, skip_self=method, prefix=_P)
-    return f"({', '.join([first, *params])}) -> {returns_annotation(entry.schema, _P)}"
+    return stub_def("    ", name, [first, *params], returns_annotation(entry.schema, _P))
 
 
 def ops_stub(entries: list[OpEntry], options: Options) -> str:
@@ -51,7 +51,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
     for entry in defined:
         by_name.setdefault(entry.schema.name, []).append(entry)
         lines += ["", f"class _op_{entry.attr_name}(_Handle):"]
-        lines.append(f"    def __call__{_signature(entry, '_h')}: ...")
+        lines += _def("__call__", entry, "_h")
     for name, members in by_name.items():
         lines += ["", f"class _packet_{name}(_Packet):"]
         for entry in members:
@@ -59,7 +59,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
         for entry in members:
             if len(members) > 1:
                 lines.append("    @overload")
-            lines.append(f"    def __call__{_signature(entry, '_p')}: ...")
+            lines += _def("__call__", entry, "_p")
     lines += ["", "class Namespace(_OpNamespace):"]
     lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
     lines += [
@@ -75,7 +75,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
         for entry in members:
             if len(members) > 1:
                 lines.append("    @overload")
-            lines.append(f"    def {name}{_signature(entry, 'self', method=True)}: ...")
+            lines += _def(name, entry, "self", method=True)
     if not methods:
         lines.append("    pass")
     lines.append("")

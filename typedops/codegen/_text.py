@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
 from ..boxing import python_name
+from ._layout import WIDTH, Group, comment_text, layout, packed
 from ._model import HEADER, Options
 
 __all__ = [
     "header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text",
-    "runtime", "RUNTIME",
+    "runtime", "RUNTIME", "all_names", "stub_def",
 ]  # fmt: skip
 
 STUB_IMPORTS: Final = (
@@ -62,13 +65,39 @@ def module_text(options: Options, what: str, sections: list[Section]) -> str:
 
 
 def header(options: Options, what: str) -> list[str]:
-    """The first lines of a generated file (no dates or paths: output is deterministic)."""
+    """The first lines of a generated file (no dates or paths: output is deterministic),
+    each at most ``WIDTH``: ``what`` wrapped, the command broken before its options."""
+    described = textwrap.wrap(what, WIDTH - 2, break_long_words=False, break_on_hyphens=False)
     return [
-        f"# {HEADER} from {options.source_label} -- do not edit.",
-        f"# {what}",
-        f"# Regenerate with: {options.command}",
+        f"# {HEADER} from {comment_text(options.source_label)} -- do not edit.",
+        *(f"# {line}" for line in described),
+        *_command_lines(f"Regenerate with: {comment_text(options.command)}"),
         "# fmt: off",
     ]
+
+
+def _command_lines(text: str) -> list[str]:
+    """``# text``, broken before `` --option``s with shell line continuations where too long."""
+    lines = ["#"]
+    for piece in text.replace(" --", "\n--").split("\n"):
+        if lines[-1] != "#" and len(lines[-1]) + len(piece) + 3 > WIDTH:
+            lines[-1] += " \\"
+            lines.append("#    ")
+        lines[-1] += f" {piece}"
+    return lines
+
+
+def stub_def(indent: str, name: str, params: list[str], returns: str) -> list[str]:
+    """A stub's ``def name(params) -> returns: ...`` at ``indent``: on one line if it fits
+    ``WIDTH``, else one parameter a line."""
+    return layout(Group(f"def {name}(", tuple(params)), indent, suffix=f" -> {returns}: ...")
+
+
+def all_names(names: Iterable[str]) -> list[str]:
+    """A generated module's ``__all__`` assignment, on lines at most ``WIDTH``."""
+    items = [repr(name) for name in names]
+    one_line = f"__all__ = [{', '.join(items)}]"
+    return [one_line] if len(one_line) <= WIDTH else ["__all__ = [", *packed(items), "]"]
 
 
 def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:

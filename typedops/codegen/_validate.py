@@ -8,7 +8,9 @@ through any text field. The generator writes only: names that passed an identifi
 names must not be Python keywords), kernel references that are dotted identifiers *and*
 resolved to a function defined in the named module, dispatch keys that are
 ``DispatchKey`` members, and every other value (default literals, alias sets) through
-``repr()`` of a value the schema parser accepted.
+``repr()`` of a value the schema parser accepted. Text in comments (an op's schema, the
+command in the header) goes through ``comment_text`` (_layout.py), which escapes every
+character that could end a comment early.
 """
 
 from __future__ import annotations

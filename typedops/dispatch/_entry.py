@@ -143,91 +143,142 @@ def _check_expr(check: ArgCheck, index: int, ref: str) -> str | None:
 
 def entry_source(shape: CallShape, trace: bool) -> str:
     """Source of ``make(_op, *defaults)`` returning the four entry functions."""
-    defaults = [f"_d{i}" for i, a in enumerate(a for a in shape.args if a.has_default)]
+    lines = [f"def make(_op{''.join(', ' + d for d in _defaults(shape))}):"]
+    lines += _call(shape, trace)
+    lines += _redispatch(shape, trace)
+    lines += _call_boxed(shape, trace)
+    lines += _redispatch_boxed(shape, trace)
+    lines += ["    return call, redispatch, call_boxed, redispatch_boxed", ""]
+    return "\n".join(lines)
+
+
+# -- pieces the four entry points share
+
+
+def _defaults(shape: CallShape) -> list[str]:
+    """The parameters of ``make`` that carry the defaults' values (``_d0``...), in argument order."""
+    return [f"_d{i}" for i in range(sum(a.has_default for a in shape.args))]
+
+
+def _signature(shape: CallShape) -> str:
+    """The unboxed entries' parameters: the schema's, defaulted to ``make``'s ``_d`` parameters."""
     params: list[str] = []
-    d = iter(defaults)
+    d = iter(_defaults(shape))
     for arg in shape.positional:
         params.append(f"{arg.name}={next(d)}" if arg.has_default else arg.name)
     if shape.kwarg_only:
         params.append("*")
         for arg in shape.kwarg_only:
             params.append(f"{arg.name}={next(d)}" if arg.has_default else arg.name)
-    call_args = ", ".join(
-        [a.name for a in shape.positional] + [f"{a.name}={a.name}" for a in shape.kwarg_only]
-    )
-    n = len(shape.args)
-    sig = ", ".join(params)
-    refs = [(a.name, a.tensors) for a in shape.args]
-    locals_ = [f"_a{i}" for i in range(n)]
-    stack_refs = [(local, a.tensors) for local, a in zip(locals_, shape.args)]
-    checks = [c for i, a in enumerate(shape.args) if (c := _check_expr(a.check, i, locals_[i])) is not None]
+    return ", ".join(params)
+
+
+def _unboxed_dispatch(shape: CallShape, trace: bool, label: str) -> list[str]:
+    """Call the unboxed slot of the key set ``_b`` with the entry's own arguments."""
+    if trace:
+        kw = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.kwarg_only) + "}"
+        positional = "(" + "".join(f"{a.name}, " for a in shape.positional) + ")"
+        return [f"        return _traced(_op, {label!r}, _b, {positional}, {kw})"]
+    call_args = ", ".join([a.name for a in shape.positional] + [f"{a.name}={a.name}" for a in shape.kwarg_only])
+    return [f"        return _op.cache[_b]({call_args})"]
+
+
+def _boxed_dispatch(trace: bool, label: str) -> list[str]:
+    """Call the boxed slot of the key set ``_b`` on ``stack``."""
+    if trace:
+        return [f"        _traced_boxed(_op, {label!r}, _b, stack)"]
+    return ["        _op.boxed_cache[_b](stack)"]
+
+
+# The key set below the highest key of _ks. XOR clears the top bit, with int's own
+# operator (it stays in C).
+_BELOW: Final = "        _b = _ks ^ (1 << (_ks.bit_length() - 1)) if _ks else 0"
+
+
+# -- the four entry points
+
+
+def _call(shape: CallShape, trace: bool) -> list[str]:
+    """``call(*schema args)``: key set from the tensor arguments, then the unboxed slot."""
     by_name = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.args if a.tensors is not TensorUse.none) + "}"
+    return [
+        f"    def call({_signature(shape)}):",
+        *_key_lines([(a.name, a.tensors) for a in shape.args], f"_op_bad_args(_op, {by_name})"),
+        *_unboxed_dispatch(shape, trace, "call"),
+    ]
 
-    def unboxed_dispatch(label: str) -> list[str]:
-        if trace:
-            kw = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.kwarg_only) + "}"
-            positional = "(" + "".join(f"{a.name}, " for a in shape.positional) + ")"
-            return [f"        return _traced(_op, {label!r}, _b, {positional}, {kw})"]
-        return [f"        return _op.cache[_b]({call_args})"]
 
-    def boxed_dispatch(label: str) -> list[str]:
-        if trace:
-            return [f"        _traced_boxed(_op, {label!r}, _b, stack)"]
-        return ["        _op.boxed_cache[_b](stack)"]
+def _redispatch(shape: CallShape, trace: bool) -> list[str]:
+    """``redispatch(keys, *schema args)``: the unboxed slot below the highest key of ``keys``."""
+    sig = _signature(shape)
+    return [
+        f"    def redispatch(_ks{', ' if sig else ''}{sig}):",
+        _BELOW,
+        *_unboxed_dispatch(shape, trace, "redispatch"),
+    ]
 
-    lines = [f"def make(_op{''.join(', ' + x for x in defaults)}):"]
-    lines.append(f"    def call({sig}):")
-    lines += _key_lines(refs, f"_op_bad_args(_op, {by_name})")
-    lines += unboxed_dispatch("call")
-    # XOR clears the top bit, with int's own operator (it stays in C).
-    below = "        _b = _ks ^ (1 << (_ks.bit_length() - 1)) if _ks else 0"
-    lines.append(f"    def redispatch(_ks{', ' if sig else ''}{sig}):")
-    lines.append(below)
-    lines += unboxed_dispatch("redispatch")
-    lines.append("    def call_boxed(stack):")
-    lines.append("        _filled = 0")
-    lines.append(f"        if len(stack) != {n}:")
-    lines.append("            _filled = _arity(_op, stack)")
+
+def _call_boxed(shape: CallShape, trace: bool) -> list[str]:
+    """``call_boxed(stack)``: defaults filled, arguments unpacked and checked, then the boxed
+    slot -- or, where Note [Direct boxed calls] allows, the unboxed one."""
+    n = len(shape.args)
+    locals_ = [f"_a{i}" for i in range(n)]
+    checks = [c for i, a in enumerate(shape.args) if (c := _check_expr(a.check, i, locals_[i])) is not None]
+    lines = [
+        "    def call_boxed(stack):",
+        "        _filled = 0",
+        f"        if len(stack) != {n}:",
+        "            _filled = _arity(_op, stack)",
+    ]
     if n:
         lines.append(f"        {', '.join(locals_)}, = stack")
+    stack_refs = [(local, a.tensors) for local, a in zip(locals_, shape.args)]
     lines += _key_lines(stack_refs, "_op_bad_stack(_op, stack, _filled)")
     if checks:
         lines.append(f"        if not ({' and '.join(checks)}):")
         lines.append("            _check_stack(_op, stack, _filled)")
     if trace or not _direct_boxed(shape):
-        lines += boxed_dispatch("call_boxed")
+        lines += _boxed_dispatch(trace, "call_boxed")
         lines.append(f"        if len(stack) != {shape.returns}:")
         lines.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
     else:
-        # See Note [Direct boxed calls].
-        local_args = ", ".join(
-            [locals_[i] for i, a in enumerate(shape.args) if not a.kwarg_only]
-            + [f"{a.name}={locals_[i]}" for i, a in enumerate(shape.args) if a.kwarg_only]
-        )
-        call = f"_op.cache[_b]({local_args})"
-        if shape.returns == 0:
-            lines += [f"        {call}", "        stack.clear()"]
-        elif shape.returns == 1:
-            # clear() and append() cost less than a slice assignment (measured).
-            lines += [f"        _r = {call}", "        stack.clear()", "        stack.append(_r)"]
-        else:
-            lines += [
-                f"        _r = {call}",
-                f"        if len(_r) != {shape.returns}:",
-                f"            raise _wrong_tuple(_op, _r, {shape.returns})",
-                "        stack.clear()",
-                "        stack.extend(_r)",
-            ]
-    lines.append("    def redispatch_boxed(_ks, stack):")
-    # Fill omitted trailing defaults, as call_boxed does; a longer stack is allowed (see
-    # Note [Direct boxed calls]: a fallback's stack may hold more than the arguments).
-    lines.append(f"        if len(stack) < {n}:")
-    lines.append("            _arity(_op, stack, 'redispatch_boxed')")
-    lines.append(below)
-    lines += boxed_dispatch("redispatch_boxed")
-    lines.append("    return call, redispatch, call_boxed, redispatch_boxed")
-    lines.append("")
-    return "\n".join(lines)
+        lines += _direct_call(shape, locals_)
+    return lines
+
+
+def _direct_call(shape: CallShape, locals_: list[str]) -> list[str]:
+    """call_boxed's unboxed slot call on the unpacked ``locals_``, its result written back to
+    the stack (see Note [Direct boxed calls])."""
+    local_args = ", ".join(
+        [locals_[i] for i, a in enumerate(shape.args) if not a.kwarg_only]
+        + [f"{a.name}={locals_[i]}" for i, a in enumerate(shape.args) if a.kwarg_only]
+    )
+    call = f"_op.cache[_b]({local_args})"
+    if shape.returns == 0:
+        return [f"        {call}", "        stack.clear()"]
+    if shape.returns == 1:
+        # clear() and append() cost less than a slice assignment (measured).
+        return [f"        _r = {call}", "        stack.clear()", "        stack.append(_r)"]
+    return [
+        f"        _r = {call}",
+        f"        if len(_r) != {shape.returns}:",
+        f"            raise _wrong_tuple(_op, _r, {shape.returns})",
+        "        stack.clear()",
+        "        stack.extend(_r)",
+    ]
+
+
+def _redispatch_boxed(shape: CallShape, trace: bool) -> list[str]:
+    """``redispatch_boxed(keys, stack)``: the boxed slot below the highest key of ``keys``.
+    Omitted trailing defaults are filled, as call_boxed does; a longer stack is allowed (see
+    Note [Direct boxed calls]: a fallback's stack may hold more than the arguments)."""
+    return [
+        "    def redispatch_boxed(_ks, stack):",
+        f"        if len(stack) < {len(shape.args)}:",
+        "            _arity(_op, stack, 'redispatch_boxed')",
+        _BELOW,
+        *_boxed_dispatch(trace, "redispatch_boxed"),
+    ]
 
 
 def _bad_args(op: OperatorEntry, values: dict[str, Any]) -> TypeError:

@@ -26,7 +26,7 @@ from ..schema import build_return as make_return
 from ..schema import build_schema as schema
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel",
+    "choose", "lazy_method", "no_static_kernel", "kernel",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "default_value", "to_list", "to_tuple", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
@@ -46,6 +46,14 @@ def choose(
             return fn(*args, **kwargs)
         reasons.append(f"  {overload}: {problem}")
     raise ArgumentError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
+
+
+def kernel(
+    key: DispatchKey, fn: Callable[..., Any], unboxing: Callable[..., Any] | None = None, *, with_keys: bool = False
+) -> tuple[DispatchKey, Callable[..., Any], bool, Callable[..., Any] | None]:
+    """One kernel of a generated op, as ``Library._define_generated`` takes it: ``fn`` for
+    ``key``, with the factory of its unboxing wrapper; ``with_keys`` if it takes the key set."""
+    return (key, fn, with_keys, unboxing)
 
 
 def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:

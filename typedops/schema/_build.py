@@ -6,6 +6,10 @@ generator checks the yaml at generation time; each then builds its ``Argument``,
 the public constructors run (they would repeat the work, on the start-up path of every
 op library). Nothing else should use this module: a schema built here is only as
 valid as its caller made sure it is.
+
+Parameters after the leading ones are named and defaulted as the model's fields are, so
+generated code names only the fields that differ from their defaults:
+``argument('alpha', t, default='1')``, ``make_return(t, alias=alias(('a',), is_write=True))``.
 """
 
 from __future__ import annotations
@@ -47,28 +51,33 @@ _fs_vararg = _slot_setter(FunctionSchema, "is_vararg")
 _fs_varret = _slot_setter(FunctionSchema, "is_varret")
 
 
-def argument(name: str, type_: Type, default: str | None, alias: AliasInfo | None, depth: int) -> Argument:
+def argument(
+    name: str, type_: Type, default: str | None = None, alias: AliasInfo | None = None, alias_depth: int = 0
+) -> Argument:
     arg: Argument = _new(Argument)
     _arg_name(arg, name)
     _arg_type(arg, type_)
     _arg_default(arg, default)
     _arg_alias(arg, alias)
-    _arg_depth(arg, depth)
+    _arg_depth(arg, alias_depth)
     return arg
 
 
-def make_return(type_: Type, name: str | None, alias: AliasInfo | None, depth: int) -> Return:
+def make_return(
+    type_: Type, name: str | None = None, alias: AliasInfo | None = None, alias_depth: int = 0
+) -> Return:
     ret: Return = _new(Return)
     _ret_type(ret, type_)
     _ret_name(ret, name)
     _ret_alias(ret, alias)
-    _ret_depth(ret, depth)
+    _ret_depth(ret, alias_depth)
     return ret
 
 
 def schema(
-    name: str, namespace: str, overload: str, positional: Sequence[Argument],
-    kwarg_only: Sequence[Argument], returns: Sequence[Return], vararg: bool = False, varret: bool = False,
+    name: str, namespace: str, overload: str, positional: Sequence[Argument] = (),
+    kwarg_only: Sequence[Argument] = (), returns: Sequence[Return] = (), is_vararg: bool = False,
+    is_varret: bool = False,
 ) -> FunctionSchema:
     schema: FunctionSchema = _new(FunctionSchema)
     _fs_name(schema, name)
@@ -77,14 +86,12 @@ def schema(
     _fs_positional(schema, tuple(positional))
     _fs_kwarg_only(schema, tuple(kwarg_only))
     _fs_returns(schema, tuple(returns))
-    _fs_vararg(schema, vararg)
-    _fs_varret(schema, varret)
+    _fs_vararg(schema, is_vararg)
+    _fs_varret(schema, is_varret)
     return schema
 
 
-
-
-def alias(before: tuple[str, ...], after: tuple[str, ...], is_write: bool) -> AliasInfo:
+def alias(before: tuple[str, ...], after: tuple[str, ...] = (), is_write: bool = False) -> AliasInfo:
     info: AliasInfo = _new(AliasInfo)
     _set(info, "before", before)
     _set(info, "after", after)

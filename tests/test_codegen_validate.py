@@ -31,6 +31,16 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "ops.yaml:2: unknown variant 'staticmethod' (use function, method)"),
         ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
+        # issue 11: a method may not replace what Tensor itself defines
+        ("- func: numpy(Tensor self) -> Tensor\n  variants: method\n",
+         "ops.yaml:2: vd::numpy has variant 'method', which would replace Tensor's own 'numpy' for every "
+         "tensor; drop 'method' from its variants or rename the op"),
+        ("- func: __repr__(Tensor self) -> str\n  variants: function, method\n",
+         "ops.yaml:2: vd::__repr__ has variant 'method', which would replace Tensor's own '__repr__' for every "
+         "tensor; drop 'method' from its variants or rename the op"),
+        ("- func: __init__(Tensor self) -> ()\n  variants: method\n",
+         "ops.yaml:2: vd::__init__ has variant 'method', which would replace Tensor's own '__init__' for every "
+         "tensor; drop 'method' from its variants or rename the op"),
         ("- func: pick(Tensor? mask=None, Tensor self) -> Tensor\n  variants: method\n",
          "ops.yaml:1: invalid schema: argument 'self' has no default but follows 'mask', which has one; "
          "give 'self' a default or make it keyword-only (after '*') (column 32)"),

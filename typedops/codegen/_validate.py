@@ -24,6 +24,7 @@ from typing import Any, Final
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
 from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
+from ..tensor import TENSOR_OWN_NAMES
 from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, Variant, self_index
 from ._yaml import Located, LocatedList, load_yaml
 
@@ -52,6 +53,10 @@ NAME_CLASH: Final = (
 UNKNOWN_VARIANT: Final = "{label}:{line}: unknown variant {variant!r} (use function, method)"
 METHOD_NEEDS_SELF: Final = (
     "{label}:{line}: {name} has variant 'method', so it needs a positional argument 'Tensor self'"
+)
+METHOD_REPLACES_TENSOR_ATTRIBUTE: Final = (
+    "{label}:{line}: {name} has variant 'method', which would replace Tensor's own {attr!r} "
+    "for every tensor; drop 'method' from its variants or rename the op"
 )
 METHOD_SELF_NOT_FIRST_OVERLOADED: Final = (
     "{label}:{line}: {name} takes 'self' after other arguments, so it must be the only overload of "
@@ -223,6 +228,8 @@ class _Validator:
             index = self_index(schema)
             if index is None or str(schema.positional[index].type) != "Tensor":
                 raise self.fail(METHOD_NEEDS_SELF, line, name=schema.full_name)
+            if schema.name in TENSOR_OWN_NAMES:
+                raise self.fail(METHOD_REPLACES_TENSOR_ATTRIBUTE, line, name=schema.full_name, attr=schema.name)
         return Variant.function in chosen, method
 
     def kernels_only(self, item: Located, name: str, line: int) -> OpEntry:

@@ -7,6 +7,8 @@ registration] in typedops/schema/_classes.py). Kernels build and inspect tensors
 helpers exported here.
 """
 
+from typing import Final
+
 from ..schema import register_tensor_class
 from ._storage import Storage
 from ._strides import (
@@ -40,6 +42,11 @@ from ._tensor import (
 
 register_tensor_class(Tensor)
 
+# What Tensor defines itself (and inherits from object), taken before any op library
+# installs methods: a generated library may not install a method under one of these
+# names (it would replace numpy(), __repr__, ... for every tensor).
+TENSOR_OWN_NAMES: Final = frozenset(dir(Tensor))
+
 __all__ = [
     # tensors
     "Tensor",
@@ -58,6 +65,7 @@ __all__ = [
     "keys_for_device",
     "backend_key_for_device",
     "NO_DATA",
+    "TENSOR_OWN_NAMES",
     # shapes and strides
     "numel_of",
     "contiguous_strides",

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..._dtypes import Device, Scalar, ScalarType
-from ..._tensor import Tensor, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ..._tensor import (
+    Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array,
+)  # fmt: skip
 from ...dispatch import OperatorHandle, dispatcher
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ __all__ = [
     "meta_like",
     "data",
     "wrap",
+    "fresh",
+    "same_dtype",
     "device_of",
     "default_dtype_for",
 ]
@@ -150,10 +154,50 @@ def default_dtype_for(value: Scalar) -> ScalarType:
     return ScalarType.complex64
 
 
+def same_dtype(self: Tensor, other: Tensor) -> ScalarType | None:
+    """The result dtype of an element-wise op on two tensors of one dtype, or None when
+    ``result_type`` must decide (different dtypes, or two wrapped numbers).
+
+    The fast path of type promotion: with one dtype every group of ``result_type`` has
+    that dtype, so only a wrapped number (promoting as the default of its kind) can
+    change it, and it does only when *both* operands are wrapped numbers."""
+    dtype = self._dtype
+    if dtype is other._dtype and not (self.is_wrapped_number and other.is_wrapped_number):
+        return dtype
+    return None
+
+
 # -- results -------------------------------------------------------------------------------
-def data(t: Tensor) -> npt.NDArray[Any]:
-    """``t``'s elements as a numpy array sharing its memory."""
-    return t.numpy()
+# ``t``'s elements as a numpy array sharing its memory: the cached view (Note [Wrap and
+# unwrap] in _tensor.py). Kernels must not reshape it in place.
+data: Final = array_of
+
+_ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` skips numpy)
+_NUMPY_DTYPES: dict[ScalarType, Any] = {}
+
+
+def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
+    """A new tensor that owns ``array``, a value the kernel has just computed and nobody
+    else holds (a ufunc's result, a numpy scalar): no copy when it is already a
+    C-contiguous array of ``dtype``'s numpy dtype, else one conversion. Never pass an
+    input's array or a view of one: the result would share its memory (use ``wrap``)."""
+    global _ndarray
+    np_dtype = _NUMPY_DTYPES.get(dtype)
+    if np_dtype is None:
+        import numpy as np
+
+        _ndarray = np.ndarray
+        np_dtype = _NUMPY_DTYPES[dtype] = numpy_dtype(dtype)
+    if type(array) is not _ndarray or array.dtype is not np_dtype:
+        import numpy as np
+
+        array = np.asarray(array, dtype=np_dtype)
+    if array.ndim > 1 and not array.flags.c_contiguous:
+        array = array.copy()
+    return _from_array(array, dtype, device)
+
+
+_from_array: Final = Tensor._from_array
 
 
 def wrap(array: Any, dtype: ScalarType, device: Device | None = None) -> Tensor:

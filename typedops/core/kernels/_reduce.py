@@ -9,7 +9,7 @@ from typing import Optional
 from ..._dtypes import ScalarType
 from ..._strides import broadcast_shapes, numel_of, wrap_dim
 from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, meta_like, wrap
+from ._common import call_op, data, fresh, meta_like
 
 Shape = tuple[int, ...]
 
@@ -53,7 +53,7 @@ def sum_dim_cpu(
 ) -> Tensor:
     shape, result_dtype, dims = _plan_sum(self, dim, keepdim, dtype)
     values = data(self).sum(axis=_axes(self.shape, dims), dtype=numpy_dtype(result_dtype), keepdims=keepdim)
-    return wrap(values, result_dtype)
+    return fresh(values, result_dtype, self._device)
 
 
 def sum_dim_meta(
@@ -106,7 +106,8 @@ def _plan_amax(self: Tensor, dim: Sequence[int], keepdim: bool) -> tuple[Shape, 
 
 def amax_cpu(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
     shape, dims = _plan_amax(self, dim, keepdim)
-    return wrap(data(self).max(axis=_axes(self.shape, dims), keepdims=keepdim), self.dtype)
+    values = data(self).max(axis=_axes(self.shape, dims), keepdims=keepdim)  # a new array
+    return fresh(values, self.dtype, self._device)
 
 
 def amax_meta(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
@@ -128,7 +129,7 @@ def max_dim_cpu(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
     indices = np.argmax(array, axis=d, keepdims=keepdim)
     values = np.take_along_axis(array, indices if keepdim else np.expand_dims(indices, d), axis=d)
     values = values.reshape(shape)
-    return wrap(values, self.dtype), wrap(np.asarray(indices).reshape(shape), ScalarType.int64)
+    return fresh(values, self.dtype, self._device), fresh(np.asarray(indices).reshape(shape), ScalarType.int64, self._device)
 
 
 def max_dim_meta(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
@@ -188,7 +189,7 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
 
     dtype = _check_same_dtype(self, other)
     matmul_shape(self.shape, other.shape)
-    return wrap(np.matmul(data(self), data(other)), dtype)
+    return fresh(np.matmul(data(self), data(other)), dtype, self._device)
 
 
 def matmul_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -207,7 +208,7 @@ def _plan_mm(self: Tensor, mat2: Tensor) -> tuple[Shape, ScalarType]:
 
 def mm_cpu(self: Tensor, mat2: Tensor) -> Tensor:
     _, dtype = _plan_mm(self, mat2)
-    return wrap(data(self) @ data(mat2), dtype)
+    return fresh(data(self) @ data(mat2), dtype, self._device)
 
 
 def mm_meta(self: Tensor, mat2: Tensor) -> Tensor:

@@ -173,7 +173,21 @@ def same_dtype(self: Tensor, other: Tensor) -> ScalarType | None:
 data: Final = array_of
 
 _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` skips numpy)
-_NUMPY_DTYPES: dict[ScalarType, Any] = {}
+# numpy dtypes by ScalarType code: a list, because hashing an Enum member runs Python code.
+_NUMPY_BY_CODE: list[Any] = []
+
+
+def _numpy_by_code() -> list[Any]:
+    global _ndarray
+    import numpy as np
+
+    _ndarray = np.ndarray
+    table: list[Any] = [None] * (max(t.value for t in ScalarType) + 1)
+    for t in ScalarType:
+        if t is not ScalarType.bfloat16:
+            table[t.value] = numpy_dtype(t)
+    _NUMPY_BY_CODE[:] = table
+    return _NUMPY_BY_CODE
 
 
 def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
@@ -181,17 +195,11 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
     else holds (a ufunc's result, a numpy scalar): no copy when it is already a
     C-contiguous array of ``dtype``'s numpy dtype, else one conversion. Never pass an
     input's array or a view of one: the result would share its memory (use ``wrap``)."""
-    global _ndarray
-    np_dtype = _NUMPY_DTYPES.get(dtype)
-    if np_dtype is None:
-        import numpy as np
-
-        _ndarray = np.ndarray
-        np_dtype = _NUMPY_DTYPES[dtype] = numpy_dtype(dtype)
+    np_dtype = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
     if type(array) is not _ndarray or array.dtype is not np_dtype:
         import numpy as np
 
-        array = np.asarray(array, dtype=np_dtype)
+        array = np.asarray(array, dtype=np_dtype if np_dtype is not None else numpy_dtype(dtype))
     if array.ndim > 1 and not array.flags.c_contiguous:
         array = array.copy()
     return _from_array(array, dtype, device)

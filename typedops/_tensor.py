@@ -71,6 +71,10 @@ _NUMPY_NAMES: Final = {
 _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 
 NO_DATA: Final = "a meta tensor has no data; move it to a real device, or read .shape/.dtype"
+AMBIGUOUS_BOOL: Final = (
+    "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
+    "reduce the tensor to one element first"
+)
 _META: Final = Device("meta")
 _CPU: Final = Device("cpu")
 
@@ -357,6 +361,12 @@ class Tensor(_TensorMethods):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return array_of(self).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        """The truth of a one-element tensor (``if a == b:`` needs it, as in torch)."""
+        if self.numel() != 1:
+            raise RuntimeError(AMBIGUOUS_BOOL)
+        return bool(self.item())
 
     def __repr__(self) -> str:
         if self._storage.buffer is None:

@@ -27,6 +27,7 @@ from typing import Final
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, self_index
+from ._operators import operator_lines, operators
 from ._text import STUB_IMPORTS, Section, header, parameters, returns_annotation, runtime
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
@@ -163,8 +164,10 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
         index = self_index(members[0].schema)
         if len(members) == 1 and index:
             body += ["", *_moved_self_lines(name, members[0], index)]
+    operator_body, operator_install = operator_lines(operators(entries, options.namespace))
+    body += operator_body
     body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
-    if not groups:
+    if not groups and not operator_install:
         body.append("    return")
     for name, members in groups.items():
         if name in shared:
@@ -173,8 +176,11 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
             body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
             body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
+    body += operator_install
     body += ["", "", "install()"]
     imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method")]
+    if operator_install:
+        imports += runtime("wrapped_scalar as _wrapped_scalar")
     return Section(imports, body)
 
 

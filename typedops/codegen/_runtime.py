@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._dtypes import Device
-from .._tensor import Tensor, keys_for_device
+from .._tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import default_value
 from ..boxing._convert import to_list, to_tuple
 from ..boxing._wrappers import _wrong_tuple as wrong_tuple
@@ -28,7 +28,7 @@ from ..schema._build import alias, argument, make_return, schema
 __all__ = [
     "choose", "lazy_method", "no_static_kernel",
     # re-exported for generated code
-    "Any", "Device", "Tensor", "keys_for_device", "default_value", "to_list", "to_tuple", "wrong_tuple",
+    "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",

@@ -445,9 +445,16 @@ def wrap_array(array: npt.NDArray[Any], dtype: ScalarType | None = None, device:
 
 def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset: int) -> Tensor:
     """A view of ``self``'s storage with its own shape, strides and storage offset."""
-    view = Tensor._from_parts(
-        self._storage, tuple(shape), tuple(strides), offset, self._dtype, self._device
-    )
+    view = _new_tensor(Tensor)
+    view._storage = self._storage
+    view._shape = shape if type(shape) is tuple else tuple(shape)
+    view._strides = strides if type(strides) is tuple else tuple(strides)
+    view._offset = offset
+    view._dtype = self._dtype
+    view._device = device = self._device
+    view.key_bits = DEVICE_KEY_BITS[device.type]
+    view._array = None
+    view._array_buffer = None
     if self.requires_grad:
         view.requires_grad = True
     return view

@@ -35,6 +35,7 @@ __all__ = [
     "data",
     "wrap",
     "fresh",
+    "np_dtype",
     "same_dtype",
     "device_of",
     "default_dtype_for",
@@ -188,6 +189,12 @@ def _numpy_by_code() -> list[Any]:
             table[t.value] = numpy_dtype(t)
     _NUMPY_BY_CODE[:] = table
     return _NUMPY_BY_CODE
+
+
+def np_dtype(dtype: ScalarType) -> Any:
+    """``numpy_dtype(dtype)`` by a list index (bfloat16 raises numpy_dtype's error)."""
+    found = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    return found if found is not None else numpy_dtype(dtype)
 
 
 def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:

@@ -9,7 +9,7 @@ from typing import Optional
 from ..._dtypes import ScalarType
 from ..._strides import broadcast_shapes, numel_of, wrap_dim
 from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, fresh, meta_like
+from ._common import call_op, data, fresh, meta_like, np_dtype
 
 Shape = tuple[int, ...]
 
@@ -63,9 +63,20 @@ def sum_dim_meta(
     return meta_like(shape, result_dtype)
 
 
-def sum_composite(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
-    result: Tensor = call_op("sum", "dim_IntList")(self, None, False, dtype=dtype)
-    return result
+def _sum_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
+    if dtype is not None:
+        return dtype
+    return self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else ScalarType.int64
+
+
+def sum_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    """The sum of every element (``sum.dim_IntList`` over all dimensions, without its plan)."""
+    result_dtype = _sum_dtype(self, dtype)
+    return fresh(data(self).sum(dtype=np_dtype(result_dtype)), result_dtype, self._device)
+
+
+def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    return meta_like((), _sum_dtype(self, dtype))
 
 
 def mean_dim_composite(

@@ -3,8 +3,9 @@
 One function per op base name. A name with one overload is the op's generated entry
 function itself (bound on first use through the module's ``__getattr__``: the fastest
 path, and importing stays cheap). A name with several overloads gets a chooser that
-tests the arguments that tell the overloads apart -- a required keyword (``out=``), or a
-tensor where another overload takes a number -- and otherwise falls back to the ops
+tests the arguments that tell the overloads apart -- a required keyword (``out=``), a
+tensor where another overload takes a number, or (failing those) fewer positional
+arguments than every other overload requires -- and otherwise falls back to the ops
 packet's binding rules (``typedops.codegen._runtime.choose``).
 
 Note [Methods with self not first]
@@ -60,6 +61,22 @@ def _test(category: str, var: str) -> str:
     return f"isinstance({var}, _Tensor)" if category == "tensor" else f"isinstance({var}, _NUMBERS)"
 
 
+def _arity_conditions(schema: FunctionSchema, others: list[FunctionSchema]) -> list[str]:
+    """Tests that rule out every other overload by what it requires: each needs a
+    positional argument past the ones ``schema`` takes (``sum(self)`` against
+    ``sum.dim_IntList(self, dim, ...)``), so few enough positional arguments, and none of
+    those required names given by keyword, leave only ``schema``. Empty when some other
+    overload could take as few arguments."""
+    count = len(schema.positional)
+    names = []
+    for other in others:
+        required = [a for a in other.positional[count:] if not a.has_default]
+        if not required:
+            return []
+        names.append(python_name(required[0].name))
+    return [f"len(args) <= {count}", *(f"{n!r} not in kwargs" for n in dict.fromkeys(names))]
+
+
 def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict[int, str]) -> list[str]:
     conditions = [f"{python_name(a.name)!r} in kwargs" for a in schema.kwarg_only if not a.has_default]
     for index, arg in enumerate(schema.positional):
@@ -68,6 +85,8 @@ def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict
         if mine is not None and theirs and theirs != {mine}:
             used[index] = python_name(arg.name)
             conditions.append(_test(mine, f"_v{index}"))
+    if not conditions:
+        conditions = _arity_conditions(schema, others)
     return conditions
 
 

@@ -815,6 +815,8 @@ _CANDIDATES_sum = (
 )
 def sum(*args: Any, **kwargs: Any) -> Any:
     """core::sum: default, dim_IntList."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return sum__default.call(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
 _CANDIDATES_mean = (
@@ -823,6 +825,8 @@ _CANDIDATES_mean = (
 )
 def mean(*args: Any, **kwargs: Any) -> Any:
     """core::mean: default, dim."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return mean__default.call(*args, **kwargs)
     return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
 
 _CANDIDATES_arange = (
@@ -831,6 +835,8 @@ _CANDIDATES_arange = (
 )
 def arange(*args: Any, **kwargs: Any) -> Any:
     """core::arange: default, start_step."""
+    if len(args) <= 1 and 'end' not in kwargs:
+        return arange__default.call(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
 
 _SINGLE = {

@@ -10,7 +10,7 @@ them when the core library is registered again (tests that register it themselve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ..._dtypes import Device, Scalar, ScalarType
@@ -35,8 +35,8 @@ __all__ = [
     "data",
     "wrap",
     "fresh",
+    "binary_fast",
     "np_dtype",
-    "same_dtype",
     "device_of",
     "default_dtype_for",
 ]
@@ -155,19 +155,6 @@ def default_dtype_for(value: Scalar) -> ScalarType:
     return ScalarType.complex64
 
 
-def same_dtype(self: Tensor, other: Tensor) -> ScalarType | None:
-    """The result dtype of an element-wise op on two tensors of one dtype, or None when
-    ``result_type`` must decide (different dtypes, or two wrapped numbers).
-
-    The fast path of type promotion: with one dtype every group of ``result_type`` has
-    that dtype, so only a wrapped number (promoting as the default of its kind) can
-    change it, and it does only when *both* operands are wrapped numbers."""
-    dtype = self._dtype
-    if dtype is other._dtype and not (self.is_wrapped_number and other.is_wrapped_number):
-        return dtype
-    return None
-
-
 # -- results -------------------------------------------------------------------------------
 # ``t``'s elements as a numpy array sharing its memory: the cached view (Note [Wrap and
 # unwrap] in _tensor.py). Kernels must not reshape it in place.
@@ -213,6 +200,40 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
 
 
 _from_array: Final = Tensor._from_array
+
+
+def binary_fast(
+    self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None
+) -> Tensor | None:
+    """``op(self, other)`` for two tensors of one dtype, its result of ``result_dtype``
+    (default: that dtype); None when the call needs the kernel's plan (other dtypes, or
+    shapes that do not broadcast). See Note [Element-wise fast path] in _pointwise.py.
+
+    With one dtype every group of ``result_type`` has that dtype, so only a wrapped
+    number (promoting as the default of its kind) could change it, and it does only when
+    *both* operands are wrapped numbers. The body is ``array_of`` and ``fresh`` inlined:
+    this is the hot path of every small element-wise op, where each Python call costs a
+    few percent."""
+    dtype = self._dtype
+    if dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
+        return None
+    a = self._array
+    if a is None or self._array_buffer is not self._storage.buffer:
+        a = self._fresh_array()
+    b = other._array
+    if b is None or other._array_buffer is not other._storage.buffer:
+        b = other._fresh_array()
+    try:
+        result = op(a, b)
+    except ValueError:
+        return None
+    if type(result) is not _ndarray:  # a numpy scalar, from two 0-dim tensors
+        import numpy as np
+
+        result = np.asarray(result)
+    elif result.ndim > 1 and not result.flags.c_contiguous:
+        result = result.copy()
+    return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
 
 
 def wrap(array: Any, dtype: ScalarType, device: Device | None = None) -> Tensor:

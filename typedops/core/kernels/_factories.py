@@ -114,14 +114,18 @@ def zeros_cpu(
     device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
     if layout is None and (device is None or type(device) is Device):
-        # The fast path: numpy's zeros is the storage (empty_tensor's checks, in numpy's words
-        # only for a negative size, which takes the checked path below).
-        shape = tuple(size)
-        if all(type(n) is int and n >= 0 for n in shape):
-            chosen = ScalarType.float32 if dtype is None else dtype
-            import numpy as np
+        # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
+        # refuses (a negative size, a non-integer), and the checked path then says so in
+        # PyTorch's words.
+        chosen = ScalarType.float32 if dtype is None else dtype
+        import numpy as np
 
-            return fresh(np.zeros(shape, np_dtype(chosen)), chosen, _CPU if device is None else device)
+        try:
+            array = np.zeros(size, np_dtype(chosen))
+        except (ValueError, TypeError):
+            pass
+        else:
+            return fresh(array, chosen, _CPU if device is None else device)
     return _make(size, dtype, layout, device, fill=0)
 
 

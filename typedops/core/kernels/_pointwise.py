@@ -7,6 +7,7 @@ and computes the result's shape and dtype, so the two cannot disagree.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -14,6 +15,7 @@ from ..._dtypes import Scalar, ScalarType
 from ..._strides import broadcast_shapes
 from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
 from ._common import (
+    binary_fast,
     call_op,
     category,
     data,
@@ -21,7 +23,6 @@ from ._common import (
     fresh,
     meta_like,
     result_type,
-    same_dtype,
     write_out,
 )
 
@@ -55,18 +56,17 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 
 # Note [Element-wise fast path]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# The common call -- two tensors of one dtype (same_dtype), no alpha -- skips the plan:
-# numpy broadcasts and computes in that dtype, and the fresh result becomes the result's
-# storage (``fresh``). Shapes that do not broadcast make numpy raise ValueError; the
-# kernel then runs the plan, which raises PyTorch's error. Every other call takes the
-# planned path, which gives the same values.
+# The common call -- two tensors of one dtype, no alpha -- skips the plan
+# (``binary_fast``): numpy broadcasts and computes in that dtype (``+``, ``*``: the same
+# dtype; comparisons: bool), and its fresh result becomes the result's storage. Shapes
+# that do not broadcast make numpy raise ValueError; the kernel then runs the plan, which
+# raises PyTorch's error. Every other call takes the planned path, which gives the same
+# values.
 def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    dtype = same_dtype(self, other)
-    if dtype is not None and type(alpha) is int and alpha == 1:
-        try:
-            return fresh(data(self) + data(other), dtype, self._device)
-        except ValueError:
-            pass  # see Note [Element-wise fast path]
+    if type(alpha) is int and alpha == 1:
+        result = binary_fast(self, other, operator.add)
+        if result is not None:
+            return result
     shape, dtype = _plan_add(self, other, alpha)
     return fresh(_add_values(self, other, alpha, dtype), dtype, self._device)
 
@@ -150,12 +150,9 @@ def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
 
 
 def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    dtype = same_dtype(self, other)
-    if dtype is not None:
-        try:
-            return fresh(data(self) * data(other), dtype, self._device)
-        except ValueError:
-            pass  # see Note [Element-wise fast path]
+    result = binary_fast(self, other, operator.mul)
+    if result is not None:
+        return result
     _, dtype = _plan_mul(self, other)
     return fresh(_mul_values(self, other, dtype), dtype, self._device)
 
@@ -357,9 +354,14 @@ _UFUNCS: Final = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_eq
 
 
 def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callable[[Tensor, Tensor], Tensor]]:
+    compare = getattr(operator, name)
+
     def cpu(self: Tensor, other: Tensor) -> Tensor:
         import numpy as np
 
+        result = binary_fast(self, other, compare, ScalarType.bool)
+        if result is not None:
+            return result
         _, dtype = _plan_compare(self, other)
         ufunc = getattr(np, _UFUNCS[name])
         return fresh(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device)

@@ -3,13 +3,14 @@ matrix products (``matmul``, ``mm``)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Optional
 
 from ..._dtypes import ScalarType
 from ..._strides import broadcast_shapes, numel_of, wrap_dim
 from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, fresh, meta_like, np_dtype
+from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
 
 Shape = tuple[int, ...]
 
@@ -198,6 +199,9 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
+    result = binary_fast(self, other, operator.matmul)  # numpy's matmul rules are PyTorch's
+    if result is not None:
+        return result
     dtype = _check_same_dtype(self, other)
     matmul_shape(self.shape, other.shape)
     return fresh(np.matmul(data(self), data(other)), dtype, self._device)

@@ -23,6 +23,7 @@ from typedops.tensor import (
     wrap_dim,
 )
 from typedops.tensor import (
+    array_of,
     bump_version,
     empty_meta,
     empty_tensor,
@@ -187,3 +188,84 @@ def test_import_does_not_load_numpy() -> None:
     code = "import sys, typedops, typedops.core.kernels; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- Note [Cached numpy view] and Note [Wrap and unwrap] --------------------------------------
+def test_the_numpy_view_is_cached_and_numpy_hands_out_a_new_array_object() -> None:
+    t = tensor([1.0, 2.0, 3.0])
+    assert array_of(t) is array_of(t)
+    first, second = t.numpy(), t.numpy()
+    assert first is not second and np.shares_memory(first, second)
+    first.shape = (3, 1)  # reshaping what numpy() returned cannot corrupt the cache
+    assert t.numpy().shape == (3,) and array_of(t).shape == (3,)
+
+
+def test_writes_through_views_show_in_every_cached_view() -> None:
+    base = tensor([[1.0, 2.0], [3.0, 4.0]])
+    col = make_view(base, (2,), (2,), 1)
+    assert array_of(base).tolist() == [[1.0, 2.0], [3.0, 4.0]] and array_of(col).tolist() == [2.0, 4.0]
+    array_of(col)[...] = 0.0
+    assert base.tolist() == [[1.0, 0.0], [3.0, 0.0]]
+    array_of(base)[1, 1] = 9.0
+    assert col.tolist() == [0.0, 9.0]
+
+
+def test_resize_invalidates_the_cached_views_of_the_tensor_and_of_its_views() -> None:
+    t = tensor([1.0, 2.0])
+    view = make_view(t, (1,), (1,), 1)
+    old_t, old_view = array_of(t), array_of(view)
+    resize_(t, (2, 2))  # grows: the storage gets a new buffer
+    assert array_of(t) is not old_t and array_of(t).shape == (2, 2)
+    assert array_of(view) is not old_view
+    array_of(t)[0, 1] = 7.0
+    assert view.tolist() == [7.0]  # the view reads the new buffer, not the old one
+    assert old_view.tolist() == [2.0]  # the old array is not the tensor's any more
+    resize_(t, (3,))  # shrinks within the buffer: only t's geometry changes
+    assert array_of(t).shape == (3,) and t.tolist() == [1.0, 7.0, 0.0]
+
+
+def test_from_array_wraps_without_copying_and_array_of_unwraps() -> None:
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = Tensor._from_array(array, ScalarType.float32, CPU)
+    assert array_of(t) is array and t.shape == (2, 3) and t.stride() == (3, 1)
+    assert t.storage_offset() == 0 and t.storage.size == 6 and t._version == 0
+    assert t.keys == DispatchKeySet((DispatchKey.CPU, DispatchKey.AutogradCPU))
+    assert t.storage.data is not None and np.shares_memory(t.storage.data, array)
+    assert t.storage.data.shape == (6,)  # the flat view is made on first read
+    view = make_view(t, (3,), (1,), 3)
+    assert view.tolist() == [3.0, 4.0, 5.0] and view.storage is t.storage
+
+
+def test_array_of_a_meta_tensor_raises() -> None:
+    with pytest.raises(RuntimeError) as info:
+        array_of(empty_meta((2,), ScalarType.float32))
+    assert str(info.value) == "a meta tensor has no data; move it to a real device, or read .shape/.dtype"
+
+
+def test_plain_tensors_default_the_functionality_fields_without_a_dict() -> None:
+    t = tensor([1.0])
+    assert t.grad is None and t.grad_fn is None and t._autograd_meta is None
+    assert t._batch_level is None and t._batch_value is None
+    assert not t.requires_grad and not t.is_wrapped_number
+    assert not hasattr(t, "__dict__") or t.__dict__ == {}
+    t.grad = tensor([2.0])
+    assert t.grad.tolist() == [2.0] and tensor([1.0]).grad is None
+    assert Tensor(None, dtype=ScalarType.float32, shape=(1,), device=Device("meta"), requires_grad=True).requires_grad
+
+
+def test_empty_views_and_offsets_get_their_own_arrays() -> None:
+    t = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    empty = make_view(t, (0, 3), (3, 1), 6)
+    assert array_of(empty).shape == (0, 3)
+    strided = make_view(t, (2,), (3,), 2)
+    assert strided.tolist() == [3.0, 6.0]
+
+
+def test_truth_of_tensors() -> None:
+    assert bool(tensor([1.0])) and not bool(tensor(0))
+    with pytest.raises(RuntimeError) as info:
+        bool(tensor([1.0, 2.0]))
+    assert str(info.value) == (
+        "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
+        "reduce the tensor to one element first"
+    )

@@ -45,3 +45,16 @@ core.where(c, x, x)
 core.zeros([2, 3], dtype=None)
 core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]
 s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+
+# The operators (Note [Tensor operators]): tensors and Python numbers, reflected, in place.
+e: Tensor = x + x * 2 - 1 / x
+f: Tensor = 2 - x @ x
+g: Tensor = (x ** 2 == x) != (x < 1.5)
+x += 1
+x -= x
+h: Tensor = -abs(x)
+x + "1" # E: Unsupported operand types for + ("Tensor" and "str")  [operator]
+x ** x # E: Unsupported operand types for ** ("Tensor" and "Tensor")  [operator]
+x @ 2 # E: Unsupported operand types for @ ("Tensor" and "int")  [operator]
+t: str = x > 1 # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+{x: 1}  # hashable, by identity

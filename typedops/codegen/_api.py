@@ -3,8 +3,9 @@
 One function per op base name. A name with one overload is the op's generated entry
 function itself (bound on first use through the module's ``__getattr__``: the fastest
 path, and importing stays cheap). A name with several overloads gets a chooser that
-tests the arguments that tell the overloads apart -- a required keyword (``out=``), or a
-tensor where another overload takes a number -- and otherwise falls back to the ops
+tests the arguments that tell the overloads apart -- a required keyword (``out=``), a
+tensor where another overload takes a number, or (failing those) fewer positional
+arguments than every other overload requires -- and otherwise falls back to the ops
 packet's binding rules (``typedops.runtime.choose``).
 
 Note [Methods with self not first]
@@ -30,6 +31,7 @@ from typing_extensions import assert_never
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, Variant, self_index
+from ._operators import operator_lines, operators
 from ._text import STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
@@ -82,6 +84,22 @@ def _test(category: _Category, var: str) -> str:
     assert_never(category)
 
 
+def _arity_conditions(schema: FunctionSchema, others: list[FunctionSchema]) -> list[str]:
+    """Tests that rule out every other overload by what it requires: each needs a
+    positional argument past the ones ``schema`` takes (``sum(self)`` against
+    ``sum.dim_IntList(self, dim, ...)``), so few enough positional arguments, and none of
+    those required names given by keyword, leave only ``schema``. Empty when some other
+    overload could take as few arguments."""
+    count = len(schema.positional)
+    names = []
+    for other in others:
+        required = [a for a in other.positional[count:] if not a.has_default]
+        if not required:
+            return []
+        names.append(python_name(required[0].name))
+    return [f"len(args) <= {count}", *(f"{n!r} not in kwargs" for n in dict.fromkeys(names))]
+
+
 def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict[int, str]) -> list[str]:
     conditions = [f"{python_name(a.name)!r} in kwargs" for a in schema.kwarg_only if not a.has_default]
     for index, arg in enumerate(schema.positional):
@@ -90,6 +108,8 @@ def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict
         if mine is not None and theirs and theirs != {mine}:
             used[index] = python_name(arg.name)
             conditions.append(_test(mine, f"_v{index}"))
+    if not conditions:
+        conditions = _arity_conditions(schema, others)
     return conditions
 
 
@@ -186,8 +206,10 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
         index = self_index(members[0].schema)
         if len(members) == 1 and index:
             body += ["", *_moved_self_lines(name, members[0], index)]
+    operator_body, operator_install = operator_lines(operators(entries, options.namespace))
+    body += operator_body
     body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
-    if not groups:
+    if not groups and not operator_install:
         body.append("    return")
     for name, members in groups.items():
         if name in shared:
@@ -196,8 +218,11 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
             body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
             body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
+    body += operator_install
     body += ["", "", "install()"]
     imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method")]
+    if operator_install:
+        imports += runtime("wrapped_scalar as _wrapped_scalar")
     return Section(imports, body)
 
 

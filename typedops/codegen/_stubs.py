@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ._api import group
 from ._model import OpEntry, Options, Variant
+from ._operators import operator_stub_lines, operators
 from ._text import header, parameters, returns_annotation, stub_def
 
 __all__ = ["ops_stub", "stub_module_name"]
@@ -76,7 +77,9 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
             if len(members) > 1:
                 lines.append("    @overload")
             lines += _def(name, entry, "self", method=True)
-    if not methods:
+    operator_stubs = operator_stub_lines(operators(entries, ns))
+    lines += operator_stubs
+    if not methods and not operator_stubs:
         lines.append("    pass")
     lines.append("")
     return "\n".join(lines)

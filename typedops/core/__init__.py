@@ -24,5 +24,8 @@ if TYPE_CHECKING:
 else:
 
     def __getattr__(name: str) -> Any:
-        """The functional API, bound on first use (see _generated/__init__.py)."""
-        return getattr(_generated, name)
+        """The functional API, bound here on first use (see _generated/__init__.py), so
+        later loads of ``core.<name>`` are plain module attributes."""
+        value = getattr(_generated, name)
+        globals()[name] = value
+        return value

@@ -55,6 +55,17 @@ class Dispatcher:
             for key in _BUILTIN_FALLTHROUGHS
         }
         self._fallbacks[GLOBAL_NAMESPACE] = builtin
+        # Called with an op's qualified name whenever an overload of it is defined or
+        # removed (typedops.ops forgets what it cached for that name).
+        self._listeners: list[Callable[[str], None]] = []
+
+    def add_overloads_listener(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(qualified_name)`` after every definition or removal of an overload."""
+        self._listeners.append(listener)
+
+    def _overloads_changed(self, qualified: str) -> None:
+        for listener in self._listeners:
+            listener(qualified)
 
     # -- lookups ----------------------------------------------------------------------
     def find_op(self, name: str, overload_name: str = "") -> OperatorHandle | None:
@@ -168,6 +179,7 @@ class Dispatcher:
         self._ops[full_name] = entry
         qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
         self._overloads.setdefault(qualified, []).append(entry)
+        self._overloads_changed(qualified)
         return entry
 
     def _undefine_for(self, entry: OperatorEntry) -> Callable[[], None]:
@@ -181,6 +193,7 @@ class Dispatcher:
                 if not overloads:
                     del self._overloads[entry.schema.qualified_name]
                 entry.mark_removed()
+                self._overloads_changed(entry.schema.qualified_name)
 
         return undefine
 

@@ -20,6 +20,15 @@ R = TypeVar("R")
 __all__ = ["OperatorHandle"]
 
 
+class _EntryCall:
+    """``OperatorHandle.call`` before the entry functions are bound: generates them."""
+
+    def __get__(self, handle: OperatorHandle | None, owner: type | None = None) -> Any:
+        if handle is None:
+            return self
+        return handle._entry.call  # binds the entries (and so shadows this descriptor)
+
+
 class OperatorHandle:
     """A handle on one operator overload.
 
@@ -37,8 +46,10 @@ class OperatorHandle:
         self._entry = entry
 
     def bind_entries(self, call: Any, redispatch: Any, call_boxed: Any, redispatch_boxed: Any) -> None:
-        """Make ``call_boxed``/``redispatch``/``redispatch_boxed`` the generated functions themselves."""
-        self.__dict__.update(call_boxed=call_boxed, redispatch=redispatch, redispatch_boxed=redispatch_boxed)
+        """Make ``call``/``call_boxed``/``redispatch``/``redispatch_boxed`` the generated functions themselves."""
+        self.__dict__.update(
+            call=call, call_boxed=call_boxed, redispatch=redispatch, redispatch_boxed=redispatch_boxed
+        )
 
     # -- identity ----------------------------------------------------------------------
     @property
@@ -62,13 +73,12 @@ class OperatorHandle:
         return f"<OperatorHandle {self._entry.schema}>"
 
     # -- calling ------------------------------------------------------------------------
-    @property
-    def call(self) -> Any:
-        """The op's generated unboxed entry function."""
-        return self._entry.call
+    # ``call`` is a non-data descriptor, so the entry function bind_entries() stores on the
+    # instance shadows it: after the first call, ``handle.call`` is one dict read.
+    call: Any = _EntryCall()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._entry.call(*args, **kwargs)
+        return self.call(*args, **kwargs)
 
     def call_boxed(self, stack: list[Any]) -> None:
         """Call with the arguments on ``stack``; the returns replace them."""

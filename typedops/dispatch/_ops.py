@@ -42,9 +42,20 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
     return None
 
 
+# Note [Cached op attributes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``ops.core.add.Tensor`` is three attribute loads on every call, so each level keeps
+# what it resolved as a real attribute (in the instance ``__dict__``, where CPython finds
+# it before ``__getattr__`` runs): ``ops`` its namespaces, a namespace its packets, a
+# packet its overloads' handles. The dispatcher calls ``_Ops.forget`` with an op's
+# qualified name whenever an overload of it is defined or removed; ``forget`` drops that
+# packet's cached attributes, so the next load looks again (and raises for a removed
+# one). A namespace and a packet are each one object for the life of ``ops``.
 class OpOverloadPacket:
     """All overloads of ``ns::name``. Calling it picks the first overload, in definition
     order, whose schema binds the arguments."""
+
+    __slots__ = ("_name", "_dispatcher", "__dict__")
 
     def __init__(self, qualified_name: str, dispatcher_: Dispatcher) -> None:
         self._name = qualified_name
@@ -60,6 +71,7 @@ class OpOverloadPacket:
         wanted = "" if overload == "default" else overload
         for entry in self._dispatcher.overloads(self._name):
             if entry.schema.overload_name == wanted:
+                setattr(self, overload, entry.handle)  # See Note [Cached op attributes]
                 return entry.handle
         raise OperatorAttributeError(
             f"{self._name} has no overload {overload!r}; it has: {', '.join(self.overloads()) or 'none'}"
@@ -86,9 +98,19 @@ class OpOverloadPacket:
 class OpNamespace:
     """``ops.<namespace>``: attribute access gives that namespace's operators."""
 
+    __slots__ = ("_namespace", "_dispatcher", "_packets", "__dict__")
+
     def __init__(self, namespace: str, dispatcher_: Dispatcher) -> None:
         self._namespace = namespace
         self._dispatcher = dispatcher_
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def forget(self, name: str) -> None:
+        """Drop what is cached for op ``name`` (See Note [Cached op attributes])."""
+        self.__dict__.pop(name, None)
+        packet = self._packets.get(name)
+        if packet is not None:
+            packet.__dict__.clear()
 
     def __getattr__(self, name: str) -> OpOverloadPacket:
         if name.startswith("__"):
@@ -99,7 +121,11 @@ class OpNamespace:
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
             raise OperatorAttributeError(f"namespace {self._namespace!r} has no operator {name!r}{hint}")
-        return OpOverloadPacket(qualified, self._dispatcher)
+        packet = self._packets.get(name)
+        if packet is None:
+            packet = self._packets[name] = OpOverloadPacket(qualified, self._dispatcher)
+        setattr(self, name, packet)  # See Note [Cached op attributes]
+        return packet
 
     def __dir__(self) -> list[str]:
         return sorted({h.schema.name for h in self._dispatcher.all_ops() if h.schema.namespace == self._namespace})
@@ -146,12 +172,25 @@ class _Ops:
 
     def __init__(self, dispatcher_: Dispatcher) -> None:
         self._dispatcher = dispatcher_
+        self._namespaces: dict[str, OpNamespace] = {}
+        dispatcher_.add_overloads_listener(self.forget)
+
+    def forget(self, qualified_name: str) -> None:
+        """Drop what is cached for ``ns::name`` (See Note [Cached op attributes])."""
+        namespace, _, name = qualified_name.rpartition("::")
+        cached = self._namespaces.get(namespace)
+        if cached is not None:
+            cached.forget(name)
 
     def __getattr__(self, namespace: str) -> OpNamespace:
         if namespace.startswith("__"):
             raise AttributeError(namespace)  # a Python protocol probe, not an op lookup
         load_lazy_library(namespace)  # See Note [Loading the core library]
-        return OpNamespace(namespace, self._dispatcher)
+        cached = self._namespaces.get(namespace)
+        if cached is None:
+            cached = self._namespaces[namespace] = OpNamespace(namespace, self._dispatcher)
+        setattr(self, namespace, cached)  # See Note [Cached op attributes]
+        return cached
 
     def __dir__(self) -> list[str]:
         return self._dispatcher.namespaces()

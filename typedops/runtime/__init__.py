@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..vocabulary import ArgumentError, Device
-from ..tensor import Tensor, keys_for_device
+from ..tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, binding_problem
 from ..schema import (
@@ -28,7 +28,7 @@ from ..schema import build_schema as schema
 __all__ = [
     "choose", "lazy_method", "no_static_kernel", "kernel",
     # re-exported for generated code
-    "Any", "Device", "Tensor", "keys_for_device", "default_value", "to_list", "to_tuple", "wrong_tuple",
+    "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",

@@ -26,8 +26,10 @@ from ._strides import (
 from ._tensor import (
     NO_DATA,
     Tensor,
+    array_of,
     backend_key_for_device,
     bump_version,
+    contiguous_strides_cached,
     empty_meta,
     empty_tensor,
     keys_for_device,
@@ -54,6 +56,8 @@ __all__ = [
     "Storage",
     # making and changing tensors (for kernels)
     "empty_tensor",
+    "array_of",
+    "contiguous_strides_cached",
     "empty_meta",
     "wrap_array",
     "wrapped_scalar",

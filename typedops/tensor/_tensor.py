@@ -9,6 +9,27 @@ to build and inspect tensors: allocation, views, resizing and the version counte
 The dispatcher never imports this module: it reads ``.key_bits`` from whatever
 tensor-typed arguments a schema names. numpy is imported only inside functions, so
 ``import typedops`` stays fast.
+
+Note [Wrap and unwrap]
+~~~~~~~~~~~~~~~~~~~~~~
+Kernels and the functionality layers move between tensors and numpy arrays with two
+cheap calls: ``array_of(t)`` is ``t``'s elements as a numpy array (the cached view, Note
+[Cached numpy view]; kernels must not reshape it in place or keep writing to it after
+returning), and ``Tensor._from_array(array, dtype, device)`` makes a new tensor that
+*owns* ``array``: no copy, no checks. The caller guarantees that ``array`` is a fresh,
+C-contiguous ``numpy.ndarray`` (not a numpy scalar) whose numpy dtype stores ``dtype``,
+and that nothing else keeps writing to it -- a kernel's own result. ``wrap_array`` is the
+checked form (it copies and casts).
+
+Note [Tensor fields with class defaults]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The fields every tensor reads on the plain path are slots, set by the constructors. The
+fields the functionality layers will use -- ``requires_grad``, ``grad``, ``grad_fn``,
+``_autograd_meta``, ``is_wrapped_number``, ``_batch_level`` and ``_batch_value`` -- are
+*class-level defaults*: Tensor has a ``__dict__`` slot, which CPython creates only on the
+first write of such a field, so a plain tensor pays neither a store when it is made nor
+a dict. Reading a default costs a few nanoseconds more than reading a slot; writing one
+makes that tensor's dict.
 """
 
 from __future__ import annotations
@@ -31,7 +52,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-__all__ = ["Tensor", "tensor"]
+__all__ = ["Tensor", "tensor", "array_of"]
 
 _BACKEND_FOR_DEVICE: Final = {
     "cpu": DispatchKey.CPU,
@@ -49,6 +70,10 @@ _NUMPY_NAMES: Final = {
 _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 
 NO_DATA: Final = "a meta tensor has no data; move it to a real device, or read .shape/.dtype"
+AMBIGUOUS_BOOL: Final = (
+    "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
+    "reduce the tensor to one element first"
+)
 _META: Final = Device("meta")
 _CPU: Final = Device("cpu")
 
@@ -57,6 +82,24 @@ def keys_for_device(device: Device) -> DispatchKeySet:
     """The keys a tensor on ``device`` carries: its backend and that backend's autograd key."""
     backend = _BACKEND_FOR_DEVICE[device.type]
     return DispatchKeySet((backend, autograd_key_for(backend)))
+
+
+# The key bits of a plain tensor, per device type: built once, read by every constructor.
+DEVICE_KEY_BITS: Final = {kind: int(keys_for_device(Device(kind))) for kind in _BACKEND_FOR_DEVICE}
+
+# Contiguous strides by shape, for wrapping results (see contiguous_strides_cached).
+_CONTIGUOUS: dict[tuple[int, ...], tuple[int, ...]] = {}
+_CONTIGUOUS_LIMIT: Final = 4096
+
+
+def contiguous_strides_cached(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``contiguous_strides(shape)``, remembered for up to 4096 shapes (then forgotten)."""
+    strides = _CONTIGUOUS.get(shape)
+    if strides is None:
+        if len(_CONTIGUOUS) >= _CONTIGUOUS_LIMIT:
+            _CONTIGUOUS.clear()
+        strides = _CONTIGUOUS[shape] = contiguous_strides(shape)
+    return strides
 
 
 def backend_key_for_device(device: Device) -> DispatchKey:
@@ -83,10 +126,25 @@ class Tensor(_TensorMethods):
 
     # key_bits is the dispatcher's view of the tensor: the bit mask of its keys (see
     # Note [Key priority] in vocabulary/_keys.py); .keys shows it as a DispatchKeySet.
+    # _array and _array_buffer: Note [Cached numpy view]. __dict__: Note [Tensor fields
+    # with class defaults].
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "_dtype", "_device",
-        "key_bits", "requires_grad", "is_wrapped_number",
+        "key_bits", "_array", "_array_buffer", "__dict__",
     )  # fmt: skip
+
+    # See Note [Tensor fields with class defaults].
+    requires_grad: bool = False
+    is_wrapped_number: bool = False
+    grad: Tensor | None = None
+    grad_fn: Any = None
+    _autograd_meta: Any = None  # per-tensor autograd state, made by the autograd layer
+    _batch_level: int | None = None  # the vmap level of a batching wrapper
+    _batch_value: Tensor | None = None  # the tensor a batching wrapper holds
+
+    # The operators call ops and return tensors, so == is not identity: hash by identity
+    # as torch does (installing __eq__ later would not reset it, but say it here).
+    __hash__ = object.__hash__
 
     def __init__(
         self,
@@ -105,7 +163,8 @@ class Tensor(_TensorMethods):
                 raise ValueError(f"data of shape {tuple(data.shape)} given for a tensor of shape {shape}")
             data = data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
         self._init(Storage(data, numel), shape, contiguous_strides(shape), 0, dtype, device)
-        self.requires_grad = requires_grad
+        if requires_grad:
+            self.requires_grad = True
 
     def _init(
         self,
@@ -122,9 +181,9 @@ class Tensor(_TensorMethods):
         self._offset = offset
         self._dtype = dtype
         self._device = device
-        self.key_bits: int = int(keys_for_device(device))
-        self.requires_grad = False
-        self.is_wrapped_number = False
+        self.key_bits: int = DEVICE_KEY_BITS[device.type]
+        self._array: npt.NDArray[Any] | None = None
+        self._array_buffer: npt.NDArray[Any] | None = None
 
     @classmethod
     def _from_parts(
@@ -138,6 +197,26 @@ class Tensor(_TensorMethods):
     ) -> Tensor:
         t = cls.__new__(cls)
         t._init(storage, shape, strides, offset, dtype, device)
+        return t
+
+    @staticmethod
+    def _from_array(array: npt.NDArray[Any], dtype: ScalarType, device: Device = _CPU) -> Tensor:
+        """A new tensor owning ``array`` (no copy, no checks): Note [Wrap and unwrap]."""
+        storage = _new_storage(Storage)
+        storage.buffer = array
+        storage._flat = None
+        storage.size = array.size
+        storage.version = 0
+        t = _new_tensor(Tensor)
+        t._storage = storage
+        t._shape = shape = array.shape
+        t._strides = _CONTIGUOUS.get(shape) or contiguous_strides_cached(shape)
+        t._offset = 0
+        t._dtype = dtype
+        t._device = device
+        t.key_bits = DEVICE_KEY_BITS[device.type]
+        t._array = array
+        t._array_buffer = array
         return t
 
     @classmethod
@@ -191,7 +270,7 @@ class Tensor(_TensorMethods):
 
     @property
     def is_meta(self) -> bool:
-        return self._storage.data is None
+        return self._storage.buffer is None
 
     # -- layout -------------------------------------------------------------------------
     @overload
@@ -232,31 +311,79 @@ class Tensor(_TensorMethods):
         return self._storage.version
 
     # -- data ---------------------------------------------------------------------------
-    def numpy(self) -> npt.NDArray[Any]:
-        """The elements as a numpy array sharing this tensor's memory (writes show through)."""
-        data = self._storage.data
-        if data is None:
+    # Note [Cached numpy view]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~
+    # A tensor keeps the numpy array that views its elements in ``_array``, made on first
+    # use (or handed over by ``_from_array``), with the storage buffer it was made from in
+    # ``_array_buffer``. The array shares the storage's memory, so writes through any
+    # view of the storage show in it. It is stale only when
+    # - the storage's buffer was replaced (``resize_`` growing a storage): every tensor
+    #   on that storage then sees ``_array_buffer is not storage.buffer`` and rebuilds; or
+    # - the tensor's own geometry changed (``resize_``), which clears its ``_array``.
+    # Nothing else changes a tensor's shape, strides or offset after it is made.
+    # ``numpy()`` hands users a new array object over the same memory, so setting
+    # ``.shape`` on what it returns cannot corrupt the cache.
+    def _fresh_array(self) -> npt.NDArray[Any]:
+        """Build, cache and return the numpy view of this tensor (Note [Cached numpy view])."""
+        storage = self._storage
+        buffer = storage.buffer
+        if buffer is None:
             raise RuntimeError(NO_DATA)
         import numpy as np
 
-        itemsize = data.itemsize
-        return np.lib.stride_tricks.as_strided(
-            data[self._offset :], shape=self._shape, strides=tuple(s * itemsize for s in self._strides)
-        )
+        shape, offset = self._shape, self._offset
+        if offset == 0 and buffer.shape == shape and is_contiguous_strides(shape, self._strides):
+            array = buffer  # a tensor over its whole storage
+        else:
+            flat = storage.data
+            assert flat is not None
+            itemsize = flat.itemsize
+            if numel_of(shape) == 0:
+                array = flat[:0].reshape(shape)
+            else:
+                strides = tuple(s * itemsize for s in self._strides)
+                array = np.ndarray(shape, flat.dtype, flat, offset * itemsize, strides)
+        self._array = array
+        self._array_buffer = buffer
+        return array
+
+    def numpy(self) -> npt.NDArray[Any]:
+        """The elements as a numpy array sharing this tensor's memory (writes show through)."""
+        view: npt.NDArray[Any] = array_of(self).view()
+        return view
 
     def tolist(self) -> Any:
-        return self.numpy().tolist()
+        return array_of(self).tolist()
 
     def item(self) -> Any:
         """The one element of a one-element tensor, as a Python number."""
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.numpy().reshape(()).item()
+        return array_of(self).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        """The truth of a one-element tensor (``if a == b:`` needs it, as in torch)."""
+        if self.numel() != 1:
+            raise RuntimeError(AMBIGUOUS_BOOL)
+        return bool(self.item())
 
     def __repr__(self) -> str:
-        if self._storage.data is None:
+        if self._storage.buffer is None:
             return f"tensor(..., shape={self._shape}, dtype={self._dtype.name}, device='meta')"
-        return f"tensor({self.numpy().tolist()!r}, dtype={self._dtype.name})"
+        return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name})"
+
+
+_new_tensor: Final = object.__new__
+_new_storage: Final = object.__new__
+
+
+def array_of(t: Tensor) -> npt.NDArray[Any]:
+    """``t``'s elements as its cached numpy view: Note [Wrap and unwrap] (kernels only;
+    users call ``t.numpy()``). Raises ``RuntimeError`` for a meta tensor."""
+    array = t._array
+    if array is None or t._array_buffer is not t._storage.buffer:
+        return t._fresh_array()
+    return array
 
 
 # -- helpers for kernels -------------------------------------------------------------------
@@ -317,10 +444,18 @@ def wrap_array(array: npt.NDArray[Any], dtype: ScalarType | None = None, device:
 
 def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset: int) -> Tensor:
     """A view of ``self``'s storage with its own shape, strides and storage offset."""
-    view = Tensor._from_parts(
-        self._storage, tuple(shape), tuple(strides), offset, self._dtype, self._device
-    )
-    view.requires_grad = self.requires_grad
+    view = _new_tensor(Tensor)
+    view._storage = self._storage
+    view._shape = shape if type(shape) is tuple else tuple(shape)
+    view._strides = strides if type(strides) is tuple else tuple(strides)
+    view._offset = offset
+    view._dtype = self._dtype
+    view._device = device = self._device
+    view.key_bits = DEVICE_KEY_BITS[device.type]
+    view._array = None
+    view._array_buffer = None
+    if self.requires_grad:
+        view.requires_grad = True
     return view
 
 
@@ -337,6 +472,7 @@ def resize_(self: Tensor, shape: Sequence[int]) -> None:
     numel = numel_of(size)
     needed = self._offset + numel
     storage = self._storage
+    self._array = None  # its geometry changes (Note [Cached numpy view])
     if needed > storage.size:
         if storage.data is not None:
             import numpy as np
@@ -387,7 +523,7 @@ def tensor(
 
     dev = Device.parse(device)
     if isinstance(data, Tensor):
-        data = data.numpy()
+        data = array_of(data)
     array = np.asarray(data)
     if dtype is None:
         kind = array.dtype.kind

@@ -46,6 +46,11 @@ class ScalarType(enum.Enum):
     cfloat = 9
     cdouble = 10
 
+    # Members are singletons compared by identity, so identity is a valid hash -- and
+    # object's is C code, where Enum's hashes the name in Python (dtype-keyed dicts and
+    # sets are on the kernels' hot paths).
+    __hash__ = object.__hash__
+
     @property
     def is_floating_point(self) -> builtins.bool:  # 'bool' is a member here
         return self in _FLOATING

@@ -22,6 +22,7 @@ from typedops.runtime import (
     Tensor as _Tensor,
     choose as _choose,
     lazy_method as _lazy_method,
+    wrapped_scalar as _wrapped_scalar,
 )
 import typedops.core.kernels as _m0
 
@@ -1262,7 +1263,7 @@ sum__default = (
         kwarg_only=(_argument('dtype', _t3, default='None'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.sum_composite, _unboxing7),),
+    (_kernel(_DispatchKey.CPU, _m0.sum_cpu, _unboxing7), _kernel(_DispatchKey.Meta, _m0.sum_meta, _unboxing7)),
 )
 
 # core::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -1404,7 +1405,7 @@ transpose__int = (
         positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dim0', _t4), _argument('dim1', _t4)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.transpose_composite, _unboxing2),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.transpose, _unboxing2),),
 )
 
 # core::t(Tensor(a) self) -> Tensor(a)
@@ -2107,6 +2108,8 @@ _CANDIDATES_sum = (
 )
 def sum(*args: Any, **kwargs: Any) -> Any:
     """core::sum: default, dim_IntList."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return sum__default.call(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
 _CANDIDATES_mean = (
@@ -2115,6 +2118,8 @@ _CANDIDATES_mean = (
 )
 def mean(*args: Any, **kwargs: Any) -> Any:
     """core::mean: default, dim."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return mean__default.call(*args, **kwargs)
     return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
 
 _CANDIDATES_arange = (
@@ -2123,6 +2128,8 @@ _CANDIDATES_arange = (
 )
 def arange(*args: Any, **kwargs: Any) -> Any:
     """core::arange: default, start_step."""
+    if len(args) <= 1 and 'end' not in kwargs:
+        return arange__default.call(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
 
 _SINGLE = {
@@ -2232,6 +2239,192 @@ def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:
     return where__self.call(condition, self, *args, **kwargs)
 
 
+# -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
+_OPERAND_NUMBERS = (int, float, complex)
+
+
+def _operator__add__(self: Any, other: Any) -> Any:
+    """Tensor.__add__: core::add.Tensor."""
+    if isinstance(other, _Tensor):
+        return add__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return add__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__radd__(self: Any, other: Any) -> Any:
+    """Tensor.__radd__: core::add.Tensor."""
+    if isinstance(other, _Tensor):
+        return add__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return add__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__iadd__(self: Any, other: Any) -> Any:
+    """Tensor.__iadd__: core::add_.Tensor."""
+    if isinstance(other, _Tensor):
+        return add___Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return add___Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__sub__(self: Any, other: Any) -> Any:
+    """Tensor.__sub__: core::sub.Tensor."""
+    if isinstance(other, _Tensor):
+        return sub__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return sub__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rsub__(self: Any, other: Any) -> Any:
+    """Tensor.__rsub__: core::sub.Tensor."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return sub__Tensor.call(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__isub__(self: Any, other: Any) -> Any:
+    """Tensor.__isub__: core::sub_.Tensor."""
+    if isinstance(other, _Tensor):
+        return sub___Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return sub___Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__mul__(self: Any, other: Any) -> Any:
+    """Tensor.__mul__: core::mul.Tensor."""
+    if isinstance(other, _Tensor):
+        return mul__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return mul__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rmul__(self: Any, other: Any) -> Any:
+    """Tensor.__rmul__: core::mul.Tensor."""
+    if isinstance(other, _Tensor):
+        return mul__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return mul__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__imul__(self: Any, other: Any) -> Any:
+    """Tensor.__imul__: core::mul_.Tensor."""
+    if isinstance(other, _Tensor):
+        return mul___Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return mul___Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__truediv__(self: Any, other: Any) -> Any:
+    """Tensor.__truediv__: core::div.Tensor."""
+    if isinstance(other, _Tensor):
+        return div__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return div__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rtruediv__(self: Any, other: Any) -> Any:
+    """Tensor.__rtruediv__: core::div.Tensor."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return div__Tensor.call(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__itruediv__(self: Any, other: Any) -> Any:
+    """Tensor.__itruediv__: core::div_.Tensor."""
+    if isinstance(other, _Tensor):
+        return div___Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return div___Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__matmul__(self: Any, other: Any) -> Any:
+    """Tensor.__matmul__: core::matmul."""
+    if isinstance(other, _Tensor):
+        return matmul__default.call(self, other)
+    return NotImplemented
+
+
+def _operator__pow__(self: Any, other: Any) -> Any:
+    """Tensor.__pow__: core::pow.Tensor_Scalar."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return pow__Tensor_Scalar.call(self, other)
+    return NotImplemented
+
+
+def _operator__neg__(self: Any) -> Any:
+    """Tensor.__neg__: core::neg."""
+    return neg__default.call(self)
+
+
+def _operator__abs__(self: Any) -> Any:
+    """Tensor.__abs__: core::abs."""
+    return abs__default.call(self)
+
+
+def _operator__eq__(self: Any, other: Any) -> Any:
+    """Tensor.__eq__: core::eq.Tensor."""
+    if isinstance(other, _Tensor):
+        return eq__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return eq__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ne__(self: Any, other: Any) -> Any:
+    """Tensor.__ne__: core::ne.Tensor."""
+    if isinstance(other, _Tensor):
+        return ne__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return ne__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__lt__(self: Any, other: Any) -> Any:
+    """Tensor.__lt__: core::lt.Tensor."""
+    if isinstance(other, _Tensor):
+        return lt__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return lt__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__le__(self: Any, other: Any) -> Any:
+    """Tensor.__le__: core::le.Tensor."""
+    if isinstance(other, _Tensor):
+        return le__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return le__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__gt__(self: Any, other: Any) -> Any:
+    """Tensor.__gt__: core::gt.Tensor."""
+    if isinstance(other, _Tensor):
+        return gt__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return gt__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ge__(self: Any, other: Any) -> Any:
+    """Tensor.__ge__: core::ge.Tensor."""
+    if isinstance(other, _Tensor):
+        return ge__Tensor.call(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return ge__Tensor.call(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
 def install() -> None:
     """Set the methods on typedops.Tensor (idempotent)."""
     setattr(_Tensor, 'add', _method_add)
@@ -2320,6 +2513,28 @@ def install() -> None:
     setattr(_Tensor, 'clone', _lazy_method(_Tensor, 'clone', clone__default))
     setattr(_Tensor, 'copy_', _lazy_method(_Tensor, 'copy_', copy___default))
     setattr(_Tensor, 'to', _lazy_method(_Tensor, 'to', to__dtype))
+    setattr(_Tensor, '__add__', _operator__add__)
+    setattr(_Tensor, '__radd__', _operator__radd__)
+    setattr(_Tensor, '__iadd__', _operator__iadd__)
+    setattr(_Tensor, '__sub__', _operator__sub__)
+    setattr(_Tensor, '__rsub__', _operator__rsub__)
+    setattr(_Tensor, '__isub__', _operator__isub__)
+    setattr(_Tensor, '__mul__', _operator__mul__)
+    setattr(_Tensor, '__rmul__', _operator__rmul__)
+    setattr(_Tensor, '__imul__', _operator__imul__)
+    setattr(_Tensor, '__truediv__', _operator__truediv__)
+    setattr(_Tensor, '__rtruediv__', _operator__rtruediv__)
+    setattr(_Tensor, '__itruediv__', _operator__itruediv__)
+    setattr(_Tensor, '__matmul__', _operator__matmul__)
+    setattr(_Tensor, '__pow__', _operator__pow__)
+    setattr(_Tensor, '__neg__', _operator__neg__)
+    setattr(_Tensor, '__abs__', _operator__abs__)
+    setattr(_Tensor, '__eq__', _operator__eq__)
+    setattr(_Tensor, '__ne__', _operator__ne__)
+    setattr(_Tensor, '__lt__', _operator__lt__)
+    setattr(_Tensor, '__le__', _operator__le__)
+    setattr(_Tensor, '__gt__', _operator__gt__)
+    setattr(_Tensor, '__ge__', _operator__ge__)
 
 
 install()

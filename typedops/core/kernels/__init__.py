@@ -101,7 +101,8 @@ from ._reduce import (
     mean_dim_composite,
     mm_cpu,
     mm_meta,
-    sum_composite,
+    sum_cpu,
+    sum_meta,
     sum_dim_cpu,
     sum_dim_meta,
 )
@@ -188,7 +189,7 @@ from ._views import (
     squeeze_dim,
     stack_composite,
     t_composite,
-    transpose_composite,
+    transpose,
     unsqueeze,
     view,
 )
@@ -223,12 +224,12 @@ __all__ = [
     "sinh_out_cpu", "cosh_cpu", "cosh__cpu", "cosh_out_cpu", "tanh_cpu", "tanh__cpu",
     "tanh_out_cpu",
     # reductions and products
-    "sum_dim_cpu", "sum_dim_meta", "sum_composite", "mean_dim_composite", "mean_composite",
+    "sum_dim_cpu", "sum_dim_meta", "sum_cpu", "sum_meta", "mean_dim_composite", "mean_composite",
     "amax_cpu", "amax_meta", "max_dim_cpu", "max_dim_meta", "argmax_composite",
     "matmul_cpu", "matmul_meta", "mm_cpu", "mm_meta",
     # views, copies, joins
     "as_strided", "view", "permute", "select", "slice_", "unsqueeze", "squeeze_dim", "expand",
-    "reshape_composite", "transpose_composite", "t_composite", "flatten_composite",
+    "reshape_composite", "transpose", "t_composite", "flatten_composite",
     "contiguous_composite", "clone_cpu", "clone_meta", "copy__cpu", "copy__meta",
     "cat_cpu", "cat_meta", "stack_composite",
     # factories and conversions

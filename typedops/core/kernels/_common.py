@@ -10,11 +10,11 @@ them when the core library is registered again (tests that register it themselve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ...vocabulary import Device, Scalar, ScalarType
-from ...tensor import Tensor, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 
 if TYPE_CHECKING:
@@ -32,6 +32,9 @@ __all__ = [
     "meta_like",
     "data",
     "wrap",
+    "fresh",
+    "binary_fast",
+    "np_dtype",
     "device_of",
     "default_dtype_for",
 ]
@@ -151,9 +154,84 @@ def default_dtype_for(value: Scalar) -> ScalarType:
 
 
 # -- results -------------------------------------------------------------------------------
-def data(t: Tensor) -> npt.NDArray[Any]:
-    """``t``'s elements as a numpy array sharing its memory."""
-    return t.numpy()
+# ``t``'s elements as a numpy array sharing its memory: the cached view (Note [Wrap and
+# unwrap] in _tensor.py). Kernels must not reshape it in place.
+data: Final = array_of
+
+_ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` skips numpy)
+# numpy dtypes by ScalarType code: a list, because hashing an Enum member runs Python code.
+_NUMPY_BY_CODE: list[Any] = []
+
+
+def _numpy_by_code() -> list[Any]:
+    global _ndarray
+    import numpy as np
+
+    _ndarray = np.ndarray
+    table: list[Any] = [None] * (max(t.value for t in ScalarType) + 1)
+    for t in ScalarType:
+        if t is not ScalarType.bfloat16:
+            table[t.value] = numpy_dtype(t)
+    _NUMPY_BY_CODE[:] = table
+    return _NUMPY_BY_CODE
+
+
+def np_dtype(dtype: ScalarType) -> Any:
+    """``numpy_dtype(dtype)`` by a list index (bfloat16 raises numpy_dtype's error)."""
+    found = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    return found if found is not None else numpy_dtype(dtype)
+
+
+def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
+    """A new tensor that owns ``array``, a value the kernel has just computed and nobody
+    else holds (a ufunc's result, a numpy scalar): no copy when it is already a
+    C-contiguous array of ``dtype``'s numpy dtype, else one conversion. Never pass an
+    input's array or a view of one: the result would share its memory (use ``wrap``)."""
+    np_dtype = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    if type(array) is not _ndarray or array.dtype is not np_dtype:
+        import numpy as np
+
+        array = np.asarray(array, dtype=np_dtype if np_dtype is not None else numpy_dtype(dtype))
+    if array.ndim > 1 and not array.flags.c_contiguous:
+        array = array.copy()
+    return _from_array(array, dtype, device)
+
+
+_from_array: Final = Tensor._from_array
+
+
+def binary_fast(
+    self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None
+) -> Tensor | None:
+    """``op(self, other)`` for two tensors of one dtype, its result of ``result_dtype``
+    (default: that dtype); None when the call needs the kernel's plan (other dtypes, or
+    shapes that do not broadcast). See Note [Element-wise fast path] in _pointwise.py.
+
+    With one dtype every group of ``result_type`` has that dtype, so only a wrapped
+    number (promoting as the default of its kind) could change it, and it does only when
+    *both* operands are wrapped numbers. The body is ``array_of`` and ``fresh`` inlined:
+    this is the hot path of every small element-wise op, where each Python call costs a
+    few percent."""
+    dtype = self._dtype
+    if dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
+        return None
+    a = self._array
+    if a is None or self._array_buffer is not self._storage.buffer:
+        a = self._fresh_array()
+    b = other._array
+    if b is None or other._array_buffer is not other._storage.buffer:
+        b = other._fresh_array()
+    try:
+        result = op(a, b)
+    except ValueError:
+        return None
+    if type(result) is not _ndarray:  # a numpy scalar, from two 0-dim tensors
+        import numpy as np
+
+        result = np.asarray(result)
+    elif result.ndim > 1 and not result.flags.c_contiguous:
+        result = result.copy()
+    return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
 
 
 def wrap(array: Any, dtype: ScalarType, device: Device | None = None) -> Tensor:

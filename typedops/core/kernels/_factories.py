@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Final, Optional
 
 from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType
 from ...tensor import suggest_memory_format
 from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet
-from ._common import call_op, data, default_dtype_for, device_of, meta_like
+from ._common import call_op, data, default_dtype_for, device_of, fresh, meta_like, np_dtype
+
+_CPU: Final = Device("cpu")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,10 +45,18 @@ def _rng() -> np.random.Generator:
     return _RNG[0]
 
 
+_NO_DEVICE: list[DispatchKeySet] = []  # _backend(None), made once
+
+
 def _backend(device: Optional[Device]) -> DispatchKeySet:
     """Where a factory continues: BackendSelect's own bit (cleared by the redispatch)
     plus the backend of ``device`` (see Note [Factories pick their backend])."""
-    return DispatchKeySet((DispatchKey.BackendSelect, backend_key_for_device(device_of(device))))
+    if device is None and _NO_DEVICE:
+        return _NO_DEVICE[0]
+    keys = DispatchKeySet((DispatchKey.BackendSelect, backend_key_for_device(device_of(device))))
+    if device is None:
+        _NO_DEVICE.append(keys)
+    return keys
 
 
 def _check_layout(layout: Optional[Layout]) -> None:
@@ -103,6 +113,19 @@ def zeros_cpu(
     size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
+    if layout is None and (device is None or type(device) is Device):
+        # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
+        # refuses (a negative size, a non-integer), and the checked path then says so in
+        # PyTorch's words.
+        chosen = ScalarType.float32 if dtype is None else dtype
+        import numpy as np
+
+        try:
+            array = np.zeros(size, np_dtype(chosen))
+        except (ValueError, TypeError):
+            pass
+        else:
+            return fresh(array, chosen, _CPU if device is None else device)
     return _make(size, dtype, layout, device, fill=0)
 
 

@@ -7,6 +7,7 @@ and computes the result's shape and dtype, so the two cannot disagree.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -14,13 +15,14 @@ from ...vocabulary import Scalar, ScalarType
 from ...tensor import broadcast_shapes
 from ...tensor import Tensor, numpy_dtype, wrapped_scalar
 from ._common import (
+    binary_fast,
     call_op,
     category,
     data,
     finish_inplace,
+    fresh,
     meta_like,
     result_type,
-    wrap,
     write_out,
 )
 
@@ -37,10 +39,14 @@ def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, Scalar
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
+def _cast(t: Tensor, dtype: ScalarType) -> Any:
+    """``t``'s values in ``dtype``: its own array when it already has it (no copy)."""
+    return data(t) if t.dtype is dtype else data(t).astype(numpy_dtype(dtype))
+
+
 def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -> Any:
-    np_dtype = numpy_dtype(dtype)
-    a = data(self).astype(np_dtype)
-    b = data(other).astype(np_dtype)
+    a = _cast(self, dtype)
+    b = _cast(other, dtype)
     if alpha == 1:
         return a + b
     if dtype is ScalarType.bool:
@@ -48,9 +54,21 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
     return a + b * alpha
 
 
+# Note [Element-wise fast path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The common call -- two tensors of one dtype, no alpha -- skips the plan
+# (``binary_fast``): numpy broadcasts and computes in that dtype (``+``, ``*``: the same
+# dtype; comparisons: bool), and its fresh result becomes the result's storage. Shapes
+# that do not broadcast make numpy raise ValueError; the kernel then runs the plan, which
+# raises PyTorch's error. Every other call takes the planned path, which gives the same
+# values.
 def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
+    if type(alpha) is int and alpha == 1:
+        result = binary_fast(self, other, operator.add)
+        if result is not None:
+            return result
     shape, dtype = _plan_add(self, other, alpha)
-    return wrap(_add_values(self, other, alpha, dtype), dtype)
+    return fresh(_add_values(self, other, alpha, dtype), dtype, self._device)
 
 
 def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -128,13 +146,15 @@ def _plan_mul(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
 
 
 def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
-    np_dtype = numpy_dtype(dtype)
-    return data(self).astype(np_dtype) * data(other).astype(np_dtype)
+    return _cast(self, dtype) * _cast(other, dtype)
 
 
 def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
+    result = binary_fast(self, other, operator.mul)
+    if result is not None:
+        return result
     _, dtype = _plan_mul(self, other)
-    return wrap(_mul_values(self, other, dtype), dtype)
+    return fresh(_mul_values(self, other, dtype), dtype, self._device)
 
 
 def mul_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -179,14 +199,13 @@ def _plan_div(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
 def _div_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
     import numpy as np
 
-    np_dtype = numpy_dtype(dtype)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return data(self).astype(np_dtype) / data(other).astype(np_dtype)
+        return _cast(self, dtype) / _cast(other, dtype)
 
 
 def div_cpu(self: Tensor, other: Tensor) -> Tensor:
     _, dtype = _plan_div(self, other)
-    return wrap(_div_values(self, other, dtype), dtype)
+    return fresh(_div_values(self, other, dtype), dtype, self._device)
 
 
 def div_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -228,7 +247,7 @@ def pow_cpu(self: Tensor, exponent: Scalar) -> Tensor:
 
     _, dtype = _plan_pow(self, exponent)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return wrap(data(self).astype(numpy_dtype(dtype)) ** exponent, dtype)
+        return fresh(_cast(self, dtype) ** exponent, dtype, self._device)
 
 
 def pow_meta(self: Tensor, exponent: Scalar) -> Tensor:
@@ -246,7 +265,7 @@ def maximum_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_extremum(self, other, "maximum")
-    return wrap(np.maximum(data(self), data(other)), dtype)
+    return fresh(np.maximum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device)
 
 
 def maximum_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -257,7 +276,7 @@ def minimum_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_extremum(self, other, "minimum")
-    return wrap(np.minimum(data(self), data(other)), dtype)
+    return fresh(np.minimum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device)
 
 
 def minimum_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -276,7 +295,7 @@ def _check_neg(self: Tensor) -> ScalarType:
 
 def neg_cpu(self: Tensor) -> Tensor:
     dtype = _check_neg(self)
-    return wrap(-data(self), dtype)
+    return fresh(-data(self), dtype, self._device)
 
 
 def neg_meta(self: Tensor) -> Tensor:
@@ -287,7 +306,7 @@ def abs_cpu(self: Tensor) -> Tensor:
     import numpy as np
 
     dtype = {ScalarType.complex64: ScalarType.float32, ScalarType.complex128: ScalarType.float64}.get(self.dtype, self.dtype)
-    return wrap(np.abs(data(self)), dtype)
+    return fresh(np.abs(data(self)), dtype, self._device)
 
 
 def abs_meta(self: Tensor) -> Tensor:
@@ -305,7 +324,7 @@ def relu_cpu(self: Tensor) -> Tensor:
     import numpy as np
 
     dtype = _check_relu(self)
-    return wrap(np.maximum(data(self), 0), dtype)
+    return fresh(np.maximum(data(self), 0), dtype, self._device)
 
 
 def relu_meta(self: Tensor) -> Tensor:
@@ -330,15 +349,22 @@ def _plan_compare(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
     return broadcast_shapes(self.shape, other.shape), result_type(self, other)
 
 
+_UFUNCS: Final = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                  "gt": "greater", "ge": "greater_equal"}  # fmt: skip
+
+
 def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callable[[Tensor, Tensor], Tensor]]:
+    compare = getattr(operator, name)
+
     def cpu(self: Tensor, other: Tensor) -> Tensor:
         import numpy as np
 
+        result = binary_fast(self, other, compare, ScalarType.bool)
+        if result is not None:
+            return result
         _, dtype = _plan_compare(self, other)
-        np_dtype = numpy_dtype(dtype)
-        ufunc = getattr(np, {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-                             "gt": "greater", "ge": "greater_equal"}[name])  # fmt: skip
-        return wrap(ufunc(data(self).astype(np_dtype), data(other).astype(np_dtype)), ScalarType.bool)
+        ufunc = getattr(np, _UFUNCS[name])
+        return fresh(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device)
 
     def meta(self: Tensor, other: Tensor) -> Tensor:
         shape, _ = _plan_compare(self, other)
@@ -380,8 +406,7 @@ def where_cpu(condition: Tensor, self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_where(condition, self, other)
-    np_dtype = numpy_dtype(dtype)
-    return wrap(np.where(data(condition), data(self).astype(np_dtype), data(other).astype(np_dtype)), dtype)
+    return fresh(np.where(data(condition), _cast(self, dtype), _cast(other, dtype)), dtype, self._device)
 
 
 def where_meta(condition: Tensor, self: Tensor, other: Tensor) -> Tensor:

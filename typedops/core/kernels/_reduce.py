@@ -3,13 +3,13 @@ matrix products (``matmul``, ``mm``)."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Optional
 
 from ...vocabulary import ScalarType
-from ...tensor import broadcast_shapes, numel_of, wrap_dim
-from ...tensor import Tensor, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, meta_like, wrap
+from ...tensor import Tensor, broadcast_shapes, numel_of, numpy_dtype, wrap_dim, wrapped_scalar
+from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
 
 Shape = tuple[int, ...]
 
@@ -53,7 +53,7 @@ def sum_dim_cpu(
 ) -> Tensor:
     shape, result_dtype, dims = _plan_sum(self, dim, keepdim, dtype)
     values = data(self).sum(axis=_axes(self.shape, dims), dtype=numpy_dtype(result_dtype), keepdims=keepdim)
-    return wrap(values, result_dtype)
+    return fresh(values, result_dtype, self._device)
 
 
 def sum_dim_meta(
@@ -63,9 +63,20 @@ def sum_dim_meta(
     return meta_like(shape, result_dtype)
 
 
-def sum_composite(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
-    result: Tensor = call_op("sum", "dim_IntList")(self, None, False, dtype=dtype)
-    return result
+def _sum_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
+    if dtype is not None:
+        return dtype
+    return self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else ScalarType.int64
+
+
+def sum_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    """The sum of every element (``sum.dim_IntList`` over all dimensions, without its plan)."""
+    result_dtype = _sum_dtype(self, dtype)
+    return fresh(data(self).sum(dtype=np_dtype(result_dtype)), result_dtype, self._device)
+
+
+def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    return meta_like((), _sum_dtype(self, dtype))
 
 
 def mean_dim_composite(
@@ -106,7 +117,8 @@ def _plan_amax(self: Tensor, dim: Sequence[int], keepdim: bool) -> tuple[Shape, 
 
 def amax_cpu(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
     shape, dims = _plan_amax(self, dim, keepdim)
-    return wrap(data(self).max(axis=_axes(self.shape, dims), keepdims=keepdim), self.dtype)
+    values = data(self).max(axis=_axes(self.shape, dims), keepdims=keepdim)  # a new array
+    return fresh(values, self.dtype, self._device)
 
 
 def amax_meta(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
@@ -128,7 +140,7 @@ def max_dim_cpu(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
     indices = np.argmax(array, axis=d, keepdims=keepdim)
     values = np.take_along_axis(array, indices if keepdim else np.expand_dims(indices, d), axis=d)
     values = values.reshape(shape)
-    return wrap(values, self.dtype), wrap(np.asarray(indices).reshape(shape), ScalarType.int64)
+    return fresh(values, self.dtype, self._device), fresh(np.asarray(indices).reshape(shape), ScalarType.int64, self._device)
 
 
 def max_dim_meta(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
@@ -186,9 +198,12 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
+    result = binary_fast(self, other, operator.matmul)  # numpy's matmul rules are PyTorch's
+    if result is not None:
+        return result
     dtype = _check_same_dtype(self, other)
     matmul_shape(self.shape, other.shape)
-    return wrap(np.matmul(data(self), data(other)), dtype)
+    return fresh(np.matmul(data(self), data(other)), dtype, self._device)
 
 
 def matmul_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -207,7 +222,7 @@ def _plan_mm(self: Tensor, mat2: Tensor) -> tuple[Shape, ScalarType]:
 
 def mm_cpu(self: Tensor, mat2: Tensor) -> Tensor:
     _, dtype = _plan_mm(self, mat2)
-    return wrap(data(self) @ data(mat2), dtype)
+    return fresh(data(self) @ data(mat2), dtype, self._device)
 
 
 def mm_meta(self: Tensor, mat2: Tensor) -> Tensor:

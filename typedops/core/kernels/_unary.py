@@ -14,7 +14,7 @@ from typing import Any
 
 from ...vocabulary import ScalarType
 from ...tensor import Tensor, numpy_dtype
-from ._common import data, finish_inplace, meta_like, wrap, write_out
+from ._common import data, finish_inplace, fresh, meta_like, write_out
 
 __all__ = [
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta",
@@ -46,7 +46,8 @@ def _compute(expression: Callable[[Any, Any], Any], self: Tensor, dtype: ScalarT
 
     # Out-of-domain inputs give nan or inf, as in PyTorch, without numpy's warnings.
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        return expression(np, data(self).astype(numpy_dtype(dtype)))
+        values = data(self) if self.dtype is dtype else data(self).astype(numpy_dtype(dtype))
+        return expression(np, values)
 
 
 def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Unary, UnaryOut]:
@@ -54,7 +55,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
 
     def functional(self: Tensor) -> Tensor:
         dtype = _float_dtype(self)
-        return wrap(_compute(expression, self, dtype), dtype)
+        return fresh(_compute(expression, self, dtype), dtype, self._device)
 
     def in_place(self: Tensor) -> Tensor:
         dtype = _float_dtype(self)

@@ -19,7 +19,9 @@ from ...tensor import (
     view_strides,
     wrap_dim,
 )
-from ...tensor import NO_DATA, Tensor, bump_version, empty_tensor, make_view, numpy_dtype
+from ...tensor import (
+    NO_DATA, Tensor, bump_version, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
+)  # fmt: skip
 from ._common import call_op, data, meta_like, result_type
 
 
@@ -53,7 +55,10 @@ _NOT_VIEWABLE = (
 
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
     shape = infer_size(size, self.numel())
-    strides = view_strides(self.shape, self.stride(), shape)
+    old_shape, old_strides = self.shape, self.stride()
+    if old_strides == contiguous_strides_cached(old_shape):  # the common case: no search
+        return make_view(self, shape, contiguous_strides_cached(shape), self.storage_offset())
+    strides = view_strides(old_shape, old_strides, shape)
     if strides is None:
         raise RuntimeError(_NOT_VIEWABLE)
     return make_view(self, shape, strides, self.storage_offset())
@@ -176,13 +181,16 @@ def reshape_composite(self: Tensor, shape: Sequence[int]) -> Tensor:
     return viewed
 
 
-def transpose_composite(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    order = list(range(self.ndim))
-    if self.ndim:
-        a, b = wrap_dim(dim0, self.ndim), wrap_dim(dim1, self.ndim)
-        order[a], order[b] = order[b], order[a]
-    result: Tensor = call_op("permute")(self, order)
-    return result
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    """A view with two dimensions swapped (its own kernel: a view op on the hot path)."""
+    shape, strides = self.shape, self.stride()
+    if not shape:
+        return make_view(self, shape, strides, self.storage_offset())
+    a, b = wrap_dim(dim0, len(shape)), wrap_dim(dim1, len(shape))
+    new_shape, new_strides = list(shape), list(strides)
+    new_shape[a], new_shape[b] = shape[b], shape[a]
+    new_strides[a], new_strides[b] = strides[b], strides[a]
+    return make_view(self, new_shape, new_strides, self.storage_offset())
 
 
 def t_composite(self: Tensor) -> Tensor:

@@ -1,0 +1,150 @@
+"""The tensor layer: small core ops end to end, a 1M-element add, and an MLP forward.
+
+Issue 10 targets, each against peers measured in the same run: ``core.add(a, b)``,
+``a + b``, ``a.add(b)`` and ``ops.core.add.Tensor(a, b)`` on two 4-element float32
+tensors at most 1.0x ``torch.add`` and at most 4x numpy's ``a + b``; the same for
+``mul``, ``sum``, ``matmul`` (8x8), a ``view``/``transpose`` chain and ``zeros((4,))``;
+a 1M-element ``add`` at most 1.15x numpy; a 3-layer MLP forward (batch 32, width 64,
+``matmul`` + ``add`` + ``relu``) at most 1.5x torch eager.
+
+Rows are ratios to torch (the 1M add: to numpy); each typedops row's note gives its
+ratio to numpy too. Every figure is the best of several repeats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from benchmarks._harness import Report, best_time, optional_import
+from typedops import Tensor, core, ops
+
+N = 20_000
+REPEAT = 7
+
+Rows = list[tuple[str, Callable[[], object]]]
+
+
+def _group(title: str, target: str, ours: Rows, torch_row: tuple[str, Callable[[], object]] | None,
+           numpy_row: tuple[str, Callable[[], object]], *, number: int = N) -> Report:  # fmt: skip
+    """One report: the peers first (torch is the baseline when installed), then ours."""
+    baseline = torch_row[0] if torch_row is not None else numpy_row[0]
+    report = Report(title, "us", baseline, target)
+    if torch_row is not None:
+        report.add(torch_row[0], best_time(torch_row[1], number=number, repeat=REPEAT))
+    numpy_seconds = best_time(numpy_row[1], number=number, repeat=REPEAT)
+    report.add(numpy_row[0], numpy_seconds)
+    for name, fn in ours:
+        seconds = best_time(fn, number=number, repeat=REPEAT)
+        report.add(name, seconds, f"{seconds / numpy_seconds:.2f}x numpy")
+    return report
+
+
+def _f32(*shape: int) -> Tensor:
+    return Tensor.from_numpy(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 7)
+
+
+def _small(torch: Any) -> list[Report]:
+    a, b = _f32(4), _f32(4)
+    na, nb = a.numpy(), b.numpy()
+    ta: Any = torch.from_numpy(na.copy()) if torch else None
+    tb: Any = torch.from_numpy(nb.copy()) if torch else None
+    m, n8 = _f32(8, 8), _f32(8, 8).numpy()
+    tm: Any = torch.from_numpy(n8.copy()) if torch else None
+    target = "<= 1.0x torch and <= 4x numpy"
+    reports = []
+    reports.append(_group("add, two 4-element float32 tensors", target, [
+        ("core.add(a, b)", lambda: core.add(a, b)),
+        ("a + b", lambda: a + b),
+        ("a.add(b)", lambda: a.add(b)),
+        ("ops.core.add.Tensor(a, b)", lambda: ops.core.add.Tensor(a, b)),
+    ], ("torch.add(a, b)", lambda: torch.add(ta, tb)) if torch else None, ("numpy a + b", lambda: na + nb)))
+    reports.append(_group("mul, two 4-element float32 tensors", target, [
+        ("core.mul(a, b)", lambda: core.mul(a, b)),
+        ("a * b", lambda: a * b),
+        ("a.mul(b)", lambda: a.mul(b)),
+        ("ops.core.mul.Tensor(a, b)", lambda: ops.core.mul.Tensor(a, b)),
+    ], ("torch.mul(a, b)", lambda: torch.mul(ta, tb)) if torch else None, ("numpy a * b", lambda: na * nb)))
+    reports.append(_group("sum of a 4-element float32 tensor", target, [
+        ("core.sum(a)", lambda: core.sum(a)),
+        ("a.sum()", lambda: a.sum()),
+        ("ops.core.sum.default(a)", lambda: ops.core.sum.default(a)),
+    ], ("torch.sum(a)", lambda: torch.sum(ta)) if torch else None, ("numpy a.sum()", lambda: na.sum())))
+    reports.append(_group("matmul of two 8x8 float32 tensors", target, [
+        ("core.matmul(a, b)", lambda: core.matmul(m, m)),
+        ("a @ b", lambda: m @ m),
+        ("a.matmul(b)", lambda: m.matmul(m)),
+        ("ops.core.matmul.default(a, b)", lambda: ops.core.matmul.default(m, m)),
+    ], ("torch.matmul(a, b)", lambda: torch.matmul(tm, tm)) if torch else None, ("numpy a @ b", lambda: n8 @ n8)))
+    reports.append(_group("view then transpose of an 8x8 tensor", target, [
+        ("a.view([4, 16]).transpose(0, 1)", lambda: m.view([4, 16]).transpose(0, 1)),
+        ("core.transpose(a.view([4, 16]), 0, 1)", lambda: core.transpose(m.view([4, 16]), 0, 1)),
+        ("ops.core.transpose.int(ops.core.view.default(a, [4, 16]), 0, 1)",
+         lambda: ops.core.transpose.int(ops.core.view.default(m, [4, 16]), 0, 1)),
+    ], ("torch a.view(4, 16).transpose(0, 1)", lambda: tm.view(4, 16).transpose(0, 1)) if torch else None,
+        ("numpy a.reshape(4, 16).transpose(1, 0)", lambda: n8.reshape(4, 16).transpose(1, 0))))  # fmt: skip
+    reports.append(_group("zeros((4,))", target, [
+        ("core.zeros([4])", lambda: core.zeros([4])),
+        ("ops.core.zeros.default([4])", lambda: ops.core.zeros.default([4])),
+    ], ("torch.zeros(4)", lambda: torch.zeros(4)) if torch else None,
+        ("numpy np.zeros(4, np.float32)", lambda: np.zeros(4, np.float32))))  # fmt: skip
+    return reports
+
+
+def _large(torch: Any) -> Report:
+    a, b = _f32(1_000_000), _f32(1_000_000)
+    na, nb = a.numpy(), b.numpy()
+    report = Report("add, two 1M-element float32 tensors", "us", "numpy a + b", "<= 1.15x numpy")
+    numpy_seconds = best_time(lambda: na + nb, number=200, repeat=REPEAT)
+    report.add("numpy a + b", numpy_seconds)
+    if torch:
+        ta, tb = torch.from_numpy(na.copy()), torch.from_numpy(nb.copy())
+        report.add("torch.add(a, b)", best_time(lambda: torch.add(ta, tb), number=200, repeat=REPEAT))
+    report.add("core.add(a, b)", best_time(lambda: core.add(a, b), number=200, repeat=REPEAT))
+    report.add("a + b", best_time(lambda: a + b, number=200, repeat=REPEAT))
+    return report
+
+
+def _mlp(torch: Any) -> Report:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 64), dtype=np.float32)
+    layers = [(rng.standard_normal((64, 64), dtype=np.float32) / 8, rng.standard_normal(64, dtype=np.float32))
+              for _ in range(3)]  # fmt: skip
+    ours = [(Tensor.from_numpy(w), Tensor.from_numpy(b)) for w, b in layers]
+    tx = Tensor.from_numpy(x)
+
+    def forward() -> Tensor:
+        h = tx
+        for w, b in ours:
+            h = (h @ w + b).relu()
+        return h
+
+    def forward_numpy() -> Any:
+        h = x
+        for w, b in layers:
+            h = np.maximum(h @ w + b, 0)
+        return h
+
+    torch_row = None
+    if torch:
+        theirs = [(torch.from_numpy(w.copy()), torch.from_numpy(b.copy())) for w, b in layers]
+        t_in = torch.from_numpy(x.copy())
+
+        def forward_torch() -> Any:
+            h = t_in
+            for w, b in theirs:
+                h = torch.relu(torch.add(torch.matmul(h, w), b))
+            return h
+
+        torch_row = ("torch eager", forward_torch)
+    return _group("3-layer MLP forward (batch 32, width 64: matmul + add + relu)", "<= 1.5x torch eager",
+                  [("typedops (h @ w + b).relu()", forward)], torch_row, ("numpy", forward_numpy),
+                  number=2_000)  # fmt: skip
+
+
+def run() -> list[Report]:
+    """One report per target group (torch keeps its default threads, as users run it)."""
+    torch = optional_import("torch")
+    return [*_small(torch), _large(torch), _mlp(torch)]

@@ -16,7 +16,7 @@ from ..vocabulary import (
 from ._signature import check_kernel_signature
 from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
-from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
+from ._ops import OpNamespace, OpOverloadPacket, binding_problem, call_overload, ops, register_bundled_library
 from ._tls import exclude_keys, include_keys, local_exclude, local_include
 
 __all__ = [
@@ -58,4 +58,5 @@ __all__ = [
     # what layers above check kernels and calls with
     "check_kernel_signature",
     "binding_problem",
+    "call_overload",
 ]

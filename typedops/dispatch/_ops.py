@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError, OperatorAttributeError, OperatorNotFoundError
@@ -12,7 +12,7 @@ from ..schema import FunctionSchema
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
 
-__all__ = ["ops", "OpNamespace", "OpOverloadPacket", "binding_problem", "register_bundled_library"]
+__all__ = ["ops", "OpNamespace", "OpOverloadPacket", "binding_problem", "call_overload", "register_bundled_library"]
 
 
 def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
@@ -51,6 +51,24 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
 # qualified name whenever an overload of it is defined or removed; ``forget`` drops that
 # packet's cached attributes, so the next load looks again (and raises for a removed
 # one). A namespace and a packet are each one object for the life of ``ops``.
+def call_overload(
+    name: str,
+    candidates: Iterable[tuple[FunctionSchema, Callable[..., Any]]],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """Call the first candidate whose schema binds ``args`` and ``kwargs`` -- the one
+    overload-resolution rule, used by ``ops.<ns>.<name>(...)`` and by the generated
+    functional API when its quick tests cannot tell the overloads apart."""
+    reasons = []
+    for schema, fn in candidates:
+        problem = binding_problem(schema, args, kwargs)
+        if problem is None:
+            return fn(*args, **kwargs)
+        reasons.append(f"  {schema}: {problem}")
+    raise ArgumentError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
+
+
 class OpOverloadPacket:
     """All overloads of ``ns::name``. Calling it picks the first overload, in definition
     order, whose schema binds the arguments."""
@@ -79,17 +97,9 @@ class OpOverloadPacket:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entries = self._dispatcher.overloads(self._name)
-        reasons = []
-        for entry in entries:
-            problem = binding_problem(entry.schema, args, kwargs)
-            if problem is None:
-                return entry.call(*args, **kwargs)
-            reasons.append(f"  {entry.schema}: {problem}")
         if not entries:
             raise OperatorNotFoundError(f"operator {self._name} no longer has any overload")
-        raise ArgumentError(
-            f"no overload of {self._name} takes these arguments. Candidates:\n" + "\n".join(reasons)
-        )
+        return call_overload(self._name, [(e.schema, e.call) for e in entries], args, kwargs)
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket {self._name} ({', '.join(self.overloads())})>"

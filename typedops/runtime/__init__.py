@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..vocabulary import ArgumentError, Device
+from ..vocabulary import Device, NoKernelError
 from ..tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import default_value, to_list, to_tuple, wrong_tuple
-from ..dispatch import DispatchKey, DispatchKeySet, Library, binding_problem
+from ..dispatch import DispatchKey, DispatchKeySet, Library
+from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..schema import (
     AwaitType, BaseType, ClassType, DictType, FunctionSchema, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
@@ -33,19 +34,6 @@ __all__ = [
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",
 ]  # fmt: skip
-
-
-def choose(
-    name: str, candidates: tuple[tuple[FunctionSchema, Callable[..., Any]], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """Call the first candidate whose schema binds the arguments (the ops packet's rule)."""
-    reasons = []
-    for overload, fn in candidates:  # (not 'schema': the module re-exports the builder)
-        problem = binding_problem(overload, args, kwargs)
-        if problem is None:
-            return fn(*args, **kwargs)
-        reasons.append(f"  {overload}: {problem}")
-    raise ArgumentError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
 
 
 def kernel(
@@ -68,9 +56,16 @@ def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:
     return first_call
 
 
-def no_static_kernel(name: str, bits: int, backends: str) -> RuntimeError:
-    return RuntimeError(
-        f"{name} has no statically dispatched kernel for {DispatchKeySet.from_bits(bits)!r}; "
+def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:
+    """The error of a statically dispatched call whose key has no kernel in this build (the
+    dispatched path raises the same class for a missing kernel)."""
+    keys = DispatchKeySet.from_bits(bits)
+    return NoKernelError(
+        f"{name} has no statically dispatched kernel for {keys!r}; "
         f"this build dispatches statically to {backends} only -- regenerate with that backend "
-        "in --static-dispatch, or use the dispatched build"
+        "in --static-dispatch, or use the dispatched build",
+        name,
+        keys,
+        keys.highest() if keys else None,
+        (),
     )

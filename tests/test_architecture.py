@@ -84,3 +84,55 @@ def test_the_checker_sees_a_private_cross_package_import(tmp_path: Path) -> None
         "typedops/schema/_offender_for_test.py:2 reaches into typedops.dispatch: _secret",
         "typedops/schema/_offender_for_test.py:3 imports the root package (only the top layer may)",
     ]
+
+
+# -- one error root ---------------------------------------------------------------------------
+_BUILTINS = {"ValueError", "TypeError", "RuntimeError", "KeyError", "IndexError", "LookupError",
+             "AttributeError", "NotImplementedError"}  # fmt: skip
+
+
+class _RaiseFinder(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.functions: list[str] = []
+        self.found: list[tuple[int, str]] = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.functions.append(node.name)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        call = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        name = call.id if isinstance(call, ast.Name) else None
+        inside = self.functions[-1] if self.functions else ""
+        if name in _BUILTINS and not (name == "AttributeError" and inside == "__getattr__"):
+            self.found.append((node.lineno, name))
+
+
+def _bare_raises(package: Path) -> list[str]:
+    """Raises of a builtin error class, except ``AttributeError`` from a ``__getattr__``
+    (Python's attribute protocol: ``hasattr`` and module attribute errors rely on it)."""
+    found: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        finder = _RaiseFinder()
+        finder.visit(ast.parse(path.read_text(), str(path)))
+        where = path.relative_to(package.parent).as_posix()
+        found += [f"{where}:{line} raises {name}" for line, name in finder.found]
+    return found
+
+
+def test_every_raise_is_rooted_in_typedops_error() -> None:
+    assert _bare_raises(PACKAGE) == []
+
+
+def test_the_raise_checker_sees_a_bare_raise(tmp_path: Path) -> None:
+    module = tmp_path / "typedops" / "m.py"
+    module.parent.mkdir()
+    module.write_text(
+        "def f():\n    raise ValueError('x')\n\n"
+        "def __getattr__(name):\n    raise AttributeError(name)\n\n"
+        "class C:\n    def __getattr__(self, name):\n        raise KeyError(name)\n"
+    )
+    assert _bare_raises(tmp_path / "typedops") == ["typedops/m.py:2 raises ValueError", "typedops/m.py:9 raises KeyError"]

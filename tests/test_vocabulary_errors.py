@@ -25,6 +25,7 @@ from typedops.vocabulary import (
     TensorError,
     Device,
     TypedopsError,
+    UnsupportedError,
 )
 
 EXPECTED_BASES = [
@@ -42,6 +43,7 @@ EXPECTED_BASES = [
     (StackError, IndexError),
     (TensorError, RuntimeError),
     (DimensionError, IndexError),
+    (UnsupportedError, NotImplementedError),
 ]
 
 

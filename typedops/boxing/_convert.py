@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
+from ..vocabulary import ArgumentValueError
 from ..schema import FunctionSchema, ListType, OptionalType, Type
 
 __all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list"]
@@ -46,9 +47,9 @@ class Conversion:
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, SequenceKind):
-            raise ValueError(_BAD_KIND.format(kind=self.kind))
+            raise ArgumentValueError(_BAD_KIND.format(kind=self.kind))
         if self.size is not None and (type(self.size) is not int or self.size < 0):
-            raise ValueError(_BAD_SIZE.format(size=self.size))
+            raise ArgumentValueError(_BAD_SIZE.format(size=self.size))
 
 
 def _sequence_kind(annotation: Any) -> SequenceKind | None:

@@ -84,7 +84,7 @@ class _Types:
             return f"_ClassType({t.qualified_name!r})"
         if isinstance(t, (FutureType, AwaitType, RRefType)):
             return f"_{type(t).__name__}({self.ref(t.elem)})"
-        raise TypeError(f"no constructor expression for schema type {t!r} ({type(t).__name__})")
+        raise AssertionError(f"no constructor expression for schema type {t!r} ({type(t).__name__})")  # a typedops bug
 
 
 def _alias(alias: AliasInfo) -> str:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..vocabulary import ArgumentValueError
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
@@ -35,7 +37,7 @@ class Storage:
 
     def __init__(self, data: npt.NDArray[Any] | None, size: int) -> None:
         if data is not None and data.ndim != 1:
-            raise ValueError(f"a storage buffer is one-dimensional, not {data.ndim}-dimensional")
+            raise ArgumentValueError(f"a storage buffer is one-dimensional, not {data.ndim}-dimensional")
         self.buffer = data
         self._flat = data
         self.size = size
@@ -52,7 +54,7 @@ class Storage:
     @data.setter
     def data(self, value: npt.NDArray[Any] | None) -> None:
         if value is not None and value.ndim != 1:
-            raise ValueError(f"a storage buffer is one-dimensional, not {value.ndim}-dimensional")
+            raise ArgumentValueError(f"a storage buffer is one-dimensional, not {value.ndim}-dimensional")
         self.buffer = value
         self._flat = value
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from ..vocabulary import MemoryFormat
+from ..vocabulary import ArgumentValueError, DimensionError, MemoryFormat, TensorError
 
 __all__ = [
     "contiguous_strides",
@@ -59,7 +59,7 @@ def _ordered_strides(shape: Sequence[int], order: Sequence[int]) -> tuple[int, .
 def _check_rank(shape: Sequence[int], memory_format: MemoryFormat) -> None:
     rank = _FORMAT_RANK[memory_format]
     if len(shape) != rank:
-        raise RuntimeError(
+        raise TensorError(
             f"required rank {rank} tensor to use {memory_format.name} format, but the shape "
             f"{list(shape)} has rank {len(shape)}"
         )
@@ -70,7 +70,7 @@ def strides_for_format(shape: Sequence[int], memory_format: MemoryFormat) -> tup
     if memory_format is MemoryFormat.contiguous_format:
         return contiguous_strides(shape)
     if memory_format is MemoryFormat.preserve_format:
-        raise ValueError("preserve_format names no layout of its own; resolve it with suggest_memory_format first")
+        raise ArgumentValueError("preserve_format names no layout of its own; resolve it with suggest_memory_format first")
     _check_rank(shape, memory_format)
     return _ordered_strides(shape, _CHANNELS_LAST_ORDER[len(shape)])
 
@@ -127,7 +127,7 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
         sa = a[da] if da >= 0 else 1
         sb = b[db] if db >= 0 else 1
         if sa != sb and sa != 1 and sb != 1:
-            raise RuntimeError(
+            raise TensorError(
                 f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
                 f"at non-singleton dimension {i}"
             )
@@ -142,10 +142,10 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     for i, size in enumerate(shape):
         if size == -1:
             if infer_at is not None:
-                raise RuntimeError("only one dimension can be inferred")
+                raise TensorError("only one dimension can be inferred")
             infer_at = i
         elif size < 0:
-            raise RuntimeError(f"invalid shape dimension {size}")
+            raise TensorError(f"invalid shape dimension {size}")
         else:
             known *= size
     result = list(shape)
@@ -154,7 +154,7 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
         return tuple(result)
     if infer_at is None and known == numel:
         return tuple(result)
-    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    raise TensorError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 def view_strides(
@@ -200,7 +200,7 @@ def wrap_dim(dim: int, ndim: int) -> int:
     """``dim`` as a non-negative index into ``ndim`` dimensions (a scalar has range [-1, 0])."""
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
-        raise IndexError(
+        raise DimensionError(
             f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
         )
     return dim + rank if dim < 0 else dim

@@ -37,6 +37,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, overload
 
+from ..vocabulary import (
+    ArgumentError,
+    ArgumentValueError,
+    Device,
+    DispatchKey,
+    DispatchKeySet,
+    MemoryFormat,
+    ScalarType,
+    TensorError,
+    autograd_key_for,
+)
 from ._storage import Storage
 from ._strides import (
     contiguous_strides,
@@ -46,7 +57,6 @@ from ._strides import (
     strides_for_format,
     wrap_dim,
 )
-from ..vocabulary import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, autograd_key_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,11 +166,11 @@ class Tensor(_TensorMethods):
         requires_grad: bool = False,
     ) -> None:
         if (data is None) != (device.type == "meta"):
-            raise ValueError("a meta tensor has no data, and every other tensor has data")
+            raise ArgumentValueError("a meta tensor has no data, and every other tensor has data")
         numel = numel_of(shape)
         if data is not None:
             if tuple(data.shape) != tuple(shape):
-                raise ValueError(f"data of shape {tuple(data.shape)} given for a tensor of shape {shape}")
+                raise ArgumentValueError(f"data of shape {tuple(data.shape)} given for a tensor of shape {shape}")
             data = data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
         self._init(Storage(data, numel), shape, contiguous_strides(shape), 0, dtype, device)
         if requires_grad:
@@ -227,10 +237,10 @@ class Tensor(_TensorMethods):
         dtype = _FROM_NUMPY_NAME.get(array.dtype.name)
         if dtype is None:
             known = ", ".join(sorted(_FROM_NUMPY_NAME))
-            raise TypeError(f"numpy dtype {array.dtype.name!r} has no typedops dtype; use one of {known}")
+            raise ArgumentError(f"numpy dtype {array.dtype.name!r} has no typedops dtype; use one of {known}")
         itemsize = array.itemsize
         if any(s < 0 or s % itemsize for s in array.strides):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"the numpy array has strides {array.strides} (bytes) that are negative or not a "
                 "multiple of its item size; pass a copy (array.copy())"
             )
@@ -302,7 +312,7 @@ class Tensor(_TensorMethods):
         if memory_format is MemoryFormat.contiguous_format:
             return is_contiguous_strides(self._shape, self._strides)
         if memory_format is MemoryFormat.preserve_format:
-            raise ValueError("is_contiguous() takes a layout; preserve_format is not one")
+            raise ArgumentValueError("is_contiguous() takes a layout; preserve_format is not one")
         return is_channels_last_strides(self._shape, self._strides, memory_format)
 
     @property
@@ -328,7 +338,7 @@ class Tensor(_TensorMethods):
         storage = self._storage
         buffer = storage.buffer
         if buffer is None:
-            raise RuntimeError(NO_DATA)
+            raise TensorError(NO_DATA)
         import numpy as np
 
         shape, offset = self._shape, self._offset
@@ -358,13 +368,13 @@ class Tensor(_TensorMethods):
     def item(self) -> Any:
         """The one element of a one-element tensor, as a Python number."""
         if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+            raise TensorError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return array_of(self).reshape(()).item()
 
     def __bool__(self) -> bool:
         """The truth of a one-element tensor (``if a == b:`` needs it, as in torch)."""
         if self.numel() != 1:
-            raise RuntimeError(AMBIGUOUS_BOOL)
+            raise TensorError(AMBIGUOUS_BOOL)
         return bool(self.item())
 
     def __repr__(self) -> str:
@@ -393,7 +403,7 @@ def numpy_dtype(dtype: ScalarType) -> np.dtype[Any]:
 
     name = _NUMPY_NAMES.get(dtype)
     if name is None:
-        raise TypeError(f"dtype {dtype.name} has no numpy storage yet")
+        raise ArgumentError(f"dtype {dtype.name} has no numpy storage yet")
     return np.dtype(name)
 
 
@@ -401,7 +411,7 @@ def scalar_type_of(array: npt.NDArray[Any]) -> ScalarType:
     """The ScalarType that stores numpy ``array``'s dtype."""
     dtype = _FROM_NUMPY_NAME.get(array.dtype.name)
     if dtype is None:
-        raise TypeError(f"numpy dtype {array.dtype.name!r} has no typedops dtype")
+        raise ArgumentError(f"numpy dtype {array.dtype.name!r} has no typedops dtype")
     return dtype
 
 
@@ -415,7 +425,7 @@ def empty_tensor(
     size = tuple(int(n) for n in shape)
     for n in size:
         if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+            raise TensorError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
     strides = strides_for_format(size, memory_format)
     numel = numel_of(size)
     data = None
@@ -530,7 +540,7 @@ def tensor(
         inferred = {"b": ScalarType.bool, "i": ScalarType.int64, "u": ScalarType.int64,
                     "f": ScalarType.float32, "c": ScalarType.complex64}.get(kind)  # fmt: skip
         if inferred is None:
-            raise TypeError(
+            raise ArgumentError(
                 f"cannot make a tensor from {type(data).__name__} data (numpy kind {kind!r}); "
                 "pass numbers, nested sequences of numbers or a numeric numpy array"
             )

@@ -22,6 +22,7 @@ from ._errors import (
     StackError,
     TensorError,
     TypedopsError,
+    UnsupportedError,
 )
 from ._keys import (
     ALIAS_KEYS,
@@ -53,6 +54,7 @@ __all__ = [
     "StackError",
     "TensorError",
     "DimensionError",
+    "UnsupportedError",
     # value types
     "ScalarType",
     "Layout",

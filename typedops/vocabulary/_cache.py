@@ -36,6 +36,8 @@ from __future__ import annotations
 from itertools import islice
 from typing import TYPE_CHECKING, Final, Generic, TypeVar, overload
 
+from ._errors import ArgumentValueError
+
 __all__ = ["BoundedCache"]
 
 _K = TypeVar("_K")
@@ -65,7 +67,7 @@ class BoundedCache(Generic[_K, _V]):
 
     def __init__(self, limit: int, name: str) -> None:
         if type(limit) is not int or limit < 2:
-            raise ValueError(_BAD_LIMIT.format(limit=limit))
+            raise ArgumentValueError(_BAD_LIMIT.format(limit=limit))
         self.limit: Final = limit
         self.name: Final = name  # what the cache holds, for its repr
         self._data: dict[_K, _V] = {}

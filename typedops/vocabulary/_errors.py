@@ -23,6 +23,7 @@ __all__ = [
     "StackError",
     "TensorError",
     "DimensionError",
+    "UnsupportedError",
 ]
 
 
@@ -113,6 +114,11 @@ class TensorError(TypedopsError, RuntimeError):
 
 class DimensionError(TypedopsError, IndexError):
     """A dimension index out of range for a tensor's rank (PyTorch's ``IndexError``)."""
+
+
+class UnsupportedError(TypedopsError, NotImplementedError):
+    """A request typedops understands but does not implement yet (a sparse layout, a
+    dtype with no numpy storage); the message says what is supported instead."""
 
 
 class NoKernelError(TypedopsError, LookupError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ...vocabulary import Device, Scalar, ScalarType
+from ...vocabulary import Device, Scalar, ScalarType, TensorError
 from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 
@@ -139,7 +139,7 @@ def can_cast(src: ScalarType, dst: ScalarType) -> bool:
 
 def check_cast(src: ScalarType, dst: ScalarType) -> None:
     if not can_cast(src, dst):
-        raise RuntimeError(f"result type {src.name} can't be cast to the desired output type {dst.name}")
+        raise TensorError(f"result type {src.name} can't be cast to the desired output type {dst.name}")
 
 
 def default_dtype_for(value: Scalar) -> ScalarType:

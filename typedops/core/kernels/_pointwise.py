@@ -11,7 +11,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, Final
 
-from ...vocabulary import Scalar, ScalarType
+from ...vocabulary import Scalar, ScalarType, TensorError
 from ...tensor import broadcast_shapes
 from ...tensor import Tensor, numpy_dtype, wrapped_scalar
 from ._common import (
@@ -35,7 +35,7 @@ _ALPHA_INT: Final = "For integral input tensors, argument alpha must not be a fl
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, other)
     if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, (float, complex)):
-        raise RuntimeError(_ALPHA_INT)
+        raise TensorError(_ALPHA_INT)
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
@@ -77,7 +77,7 @@ def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
 
 def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
     if shape != self.shape:
-        raise RuntimeError(
+        raise TensorError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
         )
 
@@ -111,7 +111,7 @@ def add_scalar_composite(self: Tensor, other: Scalar, alpha: Scalar) -> Tensor:
 
 def _negated(alpha: Scalar) -> Scalar:
     if isinstance(alpha, bool):
-        raise RuntimeError(
+        raise TensorError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
@@ -238,7 +238,7 @@ def div_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
 def _plan_pow(self: Tensor, exponent: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, wrapped_scalar(exponent, self.device))
     if category(dtype) <= 1 and isinstance(exponent, int) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+        raise TensorError("Integers to negative integer powers are not allowed.")
     return self.shape, dtype
 
 
@@ -257,7 +257,7 @@ def pow_meta(self: Tensor, exponent: Scalar) -> Tensor:
 def _plan_extremum(self: Tensor, other: Tensor, name: str) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, other)
     if dtype.is_complex:
-        raise RuntimeError(f"{name} not implemented for complex tensors.")
+        raise TensorError(f"{name} not implemented for complex tensors.")
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
@@ -286,7 +286,7 @@ def minimum_meta(self: Tensor, other: Tensor) -> Tensor:
 # -- unary ------------------------------------------------------------------------------------
 def _check_neg(self: Tensor) -> ScalarType:
     if self.dtype is ScalarType.bool:
-        raise RuntimeError(
+        raise TensorError(
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
@@ -316,7 +316,7 @@ def abs_meta(self: Tensor) -> Tensor:
 
 def _check_relu(self: Tensor) -> ScalarType:
     if self.dtype is ScalarType.bool or self.dtype.is_complex:
-        raise RuntimeError(f"relu is not implemented for {self.dtype.name} tensors")
+        raise TensorError(f"relu is not implemented for {self.dtype.name} tensors")
     return self.dtype
 
 
@@ -395,7 +395,7 @@ def gt_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
 
 def _plan_where(condition: Tensor, self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
     if condition.dtype is not ScalarType.bool:
-        raise RuntimeError(
+        raise TensorError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name}"
         )
     shape = broadcast_shapes(condition.shape, broadcast_shapes(self.shape, other.shape))

@@ -7,7 +7,7 @@ import operator
 from collections.abc import Sequence
 from typing import Optional
 
-from ...vocabulary import ScalarType
+from ...vocabulary import DimensionError, ScalarType, TensorError
 from ...tensor import Tensor, broadcast_shapes, numel_of, numpy_dtype, wrap_dim, wrapped_scalar
 from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
 
@@ -22,7 +22,7 @@ def reduced_dims(shape: Shape, dim: Optional[Sequence[int]]) -> tuple[int, ...]:
     for d in dim:
         w = wrap_dim(d, len(shape))
         if w in wrapped:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            raise TensorError(f"dim {w} appears multiple times in the list of dims")
         wrapped.append(w)
     return tuple(sorted(wrapped))
 
@@ -84,7 +84,7 @@ def mean_dim_composite(
 ) -> Tensor:
     chosen = self.dtype if dtype is None else dtype
     if not (chosen.is_floating_point or chosen.is_complex):
-        raise RuntimeError(
+        raise TensorError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {chosen.name}"
         )
@@ -104,7 +104,7 @@ def mean_composite(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
 def _check_nonempty(self: Tensor, dims: Sequence[int], name: str) -> None:
     for d in _axes(self.shape, dims):
         if self.shape[d] == 0:
-            raise IndexError(
+            raise DimensionError(
                 f"{name}(): Expected reduction dim {d} to have non-zero size."
             )
 
@@ -170,7 +170,7 @@ def _shapes_error(a: Shape, b: Shape) -> RuntimeError:
 
 def _check_same_dtype(self: Tensor, other: Tensor) -> ScalarType:
     if self.dtype is not other.dtype:
-        raise RuntimeError(
+        raise TensorError(
             f"expected both operands to have the same dtype, but got: {self.dtype.name} != {other.dtype.name}"
         )
     return self.dtype
@@ -179,7 +179,7 @@ def _check_same_dtype(self: Tensor, other: Tensor) -> ScalarType:
 def matmul_shape(a: Shape, b: Shape) -> Shape:
     """numpy/PyTorch matmul: 1-D operands gain and then lose a dimension; batches broadcast."""
     if not a or not b:
-        raise RuntimeError(
+        raise TensorError(
             f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
         )
     left = (1,) + a if len(a) == 1 else a
@@ -213,9 +213,9 @@ def matmul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 def _plan_mm(self: Tensor, mat2: Tensor) -> tuple[Shape, ScalarType]:
     if self.ndim != 2:
-        raise RuntimeError(f"self must be a matrix, but it is {self.ndim}-D")
+        raise TensorError(f"self must be a matrix, but it is {self.ndim}-D")
     if mat2.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, but it is {mat2.ndim}-D")
+        raise TensorError(f"mat2 must be a matrix, but it is {mat2.ndim}-D")
     dtype = _check_same_dtype(self, mat2)
     return matmul_shape(self.shape, mat2.shape), dtype
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from ...vocabulary import MemoryFormat, ScalarType
+from ...vocabulary import ArgumentValueError, DimensionError, MemoryFormat, ScalarType, TensorError, UnsupportedError
 from ...tensor import (
     broadcast_shapes,
     infer_size,
@@ -30,17 +30,17 @@ def as_strided(
     self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int]
 ) -> Tensor:
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} sizes")
+        raise TensorError(f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} sizes")
     offset = self.storage_offset() if storage_offset is None else storage_offset
     if any(n < 0 for n in size) or any(s < 0 for s in stride) or offset < 0:
-        raise RuntimeError(
+        raise TensorError(
             f"as_strided: sizes, strides and the storage offset must be non-negative, got size={list(size)}, "
             f"stride={list(stride)}, storage_offset={offset}"
         )
     if all(n > 0 for n in size):
         needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
         if needed > self.storage.size:
-            raise RuntimeError(
+            raise TensorError(
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} need "
                 f"{needed} elements, but the storage holds {self.storage.size}"
             )
@@ -60,19 +60,19 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
         return make_view(self, shape, contiguous_strides_cached(shape), self.storage_offset())
     strides = view_strides(old_shape, old_strides, shape)
     if strides is None:
-        raise RuntimeError(_NOT_VIEWABLE)
+        raise TensorError(_NOT_VIEWABLE)
     return make_view(self, shape, strides, self.storage_offset())
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
     if len(dims) != self.ndim:
-        raise RuntimeError(
+        raise TensorError(
             "permute(): number of dims don't match in permute: the tensor has "
             f"{self.ndim} dimensions but dims has {len(dims)}"
         )
     wrapped = [wrap_dim(d, self.ndim) for d in dims]
     if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"permute(): duplicate dims are not allowed (dims={list(dims)})")
+        raise TensorError(f"permute(): duplicate dims are not allowed (dims={list(dims)})")
     strides = self.stride()
     return make_view(
         self, [self.shape[d] for d in wrapped], [strides[d] for d in wrapped], self.storage_offset()
@@ -81,11 +81,11 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
     if self.ndim == 0:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        raise DimensionError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= index < size:
-        raise IndexError(
+        raise DimensionError(
             f"select(): index {index} out of range for tensor of size {list(self.shape)} at dimension {d}"
         )
     if index < 0:
@@ -101,9 +101,9 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 
 def slice_(self: Tensor, dim: int, start: Optional[int], end: Optional[int], step: int) -> Tensor:
     if self.ndim == 0:
-        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise DimensionError("slice() cannot be applied to a 0-dim tensor.")
     if step <= 0:
-        raise ValueError("slice step must be positive")
+        raise ArgumentValueError("slice step must be positive")
     d = wrap_dim(dim, self.ndim)
     size = self.shape[d]
     lo = 0 if start is None else (start + size if start < 0 else start)
@@ -139,7 +139,7 @@ def squeeze_dim(self: Tensor, dim: int) -> Tensor:
 
 def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
     if len(size) < self.ndim:
-        raise RuntimeError(
+        raise TensorError(
             f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
             f"number of dimensions in the tensor ({self.ndim})"
         )
@@ -149,7 +149,7 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
     for i, target in enumerate(size):
         if i < lead:
             if target < 0:
-                raise RuntimeError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
+                raise TensorError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
             shape.append(target)
             strides.append(0)
             continue
@@ -159,7 +159,7 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
             target = have
         if have != target:
             if have != 1:
-                raise RuntimeError(
+                raise TensorError(
                     f"The expanded size of the tensor ({target}) must match the existing size ({have}) "
                     f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: {list(self.shape)}"
                 )
@@ -195,7 +195,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t_composite(self: Tensor) -> Tensor:
     if self.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        raise TensorError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     result: Tensor = call_op("transpose", "int")(self, 0, -1)
     return result
 
@@ -206,7 +206,7 @@ def flatten_composite(self: Tensor, start_dim: int, end_dim: int) -> Tensor:
         return scalar
     start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
     if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        raise TensorError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = list(self.shape[:start]) + [-1 if self.numel() else 0] + list(self.shape[end + 1 :])
     if start == end:
         shape = list(self.shape)
@@ -217,7 +217,7 @@ def flatten_composite(self: Tensor, start_dim: int, end_dim: int) -> Tensor:
 def contiguous_composite(self: Tensor, *, memory_format: MemoryFormat) -> Tensor:
     """``self`` if it is already laid out in ``memory_format``, else a copy that is."""
     if memory_format is MemoryFormat.preserve_format:
-        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        raise TensorError("preserve memory format is unsupported by the contiguous operator")
     if self.is_contiguous(memory_format=memory_format):
         return self
     result: Tensor = call_op("clone")(self, memory_format=memory_format)
@@ -245,7 +245,7 @@ def clone_meta(self: Tensor, *, memory_format: Optional[MemoryFormat]) -> Tensor
 def _check_copy(self: Tensor, src: Tensor) -> None:
     shape = broadcast_shapes(self.shape, src.shape)
     if shape != self.shape:
-        raise RuntimeError(
+        raise TensorError(
             f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
         )
 
@@ -260,7 +260,7 @@ def copy__cpu(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
 def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
     _check_copy(self, src)
     if src.is_meta and not self.is_meta:
-        raise NotImplementedError(f"Cannot copy out of meta tensor; {NO_DATA}")
+        raise UnsupportedError(f"Cannot copy out of meta tensor; {NO_DATA}")
     if not self.is_meta:  # a meta source was ruled out: copying real data into a real tensor
         data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
     bump_version(self)
@@ -270,23 +270,23 @@ def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
 # -- joins ----------------------------------------------------------------------------------
 def _plan_cat(tensors: Sequence[Tensor], dim: int) -> tuple[tuple[int, ...], ScalarType, list[Tensor]]:
     if not tensors:
-        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+        raise TensorError("cat(): expected a non-empty list of Tensors")
     dtype = result_type(*tensors)
     # PyTorch skips legacy empty 1-D tensors (shape [0]) when the others have more dims.
     parts = [t for t in tensors if t.shape != (0,)] or [tensors[0]]
     ref = parts[0]
     if ref.ndim == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        raise TensorError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = wrap_dim(dim, ref.ndim)
     total = 0
     for i, t in enumerate(parts):
         if t.ndim != ref.ndim:
-            raise RuntimeError(
+            raise TensorError(
                 f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
             )
         for k in range(ref.ndim):
             if k != d and t.shape[k] != ref.shape[k]:
-                raise RuntimeError(
+                raise TensorError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
@@ -312,11 +312,11 @@ def cat_meta(tensors: Sequence[Tensor], dim: int) -> Tensor:
 
 def stack_composite(tensors: Sequence[Tensor], dim: int) -> Tensor:
     if not tensors:
-        raise RuntimeError("stack expects a non-empty TensorList")
+        raise TensorError("stack expects a non-empty TensorList")
     first = tensors[0]
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
-            raise RuntimeError(
+            raise TensorError(
                 f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
                 f"and {list(t.shape)} at entry {i}"
             )

@@ -9,8 +9,11 @@ See Note [Nothing unvalidated reaches source] in _validate.py.
 Each op reads as one entry: its schema text as a comment, then its handle's name bound to
 its ``(schema, kernels)``, the builders called with the fields that differ from their
 defaults named (``_argument('alpha', _t1, default='1')``), laid out in lines of at most
-120 characters (_layout.py). Naming the fields costs nothing measurable at import: the
-fields left at their defaults are no longer passed (bench_codegen_import, before and after).
+120 characters (_layout.py). Naming the fields costs little at import, as the fields at
+their defaults are no longer passed: for the core library's 128 ops, building the section
+took ~290 us instead of ~273 us (timed in one process; ~8 us of it the keyword calls,
+~7 us the ``_kernel`` calls), under 2% of the library's ~1.1 ms import and within the
+noise of bench_codegen_import, which measured no difference.
 """
 
 from __future__ import annotations

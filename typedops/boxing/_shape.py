@@ -167,7 +167,23 @@ def call_shape(schema: FunctionSchema) -> CallShape:
                 shape = ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check)
                 known = _arg_shapes.put(key, shape, keep=type_)  # keeps the type, so its id stays its own
             args.append(known)
+    if len({a.name for a in args}) != len(args):
+        _refuse_python_name_clash(schema)
     return CallShape(tuple(args), len(schema.returns))
+
+
+def _refuse_python_name_clash(schema: FunctionSchema) -> None:
+    """Two arguments whose Python names are one name (``def`` becomes ``def_``, beside a
+    ``def_``) cannot both be parameters; the user must rename one."""
+    seen: dict[str, str] = {}
+    for arg in schema.arguments:
+        name = python_name(arg.name)
+        if name in seen:
+            raise ArgumentValueError(
+                f"arguments '{seen[name]}' and '{arg.name}' of {schema.full_name} would both be the "
+                f"Python parameter '{name}' (a Python keyword gets a trailing '_'); rename one"
+            )
+        seen[name] = arg.name
 
 
 def shape_and_defaults(schema: FunctionSchema) -> tuple[CallShape, tuple[Any, ...]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from typing_extensions import assert_never
 
@@ -58,33 +58,87 @@ def _optional_list_bits(tensors: Iterable[Any] | None) -> int:
     return bits
 
 
-def _extract(use: TensorUse, ref: str) -> str | None:
+# Note [Generated names never meet argument names]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The unboxed entries take the schema's arguments under their own names, and their bodies
+# use names of ours: locals (``_b``, ``_ks``), ``make``'s parameter ``_op`` and globals
+# of the generated namespace (``_apply``, ``_tls_active``...). A schema may name an
+# argument ``_b`` too (any ASCII identifier is a valid argument name), and a parameter
+# shadows any of ours, so the kernel would receive the key bits instead of the value.
+# ``_Names`` holds the names the bodies use; for a shape whose arguments take one of them,
+# ``_names_for`` renames *ours* (never the user's) by appending '_' until free, and
+# ``make`` binds each renamed global or parameter to its new name first. The flag
+# ``_tls_active`` changes at run time, so a renamed one is read through the namespace.
+class _Names(NamedTuple):
+    op: str = "_op"
+    b: str = "_b"
+    ks: str = "_ks"
+    tls: str = "_tls_active"
+    apply: str = "_apply"
+    bad_args: str = "_op_bad_args"
+    list_bits: str = "_list_bits"
+    optional_list_bits: str = "_optional_list_bits"
+    traced: str = "_traced"
+
+
+_DEFAULT_NAMES: Final = _Names()
+
+
+def _names_for(shape: CallShape) -> _Names:
+    taken = {a.name for a in shape.args}
+    if taken.isdisjoint(_DEFAULT_NAMES):
+        return _DEFAULT_NAMES
+    chosen: list[str] = []
+    for name in _DEFAULT_NAMES:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        chosen.append(name)
+    return _Names(*chosen)
+
+
+def _renames(names: _Names) -> list[str]:
+    """``make``'s first lines: bind each renamed name of ours (Note [Generated names never
+    meet argument names])."""
+    lines = []
+    for field, new, old in zip(_Names._fields, names, _DEFAULT_NAMES):
+        if new != old and field not in ("b", "ks"):  # those two are the entries' own locals
+            lines.append(f"    {new} = {'_entry_globals' if old == '_tls_active' else old}")
+    return lines
+
+
+def _tls_test(names: _Names) -> str:
+    return f"{names.tls}['_tls_active']" if names.tls != _DEFAULT_NAMES.tls else names.tls
+
+
+def _extract(use: TensorUse, ref: str, names: _Names = _DEFAULT_NAMES) -> str | None:
     if use is TensorUse.tensor:
         return f"{ref}.key_bits"
     if use is TensorUse.optional:
         return f"({ref}.key_bits if {ref} is not None else 0)"
     if use is TensorUse.list:
-        return f"_list_bits({ref})"
+        return f"{names.list_bits}({ref})"
     if use is TensorUse.optional_list:
-        return f"_optional_list_bits({ref})"
+        return f"{names.optional_list_bits}({ref})"
     return None
 
 
-def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str) -> list[str]:
-    parts = [e for ref, use in refs if (e := _extract(use, ref)) is not None]
+def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str, names: _Names = _DEFAULT_NAMES) -> list[str]:
+    parts = [e for ref, use in refs if (e := _extract(use, ref, names)) is not None]
+    b, tls, apply = names.b, _tls_test(names), names.apply
     if not parts:
         return [
-            f"        _b = {GLOBAL_INCLUDE}",
-            "        if _tls_active:",
-            "            _b = _apply(_b)",
+            f"        {b} = {GLOBAL_INCLUDE}",
+            f"        if {tls}:",
+            f"            {b} = {apply}({b})",
         ]
     return [
         "        try:",
-        f"            _b = {' | '.join(parts)} | {GLOBAL_INCLUDE}",
+        f"            {b} = {' | '.join(parts)} | {GLOBAL_INCLUDE}",
         "        except (AttributeError, TypeError):",
         f"            raise {on_error} from None",
-        "        if _tls_active:",
-        "            _b = _apply(_b)",
+        f"        if {tls}:",
+        f"            {b} = {apply}({b})",
     ]
 
 
@@ -143,9 +197,10 @@ def _check_expr(check: ArgCheck, index: int, ref: str) -> str | None:
 
 def entry_source(shape: CallShape, trace: bool) -> str:
     """Source of ``make(_op, *defaults)`` returning the four entry functions."""
-    lines = [f"def make(_op{''.join(', ' + d for d in _defaults(shape))}):"]
-    lines += _call(shape, trace)
-    lines += _redispatch(shape, trace)
+    names = _names_for(shape)
+    lines = [f"def make(_op{''.join(', ' + d for d in _defaults(shape))}):", *_renames(names)]
+    lines += _call(shape, trace, names)
+    lines += _redispatch(shape, trace, names)
     lines += _call_boxed(shape, trace)
     lines += _redispatch_boxed(shape, trace)
     lines += ["    return call, redispatch, call_boxed, redispatch_boxed", ""]
@@ -173,14 +228,15 @@ def _signature(shape: CallShape) -> str:
     return ", ".join(params)
 
 
-def _unboxed_dispatch(shape: CallShape, trace: bool, label: str) -> list[str]:
+def _unboxed_dispatch(shape: CallShape, trace: bool, label: str, names: _Names) -> list[str]:
     """Call the unboxed slot of the key set ``_b`` with the entry's own arguments."""
+    op, b = names.op, names.b
     if trace:
         kw = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.kwarg_only) + "}"
         positional = "(" + "".join(f"{a.name}, " for a in shape.positional) + ")"
-        return [f"        return _traced(_op, {label!r}, _b, {positional}, {kw})"]
+        return [f"        return {names.traced}({op}, {label!r}, {b}, {positional}, {kw})"]
     call_args = ", ".join([a.name for a in shape.positional] + [f"{a.name}={a.name}" for a in shape.kwarg_only])
-    return [f"        return _op.cache[_b]({call_args})"]
+    return [f"        return {op}.cache[{b}]({call_args})"]
 
 
 def _boxed_dispatch(trace: bool, label: str) -> list[str]:
@@ -192,29 +248,29 @@ def _boxed_dispatch(trace: bool, label: str) -> list[str]:
 
 # The key set below the highest key of _ks. XOR clears the top bit, with int's own
 # operator (it stays in C).
-_BELOW: Final = "        _b = _ks ^ (1 << (_ks.bit_length() - 1)) if _ks else 0"
+_BELOW: Final = "        {b} = {ks} ^ (1 << ({ks}.bit_length() - 1)) if {ks} else 0"
 
 
 # -- the four entry points
 
 
-def _call(shape: CallShape, trace: bool) -> list[str]:
+def _call(shape: CallShape, trace: bool, names: _Names) -> list[str]:
     """``call(*schema args)``: key set from the tensor arguments, then the unboxed slot."""
     by_name = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.args if a.tensors is not TensorUse.none) + "}"
     return [
         f"    def call({_signature(shape)}):",
-        *_key_lines([(a.name, a.tensors) for a in shape.args], f"_op_bad_args(_op, {by_name})"),
-        *_unboxed_dispatch(shape, trace, "call"),
+        *_key_lines([(a.name, a.tensors) for a in shape.args], f"{names.bad_args}({names.op}, {by_name})", names),
+        *_unboxed_dispatch(shape, trace, "call", names),
     ]
 
 
-def _redispatch(shape: CallShape, trace: bool) -> list[str]:
+def _redispatch(shape: CallShape, trace: bool, names: _Names) -> list[str]:
     """``redispatch(keys, *schema args)``: the unboxed slot below the highest key of ``keys``."""
     sig = _signature(shape)
     return [
-        f"    def redispatch(_ks{', ' if sig else ''}{sig}):",
-        _BELOW,
-        *_unboxed_dispatch(shape, trace, "redispatch"),
+        f"    def redispatch({names.ks}{', ' if sig else ''}{sig}):",
+        _BELOW.format(b=names.b, ks=names.ks),
+        *_unboxed_dispatch(shape, trace, "redispatch", names),
     ]
 
 
@@ -276,7 +332,7 @@ def _redispatch_boxed(shape: CallShape, trace: bool) -> list[str]:
         "    def redispatch_boxed(_ks, stack):",
         f"        if len(stack) < {len(shape.args)}:",
         "            _arity(_op, stack, 'redispatch_boxed')",
-        _BELOW,
+        _BELOW.format(b="_b", ks="_ks"),
         *_boxed_dispatch(trace, "redispatch_boxed"),
     ]
 
@@ -337,6 +393,7 @@ _GLOBALS: Final[dict[str, Any]] = {
 }
 
 
+_GLOBALS["_entry_globals"] = _GLOBALS  # for a renamed flag: Note [Generated names never meet argument names]
 keep_flag_in(_GLOBALS)
 
 

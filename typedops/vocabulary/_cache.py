@@ -76,7 +76,7 @@ class BoundedCache(Generic[_K, _V]):
     def put(self, key: _K, value: _V, *, keep: object = None) -> _V:
         """Store ``value`` under ``key`` and return it; hold ``keep`` while the entry lives."""
         data = self._data
-        if key not in data and len(data) >= self.limit:
+        if len(data) >= self.limit and key not in data:
             self._evict()
         data[key] = value
         if keep is not None:

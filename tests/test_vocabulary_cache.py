@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 
 import pytest
@@ -101,3 +102,21 @@ def test_a_reused_id_misses_once_its_entry_is_gone() -> None:
     gc.collect()
     new = _Thing()
     assert cache.get(id(new)) is None
+
+
+def test_concurrent_puts_keep_exactly_the_objects_of_the_entries() -> None:
+    cache: BoundedCache[int, int] = BoundedCache(64, "by id")
+
+    def work() -> None:
+        for n in range(3000):
+            thing = _Thing()
+            cache.put(id(thing), n, keep=thing)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(cache) <= 64
+    assert set(cache._kept) == set(cache._data)  # every entry keeps its object, no stray objects
+    assert all(id(obj) == key for key, obj in cache._kept.items())

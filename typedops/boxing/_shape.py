@@ -60,7 +60,7 @@ class CheckKind(str, enum.Enum):
 
     __hash__ = str.__hash__  # first: the members below shadow the builtins in this body
 
-    tensor = "tensor"  # none here: the key extraction checks it
+    tensor = "tensor"  # no test of its own: the key extraction checks it
     none = "none"  # not checked (Any, type variables, classes)
     slow = "slow"  # the full ``mismatch`` check on every call (lists, dicts, tuples)
     # An exact-type test per base type (subclasses go to the slow check, which accepts them):

@@ -66,8 +66,9 @@ def unboxing_source(
     """Source of a factory ``make(_fn)`` (or ``name``) returning ``unboxing(op, keys, stack)``.
 
     ``conversions`` has one ``Conversion`` (or None: none) per argument (see
-    ``conversions_for``). The source needs ``_wrong_tuple``, ``_to_tuple`` and ``_to_list`` in its globals
-    (``UNBOXING_GLOBALS``); generated op libraries write it into their module.
+    ``conversions_for``). The source needs ``_wrong_tuple``, ``_to_tuple`` and
+    ``_to_list`` in its globals (``UNBOXING_GLOBALS``); generated op libraries write it
+    into their module.
     """
     names = [f"a{i}" for i, _ in enumerate(shape.positional)] + [
         f"k{i}" for i, _ in enumerate(shape.kwarg_only)

@@ -153,7 +153,8 @@ def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str, names: _Names =
 # the boxed path: a fallback's stack may hold more than the call's arguments.
 def _direct_boxed(shape: CallShape) -> bool:
     return not any(
-        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check.kind is CheckKind.slow for a in shape.args
+        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check.kind is CheckKind.slow
+        for a in shape.args
     )
 
 

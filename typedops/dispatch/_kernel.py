@@ -80,7 +80,8 @@ class _Fields(NamedTuple):
 class Registration(_Fields):
     """One kernel or fallback as registered: what, where from, and how it is called.
 
-    ``kind`` is its ``KernelKind``; ``with_keys`` marks an unboxed kernel whose first parameter receives the dispatch key set.
+    ``kind`` is its ``KernelKind``; ``with_keys`` marks an unboxed kernel whose first
+    parameter receives the dispatch key set.
 
     Immutable, and compared by identity: two registrations of the same kernel are two
     entries on a key's stack, each removed on its own, each with its own wrappers. A
@@ -126,7 +127,8 @@ def _is_inside(filename: str) -> bool:
         # Imported modules' code names absolute paths: abspath (tens of microseconds the
         # first time, on every library's import) only for the others.
         path = filename if os.path.isabs(filename) else os.path.abspath(filename)
-        inside = _inside_machinery.put(filename, filename.startswith("<typedops") or path.startswith(_machinery))
+        inside = filename.startswith("<typedops") or path.startswith(_machinery)
+        _inside_machinery.put(filename, inside)
     return inside
 
 

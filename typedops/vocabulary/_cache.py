@@ -26,13 +26,16 @@ value and checking ``is`` on each hit -- costs every hit a tuple index and a com
 and would still keep ``obj`` alive.) The cost: up to ``limit`` otherwise dead objects
 stay alive, which the limit bounds.
 
-Not thread-safe beyond what dict operations are: two threads missing together both
-compute and both put, and the second put wins. Every cached value is a pure function of
-its key, so either is right.
+*Threads.* ``get`` takes no lock (a dict lookup is atomic). ``put``, eviction and
+``clear`` take the cache's lock, and ``put`` stores the kept object before the entry
+while eviction drops the entry before the kept object, so an entry that can hit always
+has its object kept. Two threads missing together both compute and both put; the second
+put wins, and as every cached value is a pure function of its key, either is right.
 """
 
 from __future__ import annotations
 
+import threading
 from itertools import islice
 from typing import TYPE_CHECKING, Final, Generic, TypeVar, overload
 
@@ -55,7 +58,7 @@ class BoundedCache(Generic[_K, _V]):
     as long as the entry exists (for keys built from ``id(obj)``).
     """
 
-    __slots__ = ("limit", "name", "get", "_data", "_kept")
+    __slots__ = ("limit", "name", "get", "_data", "_kept", "_lock")
 
     if TYPE_CHECKING:  # at run time, ``get`` is the dict's own method (an instance slot)
 
@@ -73,28 +76,31 @@ class BoundedCache(Generic[_K, _V]):
         self._data: dict[_K, _V] = {}
         # Objects whose ids are part of a key, by that key (Note [Bounded caches]).
         self._kept: dict[_K, object] = {}
+        self._lock = threading.Lock()
         self.get = self._data.get  # type: ignore[method-assign, assignment]  # the C method: hits cost a dict lookup
 
     def put(self, key: _K, value: _V, *, keep: object = None) -> _V:
         """Store ``value`` under ``key`` and return it; hold ``keep`` while the entry lives."""
         data = self._data
-        if key not in data and len(data) >= self.limit:
-            self._evict()
-        data[key] = value
-        if keep is not None:
-            self._kept[key] = keep
+        with self._lock:
+            if len(data) >= self.limit and key not in data:
+                self._evict()
+            if keep is not None:
+                self._kept[key] = keep  # before the entry can hit (Note [Bounded caches])
+            data[key] = value
         return value
 
     def _evict(self) -> None:
-        """Drop the older half of the entries, in insertion order."""
+        """Drop the older half of the entries, in insertion order. The caller holds the lock."""
         data, kept = self._data, self._kept
         for key in list(islice(data, len(data) - self.limit // 2)):
             del data[key]
             kept.pop(key, None)
 
     def clear(self) -> None:
-        self._data.clear()
-        self._kept.clear()
+        with self._lock:
+            self._data.clear()
+            self._kept.clear()
 
     def __len__(self) -> int:
         return len(self._data)

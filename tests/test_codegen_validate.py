@@ -23,7 +23,7 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
     [
         (GOOD.replace("CompositeImplicitAutograd", "CUDAX"), "ops.yaml:3: unknown dispatch key 'CUDAX'"),
         ("- func: double(Tensor self) -> Tensor\n  variant: method\n",
-         "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys)"),
+         "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys, device_check)"),
         ("- dispatch: {}\n", "ops.yaml:1: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"),
         ("func: x\n", "ops.yaml:1: an op yaml is a list of entries ('- func: ...'), not a mapping"),
         ("- func: double(Tensor self -> Tensor\n", "ops.yaml:1: invalid schema: expected ',' or ')' after argument 'self', found '->' (column 20)"),
@@ -31,6 +31,8 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "ops.yaml:2: unknown variant 'staticmethod' (use function, method)"),
         ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
+        ("- func: double(Tensor self) -> Tensor\n  device_check: Sometimes\n",
+         "ops.yaml:2: device_check is NoCheck or ExactSame, not 'Sometimes'"),
         # issue 11: a method may not replace what Tensor itself defines
         ("- func: numpy(Tensor self) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::numpy has variant 'method', which would replace Tensor's own 'numpy' for every "

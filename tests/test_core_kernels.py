@@ -95,7 +95,8 @@ def test_the_library_is_big_enough() -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["func"].partition("(")[0] for e in ENTRIES])
 def test_entry_is_well_formed(entry: dict[str, Any]) -> None:
-    assert set(entry) <= {"func", "variants", "dispatch", "with_keys"}
+    assert set(entry) <= {"func", "variants", "dispatch", "with_keys", "device_check"}
+    assert entry.get("device_check", "ExactSame") in ("ExactSame", "NoCheck")
     schema = parse_schema("core::" + entry["func"])
     assert str(schema) == "core::" + entry["func"]
     assert {v.strip() for v in entry.get("variants", "function").split(",")} <= {"function", "method"}

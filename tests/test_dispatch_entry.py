@@ -60,3 +60,64 @@ def test_two_arguments_with_one_python_name_are_refused() -> None:
         "arguments 'def' and 'def_' of ns::f would both be the Python parameter 'def_' (a Python "
         "keyword gets a trailing '_'); rename one"
     )
+
+
+# -- Note [One device per call] ---------------------------------------------------------------
+MIXED = (
+    "Expected all tensors to be on the same device, but found at least two devices, cpu and meta! "
+    "({op} takes tensors of one device; move them to one device first)"
+)
+
+
+def test_an_in_place_op_never_writes_a_real_tensor_through_another_devices_kernel() -> None:
+    from typedops import ops
+    from typedops.vocabulary import TensorError
+
+    cpu, meta = tensor([1.0, 2.0]), tensor([1.0, 2.0], device="meta")
+    with pytest.raises(TensorError) as info:
+        ops.core.add_.Tensor(cpu, meta)
+    assert str(info.value) == MIXED.format(op="core::add_.Tensor")
+    assert cpu.tolist() == [1.0, 2.0] and cpu._version == 0
+
+
+@pytest.mark.parametrize(
+    ("call", "op"),
+    [
+        (lambda c, m: __import__("typedops").core.add(c, m), "core::add.Tensor"),
+        (lambda c, m: __import__("typedops").core.cat([c, m]), "core::cat"),
+        (lambda c, m: __import__("typedops").core.matmul(c, m), "core::matmul"),
+        (lambda c, m: __import__("typedops").core.where(tensor([True, False]), c, m), "core::where.self"),
+    ],
+)
+def test_mixed_devices_raise_on_every_path(call: Any, op: str) -> None:
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:
+        call(tensor([1.0, 2.0]), tensor([1.0, 2.0], device="meta"))
+    assert str(info.value) == MIXED.format(op=op)
+
+
+def test_a_boxed_mixed_call_leaves_the_stack_as_given() -> None:
+    from typedops import ops
+    from typedops.vocabulary import TensorError
+
+    cpu, meta = tensor([1.0]), tensor([1.0], device="meta")
+    stack: list[Any] = [cpu, meta]  # alpha omitted: filled, then taken back
+    with pytest.raises(TensorError):
+        ops.core.add.Tensor.call_boxed(stack)
+    assert stack == [cpu, meta]
+
+
+def test_a_zero_dim_cpu_tensor_joins_another_device_as_a_number() -> None:
+    from typedops import core
+
+    result = core.add(tensor([1.0, 2.0], device="meta"), tensor(3.0))
+    assert result.device.type == "meta" and result.shape == (2,)
+    assert core.add(tensor([1.0, 2.0]), tensor(3.0)).tolist() == [4.0, 5.0]
+
+
+def test_copy_between_devices_is_allowed_by_its_yaml_device_check() -> None:
+    import typedops.core  # noqa: F401 -- installs the methods
+
+    meta = tensor([0.0, 0.0], device="meta")
+    assert meta.copy_(tensor([1.0, 2.0])) is meta  # device_check: NoCheck in the core yaml

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from typing_extensions import assert_never
 
-from ..vocabulary import TypedopsError
+from ..vocabulary import ArgumentError, TypedopsError
 from ._convert import Conversion, SequenceKind, to_list, to_tuple
 from ._shape import CallShape
 from ._source import install
@@ -124,8 +124,8 @@ def boxing_source(shape: CallShape) -> str:
     return "\n".join(lines)
 
 
-def wrong_tuple(op: Any, result: Any, expected: int) -> TypeError:
-    return TypeError(
+def wrong_tuple(op: Any, result: Any, expected: int) -> ArgumentError:
+    return ArgumentError(
         f"kernel of {op} returned {len(result)} values, but its schema returns {expected}"
     )
 

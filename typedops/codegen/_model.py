@@ -70,6 +70,7 @@ class OpEntry:
     method: bool
     kernels: tuple[Kernel, ...]
     defines: bool = True
+    device_check: bool = True  # false: 'device_check: NoCheck', tensors of several devices allowed
 
     @property
     def attr_name(self) -> str:

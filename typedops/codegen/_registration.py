@@ -204,6 +204,15 @@ def _define_all(defined: list[OpEntry]) -> list[str]:
     ]
 
 
+def _device_checks(defined: list[OpEntry]) -> list[str]:
+    """Mark the ops whose yaml entry keeps ``device_check: ExactSame`` (the default): their
+    calls refuse tensors of several devices (Note [One device per call] in dispatch/_entry.py)."""
+    checked = [entry.attr_name for entry in defined if entry.device_check]
+    if not checked:
+        return []
+    return ["", "# Ops that take tensors of one device only (device_check: ExactSame)", "_check_devices(", *packed(checked), ")"]
+
+
 def _impl(entry: OpEntry, kernel: Kernel, modules: dict[str, str]) -> list[str]:
     """A kernel for an op defined elsewhere, registered on ``IMPL_<namespace>``."""
     items = [repr(entry.schema.full_name), f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"]
@@ -229,11 +238,12 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
         for entry in defined:
             body += _entry(entry, types, unboxing, modules)
         body += _define_all(defined)
+        body += _device_checks(defined)
     for entry in extra:
         body.append("")
         for kernel in entry.kernels:
             body += _impl(entry, kernel, modules)
-    imports = _imports(types, unboxing, bool(defined), impl_namespaces, modules)
+    imports = _imports(types, unboxing, bool(defined), impl_namespaces, modules, any(e.device_check for e in defined))
     return Section(imports, [_HEADING, *types.lines, *unboxing.section(), "", "", *body])
 
 
@@ -246,13 +256,20 @@ _ENTRIES_HEADING: Final = (
 
 
 def _imports(
-    types: _Types, unboxing: _Unboxing, defines: bool, impl_namespaces: list[str], modules: dict[str, str]
+    types: _Types,
+    unboxing: _Unboxing,
+    defines: bool,
+    impl_namespaces: list[str],
+    modules: dict[str, str],
+    device_checks: bool,
 ) -> list[str]:
     constructors = sorted({c for c in _CONSTRUCTORS if any(f"_{c}(" in line for line in types.lines)})
     imports = runtime("DispatchKey as _DispatchKey", "Library as _Library", *(f"{c} as _{c}" for c in constructors))
     imports += runtime("alias as _alias", "argument as _argument", "make_return as _return", "schema as _schema")
     if defines:
         imports += runtime("kernel as _kernel")
+    if device_checks:
+        imports += runtime("check_devices as _check_devices")
     if unboxing.lines:
         imports += runtime("to_list as _to_list", "to_tuple as _to_tuple", "wrong_tuple as _wrong_tuple")
     if impl_namespaces:

@@ -30,13 +30,16 @@ from ._yaml import Located, LocatedList, load_yaml
 
 __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
 
-_FIELDS: Final = ("func", "variants", "dispatch", "with_keys")
+_FIELDS: Final = ("func", "variants", "dispatch", "with_keys", "device_check")
 _VARIANTS: Final = {v.value: v for v in Variant}
 
 # -- messages ----------------------------------------------------------------------------
 NOT_A_LIST: Final = "{label}:{line}: an op yaml is a list of entries ('- func: ...'), not {kind}"
 NOT_A_MAPPING: Final = "{label}:{line}: each entry is a mapping with a 'func:' field, not {kind}"
-UNKNOWN_FIELD: Final = "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys)"
+UNKNOWN_FIELD: Final = (
+    "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys, device_check)"
+)
+BAD_DEVICE_CHECK: Final = "{label}:{line}: device_check is NoCheck or ExactSame, not {value!r}"
 MISSING_FUNC: Final = "{label}:{line}: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"
 NOT_TEXT: Final = "{label}:{line}: '{field}' must be text, not {kind}"
 DISPATCH_NOT_MAPPING: Final = "{label}:{line}: 'dispatch' maps keys to kernels ('CPU: my_kernel'), not {kind}"
@@ -190,7 +193,14 @@ class _Validator:
         schema = self.schema(func, func_line)
         function, method = self.variants(item, schema)
         kernels = self.kernels(item, schema)
-        return OpEntry(schema, func_line, function, method, kernels)
+        return OpEntry(schema, func_line, function, method, kernels, device_check=self.device_check(item))
+
+    def device_check(self, item: Located) -> bool:
+        """PyTorch's field: ``NoCheck`` lets the op take tensors of several devices."""
+        raw = item.get("device_check", "ExactSame")
+        if raw not in ("NoCheck", "ExactSame"):
+            raise self.fail(BAD_DEVICE_CHECK, item.line_of("device_check"), value=raw)
+        return bool(raw == "ExactSame")
 
     def schema(self, func: str, line: int) -> FunctionSchema:
         try:

@@ -15,6 +15,7 @@ from ..vocabulary import (
 )
 from ._signature import check_kernel_signature
 from ._typed import TypedOperatorHandle, describe_as, function_for, typed
+from ._entry import check_devices
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, call_overload, ops, register_bundled_library
 from ._tls import exclude_keys, include_keys, local_exclude, local_include
@@ -58,5 +59,6 @@ __all__ = [
     # what layers above check kernels and calls with
     "check_kernel_signature",
     "binding_problem",
+    "check_devices",
     "call_overload",
 ]

@@ -17,7 +17,7 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(getattr(value, "key_bits", None), int)
 
 
-def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: bool = False) -> TypeError:
+def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: bool = False) -> ArgumentError:
     """The error for a call whose tensor-typed argument is not a tensor (or list of them)."""
     for arg in op.schema.arguments:
         if arg.name not in values and python_name(arg.name) not in values:
@@ -44,16 +44,16 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
         else:
             continue
         where = f"{op.full_name}.call_boxed()" if boxed else op.full_name
-        return TypeError(f"{where}: argument '{arg.name}' ({arg.type}): {problem}")
-    return TypeError(f"{op.full_name}: a tensor argument is not a Tensor")
+        return ArgumentError(f"{where}: argument '{arg.name}' ({arg.type}): {problem}")
+    return ArgumentError(f"{op.full_name}: a tensor argument is not a Tensor")
 
 
-def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> TypeError | None:
+def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError | None:
     """The error for the first stack value that does not fit its argument's schema type."""
     for arg, value in zip(op.schema.arguments, stack):
         problem = mismatch(arg.type, value)
         if problem is not None:
-            return TypeError(
+            return ArgumentError(
                 f"{op.full_name}.call_boxed(): argument '{arg.name}' ({arg.type}): {problem}"
             )
     return None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from typing_extensions import assert_never
 
-from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import BACKEND_KEYS, ArgumentError, Device, Layout, MemoryFormat, ScalarType, TensorError
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, wrong_tuple
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults
@@ -35,11 +35,74 @@ from ._tls import apply_local, keep_flag_in
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
 
-__all__ = ["make_entries", "entry_source", "GLOBAL_INCLUDE"]
+__all__ = ["make_entries", "entry_source", "GLOBAL_INCLUDE", "check_devices"]
 
 # Keys every call's key set includes (ops with no tensor argument pick their backend at
 # BackendSelect; every other op falls through it).
 GLOBAL_INCLUDE: Final = 1 << DispatchKey.BackendSelect
+
+# Note [One device per call]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The key set of a call whose tensors sit on two devices holds two backend keys, and the
+# higher one wins: a CPU tensor added in place to a meta tensor got the Meta kernel,
+# which wrote NaNs over real data. PyTorch checks devices in the wrappers its code
+# generator writes around each op of native_functions.yaml (``device_check: ExactSame``,
+# the default; ``NoCheck`` for ops such as ``copy_`` that move data between devices),
+# and not for custom ops. typedops does the same: an op marked with ``check_devices``
+# (generated registration marks every ExactSame op of its yaml) is checked by its entry
+# points. An entry whose op can take two or more tensors tests, after computing the key
+# set, whether it holds more than one backend key (two ANDs and a subtraction on an
+# int). Only then does it look at the op and the tensors: as in PyTorch, a 0-dim CPU
+# tensor may join tensors of another device (it acts as a number), and its CPU keys are
+# dropped; any other mix raises PyTorch's "Expected all tensors to be on the same
+# device" error, naming the op. Unchecked ops dispatch to the highest backend key, as
+# the dispatcher always has (and as PyTorch's dispatcher does).
+_BACKENDS: Final = sum(1 << k for k in BACKEND_KEYS)
+_CPU_KEYS: Final = (1 << DispatchKey.CPU) | (1 << DispatchKey.AutogradCPU)
+MIXED_DEVICES: Final = (
+    "Expected all tensors to be on the same device, but found at least two devices, {a} and {b}! "
+    "({op} takes tensors of one device; move them to one device first)"
+)
+
+
+def _tensors_in(values: Iterable[Any]) -> list[Any]:
+    found: list[Any] = []
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            found.extend(v for v in value if v is not None)
+        elif value is not None:
+            found.append(value)
+    return found
+
+
+def _mixed_devices(op: OperatorEntry, bits: int, values: Iterable[Any], stack: list[Any] | None = None, filled: int = 0) -> int:
+    """The key set of a call whose tensors carry two backend keys: without the CPU keys
+    of 0-dim CPU tensors when the rest share one device, else PyTorch's error (a boxed
+    call's stack is first given back as it came)."""
+    if not op.device_check:
+        return bits  # not a checked op (Note [One device per call]): the highest backend wins
+    tensors = _tensors_in(values)
+    devices = list(dict.fromkeys(str(t.device) for t in tensors if not (t.device.type == "cpu" and not t.shape)))
+    if len(devices) == 1 and devices[0] != "cpu":
+        return bits & ~_CPU_KEYS
+    every = list(dict.fromkeys(str(t.device) for t in tensors))
+    if stack is not None:
+        _unfill(stack, filled)
+    raise TensorError(MIXED_DEVICES.format(a=every[0], b=every[1], op=op.full_name))
+
+
+def check_devices(*handles: Any) -> None:
+    """Have each handle's op refuse tensors of several devices (0-dim CPU tensors aside), as
+    PyTorch's generated wrappers do for ``device_check: ExactSame`` ops (Note [One device
+    per call]); generated registration calls it for its yaml's ExactSame ops."""
+    for handle in handles:
+        handle._entry.device_check = True
+
+
+def _may_mix(refs: list[tuple[str, TensorUse]]) -> bool:
+    """Whether an op's arguments can hold tensors of two devices (Note [One device per call])."""
+    uses = [use for _, use in refs if use is not TensorUse.none]
+    return len(uses) > 1 or any(use in (TensorUse.list, TensorUse.optional_list) for use in uses)
 
 
 def _list_bits(tensors: Iterable[Any]) -> int:
@@ -79,6 +142,7 @@ class _Names(NamedTuple):
     list_bits: str = "_list_bits"
     optional_list_bits: str = "_optional_list_bits"
     traced: str = "_traced"
+    mixed: str = "_mixed_devices"
 
 
 _DEFAULT_NAMES: Final = _Names()
@@ -123,7 +187,9 @@ def _extract(use: TensorUse, ref: str, names: _Names = _DEFAULT_NAMES) -> str | 
     return None
 
 
-def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str, names: _Names = _DEFAULT_NAMES) -> list[str]:
+def _key_lines(
+    refs: list[tuple[str, TensorUse]], on_error: str, names: _Names = _DEFAULT_NAMES, *, boxed: bool = False
+) -> list[str]:
     parts = [e for ref, use in refs if (e := _extract(use, ref, names)) is not None]
     b, tls, apply = names.b, _tls_test(names), names.apply
     if not parts:
@@ -132,11 +198,19 @@ def _key_lines(refs: list[tuple[str, TensorUse]], on_error: str, names: _Names =
             f"        if {tls}:",
             f"            {b} = {apply}({b})",
         ]
-    return [
+    lines = [
         "        try:",
         f"            {b} = {' | '.join(parts)} | {GLOBAL_INCLUDE}",
         "        except (AttributeError, TypeError):",
         f"            raise {on_error} from None",
+    ]
+    if _may_mix(refs):
+        tensor_refs = ", ".join(ref for ref, use in refs if use is not TensorUse.none)
+        lines += [
+            f"        if {b} & {_BACKENDS} & (({b} & {_BACKENDS}) - 1):",
+            f"            {b} = {names.mixed}({names.op}, {b}, ({tensor_refs},){', stack, _filled' if boxed else ''})",
+        ]
+    return lines + [
         f"        if {tls}:",
         f"            {b} = {apply}({b})",
     ]
@@ -290,7 +364,7 @@ def _call_boxed(shape: CallShape, trace: bool) -> list[str]:
     if n:
         lines.append(f"        {', '.join(locals_)}, = stack")
     stack_refs = [(local, a.tensors) for local, a in zip(locals_, shape.args)]
-    lines += _key_lines(stack_refs, "_op_bad_stack(_op, stack, _filled)")
+    lines += _key_lines(stack_refs, "_op_bad_stack(_op, stack, _filled)", boxed=True)
     if checks:
         lines.append(f"        if not ({' and '.join(checks)}):")
         lines.append("            _check_stack(_op, stack, _filled)")
@@ -338,11 +412,11 @@ def _redispatch_boxed(shape: CallShape, trace: bool) -> list[str]:
     ]
 
 
-def _bad_args(op: OperatorEntry, values: dict[str, Any]) -> TypeError:
+def _bad_args(op: OperatorEntry, values: dict[str, Any]) -> ArgumentError:
     return explain_bad_tensors(op, values)
 
 
-def _bad_stack(op: OperatorEntry, stack: list[Any], filled: int) -> TypeError:
+def _bad_stack(op: OperatorEntry, stack: list[Any], filled: int) -> ArgumentError:
     names = [a.name for a in op.schema.arguments]
     error = explain_bad_tensors(op, dict(zip(names, stack)), boxed=True)
     _unfill(stack, filled)
@@ -390,6 +464,7 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_MemoryFormat": MemoryFormat,
     "_Device": Device,
     "_traced": traced_call,
+    "_mixed_devices": _mixed_devices,
     "_traced_boxed": traced_call_boxed,
 }
 

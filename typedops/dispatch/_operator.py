@@ -172,7 +172,7 @@ class OperatorEntry:
     __slots__ = (
         "schema", "full_name", "source", "dispatcher", "registrations", "_wrapped", "_lock",
         "handle", "definition", "cache", "boxed_cache", "_entries", "_shape", "_defaults",
-        "_table",
+        "_table", "device_check",
     )  # fmt: skip
 
     def __init__(self, schema: FunctionSchema, full_name: str, source: str, dispatcher: Dispatcher) -> None:
@@ -196,6 +196,7 @@ class OperatorEntry:
         self._shape: CallShape | None = None
         self._defaults: tuple[Any, ...] = ()
         self._table: tuple[Any, ...] | None = None  # None until computed
+        self.device_check = False  # Note [One device per call] in _entry.py
 
     @property
     def shape(self) -> CallShape:

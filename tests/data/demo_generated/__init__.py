@@ -15,6 +15,7 @@ from typedops.runtime import (
     make_return as _return,
     schema as _schema,
     kernel as _kernel,
+    check_devices as _check_devices,
     to_list as _to_list,
     to_tuple as _to_tuple,
     wrong_tuple as _wrong_tuple,
@@ -211,6 +212,11 @@ full__default = (
 ) = LIBRARY._define_generated((
     add__Tensor, add__Scalar, add__out, add___Tensor, double__default, cat__default, clamp__default, full__default,
 ))
+
+# Ops that take tensors of one device only (device_check: ExactSame)
+_check_devices(
+    add__Tensor, add__Scalar, add__out, add___Tensor, double__default, cat__default, clamp__default, full__default,
+)
 
 
 # -- the typed functional API (types in __init__.pyi)

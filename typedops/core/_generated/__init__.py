@@ -15,6 +15,7 @@ from typedops.runtime import (
     make_return as _return,
     schema as _schema,
     kernel as _kernel,
+    check_devices as _check_devices,
     to_list as _to_list,
     to_tuple as _to_tuple,
     wrong_tuple as _wrong_tuple,
@@ -1809,6 +1810,27 @@ to__dtype = (
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ))
+
+# Ops that take tensors of one device only (device_check: ExactSame)
+_check_devices(
+    add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
+    mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
+    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
+    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
+    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
+    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
+    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
+    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
+    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
+    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
+    relu__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor, gt__Tensor,
+    ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList, mean__default, mean__dim,
+    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
+    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
+    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+)
 
 
 # -- the typed functional API (types in __init__.pyi)

@@ -161,11 +161,11 @@ def argmax_composite(self: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:
 
 
 # -- matrix products ------------------------------------------------------------------------
-def _shapes_error(a: Shape, b: Shape) -> RuntimeError:
+def _shapes_error(a: Shape, b: Shape) -> TensorError:
     def show(s: Shape) -> str:
         return "x".join(str(n) for n in s) if s else "scalar"
 
-    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({show(a)} and {show(b)})")
+    return TensorError(f"mat1 and mat2 shapes cannot be multiplied ({show(a)} and {show(b)})")
 
 
 def _check_same_dtype(self: Tensor, other: Tensor) -> ScalarType:

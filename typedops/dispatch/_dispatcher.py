@@ -116,10 +116,9 @@ class Dispatcher:
 
         return release
 
-    def define(
-        self, schema: FunctionSchema, source: str, kernel: Registration | None = None
-    ) -> tuple[OperatorEntry, Callable[[], None]]:
-        """Define ``schema`` (with ``kernel`` registered in the same step, when given)."""
+    def define(self, schema: FunctionSchema, source: str, kernel: Registration | None = None) -> OperatorEntry:
+        """Define ``schema`` (with ``kernel`` registered in the same step, when given);
+        ``undefine(entry)`` undoes it."""
         full_name = schema.full_name
         with self.lock:
             existing = self._ops.get(full_name)
@@ -132,18 +131,18 @@ class Dispatcher:
             entry = self._insert(schema, full_name, source)
             if kernel is not None:
                 entry.registrations[kernel.key] = [kernel]
-        return entry, self._undefine_for(entry)
+        return entry
 
     def define_generated(
         self,
         schemas: Sequence[FunctionSchema],
         kernels: Sequence[Sequence[Registration]],
         source: str,
-    ) -> tuple[list[OperatorEntry], list[Callable[[], None]]]:
+    ) -> list[OperatorEntry]:
         """Define many ops, each with its kernels, in one step (see ``Library._define_generated``).
 
         Everything is checked before anything changes, so a refused call leaves the
-        registry as it was. Returns the entries and, per op, the undo of its definition.
+        registry as it was. Returns the entries; ``undefine(entry)`` undoes each.
         """
         names = [s.full_name for s in schemas]
         with self.lock:
@@ -153,14 +152,12 @@ class Dispatcher:
                 where = f" (at {self._ops[first].source})" if first in self._ops else " (twice in this batch)"
                 raise RegistrationError(f"operator {first} is already defined{where}")
             entries = []
-            undos = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
                 for reg in regs:
                     entry.registrations.setdefault(reg.key, []).append(reg)
                 entries.append(entry)
-                undos.append(self._undefine_for(entry))
-        return entries, undos
+        return entries
 
     def _insert(self, schema: FunctionSchema, full_name: str, source: str) -> OperatorEntry:
         """A new entry in the registry. Callers hold the lock and have checked the name."""
@@ -170,19 +167,24 @@ class Dispatcher:
         self._overloads.setdefault(qualified, []).append(entry)
         return entry
 
-    def _undefine_for(self, entry: OperatorEntry) -> Callable[[], None]:
-        def undefine() -> None:
-            with self.lock:
-                if self._ops.get(entry.full_name) is not entry:
-                    return
-                del self._ops[entry.full_name]
-                overloads = self._overloads[entry.schema.qualified_name]
-                overloads.remove(entry)
-                if not overloads:
-                    del self._overloads[entry.schema.qualified_name]
-                entry.mark_removed()
+    def undefine(self, entry: OperatorEntry) -> None:
+        """Remove ``entry``'s definition; nothing happens if it is already removed.
 
-        return undefine
+        A method, not a closure per op: ops are defined by the thousand, and a closure
+        is four more objects for the garbage collector (Note [Registration and the
+        collector])."""
+        with self.lock:
+            if self._ops.get(entry.full_name) is not entry:
+                return
+            del self._ops[entry.full_name]
+            overloads = self._overloads[entry.schema.qualified_name]
+            overloads.remove(entry)
+            if not overloads:
+                del self._overloads[entry.schema.qualified_name]
+            entry.mark_removed()
+
+    def is_defined(self, entry: OperatorEntry) -> bool:
+        return self._ops.get(entry.full_name) is entry
 
     def register_kernel(self, entry: OperatorEntry, reg: Registration, allow_override: bool) -> Callable[[], None]:
         with self.lock:

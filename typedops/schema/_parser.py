@@ -13,6 +13,7 @@ caret under the offending token. No parsed schema is cached: every call parses.
 from __future__ import annotations
 
 import re
+import typing
 from typing import Final, NoReturn
 
 from .._errors import SchemaParseError
@@ -40,6 +41,8 @@ from ._types import (
 )
 
 __all__ = ["parse_schema", "parse_type"]
+
+_Piece = typing.TypeVar("_Piece", Argument, Return)
 
 _STRING: Final = r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
 # One token per match; group 1 is the token. Order matters: '->' before numbers, a
@@ -131,9 +134,33 @@ def _interned_type(text: str) -> tuple[Type, AliasInfo | None, int] | None:
 
 
 def clear_type_table() -> None:
-    """Forget interned types and checked defaults (benchmarks start every run cold)."""
+    """Forget interned types, arguments, returns and checked defaults (benchmarks start
+    every run cold)."""
     _type_table.clear()
+    _argument_table.clear()
+    _return_table.clear()
     _fitting_defaults.clear()
+
+
+# Note [Shared arguments]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# Arguments and returns are immutable, and a library repeats the same ones: of the 2,584
+# schemas of native_functions.yaml, most arguments are one of a few hundred texts
+# ('Tensor self', 'int dim', 'bool keepdim=False'). The fast path keeps the ``Argument``
+# (and ``Return``) it built for each piece of canonical text and gives every later schema
+# with that text the same object: fewer objects per defined op for the garbage collector
+# to walk (Note [Registration and the collector]) and less memory. A piece seen again is
+# still checked in the context of its schema (duplicate names). The tables are bounded
+# like the type table.
+_PIECE_TABLE_LIMIT: Final = 8192
+_argument_table: dict[str, Argument] = {}
+_return_table: dict[str, Return] = {}
+
+
+def _remember(table: dict[str, _Piece], piece: str, value: _Piece) -> None:
+    if len(table) >= _PIECE_TABLE_LIMIT:
+        table.clear()
+    table[piece] = value
 
 
 def _parse_canonical(text: str) -> FunctionSchema | None:
@@ -152,6 +179,8 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
     if not name.isidentifier() or (dot and not overload.isidentifier()):
         return None  # 'name.' with an empty overload is the token parser's to refuse
     table = _type_table
+    arguments = _argument_table
+    returns_table = _return_table
     fitting = _fitting_defaults
     new = _new
     positional: list[Argument] = []
@@ -166,23 +195,28 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
                     return None
                 current = kwarg_only
                 continue
-            decl, eq, default = piece.partition("=")
-            type_text, _, arg_name = decl.rpartition(" ")
-            entry = table[type_text] if type_text in table else _interned_type(type_text)
-            if entry is None or not arg_name.isidentifier() or arg_name in names:
-                return None
-            names.add(arg_name)
-            if eq:
-                if (type_text, default) not in fitting and not _check_default(entry[0], type_text, default):
+            arg = arguments.get(piece)
+            if arg is None:
+                decl, eq, default = piece.partition("=")
+                type_text, _, arg_name = decl.rpartition(" ")
+                entry = table[type_text] if type_text in table else _interned_type(type_text)
+                if entry is None or not arg_name.isidentifier():
                     return None
-            else:
-                default = None  # type: ignore[assignment]  # no '=': the argument has no default
-            arg = new(Argument)
-            _arg_name(arg, arg_name)
-            _arg_type(arg, entry[0])
-            _arg_default(arg, default)
-            _arg_alias(arg, entry[1])
-            _arg_depth(arg, entry[2])
+                if eq:
+                    if (type_text, default) not in fitting and not _check_default(entry[0], type_text, default):
+                        return None
+                else:
+                    default = None  # type: ignore[assignment]  # no '=': the argument has no default
+                arg = new(Argument)
+                _arg_name(arg, arg_name)
+                _arg_type(arg, entry[0])
+                _arg_default(arg, default)
+                _arg_alias(arg, entry[1])
+                _arg_depth(arg, entry[2])
+                _remember(arguments, piece, arg)
+            if arg.name in names:
+                return None
+            names.add(arg.name)
             current.append(arg)
         if current is kwarg_only and not kwarg_only:
             return None
@@ -199,16 +233,23 @@ def _parse_canonical(text: str) -> FunctionSchema | None:
         pieces = [returns_text]
     return_names: set[str] = set()
     for piece in pieces:
-        entry = table[piece] if piece in table else _interned_type(piece)
-        if entry is not None:
-            returns.append(_return(entry[0], None, entry[1], entry[2]))
-            continue
-        type_text, _, return_name = piece.rpartition(" ")
-        entry = table[type_text] if type_text in table else _interned_type(type_text)
-        if entry is None or not return_name.isidentifier() or return_name in return_names:
-            return None
-        return_names.add(return_name)
-        returns.append(_return(entry[0], return_name, entry[1], entry[2]))
+        ret = returns_table.get(piece)
+        if ret is None:
+            entry = table[piece] if piece in table else _interned_type(piece)
+            if entry is not None:
+                ret = _return(entry[0], None, entry[1], entry[2])
+            else:
+                type_text, _, return_name = piece.rpartition(" ")
+                entry = table[type_text] if type_text in table else _interned_type(type_text)
+                if entry is None or not return_name.isidentifier():
+                    return None
+                ret = _return(entry[0], return_name, entry[1], entry[2])
+            _remember(returns_table, piece, ret)
+        if ret.name is not None:
+            if ret.name in return_names:
+                return None
+            return_names.add(ret.name)
+        returns.append(ret)
     return _schema(name, namespace, overload, positional, kwarg_only, returns, False, False)
 
 

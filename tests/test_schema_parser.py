@@ -26,6 +26,7 @@ from typedops.schema import (
     parse_schema,
     parse_type,
 )
+from typedops.schema import _parser
 
 # Lines from native_functions.yaml and TorchScript covering each form of the grammar;
 # every one must print back exactly as written.
@@ -199,3 +200,27 @@ def test_parse_error_is_a_typedops_error_and_a_value_error() -> None:
         parse_schema("f(")
     with pytest.raises(ValueError):
         parse_schema("f(")
+
+
+def test_schemas_with_the_same_argument_text_share_the_argument_and_return() -> None:
+    # Note [Shared arguments]: fewer objects per defined op.
+    a = parse_schema("f(Tensor self, int dim=0) -> Tensor")
+    b = parse_schema("g(Tensor self, *, int dim=0) -> Tensor")
+    assert a.positional[0] is b.positional[0] and a.positional[1] is b.kwarg_only[0]
+    assert a.returns[0] is b.returns[0]
+    _parser.clear_type_table()
+    c = parse_schema("h(Tensor self) -> Tensor")
+    assert c.positional[0] == a.positional[0] and c.positional[0] is not a.positional[0]
+
+
+@pytest.mark.parametrize(
+    ("seen", "text", "message"),
+    [
+        ("f(Tensor x) -> Tensor", "g(Tensor x, Tensor x) -> Tensor", "argument 'x' appears twice"),
+        ("f(Tensor x) -> (Tensor a, int b)", "g(Tensor x) -> (Tensor a, Tensor a)", "return name 'a' appears twice"),
+    ],
+)
+def test_a_shared_argument_is_still_checked_in_its_schema(seen: str, text: str, message: str) -> None:
+    parse_schema(seen)  # the pieces of ``text`` are in the tables now
+    with pytest.raises(SchemaParseError, match=message):
+        parse_schema(text)

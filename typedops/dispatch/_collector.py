@@ -2,14 +2,15 @@
 
 Note [Registration and the collector]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Every defined operator leaves some twenty long-lived objects the cyclic garbage
-collector tracks (its schema and arguments, entry, handle, generated functions). CPython
-(through 3.12) runs a *full* collection -- a walk over every tracked object in the
-process, which in a process that imported torch is some 170,000 objects and about
-0.1 s -- each time the objects that survived the young generations grow past a quarter
-of those the last full collection kept. Defining 10,000 ops one call at a time
-therefore walks the whole heap several times, and each op pays for a share of those
-walks: three to five times its per-op cost with the collector off (measured; see
+Every defined operator leaves long-lived objects the cyclic garbage collector tracks:
+about 7 for ``Library.define`` of a native_functions.yaml schema (schema, entry,
+handle, ...), 29 for ``@op`` (also its generated entry functions and their attributes).
+CPython (through 3.12) runs a *full* collection -- a walk over every tracked object in
+the process, which once torch is imported is some 170,000 objects and about 0.1 s --
+each time the objects that survived the young generations grow past a quarter of
+those the last full collection kept. Defining 10,000 ops one call at a time therefore
+walks the whole heap several times, and each op pays for a share of those walks: with
+``@op``, four to six times the per-op cost of a batch of 100 (measured; see
 benchmarks/bench_op_define.py and bench_define.py).
 
 ``bulk_registration()`` pauses the collector for a block: ``gc.disable()`` on the way

@@ -1165,3 +1165,24 @@ def test_define_generated_runs_with_the_collector_paused_and_restores_it_on_erro
         with pytest.raises(RegistrationError):
             lib._define_generated(((parse_schema(f"{ns}::f(Tensor self) -> str"), kernels()),))  # type: ignore[arg-type]
         assert seen == [True, False] and gc.isenabled()
+
+
+def test_overloads_follow_definitions_and_removals(ns: str) -> None:
+    def names() -> list[str]:
+        return [e.full_name for e in dispatcher.overloads(f"{ns}::f")]
+
+    with Library(ns, "DEF") as lib:
+        assert names() == []
+        f = lib.define("f(Tensor x) -> Tensor")
+        assert names() == [f"{ns}::f"]
+        a, b = lib.define_many(["f.a(Tensor x, int n) -> Tensor", "f.b(Tensor x, float s) -> Tensor"])
+        assert names() == [f"{ns}::f", f"{ns}::f.a", f"{ns}::f.b"]
+        a.remove()
+        assert names() == [f"{ns}::f", f"{ns}::f.b"]
+        f.remove()
+        assert names() == [f"{ns}::f.b"]
+        c = lib.define("f.c(Tensor x) -> Tensor")
+        assert names() == [f"{ns}::f.b", f"{ns}::f.c"]
+        b.remove()
+        c.remove()
+        assert names() == []

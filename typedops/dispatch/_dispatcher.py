@@ -46,7 +46,9 @@ class Dispatcher:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._ops: dict[str, OperatorEntry] = {}  # full name -> entry, in definition order
-        self._overloads: dict[str, list[OperatorEntry]] = {}  # qualified name -> overloads
+        # qualified name -> its overload, or a list of them when there are several (most
+        # names have one: no list per op, see Note [Registration and the collector])
+        self._overloads: dict[str, OperatorEntry | list[OperatorEntry]] = {}
         self._fallbacks: dict[str, dict[DispatchKey, list[Registration]]] = {}
         self._fallback_view: dict[str, dict[DispatchKey, Registration]] = {}
         self._def_libraries: dict[str, str] = {}  # namespace -> where its DEF library was made
@@ -81,7 +83,10 @@ class Dispatcher:
         return [entry.handle for entry in list(self._ops.values())]
 
     def overloads(self, qualified_name: str) -> list[OperatorEntry]:
-        return list(self._overloads.get(qualified_name, ()))
+        found = self._overloads.get(qualified_name)
+        if found is None:
+            return []
+        return list(found) if isinstance(found, list) else [found]
 
     def namespaces(self) -> list[str]:
         return sorted({e.schema.namespace for e in self._ops.values()})
@@ -164,7 +169,13 @@ class Dispatcher:
         entry = OperatorEntry(schema, full_name, source, self)
         self._ops[full_name] = entry
         qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
-        self._overloads.setdefault(qualified, []).append(entry)
+        found = self._overloads.get(qualified)
+        if found is None:
+            self._overloads[qualified] = entry
+        elif isinstance(found, list):
+            found.append(entry)
+        else:
+            self._overloads[qualified] = [found, entry]
         return entry
 
     def undefine(self, entry: OperatorEntry) -> None:
@@ -177,10 +188,14 @@ class Dispatcher:
             if self._ops.get(entry.full_name) is not entry:
                 return
             del self._ops[entry.full_name]
-            overloads = self._overloads[entry.schema.qualified_name]
-            overloads.remove(entry)
-            if not overloads:
-                del self._overloads[entry.schema.qualified_name]
+            qualified = entry.schema.qualified_name
+            found = self._overloads[qualified]
+            if isinstance(found, list):
+                found.remove(entry)
+                if len(found) == 1:
+                    self._overloads[qualified] = found[0]
+            else:
+                del self._overloads[qualified]
             entry.mark_removed()
 
     def is_defined(self, entry: OperatorEntry) -> bool:

@@ -182,8 +182,9 @@ class OperatorEntry:
         self.definition: Any = None  # the DefinitionHandle that undoes the definition
         # Made on first use, so defining thousands of ops stays cheap: the shape and
         # defaults (for generated code), the entry functions, the slot caches and the
-        # tables, all under the lock (Note [Registration and the collector]). The class has no __getattr__ on purpose: it would slow every
-        # attribute load on the hot path.
+        # tables, all under the lock (Note [Registration and the collector]). The class
+        # has no __getattr__ on purpose: it would slow every attribute load on the hot
+        # path.
         self.cache: SlotCache = _UNSET
         self.boxed_cache: SlotCache = _UNSET
         self._entries: tuple[Callable[..., Any], ...] | None = None
@@ -213,9 +214,7 @@ class OperatorEntry:
                     if self.cache is _UNSET:  # the first call computes the tables
                         self.boxed_cache = _PendingCache(self, boxed=True)
                         self.cache = _PendingCache(self, boxed=False)
-                    entries = make_entries(self)
-                    self.handle.bind_entries(*entries)
-                    self._entries = entries
+                    self._entries = make_entries(self)
         return self._entries
 
     @property

@@ -74,7 +74,7 @@ class DefinitionHandle(RegistrationHandle):
     __slots__ = ("op",)
 
     def __init__(self, op: OperatorHandle) -> None:
-        self._undo = None
+        self._undo = None  # unused: remove() goes through the dispatcher
         self.op = op
 
     @property
@@ -88,7 +88,7 @@ class DefinitionHandle(RegistrationHandle):
     @property
     def active(self) -> bool:
         entry = self.op._entry
-        return bool(entry.dispatcher.is_defined(entry))
+        return entry.dispatcher.is_defined(entry)
 
 
 class Library:

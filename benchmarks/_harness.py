@@ -88,6 +88,7 @@ class Report:
     baseline: str  # name of the row the ratios are taken against
     target: str  # the goal, in words, as the issue states it
     rows: list[Row] = field(default_factory=list)
+    also: list[Report] = field(default_factory=list)  # rendered after this one
 
     def add(self, name: str, timing: Timing | None, note: str = "") -> None:
         self.rows.append(Row(name, timing, note))
@@ -121,4 +122,4 @@ class Report:
             spread = f"{t.low * scale:.2f}-{t.high * scale:.2f}"
             ratio = f"{t.median / base:7.3f}x" if base else ""
             lines.append(f"  {row.name:<{width}}  {figure}  {spread:>24}  {ratio:>8}  {len(t.samples):>7}  {row.note}".rstrip())
-        return "\n".join(lines)
+        return "\n\n".join(["\n".join(lines), *(r.render() for r in self.also)])

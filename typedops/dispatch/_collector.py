@@ -10,8 +10,8 @@ the process, which once torch is imported is some 170,000 objects and about 0.1 
 each time the objects that survived the young generations grow past a quarter of
 those the last full collection kept. Defining 10,000 ops one call at a time therefore
 walks the whole heap several times, and each op pays for a share of those walks: with
-``@op``, four to six times the per-op cost of a batch of 100 (measured; see
-benchmarks/bench_op_define.py and bench_define.py).
+``@op``, about four times the per-op CPU time of a batch of 100 (3.7-4.7x measured;
+see benchmarks/bench_op_define.py).
 
 ``bulk_registration()`` pauses the collector for a block: ``gc.disable()`` on the way
 in, ``gc.enable()`` on the way out -- only if the collector was enabled when the

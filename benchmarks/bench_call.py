@@ -6,7 +6,8 @@ own C++ binding ``torch.neg`` ~120 ns, plum ~500 ns); ``call_boxed`` <= 300 ns o
 direct call; a boxed fallback that intercepts and redispatches <= 1,000 ns added
 (torch's Python fallback ~4,000 ns).
 
-Every figure is the best of several repeats; rows are ratios to the direct call. The
+Every figure is the median of several repeats, with their spread; rows are ratios to
+the direct call. The
 ``torch.neg`` row measures the machine: the issue's reference figure for it is 120 ns,
 so (its time here / 120 ns) is how much slower this machine runs such calls.
 """
@@ -17,7 +18,7 @@ import functools
 import itertools
 from typing import Any
 
-from benchmarks._harness import Report, best_time, optional_import
+from benchmarks._harness import Report, timing, optional_import
 from typedops import Library, Tensor, boxed, op, tensor
 from typedops.dispatch import DispatchKey, OperatorHandle
 
@@ -34,9 +35,9 @@ def _ours(report: Report) -> None:
 
     ns = f"bench_call_{next(_fresh)}"
     f = op(f"{ns}::f")(kernel)
-    report.add("direct kernel call", best_time(lambda: kernel(x, y, 2.0), number=N, repeat=9))
-    report.add("typedops @op call (unboxed)", best_time(lambda: f(x, y, 2.0), number=N, repeat=9))
-    report.add("typedops call_boxed", best_time(lambda: f.call_boxed([x, y, 2.0]), number=N, repeat=9),
+    report.add("direct kernel call", timing(lambda: kernel(x, y, 2.0), number=N, repeat=9))
+    report.add("typedops @op call (unboxed)", timing(lambda: f(x, y, 2.0), number=N, repeat=9))
+    report.add("typedops call_boxed", timing(lambda: f.call_boxed([x, y, 2.0]), number=N, repeat=9),
                "includes building the 3-value stack")
 
     def intercept(handle: OperatorHandle, keys: Any, stack: list[Any]) -> None:
@@ -46,7 +47,7 @@ def _ours(report: Report) -> None:
     with Library(ns, "IMPL") as lib:
         lib.fallback(boxed(intercept), DispatchKey.AutogradCPU)
         report.add("typedops call with a boxed fallback redispatching",
-                   best_time(lambda: f(x, y, 2.0), number=N, repeat=9))
+                   timing(lambda: f(x, y, 2.0), number=N, repeat=9))
     f.library.remove()
 
 
@@ -54,13 +55,13 @@ def _torch(report: Report, torch: Any) -> None:
     x, y = torch.ones(1), torch.ones(1)
     out = torch.zeros(1)
     report.add("torch.neg (C++ binding; 120 ns on the reference machine)",
-               best_time(lambda: torch.neg(x), number=N, repeat=9))
+               timing(lambda: torch.neg(x), number=N, repeat=9))
     ns = f"bench_call_{next(_fresh)}"
     lib = torch.library.Library(ns, "DEF")
     lib.define("f(Tensor a, Tensor b, float alpha) -> Tensor")
     lib.impl("f", lambda a, b, alpha: out, "CPU")
     packet = getattr(getattr(torch.ops, ns), "f")
-    report.add("torch.library define/impl call", best_time(lambda: packet(x, y, 2.0), number=N // 10))
+    report.add("torch.library define/impl call", timing(lambda: packet(x, y, 2.0), number=N // 10))
 
     dispatch_mode = optional_import("torch.utils._python_dispatch")
     if dispatch_mode is not None:
@@ -71,7 +72,7 @@ def _torch(report: Report, torch: Any) -> None:
 
         with PassThrough():
             report.add("torch call through a Python dispatch mode (Python fallback)",
-                       best_time(lambda: packet(x, y, 2.0), number=N // 20))
+                       timing(lambda: packet(x, y, 2.0), number=N // 20))
 
     def g(a: Any, b: Any, alpha: float) -> Any:
         return out.clone()
@@ -80,7 +81,7 @@ def _torch(report: Report, torch: Any) -> None:
     g.__annotations__ = {"a": torch.Tensor, "b": torch.Tensor, "alpha": float, "return": torch.Tensor}
     g = torch.library.custom_op(f"{ns}::g", mutates_args=())(g)
 
-    report.add("torch.library.custom_op call", best_time(lambda: g(x, y, 2.0), number=N // 50),
+    report.add("torch.library.custom_op call", timing(lambda: g(x, y, 2.0), number=N // 50),
                "its kernel clones (custom_op refuses outputs aliasing inputs or globals)")
     lib._destroy()
 
@@ -95,7 +96,7 @@ def _plum(report: Report, plum: Any) -> None:
 
     x, y = tensor([1.0]), tensor([2.0])
     f(x, y, 2.0)
-    report.add("plum dispatch", best_time(lambda: f(x, y, 2.0), number=N // 5))
+    report.add("plum dispatch", timing(lambda: f(x, y, 2.0), number=N // 5))
 
 
 def _singledispatch(report: Report) -> None:
@@ -110,7 +111,7 @@ def _singledispatch(report: Report) -> None:
         return out
 
     x, y = tensor([1.0]), tensor([2.0])
-    report.add("functools.singledispatch", best_time(lambda: f(x, y, 2.0), number=N, repeat=9))
+    report.add("functools.singledispatch", timing(lambda: f(x, y, 2.0), number=N, repeat=9))
 
 
 def run() -> Report:

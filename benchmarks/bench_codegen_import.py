@@ -24,36 +24,36 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks._harness import Report
+from benchmarks._harness import Report, Timing, samples
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "typedops" / "core" / "native_functions.yaml"
 DEMO = ROOT / "tests" / "data" / "demo_ops.yaml"
 
 
-def _time_import(code: str, path: Path, repeat: int = 7) -> float:
-    """Best wall time of a fresh interpreter running ``code``."""
-    best = float("inf")
+def _time_import(code: str, path: Path, repeat: int = 7) -> Timing:
+    """Wall times of fresh interpreters running ``code``."""
+    runs = []
     for _ in range(repeat):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={"PYTHONPATH": f"{path}:{ROOT}"})
-        best = min(best, time.perf_counter() - start)
-    return best
+        runs.append(time.perf_counter() - start)
+    return samples(runs)
 
 
-def _time_import_after(setup: str, module: str, path: Path, repeat: int = 9) -> float:
-    """Best time to import ``module`` in a fresh interpreter that has already run ``setup``:
+def _time_import_after(setup: str, module: str, path: Path, repeat: int = 9) -> Timing:
+    """Times to import ``module`` in a fresh interpreter that has already run ``setup``:
     timed inside the interpreter, so start-up noise does not swamp a few milliseconds."""
     code = (
         f"import time\n{setup}\nstart = time.perf_counter()\nimport {module}\n"
         "print(time.perf_counter() - start)\n"
     )
-    best = float("inf")
+    runs = []
     for _ in range(repeat):
         result = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True,
                                 env={"PYTHONPATH": f"{path}:{ROOT}"})  # fmt: skip
-        best = min(best, float(result.stdout))
-    return best
+        runs.append(float(result.stdout))
+    return samples(runs)
 
 
 def _strings_module(entries: Sequence[object], namespace: str) -> str:
@@ -104,9 +104,9 @@ def run() -> Report:
     report.add("generated library (net)", full, f"{len(entries)} ops")
     report.add("schema strings at import (net)", strings, "target >= 3x")
     report.add(f"selective build, {min(10, len(entries))} ops (net)", selective, "full should be >= 5x this")
-    python = _time_import("pass", ROOT)
-    report.add("import typedops (net of python)", _time_import("import typedops", ROOT) - python)
-    report.add("import numpy (net of python)", _time_import("import numpy", ROOT) - python, "typedops <= 1.3x this")
+    python = _time_import("pass", ROOT).median
+    report.add("import typedops (net of python)", _time_import("import typedops", ROOT).shifted(-python))
+    report.add("import numpy (net of python)", _time_import("import numpy", ROOT).shifted(-python), "typedops <= 1.3x this")
     return report
 
 

@@ -15,7 +15,7 @@ import typing
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from benchmarks._harness import Report, best_time, optional_import
+from benchmarks._harness import Report, timing, optional_import
 from typedops import Tensor
 from typedops.schema import infer_schema
 
@@ -51,10 +51,10 @@ def run() -> Report:
     assert all(isinstance(a, str) for a in strings.__annotations__.values())
     note = str(infer_schema(with_objects))
     assert str(infer_schema(strings)) == note
-    report.add("typedops infer_schema", best_time(lambda: infer_schema(with_objects), number=20_000, repeat=7), note)
+    report.add("typedops infer_schema", timing(lambda: infer_schema(with_objects), number=20_000, repeat=7), note)
     report.add(
         "typedops, string annotations",
-        best_time(lambda: infer_schema(strings), number=20_000, repeat=7),
+        timing(lambda: infer_schema(strings), number=20_000, repeat=7),
         "from __future__ import annotations",
     )
     torch: Any = optional_import("torch")
@@ -68,7 +68,7 @@ def run() -> Report:
     infer = torch.library.infer_schema
     report.add(
         "torch.library.infer_schema",
-        best_time(lambda: infer(torch_kernel, mutates_args=()), number=2_000, repeat=7),
+        timing(lambda: infer(torch_kernel, mutates_args=()), number=2_000, repeat=7),
         infer(torch_kernel, mutates_args=()),
     )
     return report

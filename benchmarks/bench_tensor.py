@@ -8,7 +8,8 @@ a 1M-element ``add`` at most 1.15x numpy; a 3-layer MLP forward (batch 32, width
 ``matmul`` + ``add`` + ``relu``) at most 1.5x torch eager.
 
 Rows are ratios to torch (the 1M add: to numpy); each typedops row's note gives its
-ratio to numpy too. Every figure is the best of several repeats.
+ratio to numpy too (of the medians). Every figure is the median of several repeats, with
+its spread.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import Report, best_time, optional_import
+from benchmarks._harness import Report, optional_import, timing
 from typedops import Tensor, core, ops
 
 N = 20_000
@@ -33,12 +34,12 @@ def _group(title: str, target: str, ours: Rows, torch_row: tuple[str, Callable[[
     baseline = torch_row[0] if torch_row is not None else numpy_row[0]
     report = Report(title, "us", baseline, target)
     if torch_row is not None:
-        report.add(torch_row[0], best_time(torch_row[1], number=number, repeat=REPEAT))
-    numpy_seconds = best_time(numpy_row[1], number=number, repeat=REPEAT)
-    report.add(numpy_row[0], numpy_seconds)
+        report.add(torch_row[0], timing(torch_row[1], number=number, repeat=REPEAT))
+    numpy_timing = timing(numpy_row[1], number=number, repeat=REPEAT)
+    report.add(numpy_row[0], numpy_timing)
     for name, fn in ours:
-        seconds = best_time(fn, number=number, repeat=REPEAT)
-        report.add(name, seconds, f"{seconds / numpy_seconds:.2f}x numpy")
+        ours_timing = timing(fn, number=number, repeat=REPEAT)
+        report.add(name, ours_timing, f"{ours_timing.median / numpy_timing.median:.2f}x numpy")
     return report
 
 
@@ -97,13 +98,12 @@ def _large(torch: Any) -> Report:
     a, b = _f32(1_000_000), _f32(1_000_000)
     na, nb = a.numpy(), b.numpy()
     report = Report("add, two 1M-element float32 tensors", "us", "numpy a + b", "<= 1.15x numpy")
-    numpy_seconds = best_time(lambda: na + nb, number=200, repeat=REPEAT)
-    report.add("numpy a + b", numpy_seconds)
+    report.add("numpy a + b", timing(lambda: na + nb, number=200, repeat=REPEAT))
     if torch:
         ta, tb = torch.from_numpy(na.copy()), torch.from_numpy(nb.copy())
-        report.add("torch.add(a, b)", best_time(lambda: torch.add(ta, tb), number=200, repeat=REPEAT))
-    report.add("core.add(a, b)", best_time(lambda: core.add(a, b), number=200, repeat=REPEAT))
-    report.add("a + b", best_time(lambda: a + b, number=200, repeat=REPEAT))
+        report.add("torch.add(a, b)", timing(lambda: torch.add(ta, tb), number=200, repeat=REPEAT))
+    report.add("core.add(a, b)", timing(lambda: core.add(a, b), number=200, repeat=REPEAT))
+    report.add("a + b", timing(lambda: a + b, number=200, repeat=REPEAT))
     return report
 
 

@@ -6,6 +6,7 @@ with ``with Library(...)``, so nothing leaks between tests.
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from typedops import (
     Scalar,
     SchemaInferenceError,
     SchemaMismatchError,
+    SchemaParseError,
     SymInt,
     Tensor,
     TypedopsError,
@@ -1124,3 +1126,99 @@ def test_define_generated_refuses_a_taken_name_and_changes_nothing(ns: str) -> N
             ))  # fmt: skip
         assert str(info.value).startswith(f"operator {ns}::f is already defined (at ")
         assert dispatcher.dump_state() == state
+
+
+def test_define_many_defines_what_define_would_one_by_one(ns: str) -> None:
+    before = dispatcher.dump_state()
+    with Library(ns, "DEF") as lib:
+        add, neg = lib.define_many(["add(Tensor self, Tensor other) -> Tensor", f"{ns}::neg(Tensor self) -> Tensor"])
+        assert [add.full_name, neg.full_name] == [f"{ns}::add", f"{ns}::neg"]
+        assert dispatcher.find_op(f"{ns}::add") is add and str(neg.schema) == f"{ns}::neg(Tensor self) -> Tensor"
+        assert lib.define_many([]) == []
+        neg.remove()  # one op's definition goes on its own
+        assert dispatcher.find_op(f"{ns}::neg") is None and dispatcher.find_op(f"{ns}::add") is add
+    assert dispatcher.dump_state() == before
+
+
+@pytest.mark.parametrize(
+    ("schemas", "error", "message"),
+    [
+        (["g(Tensor self) -> Tensor", "f(Tensr self) -> Tensor"], SchemaParseError, "unknown type 'Tensr'"),
+        (["g(Tensor self) -> Tensor", "f(Tensor self) -> Tensor"], RegistrationError,
+         "operator {ns}::f is already defined (at "),
+        (["g(Tensor self) -> Tensor", "g(Tensor x) -> Tensor"], RegistrationError,
+         "operator {ns}::g is already defined (twice in this batch)"),
+        (["g(Tensor self) -> Tensor", "other::h(Tensor self) -> Tensor"], RegistrationError,
+         "cannot define other::h in a library for namespace '{ns}'; drop the namespace or use Library('other', ...)"),
+    ],
+)  # fmt: skip
+def test_define_many_refuses_the_whole_batch_and_changes_nothing(
+    ns: str, schemas: list[str], error: type[Exception], message: str
+) -> None:
+    with Library(ns, "DEF") as lib:
+        lib.define("f(Tensor self) -> Tensor")
+        state = dispatcher.dump_state()
+        with pytest.raises(error) as info:
+            lib.define_many(schemas)
+        assert str(info.value).startswith(message.format(ns=ns))
+        assert dispatcher.dump_state() == state
+        assert gc.isenabled()
+
+
+def test_define_many_runs_with_the_collector_paused(ns: str) -> None:
+    seen: list[bool] = []
+
+    def schemas() -> Iterator[str]:  # parsed inside define_many, so it sees the pause
+        for name in ("f", "g"):
+            seen.append(gc.isenabled())
+            yield f"{name}(Tensor self) -> Tensor"
+
+    assert gc.isenabled()
+    with Library(ns, "DEF") as lib:
+        lib.define_many(schemas())
+    assert seen == [False, False] and gc.isenabled()
+
+
+def test_define_many_in_an_impl_library_is_refused(ns: str) -> None:
+    with pytest.raises(RegistrationError, match="is an IMPL library and cannot define operators"):
+        Library(ns, "IMPL").define_many(["f(Tensor self) -> Tensor"])
+
+
+def test_define_generated_runs_with_the_collector_paused_and_restores_it_on_error(ns: str) -> None:
+    seen: list[bool] = []
+
+    def f(self: Tensor) -> str:
+        return "f"
+
+    def kernels() -> Iterator[tuple[DispatchKey, Any, bool]]:  # read inside the pause
+        seen.append(gc.isenabled())
+        yield (K.CPU, f, False)
+
+    assert gc.isenabled()
+    with Library(ns, "DEF") as lib:
+        lib._define_generated(((parse_schema(f"{ns}::f(Tensor self) -> str"), list(kernels())),))
+        assert seen == [True]  # list() ran outside; now a generator read inside
+        with pytest.raises(RegistrationError):
+            lib._define_generated(((parse_schema(f"{ns}::f(Tensor self) -> str"), kernels()),))  # type: ignore[arg-type]
+        assert seen == [True, False] and gc.isenabled()
+
+
+def test_overloads_follow_definitions_and_removals(ns: str) -> None:
+    def names() -> list[str]:
+        return [e.full_name for e in dispatcher.overloads(f"{ns}::f")]
+
+    with Library(ns, "DEF") as lib:
+        assert names() == []
+        f = lib.define("f(Tensor x) -> Tensor")
+        assert names() == [f"{ns}::f"]
+        a, b = lib.define_many(["f.a(Tensor x, int n) -> Tensor", "f.b(Tensor x, float s) -> Tensor"])
+        assert names() == [f"{ns}::f", f"{ns}::f.a", f"{ns}::f.b"]
+        a.remove()
+        assert names() == [f"{ns}::f", f"{ns}::f.b"]
+        f.remove()
+        assert names() == [f"{ns}::f.b"]
+        c = lib.define("f.c(Tensor x) -> Tensor")
+        assert names() == [f"{ns}::f.b", f"{ns}::f.c"]
+        b.remove()
+        c.remove()
+        assert names() == []

@@ -314,3 +314,30 @@ def test_default_kinds_name_what_a_type_takes(type_text: str, default: str, reas
     from typedops.schema._defaults import default_mismatch
 
     assert default_mismatch(parse_type(type_text), default) == reason
+
+
+def test_schemas_with_the_same_argument_text_share_the_argument_and_return() -> None:
+    # Note [Shared arguments]: fewer objects per defined op.
+    from typedops.schema import _canonical
+
+    a = parse_schema("f(Tensor self, int dim=0) -> Tensor")
+    b = parse_schema("g(Tensor self, *, int dim=0) -> Tensor")
+    assert a.positional[0] is b.positional[0] and a.positional[1] is b.kwarg_only[0]
+    assert a.returns[0] is b.returns[0]
+    _canonical.clear_type_table()
+    c = parse_schema("h(Tensor self) -> Tensor")
+    assert c.positional[0] == a.positional[0] and c.positional[0] is not a.positional[0]
+
+
+@pytest.mark.parametrize(
+    ("seen", "text", "message"),
+    [
+        ("f(Tensor x) -> Tensor", "g(Tensor x, Tensor x) -> Tensor", "argument 'x' appears twice"),
+        ("f(Tensor x) -> (Tensor a, int b)", "g(Tensor x) -> (Tensor a, Tensor a)", "return name 'a' appears twice"),
+        ("f(int x=1) -> ()", "g(int x=1, int y) -> ()", "argument 'y' has no default but follows"),
+    ],
+)
+def test_a_shared_argument_is_still_checked_in_its_schema(seen: str, text: str, message: str) -> None:
+    parse_schema(seen)  # the pieces of ``text`` are in the tables now
+    with pytest.raises(SchemaParseError, match=message):
+        parse_schema(text)

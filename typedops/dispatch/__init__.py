@@ -1,5 +1,6 @@
 """The dispatcher: keys and key sets, operators and their tables, registration."""
 
+from ._collector import bulk_registration
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
 from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, fallthrough
@@ -38,6 +39,7 @@ __all__ = [
     "Library",
     "RegistrationHandle",
     "DefinitionHandle",
+    "bulk_registration",
     "fallthrough",
     "Fallthrough",
     "boxed",

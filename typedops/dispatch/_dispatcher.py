@@ -46,7 +46,9 @@ class Dispatcher:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self._ops: dict[str, OperatorEntry] = {}  # full name -> entry, in definition order
-        self._overloads: dict[str, list[OperatorEntry]] = {}  # qualified name -> overloads
+        # qualified name -> its overload, or a list of them when there are several (most
+        # names have one: no list per op, see Note [Registration and the collector])
+        self._overloads: dict[str, OperatorEntry | list[OperatorEntry]] = {}
         self._fallbacks: dict[str, dict[DispatchKey, list[Registration]]] = {}
         self._fallback_view: dict[str, dict[DispatchKey, Registration]] = {}
         self._def_libraries: dict[str, str] = {}  # namespace -> where its DEF library was made
@@ -92,7 +94,10 @@ class Dispatcher:
         return [entry.handle for entry in list(self._ops.values())]
 
     def overloads(self, qualified_name: str) -> list[OperatorEntry]:
-        return list(self._overloads.get(qualified_name, ()))
+        found = self._overloads.get(qualified_name)
+        if found is None:
+            return []
+        return list(found) if isinstance(found, list) else [found]
 
     def namespaces(self) -> list[str]:
         return sorted({e.schema.namespace for e in self._ops.values()})
@@ -127,10 +132,9 @@ class Dispatcher:
 
         return release
 
-    def define(
-        self, schema: FunctionSchema, source: str, kernel: Registration | None = None
-    ) -> tuple[OperatorEntry, Callable[[], None]]:
-        """Define ``schema`` (with ``kernel`` registered in the same step, when given)."""
+    def define(self, schema: FunctionSchema, source: str, kernel: Registration | None = None) -> OperatorEntry:
+        """Define ``schema`` (with ``kernel`` registered in the same step, when given);
+        ``undefine(entry)`` undoes it."""
         full_name = schema.full_name
         with self.lock:
             existing = self._ops.get(full_name)
@@ -143,18 +147,18 @@ class Dispatcher:
             entry = self._insert(schema, full_name, source)
             if kernel is not None:
                 entry.registrations[kernel.key] = [kernel]
-        return entry, self._undefine_for(entry)
+        return entry
 
     def define_generated(
         self,
         schemas: Sequence[FunctionSchema],
         kernels: Sequence[Sequence[Registration]],
         source: str,
-    ) -> tuple[list[OperatorEntry], list[Callable[[], None]]]:
+    ) -> list[OperatorEntry]:
         """Define many ops, each with its kernels, in one step (see ``Library._define_generated``).
 
         Everything is checked before anything changes, so a refused call leaves the
-        registry as it was. Returns the entries and, per op, the undo of its definition.
+        registry as it was. Returns the entries; ``undefine(entry)`` undoes each.
         """
         names = [s.full_name for s in schemas]
         with self.lock:
@@ -164,38 +168,51 @@ class Dispatcher:
                 where = f" (at {self._ops[first].source})" if first in self._ops else " (twice in this batch)"
                 raise RegistrationError(f"operator {first} is already defined{where}")
             entries = []
-            undos = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
                 for reg in regs:
                     entry.registrations.setdefault(reg.key, []).append(reg)
                 entries.append(entry)
-                undos.append(self._undefine_for(entry))
-        return entries, undos
+        return entries
 
     def _insert(self, schema: FunctionSchema, full_name: str, source: str) -> OperatorEntry:
         """A new entry in the registry. Callers hold the lock and have checked the name."""
         entry = OperatorEntry(schema, full_name, source, self)
         self._ops[full_name] = entry
         qualified = f"{schema.namespace}::{schema.name}" if schema.namespace else schema.name
-        self._overloads.setdefault(qualified, []).append(entry)
+        found = self._overloads.get(qualified)
+        if found is None:
+            self._overloads[qualified] = entry
+        elif isinstance(found, list):
+            found.append(entry)
+        else:
+            self._overloads[qualified] = [found, entry]
         self._overloads_changed(qualified)
         return entry
 
-    def _undefine_for(self, entry: OperatorEntry) -> Callable[[], None]:
-        def undefine() -> None:
-            with self.lock:
-                if self._ops.get(entry.full_name) is not entry:
-                    return
-                del self._ops[entry.full_name]
-                overloads = self._overloads[entry.schema.qualified_name]
-                overloads.remove(entry)
-                if not overloads:
-                    del self._overloads[entry.schema.qualified_name]
-                entry.mark_removed()
-                self._overloads_changed(entry.schema.qualified_name)
+    def undefine(self, entry: OperatorEntry) -> None:
+        """Remove ``entry``'s definition; nothing happens if it is already removed.
 
-        return undefine
+        A method, not a closure per op: ops are defined by the thousand, and a closure
+        is four more objects for the garbage collector (Note [Registration and the
+        collector])."""
+        with self.lock:
+            if self._ops.get(entry.full_name) is not entry:
+                return
+            del self._ops[entry.full_name]
+            qualified = entry.schema.qualified_name
+            found = self._overloads[qualified]
+            if isinstance(found, list):
+                found.remove(entry)
+                if len(found) == 1:
+                    self._overloads[qualified] = found[0]
+            else:
+                del self._overloads[qualified]
+            entry.mark_removed()
+            self._overloads_changed(qualified)
+
+    def is_defined(self, entry: OperatorEntry) -> bool:
+        return self._ops.get(entry.full_name) is entry
 
     def register_kernel(self, entry: OperatorEntry, reg: Registration, allow_override: bool) -> Callable[[], None]:
         with self.lock:

@@ -26,7 +26,7 @@ class _EntryCall:
     def __get__(self, handle: OperatorHandle | None, owner: type | None = None) -> Any:
         if handle is None:
             return self
-        return handle._entry.call  # binds the entries (and so shadows this descriptor)
+        return handle._bind_entries().call  # binds the entries (and so shadows this descriptor)
 
 
 class OperatorHandle:
@@ -38,18 +38,23 @@ class OperatorHandle:
     key set a kernel or fallback received.
     """
 
-    # '__dict__' is made only when bind_entries() stores the op's entry functions on the
-    # instance, where they shadow the methods below (one call less on every use).
+    # '__dict__' is made only when _bind_entries() stores the op's entry functions on the
+    # instance, where they shadow the methods below (one call less on every later use).
+    # That happens on the first call through the handle, not when the op is defined: an
+    # op called only through its @op function or by name never makes the dict (Note
+    # [Registration and the collector]).
     __slots__ = ("_entry", "__dict__")
 
     def __init__(self, entry: OperatorEntry) -> None:
         self._entry = entry
 
-    def bind_entries(self, call: Any, redispatch: Any, call_boxed: Any, redispatch_boxed: Any) -> None:
-        """Make ``call``/``call_boxed``/``redispatch``/``redispatch_boxed`` the generated functions themselves."""
-        self.__dict__.update(
-            call=call, call_boxed=call_boxed, redispatch=redispatch, redispatch_boxed=redispatch_boxed
-        )
+    def _bind_entries(self) -> OperatorEntry:
+        """Make ``call``/``call_boxed``/``redispatch``/``redispatch_boxed`` the generated
+        functions themselves (generating them if need be); returns the entry."""
+        entry = self._entry
+        call, redispatch, call_boxed, redispatch_boxed = entry.entries()
+        self.__dict__.update(call=call, call_boxed=call_boxed, redispatch=redispatch, redispatch_boxed=redispatch_boxed)
+        return entry
 
     # -- identity ----------------------------------------------------------------------
     @property
@@ -73,7 +78,7 @@ class OperatorHandle:
         return f"<OperatorHandle {self._entry.schema}>"
 
     # -- calling ------------------------------------------------------------------------
-    # ``call`` is a non-data descriptor, so the entry function bind_entries() stores on the
+    # ``call`` is a non-data descriptor, so the entry function _bind_entries() stores on the
     # instance shadows it: after the first call, ``handle.call`` is one dict read.
     call: Any = _EntryCall()
 
@@ -82,15 +87,15 @@ class OperatorHandle:
 
     def call_boxed(self, stack: list[Any]) -> None:
         """Call with the arguments on ``stack``; the returns replace them."""
-        self._entry.call_boxed(stack)
+        self._bind_entries().call_boxed(stack)
 
     def redispatch(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         """Continue an unboxed call below the highest key of ``keys``."""
-        return self._entry.redispatch(keys, *args, **kwargs)
+        return self._bind_entries().redispatch(keys, *args, **kwargs)
 
     def redispatch_boxed(self, keys: DispatchKeySet, stack: list[Any]) -> None:
         """Continue a boxed call below the highest key of ``keys``."""
-        self._entry.redispatch_boxed(keys, stack)
+        self._bind_entries().redispatch_boxed(keys, stack)
 
     def typed(self, prototype: Callable[P, R]) -> TypedOperatorHandle[P, R]:
         """A handle whose calls mypy checks against ``prototype``'s signature.

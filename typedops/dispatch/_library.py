@@ -7,13 +7,14 @@ reverse order, restoring the registry exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Final, Literal, Optional, Union
 
 from ..vocabulary import DispatchKey
 from ..vocabulary import ArgumentError, ArgumentValueError, RegistrationError
 from ..schema import FunctionSchema, parse_schema
+from ._collector import bulk_registration
 from ._dispatcher import GLOBAL_NAMESPACE, Dispatcher, dispatcher
 from ._handle import OperatorHandle
 from ._kernel import Boxed, Fallthrough, KernelKind, Registration, caller_location
@@ -68,17 +69,30 @@ class RegistrationHandle:
 
 
 class DefinitionHandle(RegistrationHandle):
-    """The registration of an op's definition; ``op`` is the defined operator's handle."""
+    """The registration of an op's definition; ``op`` is the defined operator's handle.
+
+    It undoes the definition through the dispatcher rather than through a closure of
+    its own: ops are defined by the thousand (Note [Registration and the collector]).
+    """
 
     __slots__ = ("op",)
 
-    def __init__(self, undo: Callable[[], None], op: OperatorHandle) -> None:
-        self._undo = undo
+    def __init__(self, op: OperatorHandle) -> None:
+        self._undo = None  # unused: remove() goes through the dispatcher
         self.op = op
 
     @property
     def description(self) -> str:
         return f"definition of {self.op.full_name}"
+
+    def remove(self) -> None:
+        entry = self.op._entry
+        entry.dispatcher.undefine(entry)
+
+    @property
+    def active(self) -> bool:
+        entry = self.op._entry
+        return entry.dispatcher.is_defined(entry)
 
 
 class Library:
@@ -140,6 +154,26 @@ class Library:
     def define(self, schema: str | FunctionSchema) -> OperatorHandle:
         """Define an operator from schema text (namespace optional) and return its handle."""
         self._check_kind()
+        entry = self._dispatcher.define(self._namespaced(schema), caller_location())
+        entry.definition = definition = DefinitionHandle(entry.handle)  # OperatorHandle.remove() undoes it
+        self._handles.append(definition)
+        return entry.handle
+
+    def define_many(self, schemas: Iterable[str | FunctionSchema]) -> list[OperatorHandle]:
+        """Define many operators in one step, as ``define`` would one by one.
+
+        Every schema is parsed and checked before anything is defined, so a refused call
+        (a parse error, a name already defined or given twice) defines none of them. The
+        garbage collector is paused meanwhile (``bulk_registration``): defining thousands
+        of ops costs per op what defining a few does (Note [Registration and the
+        collector]).
+        """
+        self._check_kind()
+        with bulk_registration():
+            parsed = [self._namespaced(s) for s in schemas]
+            return self._define_all(parsed, [()] * len(parsed), caller_location())
+
+    def _namespaced(self, schema: str | FunctionSchema) -> FunctionSchema:
         if isinstance(schema, str) and "::" not in schema.partition("(")[0]:
             schema = f"{self.ns}::{schema.lstrip()}"  # cheaper than rebuilding the parsed schema
         parsed = parse_schema(schema) if isinstance(schema, str) else schema
@@ -148,13 +182,18 @@ class Library:
                 f"cannot define {parsed.full_name} in a library for namespace {self.ns!r}; "
                 f"drop the namespace or use Library({parsed.namespace!r}, ...)"
             )
-        if not parsed.namespace:
-            parsed = _with_namespace(parsed, self.ns)
-        entry, undefine = self._dispatcher.define(parsed, caller_location())
-        definition = DefinitionHandle(undefine, entry.handle)
-        entry.definition = definition  # OperatorHandle.remove() undoes it
-        self._keep(definition)
-        return entry.handle
+        return parsed if parsed.namespace else _with_namespace(parsed, self.ns)
+
+    def _define_all(
+        self, schemas: Sequence[FunctionSchema], kernels: Sequence[Sequence[Registration]], source: str
+    ) -> list[OperatorHandle]:
+        entries = self._dispatcher.define_generated(schemas, kernels, source)
+        handles = []
+        for entry in entries:
+            entry.definition = definition = DefinitionHandle(entry.handle)
+            self._handles.append(definition)
+            handles.append(entry.handle)
+        return handles
 
     def _define_generated(self, ops: Sequence[tuple[FunctionSchema, Sequence[GeneratedKernel]]]) -> list[OperatorHandle]:
         """Define many ops with their kernels in one step, for generated registration code.
@@ -171,13 +210,9 @@ class Library:
         for schema in schemas:
             self._check_defines(schema)
         source = caller_location()
-        kernels = [[_generated_registration(reg, source) for reg in regs] for _, regs in ops]
-        entries, undos = self._dispatcher.define_generated(schemas, kernels, source)
-        for entry, undo in zip(entries, undos):
-            definition = DefinitionHandle(undo, entry.handle)
-            entry.definition = definition
-            self._handles.append(definition)
-        return [entry.handle for entry in entries]
+        with bulk_registration():
+            kernels = [[_generated_registration(reg, source) for reg in regs] for _, regs in ops]
+            return self._define_all(schemas, kernels, source)
 
     def _define_with_kernel(self, schema: FunctionSchema, key: DispatchKey, fn: Callable[..., Any]) -> OperatorHandle:
         """Define one op with one unboxed kernel, whose signature the caller checked: what
@@ -185,8 +220,8 @@ class Library:
         its batch bookkeeping)."""
         self._check_defines(schema)
         source = caller_location()
-        entry, undo = self._dispatcher.define(schema, source, Registration(key, fn, _UNBOXED, False, source))
-        entry.definition = definition = DefinitionHandle(undo, entry.handle)
+        entry = self._dispatcher.define(schema, source, Registration(key, fn, _UNBOXED, False, source))
+        entry.definition = definition = DefinitionHandle(entry.handle)
         self._handles.append(definition)
         return entry.handle
 

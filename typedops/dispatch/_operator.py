@@ -165,6 +165,21 @@ class _PendingCache(SlotCache):
         return real[bits]
 
 
+class _Unset(SlotCache):
+    """The cache of an op whose entry functions are not generated yet. Nothing calls it:
+    ``entries()`` puts pending caches in its place before any generated code exists, so
+    an op that is defined but never called makes no caches at all."""
+
+    def __init__(self) -> None:
+        self.table = ()
+
+    def __missing__(self, bits: int) -> Callable[..., Any]:
+        raise AssertionError("an op's caches are read before its entry functions exist")
+
+
+_UNSET: Final = _Unset()
+
+
 class OperatorEntry:
     """The dispatcher's record of one operator. Users see it through ``OperatorHandle``."""
 
@@ -187,11 +202,12 @@ class OperatorEntry:
         self.handle: OperatorHandle = OperatorHandle(self)
         self.definition: Any = None  # the DefinitionHandle that undoes the definition
         # Made on first use, so defining thousands of ops stays cheap: the shape and
-        # defaults (for generated code), the entry functions and the tables, all under
-        # the lock. The class has no __getattr__ on purpose: it would slow every
-        # attribute load on the hot path.
-        self.cache: SlotCache = _PendingCache(self, boxed=False)
-        self.boxed_cache: SlotCache = _PendingCache(self, boxed=True)
+        # defaults (for generated code), the entry functions, the slot caches and the
+        # tables, all under the lock (Note [Registration and the collector]). The class
+        # has no __getattr__ on purpose: it would slow every attribute load on the hot
+        # path.
+        self.cache: SlotCache = _UNSET
+        self.boxed_cache: SlotCache = _UNSET
         self._entries: tuple[Callable[..., Any], ...] | None = None
         self._shape: CallShape | None = None
         self._defaults: tuple[Any, ...] = ()
@@ -217,9 +233,10 @@ class OperatorEntry:
         if self._entries is None:
             with self._lock:
                 if self._entries is None:
-                    entries = make_entries(self)
-                    self.handle.bind_entries(*entries)
-                    self._entries = entries
+                    if self.cache is _UNSET:  # the first call computes the tables
+                        self.boxed_cache = _PendingCache(self, boxed=True)
+                        self.cache = _PendingCache(self, boxed=False)
+                    self._entries = make_entries(self)
         return self._entries
 
     @property

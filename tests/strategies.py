@@ -60,7 +60,7 @@ __all__ = [
 
 # Names that look like something else in schema text: types, literals, keywords.
 _TRICKY_NAMES: Final = (
-    "self", "out", "Tensor", "int", "Dict", "Future", "None", "True", "inf", "nan",
+    "self", "out", "Tensor", "int", "Dict", "Future", "from", "lambda", "inf", "nan",
     "t", "_", "__and__", "a1",
 )  # fmt: skip
 
@@ -84,8 +84,8 @@ _type_vars: Final = (
     .filter(lambda name: name not in BASE_TYPE_NAMES)
     .map(TypeVar)
 )
-_class_types: Final = st.lists(identifiers, min_size=2, max_size=4).map(
-    lambda parts: ClassType(".".join(parts))
+_class_types: Final = st.lists(identifiers, min_size=2, max_size=3).map(
+    lambda parts: ClassType("__torch__.torch.classes." + ".".join(parts))
 )
 
 

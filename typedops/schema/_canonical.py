@@ -29,7 +29,7 @@ from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, tokenize
 from ._model import Argument, FunctionSchema, Return, type_with_alias
 from ._type_parser import parse_type_tokens
-from ._types import AliasInfo, Type
+from ._types import RESERVED_WORDS, AliasInfo, Type
 
 __all__ = ["parse_canonical", "clear_type_table"]
 
@@ -73,10 +73,10 @@ def parse_canonical(text: str) -> FunctionSchema | None:
     if not sep:
         rest = namespace
         namespace = ""
-    elif not namespace.isidentifier():
+    elif not _is_name(namespace):
         return None
     name, dot, overload = rest.partition(".")
-    if not name.isidentifier() or (dot and not overload.isidentifier()):
+    if not _is_name(name) or (dot and not _is_name(overload)):
         return None  # 'name.' with an empty overload is the token parser's to refuse
     table = _type_table
     fitting = _fitting_defaults
@@ -97,7 +97,7 @@ def parse_canonical(text: str) -> FunctionSchema | None:
             decl, eq, default = piece.partition("=")
             type_text, _, arg_name = decl.rpartition(" ")
             entry = table[type_text] if type_text in table else _interned_type(type_text)
-            if entry is None or not arg_name.isidentifier() or arg_name in names:
+            if entry is None or not _is_name(arg_name) or arg_name in names:
                 return None
             names.add(arg_name)
             if eq:
@@ -143,11 +143,15 @@ def _returns(returns_text: str) -> list[Return] | None:
             continue
         type_text, _, return_name = piece.rpartition(" ")
         entry = table[type_text] if type_text in table else _interned_type(type_text)
-        if entry is None or not return_name.isidentifier() or return_name in return_names:
+        if entry is None or not _is_name(return_name) or return_name in return_names:
             return None
         return_names.add(return_name)
         returns.append(_return(entry[0], return_name, entry[1], entry[2]))
     return returns
+
+
+def _is_name(text: str) -> bool:
+    return text.isidentifier() and text not in RESERVED_WORDS
 
 
 def _check_default(type_: Type, type_text: str, default: str) -> bool:

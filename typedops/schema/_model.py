@@ -12,7 +12,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Final
 
 from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
-from ._types import AliasInfo, ListType, OptionalType, Type
+from ._types import RESERVED, RESERVED_WORDS, AliasInfo, ListType, OptionalType, Type
 
 __all__ = [
     "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
@@ -68,6 +68,8 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
 def _check_name(kind: str, name: str) -> None:
     if not (name.isidentifier() and name.isascii()):
         raise ValueError(f"{kind} {name!r} is not an ASCII identifier")
+    if name in RESERVED_WORDS:
+        raise ValueError(RESERVED.format(name=name, what=f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"))
 
 
 @dataclass(frozen=True, slots=True)

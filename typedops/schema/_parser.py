@@ -21,7 +21,7 @@ from ._build import make_return as _return
 from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
 from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
-from ._lexer import END, Failure, clipped, error, fail, is_ident, shown, tokenize
+from ._lexer import END, Failure, check_name, clipped, error, fail, is_ident, shown, tokenize
 from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
 from ._types import Type
@@ -65,6 +65,7 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
     if sep:
         if "." in tok:
             fail(f"namespace {tok!r} must be one identifier", 0)
+        check_name(tok, 0, "a namespace")
         namespace = tok
         i = sep
         tok = t[i]
@@ -73,11 +74,15 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
     name, _, overload = tok.partition(".")
     if "." in overload:
         fail(f"operator name {tok!r} has more than one '.'; write name.overload", i)
+    check_name(name, i, "an operator")
+    if overload:
+        check_name(overload, i, "an overload")
     i += 1
     if not overload and t[i] == ".":
         if not is_ident(t[i + 1]) or "." in t[i + 1]:
             fail(f"expected an overload name after '.', found {shown(t[i + 1])}", i + 1)
         overload = t[i + 1]
+        check_name(overload, i + 1, "an overload")
         i += 2
     return namespace, name, overload, i
 
@@ -131,6 +136,7 @@ def _arguments(t: list[str], i: int) -> tuple[list[Argument], list[Argument], bo
         tok = t[i]
         if not is_ident(tok) or "." in tok:
             fail(f"expected an argument name after type '{type_}', found {shown(tok)}", i)
+        check_name(tok, i, "an argument")
         if tok in names:
             fail(f"argument {tok!r} appears twice; argument names must be unique", i)
         names.add(tok)
@@ -192,6 +198,7 @@ def _return_item(t: list[str], i: int) -> tuple[Return, int]:
     type_, alias, depth, i = parse_type_tokens(t, i)
     tok = t[i]
     if is_ident(tok) and "." not in tok:
+        check_name(tok, i, "a return")
         return _return(type_, tok, alias, depth), i + 1
     return _return(type_, None, alias, depth), i
 

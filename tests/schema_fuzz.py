@@ -105,6 +105,8 @@ _REFUSAL_CLASSES: Final = [
     ("one '?'", re.compile(r"'\?' applied twice")),
     ("legacy '!'", re.compile(r"found '!'|unexpected '!'")),
     ("required after defaulted", re.compile(r"has no default but follows")),
+    ("list size is a whole number", re.compile(r"a list size must be a whole number")),
+    ("type variables are identifiers", re.compile(r"unknown type '[a-z][^']*\.[^']*'; class type")),
     ("default fits its type", re.compile(r"does not fit type")),
     ("one alias annotation", re.compile(r"a type takes at most one alias annotation")),
 ]

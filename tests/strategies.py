@@ -224,16 +224,24 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
 _maybe_alias: Final = st.none() | alias_infos()
 
 
-@functools.cache
-def _depths(most: int) -> st.SearchStrategy[int]:
-    return st.integers(min_value=0, max_value=most)
+def alias_depths(type_: Type) -> list[int]:
+    """Where an alias annotation may go: after the base type (0) or after a list suffix."""
+    depths = [0]
+    suffixes: list[Type] = []
+    while isinstance(type_, (OptionalType, ListType)):
+        suffixes.append(type_)
+        type_ = type_.elem
+    for level, suffix in enumerate(reversed(suffixes), start=1):
+        if isinstance(suffix, ListType):
+            depths.append(level)
+    return depths
 
 
 @st.composite
 def _typed_alias(draw: st.DrawFn, type_: Type) -> tuple[AliasInfo | None, int]:
     """An alias annotation (or none) and a depth that is valid for ``type_``."""
     alias = draw(_maybe_alias)
-    depth = draw(_depths(suffix_count(type_))) if alias else 0
+    depth = draw(st.sampled_from(alias_depths(type_))) if alias else 0
     return alias, depth
 
 

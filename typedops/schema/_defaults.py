@@ -22,11 +22,16 @@ __all__ = [
     "DefaultValue",
     "LITERAL_RE",
     "list_literal_text",
+    "ESCAPE",
+    "bad_escape",
     "literal_value",
     "format_literal",
 ]
 
-_STRING: Final = r'"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\''
+# The escapes torch's lexer reads in a string: \a \b \f \n \t \v \\ \' \" and three-digit
+# octal up to \377 (not \r, \x41, \u00e9 or \0).
+ESCAPE: Final = r"\\(?:[abfntv\\'\"]|[0-3][0-7][0-7])"
+_STRING: Final = rf'"(?:[^"\\\n]++|{ESCAPE})*+"|\'(?:[^\'\\\n]++|{ESCAPE})*+\''
 # 'inf' and 'nan' are read as names (and then as floats); '-inf' is a number.
 _NUMBER: Final = r"-?(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+|-inf"
 _ATOM: Final = rf"(?>{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*+)"
@@ -64,6 +69,18 @@ class EnumDefault:
 DefaultValue = Union[
     None, bool, int, float, str, EnumDefault, tuple["DefaultValue", ...]
 ]
+
+
+_TORCH_ESCAPE_RE: Final = re.compile(ESCAPE)
+_ANY_ESCAPE_RE: Final = re.compile(r"\\(?:[0-7]{1,3}|.)", re.DOTALL)
+
+
+def bad_escape(text: str) -> str | None:
+    """The first escape in quoted ``text`` that torch's lexer does not read, or None."""
+    for match in _ANY_ESCAPE_RE.finditer(text, 1, len(text) - 1):
+        if not _TORCH_ESCAPE_RE.fullmatch(match.group()):
+            return match.group()
+    return None
 
 
 _WHITESPACE: Final = " \t\n\r\f\v"
@@ -149,7 +166,7 @@ def format_literal(value: DefaultValue) -> str:
         return repr(value)
     if isinstance(value, str):
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+        escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\015")
         return f'"{escaped}"'
     if isinstance(value, EnumDefault):
         return value.name

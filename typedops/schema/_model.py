@@ -16,7 +16,7 @@ from ._types import RESERVED, RESERVED_WORDS, AliasInfo, ListType, OptionalType,
 
 __all__ = [
     "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
-    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT",
+    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT", "ALIAS_AFTER_OPTIONAL",
 ]  # fmt: skip
 
 # In-place dunder methods: their schema name does not end with '_' but they mutate self.
@@ -25,6 +25,10 @@ _INPLACE_DUNDERS: Final = frozenset(
     for op in ("add", "sub", "mul", "div", "mod", "pow", "and", "or", "xor",
                "lshift", "rshift", "matmul", "floordiv", "truediv")
 )  # fmt: skip
+# torch reads an alias annotation after the base type or a list suffix, not after '?'.
+ALIAS_AFTER_OPTIONAL: Final = (
+    "an alias annotation cannot follow '?'; write it after the base type, as in 'Tensor(a!)?'"
+)
 # The order rules of an argument list, as torch's parser enforces them.
 DEFAULT_BEFORE_REQUIRED: Final = (
     "argument {name!r} has no default but follows {prev!r}, which has one; give {name!r} "
@@ -55,6 +59,8 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
             f"of type {type_}"
         )
     suffixes.reverse()
+    if depth and suffixes[depth - 1] == "?":
+        raise ValueError(f"{ALIAS_AFTER_OPTIONAL} (alias depth {depth} of type {type_})")
     parts = [str(inner)]
     for level, suffix in enumerate(suffixes):
         if level == depth:

@@ -20,7 +20,7 @@ from ._build import argument as _argument
 from ._build import make_return as _return
 from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
-from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
+from ._defaults import LITERAL_RE, bad_escape, default_mismatch, list_literal_text
 from ._lexer import END, Failure, check_name, clipped, error, fail, is_ident, shown, tokenize
 from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
@@ -29,6 +29,10 @@ from ._types import Type
 __all__ = ["parse_schema", "parse_type", "clear_type_table"]
 
 _UNCLOSED_STRING: Final = "string default has no closing quote"
+_BAD_ESCAPE: Final = (
+    "unknown escape '{escape}' in a string default; the escapes are \\a \\b \\f \\n \\t \\v "
+    "\\\\ \\' \\\" and octal \\000 to \\377"
+)
 _UNCLOSED_LIST: Final = "list default has no closing ']'"
 _NESTED_LIST: Final = "list defaults do not nest; write a flat list such as [1, 2]"
 
@@ -216,7 +220,10 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
         text = "-" + t[i]
     if not LITERAL_RE.fullmatch(text):
         if tok[:1] in "\"'":
-            fail(_UNCLOSED_STRING, i, 1)
+            escape = bad_escape(tok) if len(tok) > 1 and tok[-1] == tok[0] else None
+            if escape is None:
+                fail(_UNCLOSED_STRING, i, 1)
+            fail(_BAD_ESCAPE.format(escape=escape), i)
         if tok[:1] == "[" and (tok[-1] != "]" or tok == "["):
             fail(_NESTED_LIST if t[i + 1][:1] == "[" else _UNCLOSED_LIST, i, 1)
         fail(f"expected a default value for argument {arg_name!r}, found {shown(tok)}", i)

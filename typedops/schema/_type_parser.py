@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from ._build import alias as _make_alias
+from ._model import ALIAS_AFTER_OPTIONAL
 from ._lexer import END, MAX_TYPE_DEPTH, Failure, check_name, error, fail, is_ident, shown, tokenize
 from ._types import (
     BASE_TYPE_NAMES,
@@ -109,6 +110,8 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         if t[i] == "(":
             if alias is not None:
                 fail("a type takes at most one alias annotation", i)
+            if tok == "?":
+                fail(ALIAS_AFTER_OPTIONAL, i)
             depth = level
             alias, i = _alias(t, i)
 

@@ -41,7 +41,7 @@ from typedops.schema import (
     TypeVar,
     format_literal,
 )
-from typedops.schema._types import BASE_TYPE_NAMES
+from typedops.schema._types import BASE_TYPE_NAMES, RESERVED_WORDS
 
 __all__ = [
     "identifiers",
@@ -71,7 +71,10 @@ def _names(first: str, max_size: int = 6) -> st.SearchStrategy[str]:
     return st.builds(str.__add__, st.sampled_from(first), rest)
 
 
-identifiers: Final = st.one_of(_names(string.ascii_letters + "_"), st.sampled_from(_TRICKY_NAMES))
+identifiers: Final = st.one_of(
+    _names(string.ascii_letters + "_").filter(lambda name: name not in RESERVED_WORDS),
+    st.sampled_from(_TRICKY_NAMES),
+)
 """ASCII identifiers, the names of operators, arguments, returns and alias sets."""
 
 # -- types ---------------------------------------------------------------------------------
@@ -81,7 +84,7 @@ _base_types: Final = st.sampled_from(sorted(BASE_TYPE_NAMES)).map(BaseType)
 # type variables.
 _type_vars: Final = (
     _names(string.ascii_lowercase, max_size=4)
-    .filter(lambda name: name not in BASE_TYPE_NAMES)
+    .filter(lambda name: name not in BASE_TYPE_NAMES and name not in RESERVED_WORDS)
     .map(TypeVar)
 )
 _class_types: Final = st.lists(identifiers, min_size=2, max_size=3).map(
@@ -213,7 +216,7 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
     options = _atoms(type_)
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     elem = _list_elem(inner)
-    if elem is not None:
+    if elem is not None and inner is type_:  # an optional list takes no list literal
         options.append(st.lists(st.one_of(*_base_atoms(elem)), max_size=3).map(tuple))
     return st.one_of(*options) if options else None
 

@@ -201,6 +201,7 @@ ERROR_CASES: Final = [
     ('f(int True) -> ()', "'True' is a reserved word of the schema language; it cannot name an argument", 7, 4),
     ('f(str x="v\\lid") -> ()', "unknown escape '\\l' in a string default; the escapes are \\a \\b \\f \\n \\t \\v \\\\ \\' \\\" and octal \\000 to \\377", 9, 7),
     ('f(Tensor?(a!) x) -> ()', "an alias annotation cannot follow '?'; write it after the base type, as in 'Tensor(a!)?'", 10, 1),
+    ('f(int[]? x=[1]) -> ()', "default [1] does not fit type 'int[]?' of argument 'x': an optional list takes None or a lone value, not a list literal", 12, 3),
     # -- issue 11: a 5,000-digit int was a bare ValueError; deep nesting a RecursionError -------
     ('f(int x=' + '9' * 5000 + ') -> ()', "default 99999999999999999999999999999999... (5000 characters) does not fit type 'int' of argument 'x': integer 99999999999999999999999999999999... (5000 characters) does not fit in 64 bits", 9, 5000),
     ('f(int[' + '9' * 5000 + '] x) -> ()', "a list size must fit in 64 bits, not '[9999999999999999999999999999999'... (5002 characters)", 6, 5002),

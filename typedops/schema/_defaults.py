@@ -223,6 +223,8 @@ _LONE_UNSIZED: Final = (
     "a lone value fits only a sized list such as '{elem}[2]'; write a list, as in [{text}]"
 )
 _NO_LIST_DEFAULT: Final = "a list of '{elem}' takes no list default{but_none}"
+# torch's parser reads a list literal for a list, but not for an optional list.
+_OPTIONAL_LIST: Final = "an optional list takes None or a lone value, not a list literal"
 _INT_RANGE: Final = "integer {text} does not fit in 64 bits"
 _FLOAT_RANGE: Final = "float {text} is out of range"
 
@@ -287,6 +289,8 @@ def default_mismatch(type_: Type, text: str) -> str | None:
         hint = _type_var_hint(type_.name)
         return _TYPE_VAR_DEFAULT.format(name=type_.name, but_none=but_none, hint=hint)
     if isinstance(type_, ListType):
+        if optional and kind == "list":
+            return _OPTIONAL_LIST
         return _list_default_mismatch(type_, text, kind, but_none)
     if kind == "list":
         return "a list default needs a list type"

@@ -73,10 +73,13 @@ def parse_canonical(text: str) -> FunctionSchema | None:
     if not sep:
         rest = namespace
         namespace = ""
-    elif not _is_name(namespace):
+    elif not namespace.isidentifier() or namespace in RESERVED_WORDS:
         return None
     name, dot, overload = rest.partition(".")
-    if not _is_name(name) or (dot and not _is_name(overload)):
+    reserved = RESERVED_WORDS
+    if not name.isidentifier() or name in reserved:
+        return None
+    if dot and (not overload.isidentifier() or overload in reserved):
         return None  # 'name.' with an empty overload is the token parser's to refuse
     table = _type_table
     fitting = _fitting_defaults
@@ -97,7 +100,7 @@ def parse_canonical(text: str) -> FunctionSchema | None:
             decl, eq, default = piece.partition("=")
             type_text, _, arg_name = decl.rpartition(" ")
             entry = table[type_text] if type_text in table else _interned_type(type_text)
-            if entry is None or not _is_name(arg_name) or arg_name in names:
+            if entry is None or not arg_name.isidentifier() or arg_name in names or arg_name in reserved:
                 return None
             names.add(arg_name)
             if eq:
@@ -117,14 +120,8 @@ def parse_canonical(text: str) -> FunctionSchema | None:
             current.append(arg)
         if current is kwarg_only and not kwarg_only:
             return None
-    returns = _returns(text[close + 5 :])
-    if returns is None:
-        return None
-    return _schema(name, namespace, overload, positional, kwarg_only, returns, False, False)
-
-
-def _returns(returns_text: str) -> list[Return] | None:
-    table = _type_table
+    # -- returns (inline: this is the hot path) --------------------------------------------
+    returns_text = text[close + 5 :]
     if returns_text[:1] == "(":
         if returns_text[-1:] != ")":
             return None
@@ -143,15 +140,11 @@ def _returns(returns_text: str) -> list[Return] | None:
             continue
         type_text, _, return_name = piece.rpartition(" ")
         entry = table[type_text] if type_text in table else _interned_type(type_text)
-        if entry is None or not _is_name(return_name) or return_name in return_names:
+        if entry is None or not return_name.isidentifier() or return_name in return_names or return_name in reserved:
             return None
         return_names.add(return_name)
         returns.append(_return(entry[0], return_name, entry[1], entry[2]))
-    return returns
-
-
-def _is_name(text: str) -> bool:
-    return text.isidentifier() and text not in RESERVED_WORDS
+    return _schema(name, namespace, overload, positional, kwarg_only, returns, False, False)
 
 
 def _check_default(type_: Type, type_text: str, default: str) -> bool:

@@ -41,7 +41,7 @@ from typedops.schema import (
     TypeVar,
     format_literal,
 )
-from typedops.schema._types import BASE_TYPE_NAMES
+from typedops.schema._types import BASE_TYPE_NAMES, RESERVED_WORDS
 
 __all__ = [
     "identifiers",
@@ -60,7 +60,7 @@ __all__ = [
 
 # Names that look like something else in schema text: types, literals, keywords.
 _TRICKY_NAMES: Final = (
-    "self", "out", "Tensor", "int", "Dict", "Future", "None", "True", "inf", "nan",
+    "self", "out", "Tensor", "int", "Dict", "Future", "from", "lambda", "inf", "nan",
     "t", "_", "__and__", "a1",
 )  # fmt: skip
 
@@ -71,7 +71,10 @@ def _names(first: str, max_size: int = 6) -> st.SearchStrategy[str]:
     return st.builds(str.__add__, st.sampled_from(first), rest)
 
 
-identifiers: Final = st.one_of(_names(string.ascii_letters + "_"), st.sampled_from(_TRICKY_NAMES))
+identifiers: Final = st.one_of(
+    _names(string.ascii_letters + "_").filter(lambda name: name not in RESERVED_WORDS),
+    st.sampled_from(_TRICKY_NAMES),
+)
 """ASCII identifiers, the names of operators, arguments, returns and alias sets."""
 
 # -- types ---------------------------------------------------------------------------------
@@ -81,11 +84,11 @@ _base_types: Final = st.sampled_from(sorted(BASE_TYPE_NAMES)).map(BaseType)
 # type variables.
 _type_vars: Final = (
     _names(string.ascii_lowercase, max_size=4)
-    .filter(lambda name: name not in BASE_TYPE_NAMES)
+    .filter(lambda name: name not in BASE_TYPE_NAMES and name not in RESERVED_WORDS)
     .map(TypeVar)
 )
-_class_types: Final = st.lists(identifiers, min_size=2, max_size=4).map(
-    lambda parts: ClassType(".".join(parts))
+_class_types: Final = st.lists(identifiers, min_size=2, max_size=3).map(
+    lambda parts: ClassType("__torch__.torch.classes." + ".".join(parts))
 )
 
 
@@ -213,7 +216,7 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
     options = _atoms(type_)
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     elem = _list_elem(inner)
-    if elem is not None:
+    if elem is not None and inner is type_:  # an optional list takes no list literal
         options.append(st.lists(st.one_of(*_base_atoms(elem)), max_size=3).map(tuple))
     return st.one_of(*options) if options else None
 
@@ -224,16 +227,24 @@ def default_values(type_: Type) -> st.SearchStrategy[DefaultValue] | None:
 _maybe_alias: Final = st.none() | alias_infos()
 
 
-@functools.cache
-def _depths(most: int) -> st.SearchStrategy[int]:
-    return st.integers(min_value=0, max_value=most)
+def alias_depths(type_: Type) -> list[int]:
+    """Where an alias annotation may go: after the base type (0) or after a list suffix."""
+    depths = [0]
+    suffixes: list[Type] = []
+    while isinstance(type_, (OptionalType, ListType)):
+        suffixes.append(type_)
+        type_ = type_.elem
+    for level, suffix in enumerate(reversed(suffixes), start=1):
+        if isinstance(suffix, ListType):
+            depths.append(level)
+    return depths
 
 
 @st.composite
 def _typed_alias(draw: st.DrawFn, type_: Type) -> tuple[AliasInfo | None, int]:
     """An alias annotation (or none) and a depth that is valid for ``type_``."""
     alias = draw(_maybe_alias)
-    depth = draw(_depths(suffix_count(type_))) if alias else 0
+    depth = draw(st.sampled_from(alias_depths(type_))) if alias else 0
     return alias, depth
 
 

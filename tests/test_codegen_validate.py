@@ -84,8 +84,8 @@ def test_invalid_yaml_is_refused_with_file_and_line(tmp_path: Path, text: str, m
          "ops.yaml:3: kernel 'os.system' is a builtin_function_or_method, not a Python function defined in module 'os'"),
         (GOOD.replace("double\n", "os.path.join\n"),
          "ops.yaml:3: kernel 'os.path.join' is a function from 'posixpath', not a Python function defined in module 'os.path'"),
-        ("- func: import(Tensor self) -> Tensor\n",
-         "ops.yaml:1: operator name 'import' is a Python keyword; generated functions cannot use it"),
+        ("- func: lambda(Tensor self) -> Tensor\n",
+         "ops.yaml:1: operator name 'lambda' is a Python keyword; generated functions cannot use it"),
     ],
 )
 def test_injection_attempts_are_refused(tmp_path: Path, text: str, message: str) -> None:

@@ -55,9 +55,9 @@ def test_a_shape_without_clashes_keeps_the_plain_names() -> None:
 
 def test_two_arguments_with_one_python_name_are_refused() -> None:
     with pytest.raises(ArgumentValueError) as info:
-        call_shape(parse_schema("ns::f(int def, int def_) -> ()"))
+        call_shape(parse_schema("ns::f(int lambda, int lambda_) -> ()"))
     assert str(info.value) == (
-        "arguments 'def' and 'def_' of ns::f would both be the Python parameter 'def_' (a Python "
+        "arguments 'lambda' and 'lambda_' of ns::f would both be the Python parameter 'lambda_' (a Python "
         "keyword gets a trailing '_'); rename one"
     )
 

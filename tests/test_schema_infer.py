@@ -62,6 +62,16 @@ def scalar_spelled_out(a: Union[int, float, complex], b: bool | int | float | co
     raise NotImplementedError
 
 
+# torch.types.Number is Union[int, float, bool]; torch.library.infer_schema reads it as Scalar.
+Number = Union[int, float, bool]
+
+
+def number_like_torch(
+    a: Number, b: Optional[Number], c: list[Number], d: Sequence[Number], e: int | float,
+) -> Number:
+    raise NotImplementedError
+
+
 def lists(
     a: list[int], b: List[float], c: Sequence[SymInt], d: typing.Sequence[bool],
     e: tuple[Tensor, ...], f: Tuple[str, ...],
@@ -176,6 +186,7 @@ INFERRED: list[tuple[Callable[..., object], str]] = [
     (tensor_layer, "tensor_layer(Scalar s, ScalarType t, Layout l, Device d, MemoryFormat m) -> ()"),
     (optional_values, "optional_values(Scalar? a, SymInt? b, ScalarType? c, Scalar? d) -> ()"),
     (scalar_spelled_out, "scalar_spelled_out(Scalar a, Scalar b) -> ()"),
+    (number_like_torch, "number_like_torch(Scalar a, Scalar? b, Scalar[] c, Scalar[] d, Scalar e) -> Scalar"),
     (lists, "lists(int[] a, float[] b, SymInt[] c, bool[] d, Tensor[] e, str[] f) -> ()"),
     (sized, "sized(int[2] a, SymInt[3] b, int[1] c, bool[2] d) -> ()"),
     (nested, "nested(Tensor?[] a, int[]? b, int[]? c, int[2]? d, int[2][] e) -> ()"),

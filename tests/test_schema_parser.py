@@ -192,6 +192,16 @@ ERROR_CASES: Final = [
     ('f(int[9223372036854775808] x) -> ()', "a list size must fit in 64 bits, not '[9223372036854775808]'", 6, 21),
     ('f(int[] x=[1, 2) -> ()', "list default has no closing ']'", 11, 1),
     ('aten::add.(Tensor x) -> ()', "expected an overload name after '.', found '('", 11, 1),
+    # -- torch's lexer reserves TorchScript's keywords; the differential fuzz found them ------
+    ('f(in x) -> ()', "'in' is a reserved word of the schema language; it cannot name a type variable", 3, 2),
+    ('f(int in) -> ()', "'in' is a reserved word of the schema language; it cannot name an argument", 7, 2),
+    ('f() -> (int if)', "'if' is a reserved word of the schema language; it cannot name a return", 13, 2),
+    ('f(Tensor(is) x) -> ()', "'is' is a reserved word of the schema language; it cannot name an alias set", 10, 2),
+    ('not(int x) -> ()', "'not' is a reserved word of the schema language; it cannot name an operator", 1, 3),
+    ('f(int True) -> ()', "'True' is a reserved word of the schema language; it cannot name an argument", 7, 4),
+    ('f(str x="v\\lid") -> ()', "unknown escape '\\l' in a string default; the escapes are \\a \\b \\f \\n \\t \\v \\\\ \\' \\\" and octal \\000 to \\377", 9, 7),
+    ('f(Tensor?(a!) x) -> ()', "an alias annotation cannot follow '?'; write it after the base type, as in 'Tensor(a!)?'", 10, 1),
+    ('f(int[]? x=[1]) -> ()', "default [1] does not fit type 'int[]?' of argument 'x': an optional list takes None or a lone value, not a list literal", 12, 3),
     # -- issue 11: a 5,000-digit int was a bare ValueError; deep nesting a RecursionError -------
     ('f(int x=' + '9' * 5000 + ') -> ()', "default 99999999999999999999999999999999... (5000 characters) does not fit type 'int' of argument 'x': integer 99999999999999999999999999999999... (5000 characters) does not fit in 64 bits", 9, 5000),
     ('f(int[' + '9' * 5000 + '] x) -> ()', "a list size must fit in 64 bits, not '[9999999999999999999999999999999'... (5002 characters)", 6, 5002),
@@ -279,6 +289,12 @@ def test_model_refuses_what_the_parser_refuses() -> None:
         Argument("x", ListType(INT), "1")
     with pytest.raises(ValueError, match=r"not in canonical spacing; write \[0, 1\]"):
         Argument("x", ListType(INT), "[ 0 ,1]")
+    with pytest.raises(ValueError, match="'in' is a reserved word of the schema language; it cannot name an argument"):
+        Argument("in", INT)
+    with pytest.raises(ValueError, match="'is' is a reserved word of the schema language; it cannot name a type variable"):
+        TypeVar("is")
+    with pytest.raises(ValueError, match="an alias annotation cannot follow '\\?'"):
+        Argument("x", OptionalType(TENSOR), alias=AliasInfo(("a",)), alias_depth=1)
     # keyword-only arguments may follow defaulted ones without defaults, as in torch
     assert str(FunctionSchema("f", positional=(Argument("x", INT, "1"),), kwarg_only=(Argument("y", INT),)))
 

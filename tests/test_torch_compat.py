@@ -1,4 +1,4 @@
-"""typedops' schema parser against PyTorch's, over every schema PyTorch ships.
+"""typedops' schema language against PyTorch's, over every schema PyTorch ships.
 
 Needs torch (``make compat``). The corpora are the 2,584 ``func:`` lines of
 native_functions.yaml and the ~4,400 operator schemas TorchScript registers.
@@ -6,15 +6,30 @@ native_functions.yaml and the ~4,400 operator schemas TorchScript registers.
 One JIT schema is refused on purpose: ``static_runtime::clamp_nan_to_num`` names two
 arguments ``posinf``. torch accepts that (its parser does not check names); typedops
 refuses it, because an argument must be addressable by name.
+
+Also here: the differential fuzz of ``tests/schema_fuzz.py`` (one-character mutants of
+every yaml schema, figures recorded in docs/schema.md), the re-spaced yaml schemas, and
+``infer_schema`` against torch's own tables of the types ``torch.library.infer_schema``
+supports.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
+import random
+import types
+import typing
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
+from tests import schema_fuzz
 from tests.corpus import jit_schemas, native_function_schemas
+from tests.strategies import respace
+from tests.test_schema_properties import check_respaced
 from typedops.schema import FunctionSchema, SchemaParseError, parse_schema
 
 pytestmark = pytest.mark.compat
@@ -133,3 +148,112 @@ def test_torch_accepts_what_we_refuse(text: str) -> None:
     _torch_parse(text)
     with pytest.raises(SchemaParseError):
         parse_schema(text)
+
+
+# -- whitespace: every yaml schema, re-spaced, parses the same in both parsers ----------------
+
+
+def test_respaced_native_functions_parse_the_same(native: list[str]) -> None:
+    """Each func line, re-spaced around and inside its tokens (seeded), gives the same schema
+    in typedops, and the same schema in torch as the line itself."""
+    rng = random.Random(11)
+
+    def no_newline(choices: Sequence[str]) -> str:
+        return rng.choice([ws for ws in choices if "\n" not in ws])
+
+    for text in native:
+        check_respaced(text, respace(text, rng.choice))
+        # torch's lexer ends a statement at a newline outside brackets (docs/schema.md)
+        spaced = respace(text, no_newline)
+        check_respaced(text, spaced)
+        assert _torch_parse(spaced) == _torch_parse(text), spaced
+
+
+# -- the differential fuzz ------------------------------------------------------------------
+
+# Figures of ``tests.schema_fuzz.run`` over native_functions.yaml with seed 0, as
+# docs/schema.md records them: distinct mutants, agreements, and each class of
+# deliberate disagreement (see the table "Differences from PyTorch" there).
+FUZZ_MUTANTS: Final = 469_840
+FUZZ_AGREED: Final = 467_773
+FUZZ_CLASSES: Final = {
+    "default fits its type": 1068,
+    "legacy '!'": 637,
+    "one '?'": 117,
+    "required after defaulted": 116,
+    "type variables are identifiers": 111,
+    "names must be unique": 9,
+    "list size is a whole number": 9,
+}
+_DOCS: Final = Path(__file__).parent.parent / "docs" / "schema.md"
+
+
+def test_differential_fuzz_against_torch(native: list[str]) -> None:
+    """One-character mutants of every yaml schema: both parsers agree, or the disagreement
+    is a deliberate one docs/schema.md lists, with the figures it records."""
+    report = schema_fuzz.run(native, _torch_parse, seed=0)
+    unexplained = {c: report.examples[c] for c in report.classes if c.startswith(schema_fuzz.UNEXPLAINED)}
+    assert unexplained == {}
+    assert (report.mutants, report.agreed, dict(report.classes)) == (FUZZ_MUTANTS, FUZZ_AGREED, FUZZ_CLASSES)
+    docs = _DOCS.read_text()
+    assert f"{FUZZ_MUTANTS:,} mutants" in docs and f"{FUZZ_AGREED:,} agree" in docs
+    for cls, count in FUZZ_CLASSES.items():
+        assert f"| {count:,} |" in docs and cls in docs, cls
+
+
+# -- inference: a superset of torch.library.infer_schema --------------------------------------
+
+
+def _ours(ann: Any) -> Any:
+    """``ann`` with torch's classes replaced by typedops' own (Tensor, ScalarType, Device)."""
+    from typedops import Device, ScalarType, Tensor
+
+    swap = {torch.Tensor: Tensor, torch.dtype: ScalarType, torch.device: Device}
+    if isinstance(ann, type) or ann is None:
+        return swap.get(ann, ann)
+    if getattr(ann, "__supertype__", None) is str:  # GroupName, a NewType of str
+        return str
+    args = tuple(_ours(a) for a in typing.get_args(ann))
+    if isinstance(ann, types.UnionType):
+        return functools.reduce(operator.or_, args)
+    if isinstance(ann, types.GenericAlias):
+        return types.GenericAlias(typing.get_origin(ann), args)
+    return ann.copy_with(args)
+
+
+def _inferred(param: Any, ret: Any) -> str:
+    from typedops.schema import infer_schema
+
+    def kernel(x):  # type: ignore[no-untyped-def]  # annotated below, from torch's tables
+        raise NotImplementedError
+
+    kernel.__annotations__ = {"x": _ours(param), "return": _ours(ret)}
+    return str(infer_schema(kernel))
+
+
+# typedops reads 'int' as 'int' where torch writes 'SymInt' (SymInt is opt-in:
+# 'typedops.SymInt'); docs/schema-inference.md states it. Nothing else may differ.
+def _as_torch_writes(schema_type: str) -> str:
+    return schema_type.replace("int", "SymInt") if schema_type.startswith("int") else schema_type
+
+
+def test_infer_accepts_every_parameter_type_torch_infers() -> None:
+    SUPPORTED_PARAM_TYPES = pytest.importorskip("torch._library.infer_schema").SUPPORTED_PARAM_TYPES
+
+    different = {}
+    for ann, theirs in SUPPORTED_PARAM_TYPES.items():
+        ours = _inferred(ann, None).removeprefix("kernel(").removesuffix(" x) -> ()")
+        if _as_torch_writes(ours) != theirs:
+            different[str(ann)] = (ours, theirs)
+    assert different == {}
+
+
+def test_infer_accepts_every_return_type_torch_infers() -> None:
+    SUPPORTED_RETURN_TYPES = pytest.importorskip("torch._library.infer_schema").SUPPORTED_RETURN_TYPES
+
+    different = {}
+    for ann, theirs in SUPPORTED_RETURN_TYPES.items():
+        ours = _inferred(int, ann).removeprefix("kernel(int x) -> ")
+        if _as_torch_writes(ours) != theirs:
+            different[str(ann)] = (ours, theirs)
+    assert different == {}

@@ -31,7 +31,7 @@ from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, tokenize
 from ._model import Argument, FunctionSchema, Return, type_with_alias
 from ._type_parser import parse_type_tokens
-from ._types import AliasInfo, BaseType, Type
+from ._types import RESERVED_WORDS, AliasInfo, BaseType, Type
 
 __all__ = ["parse_canonical", "clear_type_table"]
 
@@ -96,7 +96,7 @@ def _argument(piece: str) -> Argument | None:
     entry = _type_table.get(type_text, _UNSEEN)
     if entry is _UNSEEN:
         entry = _interned_type(type_text)
-    if entry is None or not arg_name.isidentifier():
+    if entry is None or not arg_name.isidentifier() or arg_name in RESERVED_WORDS:
         return None
     if eq:
         if _fitting_defaults.get((type_text, default)) is None and not _check_default(entry[0], type_text, default):
@@ -122,10 +122,13 @@ def parse_canonical(text: str) -> FunctionSchema | None:
     if not sep:
         rest = namespace
         namespace = ""
-    elif not namespace.isidentifier():
+    elif not namespace.isidentifier() or namespace in RESERVED_WORDS:
         return None
     name, dot, overload = rest.partition(".")
-    if not name.isidentifier() or (dot and not overload.isidentifier()):
+    reserved = RESERVED_WORDS
+    if not name.isidentifier() or name in reserved:
+        return None
+    if dot and (not overload.isidentifier() or overload in reserved):
         return None  # 'name.' with an empty overload is the token parser's to refuse
     shared = _argument_table.get
     positional: list[Argument] = []
@@ -169,7 +172,7 @@ def _return_of(piece: str) -> Return | None:
     entry = _type_table.get(type_text, _UNSEEN)
     if entry is _UNSEEN:
         entry = _interned_type(type_text)
-    if entry is None or not return_name.isidentifier():
+    if entry is None or not return_name.isidentifier() or return_name in RESERVED_WORDS:
         return None
     return _return_table.put(piece, _return(entry[0], return_name, entry[1], entry[2]))
 

@@ -26,11 +26,16 @@ __all__ = [
     "DefaultValue",
     "LITERAL_RE",
     "list_literal_text",
+    "ESCAPE",
+    "bad_escape",
     "literal_value",
     "format_literal",
 ]
 
-_STRING: Final = r'"(?:[^"\\\n]|\\.)*+"|\'(?:[^\'\\\n]|\\.)*+\''
+# The escapes torch's lexer reads in a string: \a \b \f \n \t \v \\ \' \" and three-digit
+# octal up to \377 (not \r, \x41, \u00e9 or \0).
+ESCAPE: Final = r"\\(?:[abfntv\\'\"]|[0-3][0-7][0-7])"
+_STRING: Final = rf'"(?:[^"\\\n]++|{ESCAPE})*+"|\'(?:[^\'\\\n]++|{ESCAPE})*+\''
 # 'inf' and 'nan' are read as names (and then as floats); '-inf' is a number.
 _NUMBER: Final = r"-?(?:\d++(?:\.\d*+)?+|\.\d++)(?:[eE][+-]?+\d++)?+|-inf"
 _ATOM: Final = rf"(?>{_STRING}|{_NUMBER}|[A-Za-z_][A-Za-z_0-9]*+)"
@@ -68,6 +73,18 @@ class EnumDefault:
 DefaultValue = Union[
     None, bool, int, float, str, EnumDefault, tuple["DefaultValue", ...]
 ]
+
+
+_TORCH_ESCAPE_RE: Final = re.compile(ESCAPE)
+_ANY_ESCAPE_RE: Final = re.compile(r"\\(?:[0-7]{1,3}|.)", re.DOTALL)
+
+
+def bad_escape(text: str) -> str | None:
+    """The first escape in quoted ``text`` that torch's lexer does not read, or None."""
+    for match in _ANY_ESCAPE_RE.finditer(text, 1, len(text) - 1):
+        if not _TORCH_ESCAPE_RE.fullmatch(match.group()):
+            return match.group()
+    return None
 
 
 _WHITESPACE: Final = " \t\n\r\f\v"
@@ -153,7 +170,7 @@ def format_literal(value: DefaultValue) -> str:
         return repr(value)
     if isinstance(value, str):
         escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+        escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\015")
         return f'"{escaped}"'
     if isinstance(value, EnumDefault):
         return value.name
@@ -223,6 +240,8 @@ _LONE_UNSIZED: Final = (
     "a lone value fits only a sized list such as '{elem}[2]'; write a list, as in [{text}]"
 )
 _NO_LIST_DEFAULT: Final = "a list of '{elem}' takes no list default{but_none}"
+# torch's parser reads a list literal for a list, but not for an optional list.
+_OPTIONAL_LIST: Final = "an optional list takes None or a lone value, not a list literal"
 _INT_RANGE: Final = "integer {text} does not fit in 64 bits"
 _FLOAT_RANGE: Final = "float {text} is out of range"
 
@@ -287,6 +306,8 @@ def default_mismatch(type_: Type, text: str) -> str | None:
         hint = _type_var_hint(type_.name)
         return _TYPE_VAR_DEFAULT.format(name=type_.name, but_none=but_none, hint=hint)
     if isinstance(type_, ListType):
+        if optional and kind is _L.list:
+            return _OPTIONAL_LIST
         return _list_default_mismatch(type_, text, kind, but_none)
     if kind is _L.list:
         return "a list default needs a list type"

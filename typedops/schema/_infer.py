@@ -223,7 +223,9 @@ class _NeedsResolution(Exception):
 
 
 _NONE_TYPE: Final = type(None)
-_SCALAR_MEMBERS: Final = frozenset({int, float, complex})
+# A union of these numbers (bool may join) is a Scalar: torch.types.Number is
+# Union[int, float, bool]; complex may be in it too.
+_SCALAR_UNIONS: Final = (frozenset({int, float}), frozenset({int, float, complex}))
 _SEQUENCES: Final = frozenset({list, collections.abc.Sequence})
 _MAPPINGS: Final = frozenset({dict, collections.abc.Mapping})
 _BARE: Final = _SEQUENCES | _MAPPINGS | {tuple}
@@ -331,10 +333,14 @@ def _convert(ann: object) -> Type:
     raise _NoSchemaType(ann, _HINT_SUPPORTED)
 
 
+def _is_scalar_union(members: list[Any]) -> bool:
+    return frozenset(members) - {bool} in _SCALAR_UNIONS
+
+
 def _convert_union(ann: object, args: tuple[Any, ...]) -> Type:
     rest = [a for a in args if a is not _NONE_TYPE]
     inner: Type
-    if set(rest) - {bool} == _SCALAR_MEMBERS:
+    if _is_scalar_union(rest):
         inner = SCALAR
     elif len(rest) == 1:
         inner = _schema_type(rest[0])
@@ -373,7 +379,7 @@ def _show(ann: object) -> str:
         return "SymInt" if SYM_INT_MARKER in args[1:] else f"Annotated[{_show(args[0])}, ...]"
     if origin is Union or origin is types.UnionType:
         rest = [a for a in args if a is not _NONE_TYPE]
-        shown = "Scalar" if set(rest) - {bool} == _SCALAR_MEMBERS else None
+        shown = "Scalar" if _is_scalar_union(rest) else None
         if origin is types.UnionType:
             return " | ".join(map(_show, args)) if shown is None else f"{shown} | None"
         if shown is None and len(rest) > 1:

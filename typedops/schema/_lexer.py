@@ -34,8 +34,9 @@ import re
 from typing import Final, NoReturn
 
 from ..vocabulary import SchemaParseError
+from ._types import RESERVED, RESERVED_WORDS
 
-__all__ = ["tokenize", "TOKEN_RE", "TOKEN_FORMS", "END", "MAX_TYPE_DEPTH", "Failure", "fail", "shown", "clipped", "is_ident", "error"]
+__all__ = ["tokenize", "TOKEN_RE", "TOKEN_FORMS", "END", "MAX_TYPE_DEPTH", "Failure", "fail", "shown", "clipped", "check_name", "is_ident", "error"]
 
 # Whitespace is ASCII whitespace, as in torch's lexer; any other character is a token.
 _SPACE: Final = r"[ \t\n\r\f\v]"
@@ -90,6 +91,12 @@ def clipped(text: str) -> str:
     if len(text) > _SHOWN_LIMIT:
         return f"{text[:_SHOWN_LIMIT - 8]}... ({len(text)} characters)"
     return text
+
+
+def check_name(tok: str, i: int, what: str) -> None:
+    """Fail at token ``i`` when ``tok`` is a reserved word, which cannot name ``what``."""
+    if tok in RESERVED_WORDS:
+        fail(RESERVED.format(name=tok, what=what), i)
 
 
 def is_ident(tok: str) -> bool:

@@ -13,11 +13,11 @@ from typing import Final
 
 from ..vocabulary import SchemaError, SchemaLookupError
 from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
-from ._types import AliasInfo, ListType, OptionalType, Type
+from ._types import RESERVED, RESERVED_WORDS, AliasInfo, ListType, OptionalType, Type
 
 __all__ = [
     "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
-    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT",
+    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT", "ALIAS_AFTER_OPTIONAL",
 ]  # fmt: skip
 
 # In-place dunder methods: their schema name does not end with '_' but they mutate self.
@@ -26,6 +26,10 @@ _INPLACE_DUNDERS: Final = frozenset(
     for op in ("add", "sub", "mul", "div", "mod", "pow", "and", "or", "xor",
                "lshift", "rshift", "matmul", "floordiv", "truediv")
 )  # fmt: skip
+# torch reads an alias annotation after the base type or a list suffix, not after '?'.
+ALIAS_AFTER_OPTIONAL: Final = (
+    "an alias annotation cannot follow '?'; write it after the base type, as in 'Tensor(a!)?'"
+)
 # The order rules of an argument list, as torch's parser enforces them.
 DEFAULT_BEFORE_REQUIRED: Final = (
     "argument {name!r} has no default but follows {prev!r}, which has one; give {name!r} "
@@ -56,6 +60,8 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
             f"of type {type_}"
         )
     suffixes.reverse()
+    if depth and suffixes[depth - 1] == "?":
+        raise SchemaError(f"{ALIAS_AFTER_OPTIONAL} (alias depth {depth} of type {type_})")
     parts = [str(inner)]
     for level, suffix in enumerate(suffixes):
         if level == depth:
@@ -69,6 +75,8 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
 def _check_name(kind: str, name: str) -> None:
     if not (name.isidentifier() and name.isascii()):
         raise SchemaError(f"{kind} {name!r} is not an ASCII identifier")
+    if name in RESERVED_WORDS:
+        raise SchemaError(RESERVED.format(name=name, what=f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"))
 
 
 @dataclass(frozen=True, slots=True)

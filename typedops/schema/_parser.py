@@ -21,8 +21,8 @@ from ._build import argument as _argument
 from ._build import make_return as _return
 from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
-from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
-from ._lexer import END, Failure, clipped, error, fail, is_ident, shown, tokenize
+from ._defaults import LITERAL_RE, bad_escape, default_mismatch, list_literal_text
+from ._lexer import END, Failure, check_name, clipped, error, fail, is_ident, shown, tokenize
 from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
 from ._types import Type
@@ -30,6 +30,10 @@ from ._types import Type
 __all__ = ["parse_schema", "parse_type", "clear_type_table"]
 
 _UNCLOSED_STRING: Final = "string default has no closing quote"
+_BAD_ESCAPE: Final = (
+    "unknown escape '{escape}' in a string default; the escapes are \\a \\b \\f \\n \\t \\v "
+    "\\\\ \\' \\\" and octal \\000 to \\377"
+)
 _UNCLOSED_LIST: Final = "list default has no closing ']'"
 _NESTED_LIST: Final = "list defaults do not nest; write a flat list such as [1, 2]"
 
@@ -66,6 +70,7 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
     if sep:
         if "." in tok:
             fail(f"namespace {tok!r} must be one identifier", 0)
+        check_name(tok, 0, "a namespace")
         namespace = tok
         i = sep
         tok = t[i]
@@ -74,11 +79,15 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
     name, _, overload = tok.partition(".")
     if "." in overload:
         fail(f"operator name {tok!r} has more than one '.'; write name.overload", i)
+    check_name(name, i, "an operator")
+    if overload:
+        check_name(overload, i, "an overload")
     i += 1
     if not overload and t[i] == ".":
         if not is_ident(t[i + 1]) or "." in t[i + 1]:
             fail(f"expected an overload name after '.', found {shown(t[i + 1])}", i + 1)
         overload = t[i + 1]
+        check_name(overload, i + 1, "an overload")
         i += 2
     return namespace, name, overload, i
 
@@ -132,6 +141,7 @@ def _arguments(t: list[str], i: int) -> tuple[list[Argument], list[Argument], bo
         tok = t[i]
         if not is_ident(tok) or "." in tok:
             fail(f"expected an argument name after type '{type_}', found {shown(tok)}", i)
+        check_name(tok, i, "an argument")
         if tok in names:
             fail(f"argument {tok!r} appears twice; argument names must be unique", i)
         names.add(tok)
@@ -193,6 +203,7 @@ def _return_item(t: list[str], i: int) -> tuple[Return, int]:
     type_, alias, depth, i = parse_type_tokens(t, i)
     tok = t[i]
     if is_ident(tok) and "." not in tok:
+        check_name(tok, i, "a return")
         return _return(type_, tok, alias, depth), i + 1
     return _return(type_, None, alias, depth), i
 
@@ -210,7 +221,10 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
         text = "-" + t[i]
     if not LITERAL_RE.fullmatch(text):
         if tok[:1] in "\"'":
-            fail(_UNCLOSED_STRING, i, 1)
+            escape = bad_escape(tok) if len(tok) > 1 and tok[-1] == tok[0] else None
+            if escape is None:
+                fail(_UNCLOSED_STRING, i, 1)
+            fail(_BAD_ESCAPE.format(escape=escape), i)
         if tok[:1] == "[" and (tok[-1] != "]" or tok == "["):
             fail(_NESTED_LIST if t[i + 1][:1] == "[" else _UNCLOSED_LIST, i, 1)
         fail(f"expected a default value for argument {arg_name!r}, found {shown(tok)}", i)

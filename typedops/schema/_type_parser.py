@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Final
 
 from ._build import alias as _make_alias
-from ._lexer import END, MAX_TYPE_DEPTH, Failure, error, fail, is_ident, shown, tokenize
+from ._model import ALIAS_AFTER_OPTIONAL
+from ._lexer import END, MAX_TYPE_DEPTH, Failure, check_name, error, fail, is_ident, shown, tokenize
 from ._types import (
     BASE_TYPE_NAMES,
     AliasInfo,
@@ -20,6 +21,7 @@ from ._types import (
     TupleType,
     Type,
     TypeVar,
+    class_path_problem,
 )
 
 __all__ = ["parse_type", "parse_type_tokens"]
@@ -73,8 +75,12 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         type_, i = _container(t, i, nest)
     elif is_ident(tok):
         if "." in tok:
+            problem = class_path_problem(tok)
+            if problem is not None:
+                fail(f"unknown type {shown(tok)}; {problem}", i)
             type_ = ClassType(tok)
         elif tok[0].islower():
+            check_name(tok, i, "a type variable")
             type_ = TypeVar(tok)
         else:
             fail(_unknown_type(tok), i)
@@ -104,6 +110,8 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         if t[i] == "(":
             if alias is not None:
                 fail("a type takes at most one alias annotation", i)
+            if tok == "?":
+                fail(ALIAS_AFTER_OPTIONAL, i)
             depth = level
             alias, i = _alias(t, i)
 
@@ -187,6 +195,7 @@ def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:
         tok = t[i]
         if tok != "*" and not (is_ident(tok) and "." not in tok):
             fail(f"expected an alias set name such as 'a' or '*', found {shown(tok)}", i)
+        check_name(tok, i, "an alias set")
         names.append(tok)
         i += 1
         if t[i] != "|":

@@ -26,6 +26,10 @@ __all__ = [
     "AwaitType",
     "RRefType",
     "BASE_TYPE_NAMES",
+    "RESERVED_WORDS",
+    "RESERVED",
+    "CLASS_PREFIX",
+    "class_path_problem",
     "TENSOR",
     "INT",
     "SYM_INT",
@@ -40,6 +44,16 @@ __all__ = [
     "MEMORY_FORMAT",
     "ANY",
 ]
+
+# The words torch's lexer reserves (TorchScript keywords): no name in a schema may be one.
+RESERVED_WORDS: Final = frozenset(
+    {
+        "and", "as", "assert", "break", "class", "continue", "def", "del", "elif", "else",
+        "for", "global", "if", "import", "in", "is", "not", "or", "pass", "raise", "return",
+        "while", "with", "True", "False", "None", "Ellipsis",
+    }
+)  # fmt: skip
+RESERVED: Final = "{name!r} is a reserved word of the schema language; it cannot name {what}"
 
 # Every built-in type name the grammar accepts. The first block is the set used by
 # native_functions.yaml; the second comes from TorchScript's operator registry.
@@ -88,6 +102,8 @@ class AliasInfo:
                 raise SchemaError(
                     f"alias set name {name!r} is not an identifier or '*'"
                 )
+            if name in RESERVED_WORDS:
+                raise SchemaError(RESERVED.format(name=name, what="an alias set"))
 
     def __str__(self) -> str:
         text = "|".join(self.before)
@@ -130,9 +146,26 @@ class TypeVar(Type):
             )
         if self.name in BASE_TYPE_NAMES:
             raise SchemaError(f"{self.name!r} is a built-in type, not a type variable")
+        if self.name in RESERVED_WORDS:
+            raise SchemaError(RESERVED.format(name=self.name, what="a type variable"))
 
     def __str__(self) -> str:
         return self.name
+
+
+CLASS_PREFIX: Final = "__torch__.torch.classes."
+
+
+def class_path_problem(name: str) -> str | None:
+    """Why ``name`` is not a class type path ``__torch__.torch.classes.ns.Name`` (None if it is)."""
+    parts = name.split(".")
+    if (
+        name.startswith(CLASS_PREFIX)
+        and len(parts) >= 5
+        and all(p.isidentifier() and p.isascii() for p in parts)
+    ):
+        return None
+    return f"class type {name!r} must be a dotted path such as '{CLASS_PREFIX}ns.Name'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +175,9 @@ class ClassType(Type):
     qualified_name: str
 
     def __post_init__(self) -> None:
-        parts = self.qualified_name.split(".")
-        if len(parts) < 2 or not all(p.isidentifier() and p.isascii() for p in parts):
-            raise SchemaError(
-                f"class type {self.qualified_name!r} must be a dotted path such as "
-                "'__torch__.torch.classes.ns.Name'"
-            )
+        problem = class_path_problem(self.qualified_name)
+        if problem is not None:
+            raise SchemaError(problem)
 
     def __str__(self) -> str:
         return self.qualified_name

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from ..vocabulary import OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
@@ -132,48 +132,43 @@ class Dispatcher:
 
         return release
 
-    def define(self, schema: FunctionSchema, source: str, kernel: Registration | None = None) -> OperatorEntry:
-        """Define ``schema`` (with ``kernel`` registered in the same step, when given);
-        ``undefine(entry)`` undoes it."""
-        full_name = schema.full_name
-        with self.lock:
-            existing = self._ops.get(full_name)
-            if existing is not None:
-                raise RegistrationError(
-                    f"operator {schema.full_name} is already defined (at {existing.source}) as "
-                    f"{existing.schema}; pick another overload name, e.g. "
-                    f"'{schema.qualified_name}.{schema.overload_name or 'other'}(...)'"
-                )
-            entry = self._insert(schema, full_name, source)
-            if kernel is not None:
-                entry.registrations[kernel.key] = [kernel]
-        return entry
-
-    def define_generated(
+    def define_all(
         self,
         schemas: Sequence[FunctionSchema],
         kernels: Sequence[Sequence[Registration]],
         source: str,
     ) -> list[OperatorEntry]:
-        """Define many ops, each with its kernels, in one step (see ``Library._define_generated``).
+        """Define ops, each with its kernels, in one step (Note [One define path] in _library.py).
 
         Everything is checked before anything changes, so a refused call leaves the
         registry as it was. Returns the entries; ``undefine(entry)`` undoes each.
         """
         names = [s.full_name for s in schemas]
+        ops = self._ops
         with self.lock:
-            taken = [n for n in names if n in self._ops]
-            if taken or len(set(names)) != len(names):
-                first = taken[0] if taken else next(n for n in names if names.count(n) > 1)
-                where = f" (at {self._ops[first].source})" if first in self._ops else " (twice in this batch)"
-                raise RegistrationError(f"operator {first} is already defined{where}")
+            if not ops.keys().isdisjoint(names):
+                self._refuse_taken(schemas)
+            if len(names) > 1 and len(set(names)) != len(names):
+                twice = next(n for n in names if names.count(n) > 1)
+                raise RegistrationError(f"operator {twice} is already defined (twice in this batch)")
             entries = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
-                for reg in regs:
-                    entry.registrations.setdefault(reg.key, []).append(reg)
+                if regs:
+                    registrations = entry.registrations
+                    for reg in regs:
+                        registrations.setdefault(reg.key, []).append(reg)
                 entries.append(entry)
         return entries
+
+    def _refuse_taken(self, schemas: Sequence[FunctionSchema]) -> NoReturn:
+        schema = next(s for s in schemas if s.full_name in self._ops)
+        existing = self._ops[schema.full_name]
+        raise RegistrationError(
+            f"operator {schema.full_name} is already defined (at {existing.source}) as "
+            f"{existing.schema}; pick another overload name, e.g. "
+            f"'{schema.qualified_name}.{schema.overload_name or 'other'}(...)'"
+        )
 
     def _insert(self, schema: FunctionSchema, full_name: str, source: str) -> OperatorEntry:
         """A new entry in the registry. Callers hold the lock and have checked the name."""

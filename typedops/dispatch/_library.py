@@ -26,6 +26,7 @@ LibraryKind = Literal["DEF", "FRAGMENT", "IMPL"]
 _KINDS: Final = ("DEF", "FRAGMENT", "IMPL")
 # Bound once: reading a member off its Enum class costs ~50 ns, and @op makes a registration.
 _UNBOXED: Final = KernelKind.unboxed
+_NO_KERNELS: Final[tuple[tuple[Registration, ...]]] = ((),)  # one op defined without kernels
 _BOXED: Final = KernelKind.boxed
 _FALLTHROUGH: Final = KernelKind.fallthrough
 
@@ -154,10 +155,7 @@ class Library:
     def define(self, schema: str | FunctionSchema) -> OperatorHandle:
         """Define an operator from schema text (namespace optional) and return its handle."""
         self._check_kind()
-        entry = self._dispatcher.define(self._namespaced(schema), caller_location())
-        entry.definition = definition = DefinitionHandle(entry.handle)  # OperatorHandle.remove() undoes it
-        self._handles.append(definition)
-        return entry.handle
+        return self._define_all([self._namespaced(schema)], _NO_KERNELS, caller_location())[0]
 
     def define_many(self, schemas: Iterable[str | FunctionSchema]) -> list[OperatorHandle]:
         """Define many operators in one step, as ``define`` would one by one.
@@ -184,10 +182,17 @@ class Library:
             )
         return parsed if parsed.namespace else _with_namespace(parsed, self.ns)
 
+    # Note [One define path]
+    # ~~~~~~~~~~~~~~~~~~~~~~
+    # define, define_many, @op's _define_with_kernel and generated registration's
+    # _define_generated all end here: one dispatcher call that checks every name before
+    # defining any, then one DefinitionHandle per op (OperatorHandle.remove() and leaving
+    # the library undo it). They differ only in what they check first and whether the
+    # collector is paused (bulk_registration) around the batch.
     def _define_all(
         self, schemas: Sequence[FunctionSchema], kernels: Sequence[Sequence[Registration]], source: str
     ) -> list[OperatorHandle]:
-        entries = self._dispatcher.define_generated(schemas, kernels, source)
+        entries = self._dispatcher.define_all(schemas, kernels, source)
         handles = []
         for entry in entries:
             entry.definition = definition = DefinitionHandle(entry.handle)
@@ -220,10 +225,7 @@ class Library:
         its batch bookkeeping)."""
         self._check_defines(schema)
         source = caller_location()
-        entry = self._dispatcher.define(schema, source, Registration(key, fn, _UNBOXED, False, source))
-        entry.definition = definition = DefinitionHandle(entry.handle)
-        self._handles.append(definition)
-        return entry.handle
+        return self._define_all([schema], [[Registration(key, fn, _UNBOXED, False, source)]], source)[0]
 
     def _check_defines(self, schema: FunctionSchema) -> None:
         """Refuse a namespaced schema this library cannot define (the unchecked paths)."""

@@ -342,8 +342,18 @@ def test_impl_key_defaults_to_the_library_key_else_composite_implicit(ns: str) -
         with Library(ns, "IMPL", "Meta") as meta:
             meta.impl("f", f_meta)
             assert "  Meta: unboxed f_meta at " in op.dump()
-            meta.impl("f", f_cpu, "CPU")  # an explicit key wins over the library's
-            assert "  CPU: unboxed f_cpu at " in op.dump()
+            meta.impl("f", f_meta, "Meta", allow_override=True)  # its own key, named, is fine
+            before = op.dump()
+            # issue 11: a library made for one key registers for that key only, as in PyTorch
+            with pytest.raises(RegistrationError) as info:
+                meta.impl("f", f_cpu, "CPU")
+            assert str(info.value) == (
+                f"{meta!r} registers for Meta only, not CPU; omit the key, or register through "
+                f"Library({ns!r}, 'IMPL', 'CPU')"
+            )
+            with pytest.raises(RegistrationError, match="registers for Meta only, not PrivateUse1"):
+                meta.fallback(boxed(lambda op, keys, stack: None), "PrivateUse1")
+            assert op.dump() == before
         assert op(meta_t()) == "cia"
 
 

@@ -236,6 +236,16 @@ class Library:
                 f"use Library({schema.namespace!r}, 'FRAGMENT')"
             )
 
+    def _own_key(self, key: DispatchKey) -> DispatchKey:
+        """``key``, if this library may register for it: a library made for one key
+        registers for that key only, as in PyTorch."""
+        if self.key is not None and key is not self.key:
+            raise RegistrationError(
+                f"{self!r} registers for {self.key.name} only, not {key.name}; omit the key, or "
+                f"register through Library({self.ns!r}, 'IMPL', {key.name!r})"
+            )
+        return key
+
     def _check_kind(self) -> None:
         if self.kind == "IMPL":
             raise RegistrationError(
@@ -267,7 +277,7 @@ class Library:
         entry = self._resolve(name)
         # 'is None', not 'or': DispatchKey.CPU is 0, so it is falsy.
         default = self.key if self.key is not None else DispatchKey.CompositeImplicitAutograd
-        chosen = DispatchKey.parse(key) if key is not None else default
+        chosen = self._own_key(DispatchKey.parse(key)) if key is not None else default
         reg = _registration(chosen, fn, with_keys, caller_location(), entry.schema, check)
         undo = self._dispatcher.register_kernel(entry, reg, allow_override)
         return self._keep(RegistrationHandle(undo, f"{chosen.name} kernel of {entry.full_name}"))
@@ -287,7 +297,7 @@ class Library:
         """
         if key is None and self.key is None:
             raise ArgumentValueError(f"{self!r} has no key; pass one: lib.fallback(fn, 'Tracer')")
-        chosen = DispatchKey.parse(key) if key is not None else self.key
+        chosen = self._own_key(DispatchKey.parse(key)) if key is not None else self.key
         assert chosen is not None
         if chosen.is_alias:
             raise RegistrationError(

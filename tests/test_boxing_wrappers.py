@@ -30,7 +30,7 @@ from typedops.boxing import (
     shape_and_defaults,
     unboxing_source,
 )
-from typedops import MemoryFormat, Tensor
+from typedops import MemoryFormat, Tensor, tensor
 from typedops.boxing._convert import to_list, to_tuple
 from typedops.boxing._source import install, numbered
 from typedops.schema import infer_schema, parse_schema
@@ -46,7 +46,12 @@ def test_unboxing_source_text() -> None:
         "        k0 = stack.pop()\n"
         "        a1 = stack.pop()\n"
         "        a0 = stack.pop()\n"
-        "        stack.append(_fn(a0, a1, alpha=k0))\n"
+        "        try:\n"
+        "            _r = _fn(a0, a1, alpha=k0)\n"
+        "        except BaseException:\n"
+        "            stack.extend((a0, a1, k0,))\n"
+        "            raise\n"
+        "        stack.append(_r)\n"
         "    return unboxing\n"
     )
 
@@ -59,8 +64,12 @@ def test_unboxing_source_with_keys_conversions_and_two_returns() -> None:
         "        a2 = stack.pop()\n"
         "        a1 = stack.pop()\n"
         "        a0 = stack.pop()\n"
-        "        a1 = _to_tuple(a1, 2)\n"
-        "        _r = _fn(keys, a0, a1, a2)\n"
+        "        try:\n"
+        "            c1 = _to_tuple(a1, 2)\n"
+        "            _r = _fn(keys, a0, c1, a2)\n"
+        "        except BaseException:\n"
+        "            stack.extend((a0, a1, a2,))\n"
+        "            raise\n"
         "        if len(_r) != 2:\n"
         "            raise _wrong_tuple(op, _r, 2)\n"
         "        stack.extend(_r)\n"
@@ -115,7 +124,7 @@ def test_generated_code_is_in_linecache() -> None:
     wrapper = make_unboxing(ADD, lambda a, b, alpha: a)
     filename = wrapper.__code__.co_filename
     assert filename.startswith("<typedops unboxing (Tensor, Tensor, *, alpha) -> 1 #")
-    assert linecache.getline(filename, 6).strip() == "stack.append(_fn(a0, a1, alpha=k0))"
+    assert linecache.getline(filename, 7).strip() == "_r = _fn(a0, a1, alpha=k0)"
     assert "stack.pop()" in inspect.getsource(wrapper)
 
 
@@ -199,7 +208,7 @@ def test_conversions_follow_the_kernels_sequence_annotations() -> None:
 def test_conversion_source_names_the_converter_and_the_size() -> None:
     shape = call_shape(parse_schema("t::f(int[] a, int[3] b) -> ()"))
     lines = unboxing_source(shape, False, (Conversion(SequenceKind.list), Conversion(SequenceKind.list, 3)))
-    assert "        a0 = _to_list(a0)\n        a1 = _to_list(a1, 3)\n" in lines
+    assert "            c0 = _to_list(a0)\n            c1 = _to_list(a1, 3)\n" in lines
 
 
 @pytest.mark.parametrize(
@@ -252,3 +261,33 @@ def test_stack_helpers() -> None:
         peek(stack, 0, 1)
     with pytest.raises(IndexError, match=r"^drop\(1\) on a stack of 0 values$"):
         drop(stack, 1)
+
+
+# -- Note [A failed boxed call keeps its arguments] -------------------------------------------
+def test_a_kernel_that_raises_leaves_the_stack_as_given() -> None:
+    from typedops import Library
+
+    def kernel(x: Tensor, n: int, *, sizes: list[int]) -> Tensor:
+        raise KeyError("the kernel failed")
+
+    with Library("kept_args", "FRAGMENT") as lib:
+        op = lib.define("f(Tensor x, int n=3, *, int[2] sizes=1) -> Tensor")
+        lib.impl("f", kernel, "CPU")
+        x = tensor([1.0])
+        for given in ([x], [x, 2], [x, 2, [4, 5]], [x, 2, 7]):
+            stack: list[Any] = list(given)
+            with pytest.raises(KeyError):
+                op.call_boxed(stack)
+            assert stack == given  # the defaults filled in are taken back too
+
+
+def test_an_unboxing_wrapper_gives_back_converted_arguments_unconverted() -> None:
+    def kernel(a: list[int]) -> None:
+        raise ValueError("no")
+
+    shape = call_shape(parse_schema("t::f(int[2] a) -> ()"))
+    wrapper = make_unboxing(shape, kernel, conversions=(Conversion(SequenceKind.list, 2),))
+    stack: list[Any] = [5]
+    with pytest.raises(ValueError):
+        wrapper(None, None, stack)
+    assert stack == [5]

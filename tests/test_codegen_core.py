@@ -67,7 +67,7 @@ def test_registration_uses_the_unchecked_builders() -> None:
     assert ") = LIBRARY._define_generated((\n" in text and " where__self, " in text
     assert (
         "# 3 positional -> 1\ndef _unboxing2(_fn):\n    def unboxing(op, keys, stack):\n        a2 = stack.pop()\n"
-        "        a1 = stack.pop()\n        a0 = stack.pop()\n        stack.append(_fn(a0, a1, a2))\n"
+        "        a1 = stack.pop()\n        a0 = stack.pop()\n        try:\n            _r = _fn(a0, a1, a2)\n"
     ) in text
 
 

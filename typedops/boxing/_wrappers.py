@@ -8,6 +8,16 @@
   returns what the kernel left on the stack as the typed result.
 
 See Note [Generated source] and Note [Wrapper cache].
+
+Note [A failed boxed call keeps its arguments]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An unboxing wrapper pops the arguments, calls the kernel and pushes its returns. If the
+kernel (or a list conversion before it) raises, the wrapper pushes the arguments back,
+as they were, before the error leaves: a caller that catches it -- a fallback trying
+another route, an interpreter reporting the failing instruction -- finds its stack as it
+gave it. (PyTorch leaves the stack undefined after a failed boxed call.) The ``try``
+costs nothing when nothing is raised. A *boxed* kernel owns the stack while it runs: if
+it raises, the stack is as it left it.
 """
 
 from __future__ import annotations
@@ -43,11 +53,13 @@ def bad_returns(op: Any, stack: list[Any], expected: int) -> BoxedReturnError:
     )
 
 
-def _call_args(shape: CallShape, keyed: bool) -> str:
-    """Arguments for calling a kernel: positional by position, keyword-only by name."""
+def _call_args(shape: CallShape, keyed: bool, values: list[str]) -> str:
+    """Arguments for calling a kernel: positional by position, keyword-only by name;
+    ``values`` are the locals holding them, in argument order."""
     parts = ["keys"] if keyed else []
-    parts += [f"a{i}" for i, _ in enumerate(shape.positional)]
-    parts += [f"{a.name}=k{i}" for i, a in enumerate(shape.kwarg_only)]
+    n = len(shape.positional)
+    parts += values[:n]
+    parts += [f"{a.name}={v}" for a, v in zip(shape.kwarg_only, values[n:])]
     return ", ".join(parts)
 
 
@@ -80,18 +92,29 @@ def unboxing_source(
     elif n:
         lines.append(f"        {', '.join(names)}, = stack[-{n}:]")
         lines.append(f"        del stack[-{n}:]")
-    for name, conversion in zip(names, conversions):
+    if n:
+        lines.append("        try:")  # Note [A failed boxed call keeps its arguments]
+    body: list[str] = []
+    args = list(names)
+    for i, (name, conversion) in enumerate(zip(names, conversions)):
         if conversion is not None:
             # Conversion checked its size is an int: its text is digits.
             size = "" if conversion.size is None else f", {conversion.size:d}"
-            lines.append(f"        {name} = {_converter(conversion.kind)}({name}{size})")
-    call = f"_fn({_call_args(shape, keyed)})"
+            args[i] = f"c{i}"
+            body.append(f"{args[i]} = {_converter(conversion.kind)}({name}{size})")
+    call = f"_fn({_call_args(shape, keyed, args)})"
     if shape.returns == 0:
-        lines.append(f"        {call}")
-    elif shape.returns == 1:
-        lines.append(f"        stack.append({call})")
+        body.append(call)
     else:
-        lines.append(f"        _r = {call}")
+        body.append(f"_r = {call}")
+    if n:
+        lines += [f"            {line}" for line in body]
+        lines += ["        except BaseException:", f"            stack.extend(({', '.join(names)},))", "            raise"]
+    else:
+        lines += [f"        {line}" for line in body]
+    if shape.returns == 1:
+        lines.append("        stack.append(_r)")
+    elif shape.returns > 1:
         lines.append(f"        if len(_r) != {shape.returns}:")
         lines.append(f"            raise _wrong_tuple(op, _r, {shape.returns})")
         lines.append("        stack.extend(_r)")

@@ -369,12 +369,22 @@ def _call_boxed(shape: CallShape, trace: bool) -> list[str]:
         lines.append(f"        if not ({' and '.join(checks)}):")
         lines.append("            _check_stack(_op, stack, _filled)")
     if trace or not _direct_boxed(shape):
-        lines += _boxed_dispatch(trace, "call_boxed")
-        lines.append(f"        if len(stack) != {shape.returns}:")
-        lines.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
+        tail = _boxed_dispatch(trace, "call_boxed")
+        tail.append(f"        if len(stack) != {shape.returns}:")
+        tail.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
     else:
-        lines += _direct_call(shape, locals_)
-    return lines
+        tail = _direct_call(shape, locals_)
+    # Note [A failed boxed call keeps its arguments] (boxing/_wrappers.py): the kernel's
+    # failure gives the arguments back; take back the defaults this call filled in too.
+    return [
+        *lines,
+        "        try:",
+        *[f"    {line}" for line in tail],
+        "        except BaseException:",
+        f"            if _filled and len(stack) == {n}:",
+        "                del stack[-_filled:]",
+        "            raise",
+    ]
 
 
 def _direct_call(shape: CallShape, locals_: list[str]) -> list[str]:

@@ -48,7 +48,12 @@ def _unboxing0(_fn):
         k0 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, alpha=k0))
+        try:
+            _r = _fn(a0, a1, alpha=k0)
+        except BaseException:
+            stack.extend((a0, a1, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -58,7 +63,12 @@ def _unboxing1(_fn):
         a2 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
+        try:
+            _r = _fn(a0, a1, a2)
+        except BaseException:
+            stack.extend((a0, a1, a2,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -67,7 +77,12 @@ def _unboxing2(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, = stack[-4:]
         del stack[-4:]
-        stack.append(_fn(a0, a1, alpha=k0, out=k1))
+        try:
+            _r = _fn(a0, a1, alpha=k0, out=k1)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -75,7 +90,12 @@ def _unboxing2(_fn):
 def _unboxing3(_fn):
     def unboxing(op, keys, stack):
         a0 = stack.pop()
-        stack.append(_fn(a0))
+        try:
+            _r = _fn(a0)
+        except BaseException:
+            stack.extend((a0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -84,7 +104,12 @@ def _unboxing4(_fn):
     def unboxing(op, keys, stack):
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1))
+        try:
+            _r = _fn(a0, a1)
+        except BaseException:
+            stack.extend((a0, a1,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -93,7 +118,12 @@ def _unboxing5(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, = stack[-5:]
         del stack[-5:]
-        stack.append(_fn(keys, a0, a1, dtype=k0, memory_format=k1, device=k2))
+        try:
+            _r = _fn(keys, a0, a1, dtype=k0, memory_format=k1, device=k2)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1, k2,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -102,7 +132,12 @@ def _unboxing6(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, = stack[-5:]
         del stack[-5:]
-        stack.append(_fn(a0, a1, dtype=k0, memory_format=k1, device=k2))
+        try:
+            _r = _fn(a0, a1, dtype=k0, memory_format=k1, device=k2)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1, k2,))
+            raise
+        stack.append(_r)
     return unboxing
 
 

@@ -59,7 +59,12 @@ def _unboxing0(_fn):
         k0 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, alpha=k0))
+        try:
+            _r = _fn(a0, a1, alpha=k0)
+        except BaseException:
+            stack.extend((a0, a1, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -68,7 +73,12 @@ def _unboxing1(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, = stack[-4:]
         del stack[-4:]
-        stack.append(_fn(a0, a1, alpha=k0, out=k1))
+        try:
+            _r = _fn(a0, a1, alpha=k0, out=k1)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -78,7 +88,12 @@ def _unboxing2(_fn):
         a2 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, a2))
+        try:
+            _r = _fn(a0, a1, a2)
+        except BaseException:
+            stack.extend((a0, a1, a2,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -87,7 +102,12 @@ def _unboxing3(_fn):
     def unboxing(op, keys, stack):
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1))
+        try:
+            _r = _fn(a0, a1)
+        except BaseException:
+            stack.extend((a0, a1,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -97,7 +117,12 @@ def _unboxing4(_fn):
         k0 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, out=k0))
+        try:
+            _r = _fn(a0, a1, out=k0)
+        except BaseException:
+            stack.extend((a0, a1, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -105,7 +130,12 @@ def _unboxing4(_fn):
 def _unboxing5(_fn):
     def unboxing(op, keys, stack):
         a0 = stack.pop()
-        stack.append(_fn(a0))
+        try:
+            _r = _fn(a0)
+        except BaseException:
+            stack.extend((a0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -114,7 +144,12 @@ def _unboxing6(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, out=k0))
+        try:
+            _r = _fn(a0, out=k0)
+        except BaseException:
+            stack.extend((a0, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -123,7 +158,12 @@ def _unboxing7(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, dtype=k0))
+        try:
+            _r = _fn(a0, dtype=k0)
+        except BaseException:
+            stack.extend((a0, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -132,7 +172,12 @@ def _unboxing8(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, = stack[-4:]
         del stack[-4:]
-        stack.append(_fn(a0, a1, a2, dtype=k0))
+        try:
+            _r = _fn(a0, a1, a2, dtype=k0)
+        except BaseException:
+            stack.extend((a0, a1, a2, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -142,7 +187,11 @@ def _unboxing9(_fn):
         a2 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        _r = _fn(a0, a1, a2)
+        try:
+            _r = _fn(a0, a1, a2)
+        except BaseException:
+            stack.extend((a0, a1, a2,))
+            raise
         if len(_r) != 2:
             raise _wrong_tuple(op, _r, 2)
         stack.extend(_r)
@@ -154,7 +203,12 @@ def _unboxing10(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, = stack[-4:]
         del stack[-4:]
-        stack.append(_fn(a0, a1, a2, a3))
+        try:
+            _r = _fn(a0, a1, a2, a3)
+        except BaseException:
+            stack.extend((a0, a1, a2, a3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -163,7 +217,12 @@ def _unboxing11(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, a4, = stack[-5:]
         del stack[-5:]
-        stack.append(_fn(a0, a1, a2, a3, a4))
+        try:
+            _r = _fn(a0, a1, a2, a3, a4)
+        except BaseException:
+            stack.extend((a0, a1, a2, a3, a4,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -173,7 +232,12 @@ def _unboxing12(_fn):
         k0 = stack.pop()
         a1 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, a1, implicit=k0))
+        try:
+            _r = _fn(a0, a1, implicit=k0)
+        except BaseException:
+            stack.extend((a0, a1, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -182,7 +246,12 @@ def _unboxing13(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
-        stack.append(_fn(a0, memory_format=k0))
+        try:
+            _r = _fn(a0, memory_format=k0)
+        except BaseException:
+            stack.extend((a0, k0,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -191,7 +260,12 @@ def _unboxing14(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
-        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
+        try:
+            _r = _fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3, k4,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -200,7 +274,12 @@ def _unboxing15(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4))
+        try:
+            _r = _fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3, k4,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -209,7 +288,12 @@ def _unboxing16(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
-        stack.append(_fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -218,7 +302,12 @@ def _unboxing17(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -227,7 +316,12 @@ def _unboxing18(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
-        stack.append(_fn(keys, a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(keys, a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -236,7 +330,12 @@ def _unboxing19(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
-        stack.append(_fn(a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -245,7 +344,12 @@ def _unboxing20(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
-        stack.append(_fn(keys, a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(keys, a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, a1, a2, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -254,7 +358,12 @@ def _unboxing21(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
-        stack.append(_fn(a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3))
+        try:
+            _r = _fn(a0, a1, a2, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, a1, a2, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
     return unboxing
 
 
@@ -263,7 +372,12 @@ def _unboxing22(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
         del stack[-7:]
-        stack.append(_fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, non_blocking=k4, memory_format=k5))
+        try:
+            _r = _fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3, non_blocking=k4, memory_format=k5)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3, k4, k5,))
+            raise
+        stack.append(_r)
     return unboxing
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from typedops import DispatchKey, DispatchKeySet, Library, boxed, include_keys, tensor
+from typedops import DispatchKey, DispatchKeySet, Library, Tensor, boxed, include_keys, tensor
 from typedops.boxing import call_shape
 from typedops.dispatch._entry import entry_source
 from typedops.schema import parse_schema
@@ -121,3 +121,52 @@ def test_copy_between_devices_is_allowed_by_its_yaml_device_check() -> None:
 
     meta = tensor([0.0, 0.0], device="meta")
     assert meta.copy_(tensor([1.0, 2.0])) is meta  # device_check: NoCheck in the core yaml
+
+
+# -- Note [Unboxed calls check like boxed ones] -------------------------------------------------
+def test_a_lone_int_for_an_int1_list_is_broadcast_on_every_path() -> None:
+    import typedops
+
+    # untyped here: the stubs' typing of a lone int for 'int[1]?' is issue 12's
+    core: Any = typedops.core
+    ops: Any = typedops.ops
+    t: Any = tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert ops.core.sum.dim_IntList(t, 0).tolist() == [4.0, 6.0]  # torch: [4., 6.]; it was 10.0
+    assert ops.core.sum.dim_IntList(t, 1).tolist() == [3.0, 7.0]  # it crashed in the kernel
+    assert core.sum(t, 0).tolist() == [4.0, 6.0]
+    assert t.sum(1).tolist() == [3.0, 7.0]
+    stack: list[Any] = [t, 0]
+    ops.core.sum.dim_IntList.call_boxed(stack)
+    assert stack[0].tolist() == [4.0, 6.0]
+    assert ops.core.sum.dim_IntList(t, [0, 1]).item() == 10.0  # a list's size is a hint, as in torch
+
+
+def _scaled(x: Tensor, n: int, s: float) -> Tensor:
+    assert type(n) is int and type(s) in (int, float), (n, s)  # what the kernel may rely on
+    return x
+
+
+@pytest.mark.parametrize(
+    ("n", "s", "message"),
+    [
+        (2.5, 1.0, "checked::scaled(): argument 'n' (int): expected int, got float"),
+        (2, "1", "checked::scaled(): argument 's' (float): expected float, got str"),
+        (True, 1.0, "checked::scaled(): argument 'n' (int): expected int, got bool"),
+    ],
+)
+def test_an_unboxed_call_refuses_what_the_schema_refuses(n: Any, s: Any, message: str) -> None:
+    from typedops import op
+    from typedops.vocabulary import ArgumentError
+
+    with Library("checked", "FRAGMENT") as lib:
+        scaled = op("checked::scaled", lib=lib)(_scaled)
+        typed = scaled.handle.typed(_scaled)
+        x = tensor([1.0])
+        for call in (scaled, typed, scaled.handle, scaled.handle.call):
+            with pytest.raises(ArgumentError) as info:
+                call(x, n, s)
+            assert str(info.value) == message
+        with pytest.raises(ArgumentError) as info:  # by name: overload resolution explains
+            getattr(__import__("typedops").ops, "checked").scaled(x, n, s)
+        assert str(info.value).startswith("no overload of checked::scaled takes these arguments.")
+        assert scaled(x, 2, 3) is x  # an int for a float is fine, as in the boxed path

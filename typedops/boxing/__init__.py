@@ -1,7 +1,7 @@
 """The boxed world: the stack, and generated wrappers between the calling conventions."""
 
-from ._convert import Conversion, SequenceKind, conversions_for, to_list, to_tuple
-from ._ivalue import Tag, mismatch, tag_of, type_name
+from ._convert import Conversion, SequenceKind, broadcast, conversions_for, to_list, to_tuple
+from ._ivalue import Tag, canonical, mismatch, tag_of, type_name
 from ._shape import ArgCheck, ArgShape, CallShape, CheckKind, TensorUse, call_shape, shape_and_defaults, tensor_use
 from ._source import GeneratedSourceError, check_identifier, install
 from ._stack import Stack, drop, last, peek, pop, push
@@ -37,6 +37,7 @@ __all__ = [
     "Conversion",
     "SequenceKind",
     "to_list",
+    "broadcast",
     "to_tuple",
     "bad_returns",
     "wrong_tuple",
@@ -44,6 +45,7 @@ __all__ = [
     "Tag",
     "tag_of",
     "mismatch",
+    "canonical",
     "type_name",
     # shapes and values
     "CallShape",

@@ -20,7 +20,7 @@ from typing import Any, Final, Union
 from ..vocabulary import ArgumentValueError
 from ..schema import FunctionSchema, ListType, OptionalType, Type
 
-__all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list"]
+__all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list", "broadcast"]
 
 
 class SequenceKind(enum.Enum):
@@ -28,6 +28,7 @@ class SequenceKind(enum.Enum):
 
     tuple = "tuple"
     list = "list"
+    any = "any"  # a list or tuple as given; a lone value for a sized list becomes a list
 
 
 _BAD_KIND: Final = "a Conversion converts to a SequenceKind, not {kind!r}"
@@ -85,7 +86,10 @@ def conversions_for(
     conversions: list[Conversion | None] = []
     for arg in schema.arguments:
         kind = _sequence_kind(annotations[arg.name]) if arg.name in annotations and _is_list(arg.type) else None
-        conversions.append(None if kind is None else Conversion(kind, _list_size(arg.type)))
+        size = _list_size(arg.type)
+        if kind is None and size is not None:
+            kind = SequenceKind.any  # the kernel takes any sequence, but a lone value is broadcast
+        conversions.append(None if kind is None else Conversion(kind, size))
     return tuple(conversions)
 
 
@@ -102,6 +106,14 @@ def _annotations(kernel: Callable[..., Any], with_keys: bool) -> dict[str, Any]:
         return {}
     params = list(signature.parameters.values())[1 if with_keys else 0 :]
     return {p.name: p.annotation for p in params}
+
+
+def broadcast(value: Any, size: int = 0) -> Any:
+    """``value`` unchanged if it is a list, tuple or None; a lone value repeated ``size``
+    times, as a list (what a kernel taking any sequence gets for ``int[2] stride=1``)."""
+    if value is None or not size or isinstance(value, (list, tuple)):
+        return value
+    return [value] * size
 
 
 def to_tuple(value: Any, size: int = 0) -> Any:

@@ -27,7 +27,7 @@ from ..schema import (
     tensor_class,
 )
 
-__all__ = ["Tag", "tag_of", "mismatch", "type_name"]
+__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical"]
 
 
 class Tag(enum.Enum):
@@ -97,6 +97,17 @@ _ACCEPTS: Final[dict[str, frozenset[Tag]]] = {
 }
 
 
+def canonical(type_: Type, value: Any) -> Any:
+    """``value`` as a kernel receives it, for a value that fits ``type_`` (``mismatch`` is
+    None): a lone value for a sized list (``int[1] dim`` given ``0``) becomes the list it
+    stands for, as in PyTorch; anything else is returned as it is."""
+    inner = type_.elem if isinstance(type_, OptionalType) else type_
+    if isinstance(inner, ListType) and inner.size is not None and value is not None:
+        if not isinstance(value, (list, tuple)):
+            return [value] * inner.size
+    return value
+
+
 def mismatch(type_: Type, value: Any) -> str | None:
     """Why ``value`` cannot be passed as ``type_`` (None when it can)."""
     if isinstance(type_, OptionalType):
@@ -113,8 +124,8 @@ def mismatch(type_: Type, value: Any) -> str | None:
             return None  # a lone value broadcast to a sized list, as in 'int[2] stride=1'
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             return f"expected a list ({type_}), got {type_name(value)}"
-        if type_.size is not None and len(value) != type_.size:
-            return f"expected {type_.size} elements ({type_}), got {len(value)}"
+        # A list's size is a hint for broadcasting a lone value, not a length the
+        # binding enforces (PyTorch's IntArrayRef[N] takes any length; kernels check).
         for i, item in enumerate(value):
             problem = mismatch(type_.elem, item)
             if problem is not None:

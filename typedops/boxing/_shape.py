@@ -63,6 +63,7 @@ class CheckKind(str, enum.Enum):
     tensor = "tensor"  # no test of its own: the key extraction checks it
     none = "none"  # not checked (Any, type variables, classes)
     slow = "slow"  # the full ``mismatch`` check on every call (lists, dicts, tuples)
+    int_list = "int_list"  # a list or tuple of exact ints; else (a lone int for int[N]...) slow
     # An exact-type test per base type (subclasses go to the slow check, which accepts them):
     int = "int"
     float = "float"
@@ -77,7 +78,7 @@ class CheckKind(str, enum.Enum):
 
 
 class ArgCheck(NamedTuple):
-    """An argument's fast check: its kind, and for an exact-type test whether None passes too."""
+    """An argument's fast check: its kind, and whether None passes too."""
 
     kind: CheckKind
     optional: bool = False
@@ -93,6 +94,7 @@ _CHECK_BY_BASE: Final = {
     "MemoryFormat": CheckKind.memory_format, "Device": CheckKind.device,
 }  # fmt: skip
 _UNCHECKED: Final = frozenset({"Any", "Generator", "Storage", "Stream", "QScheme", "Dimname", "Capsule", "AnyClassType", "AnyEnumType"})
+_INT_NAMES: Final = frozenset({"int", "SymInt"})
 _TENSOR_CHECK: Final = ArgCheck(CheckKind.tensor)
 _NO_CHECK: Final = ArgCheck(CheckKind.none)
 _SLOW_CHECK: Final = ArgCheck(CheckKind.slow)
@@ -110,6 +112,8 @@ def arg_check(type_: Type) -> ArgCheck:
         kind = _CHECK_BY_BASE.get(inner.name)
         if kind is not None:
             return ArgCheck(kind, optional)
+    if isinstance(inner, ListType) and isinstance(inner.elem, BaseType) and inner.elem.name in _INT_NAMES:
+        return ArgCheck(CheckKind.int_list, optional)
     if isinstance(inner, (ListType, TupleType, DictType)):
         return _SLOW_CHECK
     return _NO_CHECK

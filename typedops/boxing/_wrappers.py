@@ -29,7 +29,7 @@ from typing import Any, Final
 from typing_extensions import assert_never
 
 from ..vocabulary import ArgumentError, TypedopsError
-from ._convert import Conversion, SequenceKind, to_list, to_tuple
+from ._convert import Conversion, SequenceKind, broadcast, to_list, to_tuple
 from ._shape import CallShape
 from ._source import install
 
@@ -69,6 +69,8 @@ def _converter(kind: SequenceKind) -> str:
         return "_to_tuple"
     if kind is SequenceKind.list:
         return "_to_list"
+    if kind is SequenceKind.any:
+        return "_broadcast"
     assert_never(kind)
 
 
@@ -153,7 +155,9 @@ def wrong_tuple(op: Any, result: Any, expected: int) -> ArgumentError:
     )
 
 
-UNBOXING_GLOBALS: Final = {"_wrong_tuple": wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list}
+UNBOXING_GLOBALS: Final = {
+    "_wrong_tuple": wrong_tuple, "_to_tuple": to_tuple, "_to_list": to_list, "_broadcast": broadcast,
+}  # fmt: skip
 
 
 @functools.cache

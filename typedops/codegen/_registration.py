@@ -271,7 +271,9 @@ def _imports(
     if device_checks:
         imports += runtime("check_devices as _check_devices")
     if unboxing.lines:
-        imports += runtime("to_list as _to_list", "to_tuple as _to_tuple", "wrong_tuple as _wrong_tuple")
+        imports += runtime(
+            "to_list as _to_list", "to_tuple as _to_tuple", "broadcast as _broadcast", "wrong_tuple as _wrong_tuple"
+        )
     if impl_namespaces:
         imports.append("import typedops.core  # noqa: F401 -- defines the core ops these kernels are for")
     imports += [f"import {module} as {alias}" for module, alias in modules.items()]

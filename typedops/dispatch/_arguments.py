@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError
-from ..boxing import TensorUse, default_value, mismatch, python_name, tensor_use, type_name
+from ..boxing import TensorUse, canonical, default_value, mismatch, python_name, tensor_use, type_name
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
 
-__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error"]
+__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error", "fix_arguments"]
 
 
 def _is_tensor(value: Any) -> bool:
@@ -49,7 +49,9 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
 
 
 def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError | None:
-    """The error for the first stack value that does not fit its argument's schema type."""
+    """The error for the first stack value that does not fit its argument's schema type.
+    (A lone value for a sized list stays on the stack; an unboxed kernel gets the list
+    from its unboxing wrapper: ``conversions_for``.)"""
     for arg, value in zip(op.schema.arguments, stack):
         problem = mismatch(arg.type, value)
         if problem is not None:
@@ -57,6 +59,29 @@ def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError |
                 f"{op.full_name}.call_boxed(): argument '{arg.name}' ({arg.type}): {problem}"
             )
     return None
+
+
+# Note [Unboxed calls check like boxed ones]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The unboxed entry tests each non-tensor argument with an exact-type test (the boxed
+# entry's), and only when one fails calls fix_arguments: it runs the full schema check --
+# accepting what the boxed path accepts (an int for a float, a subclass, a lone int for
+# 'int[1]') -- and returns the values the kernel receives (``canonical``), or raises the
+# ArgumentError naming the op, the argument, its schema type and the value's type. So a
+# kernel declared 'int' never sees 2.5, on any path, and the common call pays only the
+# exact-type tests.
+def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The checked arguments ``values`` (at schema positions ``indices``) as the kernel
+    receives them, or the ArgumentError of the first that does not fit."""
+    args = op.schema.arguments
+    fixed = []
+    for i, value in zip(indices, values):
+        arg = args[i]
+        problem = mismatch(arg.type, value)
+        if problem is not None:
+            raise ArgumentError(f"{op.full_name}(): argument '{arg.name}' ({arg.type}): {problem}")
+        fixed.append(canonical(arg.type, value))
+    return tuple(fixed)
 
 
 def fill_stack_defaults(op: OperatorEntry, stack: list[Any], entry: str = "call_boxed") -> int:

@@ -27,7 +27,7 @@ from typing_extensions import assert_never
 from ..vocabulary import BACKEND_KEYS, ArgumentError, Device, Layout, MemoryFormat, ScalarType, TensorError
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, wrong_tuple
-from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults
+from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
 from ._tls import apply_local, keep_flag_in
@@ -143,6 +143,15 @@ class _Names(NamedTuple):
     optional_list_bits: str = "_optional_list_bits"
     traced: str = "_traced"
     mixed: str = "_mixed_devices"
+    fix: str = "_op_fix_args"
+    fits: str = "_fits"
+    scalars: str = "_SCALARS"
+    complexes: str = "_COMPLEXES"
+    ints: str = "_INTS"
+    scalar_type: str = "_ScalarType"
+    layout: str = "_Layout"
+    memory_format: str = "_MemoryFormat"
+    device: str = "_Device"
 
 
 _DEFAULT_NAMES: Final = _Names()
@@ -227,12 +236,15 @@ def _key_lines(
 # the boxed path: a fallback's stack may hold more than the call's arguments.
 def _direct_boxed(shape: CallShape) -> bool:
     return not any(
-        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check.kind is CheckKind.slow
+        a.tensors in (TensorUse.list, TensorUse.optional_list) or a.check.kind in _NOT_DIRECT
         for a in shape.args
     )
 
 
-def _exact_type_test(kind: CheckKind, v: str) -> str:
+_NOT_DIRECT: Final = (CheckKind.slow, CheckKind.int_list)  # may need converting for the kernel
+
+
+def _exact_type_test(kind: CheckKind, v: str, n: _Names) -> str:
     """The exact-type test of a base-type check kind, on generated name ``v``."""
     if kind is CheckKind.int:
         return f"type({v}) is int"
@@ -241,33 +253,53 @@ def _exact_type_test(kind: CheckKind, v: str) -> str:
     if kind is CheckKind.bool:
         return f"type({v}) is bool"
     if kind is CheckKind.scalar:
-        return f"type({v}) in _SCALARS"
+        return f"type({v}) in {n.scalars}"
     if kind is CheckKind.complex:
-        return f"type({v}) in _COMPLEXES"
+        return f"type({v}) in {n.complexes}"
     if kind is CheckKind.str:
         return f"type({v}) is str"
     if kind is CheckKind.scalar_type:
-        return f"type({v}) is _ScalarType"
+        return f"type({v}) is {n.scalar_type}"
     if kind is CheckKind.layout:
-        return f"type({v}) is _Layout"
+        return f"type({v}) is {n.layout}"
     if kind is CheckKind.memory_format:
-        return f"type({v}) is _MemoryFormat"
+        return f"type({v}) is {n.memory_format}"
     if kind is CheckKind.device:
-        return f"(type({v}) is _Device or type({v}) is str)"
-    if kind is CheckKind.tensor or kind is CheckKind.none or kind is CheckKind.slow:
+        return f"(type({v}) is {n.device} or type({v}) is str)"
+    if kind is CheckKind.tensor or kind is CheckKind.none or kind is CheckKind.slow or kind is CheckKind.int_list:
         raise AssertionError(f"check kind {kind.name} is not an exact-type test")
     assert_never(kind)
 
 
-def _check_expr(check: ArgCheck, index: int, ref: str) -> str | None:
-    """A fast *accept* test for a boxed argument; None when nothing is to check."""
+def _check_expr(check: ArgCheck, index: int, ref: str, n: _Names = _DEFAULT_NAMES) -> str | None:
+    """A fast *accept* test for an argument; None when nothing is to check."""
     kind = check.kind
     if kind is CheckKind.tensor or kind is CheckKind.none:
         return None
     if kind is CheckKind.slow:
-        return f"_fits(_op, {index}, {ref})"
-    test = _exact_type_test(kind, ref)
+        return f"{n.fits}({n.op}, {index}, {ref})"
+    if kind is CheckKind.int_list:
+        # exact ints in a list or tuple: C-level set and type tests
+        test = f"((type({ref}) is list or type({ref}) is tuple) and {n.ints}.issuperset(map(type, {ref})))"
+    else:
+        test = _exact_type_test(kind, ref, n)
     return f"({ref} is None or {test})" if check.optional else test
+
+
+def _value_checks(shape: CallShape, names: _Names) -> list[str]:
+    """The unboxed entries' argument checks: exact-type accept tests, and when one fails,
+    the full check, which converts what the schema converts (a lone int for ``int[1]``)
+    or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones])."""
+    checked = [(i, a) for i, a in enumerate(shape.args) if (_check_expr(a.check, i, a.name, names)) is not None]
+    if not checked:
+        return []
+    tests = " and ".join(e for i, a in checked if (e := _check_expr(a.check, i, a.name, names)) is not None)
+    refs = "".join(f"{a.name}, " for _, a in checked)
+    indices = "".join(f"{i}, " for i, _ in checked)
+    return [
+        f"        if not ({tests}):",
+        f"            {refs}= {names.fix}({names.op}, ({indices}), ({refs}))",
+    ]
 
 
 def entry_source(shape: CallShape, trace: bool) -> str:
@@ -335,6 +367,7 @@ def _call(shape: CallShape, trace: bool, names: _Names) -> list[str]:
     return [
         f"    def call({_signature(shape)}):",
         *_key_lines([(a.name, a.tensors) for a in shape.args], f"{names.bad_args}({names.op}, {by_name})", names),
+        *_value_checks(shape, names),
         *_unboxed_dispatch(shape, trace, "call", names),
     ]
 
@@ -467,6 +500,8 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_wrong_tuple": wrong_tuple,
     "_check_stack": _check_stack,
     "_fits": _fits,
+    "_op_fix_args": fix_arguments,
+    "_INTS": frozenset({int}),
     "_SCALARS": frozenset({int, float, bool, complex}),
     "_COMPLEXES": frozenset({int, float, complex}),
     "_ScalarType": ScalarType,

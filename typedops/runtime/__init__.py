@@ -14,7 +14,7 @@ from typing import Any
 
 from ..vocabulary import Device, NoKernelError
 from ..tensor import Tensor, keys_for_device, wrapped_scalar
-from ..boxing import default_value, to_list, to_tuple, wrong_tuple
+from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..schema import (
@@ -29,7 +29,7 @@ from ..schema import build_schema as schema
 __all__ = [
     "choose", "lazy_method", "no_static_kernel", "kernel", "check_devices",
     # re-exported for generated code
-    "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "wrong_tuple",
+    "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",

@@ -18,6 +18,7 @@ from typedops.runtime import (
     check_devices as _check_devices,
     to_list as _to_list,
     to_tuple as _to_tuple,
+    broadcast as _broadcast,
     wrong_tuple as _wrong_tuple,
     Any,
     Tensor as _Tensor,

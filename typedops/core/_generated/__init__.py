@@ -18,6 +18,7 @@ from typedops.runtime import (
     check_devices as _check_devices,
     to_list as _to_list,
     to_tuple as _to_tuple,
+    broadcast as _broadcast,
     wrong_tuple as _wrong_tuple,
     Any,
     Tensor as _Tensor,
@@ -173,7 +174,8 @@ def _unboxing8(_fn):
         a0, a1, a2, k0, = stack[-4:]
         del stack[-4:]
         try:
-            _r = _fn(a0, a1, a2, dtype=k0)
+            c1 = _broadcast(a1, 1)
+            _r = _fn(a0, c1, a2, dtype=k0)
         except BaseException:
             stack.extend((a0, a1, a2, k0,))
             raise

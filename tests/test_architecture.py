@@ -136,3 +136,96 @@ def test_the_raise_checker_sees_a_bare_raise(tmp_path: Path) -> None:
         "class C:\n    def __getattr__(self, name):\n        raise KeyError(name)\n"
     )
     assert _bare_raises(tmp_path / "typedops") == ["typedops/m.py:2 raises ValueError", "typedops/m.py:9 raises KeyError"]
+
+
+# -- messages from a messages module ----------------------------------------------------------
+# Every message a user can see lives as a ``Final`` format string in one ``_messages`` module
+# per package (core/kernels has its own): an error built with a literal message, an f-string,
+# or a string constant of the raising module itself is a message out of place.
+_MESSAGE_MODULES_NOT_YET = {"schema", "boxing", "tensor", "dispatch", "custom_ops", "runtime", "core", "codegen"}  # fmt: skip
+
+
+def _error_classes(package: Path) -> set[str]:
+    """``TypedopsError`` and every class in the package that derives from it (by name)."""
+    bases: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef):
+                named = {b.id if isinstance(b, ast.Name) else b.attr for b in node.bases if isinstance(b, ast.Name | ast.Attribute)}
+                bases.setdefault(node.name, set()).update(named)
+    errors = {"TypedopsError"}
+    while grown := {name for name, parents in bases.items() if parents & errors} - errors:
+        errors |= grown
+    return errors
+
+
+def _local_strings(tree: ast.Module) -> set[str]:
+    """Module-level names the module binds to a string (its own message constants)."""
+    names: set[str] = set()
+    for node in tree.body:
+        target, value = (
+            (node.targets[0], node.value) if isinstance(node, ast.Assign) and len(node.targets) == 1
+            else (node.target, node.value) if isinstance(node, ast.AnnAssign) else (None, None)
+        )  # fmt: skip
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant | ast.JoinedStr | ast.BinOp):
+            names.add(target.id)
+    return names
+
+
+def _inline_message(arg: ast.expr, local: set[str]) -> bool:
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "format":
+        arg = arg.func.value
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, str)
+    if isinstance(arg, ast.JoinedStr | ast.BinOp):
+        return True
+    return isinstance(arg, ast.Name) and arg.id in local
+
+
+def _inline_messages(package: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+    """Errors of the package built from a message that is not a ``_messages`` constant."""
+    errors = _error_classes(package)
+    found: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package.parent).as_posix()
+        if path.name == "_messages.py" or where.split("/")[1] in skip:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        local = _local_strings(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in errors and _inline_message(node.args[0], local):
+                found.append(f"{where}:{node.lineno} builds {name} with an inline message")
+    return found
+
+
+def test_every_error_message_comes_from_a_messages_module() -> None:
+    assert _inline_messages(PACKAGE, frozenset(_MESSAGE_MODULES_NOT_YET)) == []
+
+
+def test_the_message_checker_sees_inline_messages(tmp_path: Path) -> None:
+    package = tmp_path / "typedops"
+    (package / "x").mkdir(parents=True)
+    (package / "x" / "_messages.py").write_text("GOOD = 'fine {n}'\n")
+    (package / "x" / "_m.py").write_text(
+        "from ._messages import GOOD\n"
+        "class ArgumentError(TypedopsError, TypeError): ...\n"
+        "class MyError(ArgumentError): ...\n"
+        "LOCAL = 'mine'\n\n"
+        "def f(n, message):\n"
+        "    raise MyError(GOOD.format(n=n))\n"
+        "    raise MyError(message)\n"
+        "    raise MyError(f'bad {n}')\n"
+        "    raise MyError('bad')\n"
+        "    raise MyError('bad {n}'.format(n=n))\n"
+        "    raise MyError(LOCAL)\n"
+        "    return ArgumentError('a' + str(n))\n"
+        "    raise ValueError('not ours')\n"
+    )
+    assert _inline_messages(package) == [
+        f"typedops/x/_m.py:{line} builds {name} with an inline message"
+        for line, name in [(9, "MyError"), (10, "MyError"), (11, "MyError"), (12, "MyError"), (13, "ArgumentError")]
+    ]

@@ -18,6 +18,15 @@ from typing_extensions import assert_never
 
 from ..vocabulary import ArgumentError
 from ._lexer import clipped
+from ._messages import (
+    _FLOAT_RANGE,
+    _INT_RANGE,
+    _LONE_UNSIZED,
+    _NO_DEFAULT,
+    _NO_LIST_DEFAULT,
+    _TYPE_VAR_DEFAULT,
+    NO_SCHEMA_DEFAULT,
+)
 from ._types import BaseType, ListType, OptionalType, Type, TypeVar
 
 __all__ = [
@@ -159,10 +168,7 @@ def format_literal(value: DefaultValue) -> str:
         return value.name
     if isinstance(value, tuple):
         return "[" + ", ".join(format_literal(v) for v in value) + "]"
-    raise ArgumentError(
-        f"cannot write {value!r} of type {type(value).__name__} as a schema default; "
-        "use None, a bool, int, float, str, EnumDefault or a tuple of those"
-    )
+    raise ArgumentError(NO_SCHEMA_DEFAULT.format(value=value, kind=type(value).__name__))
 
 
 # -- which defaults fit which types ------------------------------------------------
@@ -217,14 +223,6 @@ _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
 # Numbers torch reads into 64-bit values: ints past int64 and floats past double are refused.
 _INT64_MAX: Final = 2**63 - 1
 _INT64_DIGITS: Final = 19
-_NO_DEFAULT: Final = "type '{name}' takes no default{but_none}"
-_TYPE_VAR_DEFAULT: Final = "type variable '{name}' takes no default{but_none}{hint}"
-_LONE_UNSIZED: Final = (
-    "a lone value fits only a sized list such as '{elem}[2]'; write a list, as in [{text}]"
-)
-_NO_LIST_DEFAULT: Final = "a list of '{elem}' takes no list default{but_none}"
-_INT_RANGE: Final = "integer {text} does not fit in 64 bits"
-_FLOAT_RANGE: Final = "float {text} is out of range"
 
 
 def _literal_kind(text: str) -> LiteralKind:

@@ -50,7 +50,7 @@ from typing import Annotated, Any, Final, Literal, Union
 from ..vocabulary import SYM_INT_MARKER, BoundedCache, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
-from ._infer_messages import (
+from ._messages import (
     _PARAM,
     _RETURN,
     _NO_ANNOTATION,

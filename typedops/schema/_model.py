@@ -13,11 +13,24 @@ from typing import Final
 
 from ..vocabulary import SchemaError, SchemaLookupError
 from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
+from ._messages import (
+    ALIAS_TOO_DEEP,
+    ARGUMENT_TWICE,
+    DEFAULT_BEFORE_REQUIRED,
+    DEFAULT_DOES_NOT_FIT,
+    LIST_DEFAULT_SPACING,
+    NO_DEFAULT,
+    NO_SUCH_ARGUMENT,
+    NOT_A_LITERAL,
+    NOT_AN_IDENTIFIER,
+    RETURN_NAME_TWICE,
+    VARARGS_WITH_DEFAULT,
+    VARRET_WITH_RETURNS,
+)
 from ._types import AliasInfo, ListType, OptionalType, Type
 
 __all__ = [
     "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
-    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT",
 ]  # fmt: skip
 
 # In-place dunder methods: their schema name does not end with '_' but they mutate self.
@@ -26,15 +39,6 @@ _INPLACE_DUNDERS: Final = frozenset(
     for op in ("add", "sub", "mul", "div", "mod", "pow", "and", "or", "xor",
                "lshift", "rshift", "matmul", "floordiv", "truediv")
 )  # fmt: skip
-# The order rules of an argument list, as torch's parser enforces them.
-DEFAULT_BEFORE_REQUIRED: Final = (
-    "argument {name!r} has no default but follows {prev!r}, which has one; give {name!r} "
-    "a default or make it keyword-only (after '*')"
-)
-VARARGS_WITH_DEFAULT: Final = (
-    "'...' cannot follow arguments with defaults ({prev!r} has one); varargs take every "
-    "argument by position"
-)
 
 
 def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
@@ -51,10 +55,7 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
         suffixes.append("?" if isinstance(inner, OptionalType) else str(inner)[len(str(inner.elem)):])
         inner = inner.elem
     if depth > len(suffixes):
-        raise SchemaError(
-            f"alias depth {depth} is deeper than the {len(suffixes)} '?'/'[]' suffixes "
-            f"of type {type_}"
-        )
+        raise SchemaError(ALIAS_TOO_DEEP.format(depth=depth, count=len(suffixes), type=type_))
     suffixes.reverse()
     parts = [str(inner)]
     for level, suffix in enumerate(suffixes):
@@ -68,7 +69,7 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
 
 def _check_name(kind: str, name: str) -> None:
     if not (name.isidentifier() and name.isascii()):
-        raise SchemaError(f"{kind} {name!r} is not an ASCII identifier")
+        raise SchemaError(NOT_AN_IDENTIFIER.format(kind=kind, name=name))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,20 +91,14 @@ class Argument:
         _check_name("argument name", self.name)
         if self.default is not None:
             if not LITERAL_RE.fullmatch(self.default):
-                raise SchemaError(
-                    f"default {self.default!r} of argument {self.name!r} is not a schema "
-                    "literal; build it with typedops.schema.format_literal(value)"
-                )
+                raise SchemaError(NOT_A_LITERAL.format(default=self.default, name=self.name))
             if self.default[:1] == "[" and list_literal_text(self.default) != self.default:
-                raise SchemaError(
-                    f"list default {self.default!r} of argument {self.name!r} is not in "
-                    f"canonical spacing; write {list_literal_text(self.default)}"
-                )
+                canonical = list_literal_text(self.default)
+                raise SchemaError(LIST_DEFAULT_SPACING.format(default=self.default, name=self.name, canonical=canonical))
             problem = default_mismatch(self.type, self.default)
             if problem is not None:
                 raise SchemaError(
-                    f"default {self.default} does not fit type '{self.type}' of argument "
-                    f"{self.name!r}: {problem}"
+                    DEFAULT_DOES_NOT_FIT.format(default=self.default, type=self.type, name=self.name, problem=problem)
                 )
         type_with_alias(self.type, self.alias, self.alias_depth)
 
@@ -115,7 +110,7 @@ class Argument:
     def default_value(self) -> DefaultValue:
         """The default as a Python value; raises ``LookupError`` when there is none."""
         if self.default is None:
-            raise SchemaLookupError(f"argument {self.name!r} has no default")
+            raise SchemaLookupError(NO_DEFAULT.format(name=self.name))
         return literal_value(self.default)
 
     @property
@@ -188,14 +183,14 @@ class FunctionSchema:
         seen: set[str] = set()
         for arg in self.positional + self.kwarg_only:
             if arg.name in seen:
-                raise SchemaError(f"argument {arg.name!r} appears twice in {self.full_name}")
+                raise SchemaError(ARGUMENT_TWICE.format(name=arg.name, schema=self.full_name))
             seen.add(arg.name)
         self._check_defaults_order()
         named = [r.name for r in self.returns if r.name is not None]
         if len(set(named)) != len(named):
-            raise SchemaError(f"two returns of {self.full_name} have the same name")
+            raise SchemaError(RETURN_NAME_TWICE.format(schema=self.full_name))
         if self.is_varret and self.returns:
-            raise SchemaError("a schema with '...' returns cannot also list returns")
+            raise SchemaError(VARRET_WITH_RETURNS)
 
     def _check_defaults_order(self) -> None:
         defaulted = next((a.name for a in self.positional + self.kwarg_only if a.default is not None), "")
@@ -238,7 +233,7 @@ class FunctionSchema:
             if arg.name == name:
                 return arg
         names = ", ".join(a.name for a in self.arguments) or "none"
-        raise SchemaLookupError(f"{self.full_name} has no argument {name!r} (it has: {names})")
+        raise SchemaLookupError(NO_SUCH_ARGUMENT.format(schema=self.full_name, name=name, names=names))
 
     @property
     def out_arguments(self) -> tuple[Argument, ...]:

@@ -14,8 +14,6 @@ takes linear time whatever the text (Note [Linear-time parsing] in ``_lexer.py``
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..vocabulary import ArgumentError
 from ._build import argument as _argument
 from ._build import make_return as _return
@@ -23,15 +21,21 @@ from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
 from ._defaults import LITERAL_RE, default_mismatch, list_literal_text
 from ._lexer import END, Failure, clipped, error, fail, is_ident, shown, tokenize
-from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
+from ._messages import (
+    _NESTED_LIST,
+    _UNCLOSED_LIST,
+    _UNCLOSED_STRING,
+    DEFAULT_BEFORE_REQUIRED,
+    DEFAULT_DOES_NOT_FIT,
+    NOT_SCHEMA_TEXT,
+    VARARGS_WITH_DEFAULT,
+)
+from ._model import Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
 from ._types import Type
 
 __all__ = ["parse_schema", "parse_type", "clear_type_table"]
 
-_UNCLOSED_STRING: Final = "string default has no closing quote"
-_UNCLOSED_LIST: Final = "list default has no closing ']'"
-_NESTED_LIST: Final = "list defaults do not nest; write a flat list such as [1, 2]"
 
 
 def parse_schema(text: str) -> FunctionSchema:
@@ -40,7 +44,7 @@ def parse_schema(text: str) -> FunctionSchema:
     Raises ``SchemaParseError`` with the column of, and a caret under, the offending token.
     """
     if not isinstance(text, str):
-        raise ArgumentError(f"parse_schema() takes schema text (str), not {type(text).__name__}")
+        raise ArgumentError(NOT_SCHEMA_TEXT.format(kind=type(text).__name__))
     schema = parse_canonical(text)
     if schema is not None:
         return schema
@@ -216,5 +220,5 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
         fail(f"expected a default value for argument {arg_name!r}, found {shown(tok)}", i)
     problem = default_mismatch(type_, text)
     if problem is not None:
-        fail(f"default {clipped(text)} does not fit type '{type_}' of argument {arg_name!r}: {problem}", i)
+        fail(DEFAULT_DOES_NOT_FIT.format(default=clipped(text), type=type_, name=arg_name, problem=problem), i)
     return text, i + 1

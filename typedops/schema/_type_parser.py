@@ -6,6 +6,7 @@ from typing import Final
 
 from ._build import alias as _make_alias
 from ._lexer import END, MAX_TYPE_DEPTH, Failure, error, fail, is_ident, shown, tokenize
+from ._messages import _BAD_SIZE, _BIG_SIZE, _TOO_DEEP, _UNCLOSED_SUFFIX
 from ._types import (
     BASE_TYPE_NAMES,
     AliasInfo,
@@ -30,10 +31,6 @@ _WHITESPACE: Final = " \t\n\r\f\v"
 # A list size is read into a 64-bit integer, as torch reads it.
 _SIZE_DIGITS: Final = 19
 _SIZE_MAX: Final = 2**63 - 1
-_TOO_DEEP: Final = f"types nest more than {MAX_TYPE_DEPTH} deep; a schema type nests a few levels at most"
-_UNCLOSED_SUFFIX: Final = "'[' is not closed; a list suffix is '[]' or '[N]'"
-_BAD_SIZE: Final = "a list size must be a whole number, as in 'int[2]', not {tok}"
-_BIG_SIZE: Final = "a list size must fit in 64 bits, not {tok}"
 
 
 def parse_type(text: str) -> Type:
@@ -60,7 +57,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
     ``(type, alias, alias_depth, next_index)``.
     """
     if nest > MAX_TYPE_DEPTH:
-        fail(_TOO_DEEP, i)
+        fail(_TOO_DEEP.format(depth=MAX_TYPE_DEPTH), i)
     tok = t[i]
     type_: Type
     base = _BASE_TYPES.get(tok)
@@ -100,7 +97,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         i += 1
         level += 1
         if nest + level > MAX_TYPE_DEPTH:
-            fail(_TOO_DEEP, i - 1)
+            fail(_TOO_DEEP.format(depth=MAX_TYPE_DEPTH), i - 1)
         if t[i] == "(":
             if alias is not None:
                 fail("a type takes at most one alias annotation", i)

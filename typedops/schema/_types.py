@@ -11,6 +11,17 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..vocabulary import SchemaError
+from ._messages import (
+    ALIAS_WITHOUT_NAMES,
+    BAD_ALIAS_SET_NAME,
+    BAD_CLASS_TYPE,
+    BAD_TYPE_VARIABLE,
+    BUILTIN_TYPE_VARIABLE,
+    EMPTY_TUPLE_TYPE,
+    NEGATIVE_LIST_SIZE,
+    OPTIONAL_TWICE,
+    UNKNOWN_BASE_TYPE,
+)
 
 __all__ = [
     "AliasInfo",
@@ -82,12 +93,10 @@ class AliasInfo:
 
     def __post_init__(self) -> None:
         if not self.before:
-            raise SchemaError("AliasInfo needs at least one alias set name in 'before'")
+            raise SchemaError(ALIAS_WITHOUT_NAMES)
         for name in self.before + self.after:
             if name != "*" and not (name.isidentifier() and name.isascii()):
-                raise SchemaError(
-                    f"alias set name {name!r} is not an identifier or '*'"
-                )
+                raise SchemaError(BAD_ALIAS_SET_NAME.format(name=name))
 
     def __str__(self) -> str:
         text = "|".join(self.before)
@@ -106,9 +115,7 @@ class BaseType(Type):
 
     def __post_init__(self) -> None:
         if self.name not in BASE_TYPE_NAMES:
-            raise SchemaError(
-                f"unknown base type {self.name!r}; use one of {sorted(BASE_TYPE_NAMES)}"
-            )
+            raise SchemaError(UNKNOWN_BASE_TYPE.format(name=self.name, names=sorted(BASE_TYPE_NAMES)))
 
     def __str__(self) -> str:
         return self.name
@@ -125,11 +132,9 @@ class TypeVar(Type):
 
     def __post_init__(self) -> None:
         if not (self.name.isidentifier() and self.name.isascii() and self.name[:1].islower()):
-            raise SchemaError(
-                f"type variable {self.name!r} must be an ASCII identifier starting lower-case"
-            )
+            raise SchemaError(BAD_TYPE_VARIABLE.format(name=self.name))
         if self.name in BASE_TYPE_NAMES:
-            raise SchemaError(f"{self.name!r} is a built-in type, not a type variable")
+            raise SchemaError(BUILTIN_TYPE_VARIABLE.format(name=self.name))
 
     def __str__(self) -> str:
         return self.name
@@ -144,10 +149,7 @@ class ClassType(Type):
     def __post_init__(self) -> None:
         parts = self.qualified_name.split(".")
         if len(parts) < 2 or not all(p.isidentifier() and p.isascii() for p in parts):
-            raise SchemaError(
-                f"class type {self.qualified_name!r} must be a dotted path such as "
-                "'__torch__.torch.classes.ns.Name'"
-            )
+            raise SchemaError(BAD_CLASS_TYPE.format(name=self.qualified_name))
 
     def __str__(self) -> str:
         return self.qualified_name
@@ -161,7 +163,7 @@ class OptionalType(Type):
 
     def __post_init__(self) -> None:
         if isinstance(self.elem, OptionalType):
-            raise SchemaError(f"'{self.elem}?' is optional twice; write '{self.elem}'")
+            raise SchemaError(OPTIONAL_TWICE.format(elem=self.elem))
 
     def __str__(self) -> str:
         return f"{self.elem}?"
@@ -179,7 +181,7 @@ class ListType(Type):
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 0:
-            raise SchemaError(f"list size must be >= 0, not {self.size}")
+            raise SchemaError(NEGATIVE_LIST_SIZE.format(size=self.size))
 
     def __str__(self) -> str:
         return f"{self.elem}[{'' if self.size is None else self.size}]"
@@ -207,7 +209,7 @@ class TupleType(Type):
 
     def __post_init__(self) -> None:
         if not self.elems:
-            raise SchemaError("a tuple type needs at least one element type")
+            raise SchemaError(EMPTY_TUPLE_TYPE)
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.elems)) + ")"

@@ -143,6 +143,10 @@ def test_the_raise_checker_sees_a_bare_raise(tmp_path: Path) -> None:
 # per package (core/kernels has its own): an error built with a literal message, an f-string,
 # or a string constant of the raising module itself is a message out of place.
 
+# Helpers that take a message and raise it: the schema parsers' ``fail(reason, index)``.
+_MESSAGE_TAKERS = {"fail"}
+
+
 def _error_classes(package: Path) -> set[str]:
     """``TypedopsError`` and every class in the package that derives from it (by name)."""
     bases: dict[str, set[str]] = {}
@@ -195,7 +199,7 @@ def _inline_messages(package: Path) -> list[str]:
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            if name in errors and _inline_message(node.args[0], local):
+            if (name in errors or name in _MESSAGE_TAKERS) and _inline_message(node.args[0], local):
                 found.append(f"{where}:{node.lineno} builds {name} with an inline message")
     return found
 
@@ -221,9 +225,10 @@ def test_the_message_checker_sees_inline_messages(tmp_path: Path) -> None:
         "    raise MyError('bad {n}'.format(n=n))\n"
         "    raise MyError(LOCAL)\n"
         "    return ArgumentError('a' + str(n))\n"
+        "    fail(f'no {n}', 0)\n"
         "    raise ValueError('not ours')\n"
     )
     assert _inline_messages(package) == [
         f"typedops/x/_m.py:{line} builds {name} with an inline message"
-        for line, name in [(9, "MyError"), (10, "MyError"), (11, "MyError"), (12, "MyError"), (13, "ArgumentError")]
+        for line, name in [(9, "MyError"), (10, "MyError"), (11, "MyError"), (12, "MyError"), (13, "ArgumentError"), (14, "fail")]
     ]

@@ -6,7 +6,27 @@ from typing import Final
 
 from ._build import alias as _make_alias
 from ._lexer import END, MAX_TYPE_DEPTH, Failure, error, fail, is_ident, shown, tokenize
-from ._messages import _BAD_SIZE, _BIG_SIZE, _TOO_DEEP, _UNCLOSED_SUFFIX
+from ._messages import (
+    _BAD_SIZE,
+    _BIG_SIZE,
+    _TOO_DEEP,
+    _UNCLOSED_SUFFIX,
+    ALIAS_INSIDE,
+    BUILTIN_TYPES_ARE,
+    CONTAINER_NEEDS_PARENS,
+    DID_YOU_MEAN_TYPE,
+    EXPECTED_ALIAS_END,
+    EXPECTED_ALIAS_SET,
+    EXPECTED_CONTAINER_END,
+    EXPECTED_DICT_COMMA,
+    EXPECTED_TUPLE_END,
+    EXPECTED_TYPE,
+    LONE_TYPE_ALIAS,
+    OPTIONAL_APPLIED_TWICE,
+    TEXT_AFTER_TYPE,
+    TWO_ALIAS_ANNOTATIONS,
+    UNKNOWN_TYPE,
+)
 from ._types import (
     BASE_TYPE_NAMES,
     AliasInfo,
@@ -42,9 +62,9 @@ def parse_type(text: str) -> Type:
     try:
         type_, alias, _, i = parse_type_tokens(toks, 0)
         if alias is not None:
-            fail("a type on its own takes no alias annotation", 0)
+            fail(LONE_TYPE_ALIAS, 0)
         if toks[i] != END:
-            fail(f"unexpected {shown(toks[i])} after the type", i)
+            fail(TEXT_AFTER_TYPE.format(found=shown(toks[i])), i)
         return type_
     except Failure as failure:
         raise error(failure, text) from None
@@ -77,7 +97,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
             fail(_unknown_type(tok), i)
         i += 1
     else:
-        fail(f"expected a type, found {shown(tok)}", i)
+        fail(EXPECTED_TYPE.format(found=shown(tok)), i)
 
     alias = None
     depth = 0
@@ -88,7 +108,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         tok = t[i]
         if tok == "?":
             if type(type_) is OptionalType:
-                fail(f"'?' applied twice; '{type_}' is already optional", i)
+                fail(OPTIONAL_APPLIED_TWICE.format(type=type_), i)
             type_ = OptionalType(type_)
         elif tok[:1] == "[":
             type_ = ListType(type_, _list_size(tok, i))
@@ -100,7 +120,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
             fail(_TOO_DEEP.format(depth=MAX_TYPE_DEPTH), i - 1)
         if t[i] == "(":
             if alias is not None:
-                fail("a type takes at most one alias annotation", i)
+                fail(TWO_ALIAS_ANNOTATIONS, i)
             depth = level
             alias, i = _alias(t, i)
 
@@ -126,7 +146,7 @@ def _tuple(t: list[str], i: int, nest: int) -> tuple[Type, int]:
     while True:
         elem, alias, _, j = parse_type_tokens(t, i, nest + 1)
         if alias is not None:
-            fail("alias annotations inside a tuple type are not supported", i)
+            fail(ALIAS_INSIDE.format(where="a tuple type"), i)
         elems.append(elem)
         i = j
         if t[i] == ",":
@@ -134,7 +154,7 @@ def _tuple(t: list[str], i: int, nest: int) -> tuple[Type, int]:
         elif t[i] == ")":
             return TupleType(tuple(elems)), i + 1
         else:
-            fail(f"expected ',' or ')' in tuple type, found {shown(t[i])}", i)
+            fail(EXPECTED_TUPLE_END.format(found=shown(t[i])), i)
 
 
 def _container(t: list[str], i: int, nest: int) -> tuple[Type, int]:
@@ -142,24 +162,24 @@ def _container(t: list[str], i: int, nest: int) -> tuple[Type, int]:
     tok = t[i]
     if t[i + 1] != "(":
         example = "Dict(str, Tensor)" if tok == "Dict" else f"{tok}(Tensor)"
-        fail(f"'{tok}' needs its element types in parentheses, as in {example}", i)
+        fail(CONTAINER_NEEDS_PARENS.format(name=tok, example=example), i)
     elem_start = i + 2
     key, alias, _, i = parse_type_tokens(t, elem_start, nest + 1)
     if alias is not None:
-        fail(f"alias annotations inside '{tok}(...)' are not supported", elem_start)
+        fail(ALIAS_INSIDE.format(where=f"'{tok}(...)'"), elem_start)
     type_: Type
     if tok == "Dict":
         if t[i] != ",":
-            fail(f"expected ',' between the key and value types of Dict, found {shown(t[i])}", i)
+            fail(EXPECTED_DICT_COMMA.format(found=shown(t[i])), i)
         value_start = i + 1
         value, alias, _, i = parse_type_tokens(t, value_start, nest + 1)
         if alias is not None:
-            fail("alias annotations inside 'Dict(...)' are not supported", value_start)
+            fail(ALIAS_INSIDE.format(where="'Dict(...)'"), value_start)
         type_ = DictType(key, value)
     else:
         type_ = _CONTAINERS[tok](key)
     if t[i] != ")":
-        fail(f"expected ')' to close '{tok}(', found {shown(t[i])}", i)
+        fail(EXPECTED_CONTAINER_END.format(name=tok, found=shown(t[i])), i)
     return type_, i + 1
 
 
@@ -174,7 +194,7 @@ def _alias(t: list[str], i: int) -> tuple[AliasInfo, int]:
     if t[i] == "->":
         after, i = _alias_set(t, i + 1)
     if t[i] != ")":
-        fail(f"expected ')' to close the alias annotation, found {shown(t[i])}", i)
+        fail(EXPECTED_ALIAS_END.format(found=shown(t[i])), i)
     return _make_alias(before, after, write), i + 1
 
 
@@ -183,7 +203,7 @@ def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:
     while True:
         tok = t[i]
         if tok != "*" and not (is_ident(tok) and "." not in tok):
-            fail(f"expected an alias set name such as 'a' or '*', found {shown(tok)}", i)
+            fail(EXPECTED_ALIAS_SET.format(found=shown(tok)), i)
         names.append(tok)
         i += 1
         if t[i] != "|":
@@ -196,5 +216,5 @@ def _unknown_type(tok: str) -> str:
 
     known = sorted(BASE_TYPE_NAMES | {"Dict", "Future", "Await", "RRef"})
     close = difflib.get_close_matches(tok, known, n=1) if len(tok) <= 40 else []
-    hint = f" (did you mean '{close[0]}'?)" if close else f"; the built-in types are {', '.join(known)}"
-    return f"unknown type {shown(tok)}{hint}"
+    hint = DID_YOU_MEAN_TYPE.format(name=close[0]) if close else BUILTIN_TYPES_ARE.format(names=", ".join(known))
+    return UNKNOWN_TYPE.format(type=shown(tok), hint=hint)

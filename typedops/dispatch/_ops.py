@@ -68,13 +68,14 @@ def call_overload(
     """Call the first candidate whose schema binds ``args`` and ``kwargs`` -- the one
     overload-resolution rule, used by ``ops.<ns>.<name>(...)`` and by the generated
     functional API when its quick tests cannot tell the overloads apart."""
-    reasons = []
+    reasons: list[tuple[FunctionSchema, str]] = []
     for schema, fn in candidates:
         problem = binding_problem(schema, args, kwargs)
         if problem is None:
             return fn(*args, **kwargs)
-        reasons.append(CANDIDATE.format(schema=schema, problem=problem))
-    raise ArgumentError(NO_OVERLOAD_BINDS.format(name=name, reasons="\n".join(reasons)))
+        reasons.append((schema, problem))  # formatted only if no candidate binds
+    lines = "\n".join(CANDIDATE.format(schema=schema, problem=problem) for schema, problem in reasons)
+    raise ArgumentError(NO_OVERLOAD_BINDS.format(name=name, reasons=lines))
 
 
 class OpOverloadPacket:

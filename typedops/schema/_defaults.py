@@ -25,7 +25,16 @@ from ._messages import (
     _NO_DEFAULT,
     _NO_LIST_DEFAULT,
     _TYPE_VAR_DEFAULT,
+    BAD_LIST_ELEMENT,
+    DID_YOU_MEAN_DEFAULT_TYPE,
+    LIST_DEFAULT_NEEDS_LIST,
+    NAMED_DEFAULTS_ARE,
+    NONE_NEEDS_OPTIONAL,
+    NO_BARE_NAMES,
     NO_SCHEMA_DEFAULT,
+    ONE_OF_NAMES,
+    ONLY_NONE_DEFAULT,
+    WRONG_LITERAL_KIND,
 )
 from ._types import BaseType, ListType, OptionalType, Type, TypeVar
 
@@ -259,7 +268,7 @@ def _type_var_hint(name: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, sorted(_LITERAL_KINDS), n=1)
-    return f" (did you mean type '{close[0]}'?)" if close else ""
+    return DID_YOU_MEAN_DEFAULT_TYPE.format(name=close[0]) if close else ""
 
 
 def default_mismatch(type_: Type, text: str) -> str | None:
@@ -273,7 +282,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     kind = _literal_kind(text)
     optional = isinstance(type_, OptionalType)
     if kind is _L.none:
-        return None if optional else "only an optional type ('T?') takes None"
+        return None if optional else NONE_NEEDS_OPTIONAL
     if kind is _L.int or kind is _L.float:
         problem = _number_problem(kind, text)
         if problem is not None:
@@ -287,7 +296,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     if isinstance(type_, ListType):
         return _list_default_mismatch(type_, text, kind, but_none)
     if kind is _L.list:
-        return "a list default needs a list type"
+        return LIST_DEFAULT_NEEDS_LIST
     return _single_default_mismatch(type_, text, kind, but_none)
 
 
@@ -305,13 +314,13 @@ def _list_default_mismatch(type_: ListType, text: str, kind: LiteralKind, but_no
         if problem is None and (item_kind is _L.int or item_kind is _L.float):
             problem = _number_problem(item_kind, item)
         if problem is not None:
-            return f"list element {item}: {problem}"
+            return BAD_LIST_ELEMENT.format(item=item, problem=problem)
     return None
 
 
 def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none: str) -> str | None:
     if not isinstance(type_, BaseType):
-        return f"type '{type_}' takes no default other than None"
+        return ONLY_NONE_DEFAULT.format(type=type_)
     name = type_.name
     kinds = _LITERAL_KINDS.get(name)
     if kinds is None:
@@ -322,8 +331,8 @@ def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none
         if text in _NAMED_DEFAULTS.get(name, ()):
             return None
         names = sorted(_NAMED_DEFAULTS.get(name, ()))
-        allowed = f"one of {', '.join(names)}" if names else "no bare names"
-        return f"type '{name}' takes {allowed} as a named default"
+        allowed = ONE_OF_NAMES.format(names=", ".join(names)) if names else NO_BARE_NAMES
+        return NAMED_DEFAULTS_ARE.format(name=name, allowed=allowed)
     if kind is _L.str or kind is _L.bool or kind is _L.int or kind is _L.float:
         return _base_mismatch(name, kind, kinds)
     if kind is _L.list or kind is _L.none:  # an element of a list default: '[None]'
@@ -335,4 +344,4 @@ def _base_mismatch(name: str, kind: LiteralKind, kinds: frozenset[LiteralKind]) 
     """Why a ``kind`` literal cannot be a default of base type ``name`` (None when it can)."""
     if kind in kinds:
         return None
-    return f"type '{name}' takes {' or '.join(sorted(k.value for k in kinds))} defaults, not {kind.value}"
+    return WRONG_LITERAL_KIND.format(name=name, kinds=" or ".join(sorted(k.value for k in kinds)), kind=kind.value)

@@ -213,3 +213,14 @@ EXPECTED_ALIAS_SET: Final = "expected an alias set name such as 'a' or '*', foun
 UNKNOWN_TYPE: Final = "unknown type {type}{hint}"
 DID_YOU_MEAN_TYPE: Final = " (did you mean '{name}'?)"
 BUILTIN_TYPES_ARE: Final = "; the built-in types are {names}"
+
+# -- why a default literal does not fit its type (the parser and Argument add the argument) -------
+NONE_NEEDS_OPTIONAL: Final = "only an optional type ('T?') takes None"
+LIST_DEFAULT_NEEDS_LIST: Final = "a list default needs a list type"
+BAD_LIST_ELEMENT: Final = "list element {item}: {problem}"
+ONLY_NONE_DEFAULT: Final = "type '{type}' takes no default other than None"
+NAMED_DEFAULTS_ARE: Final = "type '{name}' takes {allowed} as a named default"
+ONE_OF_NAMES: Final = "one of {names}"
+NO_BARE_NAMES: Final = "no bare names"
+WRONG_LITERAL_KIND: Final = "type '{name}' takes {kinds} defaults, not {kind}"
+DID_YOU_MEAN_DEFAULT_TYPE: Final = " (did you mean type '{name}'?)"

@@ -18,6 +18,8 @@ from ._messages import (
     KEYWORD_ONLY_IN_KERNEL,
     MISSING_PARAMETER,
     OTHER_DEFAULT,
+    OWNER_DEFAULT_IS,
+    OWNER_HAS_NO_DEFAULT,
     OTHER_PARAMETER_NAME,
     OTHER_PARAMETER_TYPE,
     OTHER_RETURNS,
@@ -144,4 +146,6 @@ def _same_default(a: Argument, b: Argument) -> bool:
 
 
 def _default(arg: Argument, owner: str) -> str:
-    return f"the {owner} has no default" if arg.default is None else f"the {owner}'s default is {arg.default}"
+    if arg.default is None:
+        return OWNER_HAS_NO_DEFAULT.format(owner=owner)
+    return OWNER_DEFAULT_IS.format(owner=owner, default=arg.default)

@@ -62,6 +62,7 @@ _UNRESOLVED: Final = (
     "{subject} is annotated '{ann}', which does not resolve in module {module} "
     "({error}); define or import the name there"
 )
+ERROR_AND_TYPE: Final = "{kind}: {error}"
 _BAD_PARAM_NAME: Final = (
     "{subject} is not an ASCII identifier, which a schema argument name must be; rename it"
 )
@@ -104,6 +105,9 @@ _DEFAULT_ORDER: Final = (
     "Python signature allows only for keyword-only parameters"
 )
 _PYTHON_KEYWORD: Final = "argument '{name}' of {schema} is a Python keyword, so it cannot name a parameter"
+ARGUMENT_SUBJECT: Final = "argument '{name}'"
+THE_RETURN: Final = "the return"
+NUMBERED_RETURN: Final = "return {index}"
 
 # -- the tensor class --------------------------------------------------------------------------
 _NOT_REGISTERED: Final = (

@@ -25,9 +25,12 @@ from ._messages import (
     _PYTHON_KEYWORD,
     _SIZED_RETURN,
     _VARARG_SCHEMA,
+    ARGUMENT_SUBJECT,
     LONE_VALUE_UNSIZED,
     NO_VALUE_OF_TYPE,
+    NUMBERED_RETURN,
     SIZED_LIST_NEEDS,
+    THE_RETURN,
 )
 from ._model import Argument, FunctionSchema
 from ._types import BaseType, DictType, ListType, OptionalType, Type
@@ -127,7 +130,7 @@ def _python_parameter(arg: Argument, kind: inspect._ParameterKind, full: str) ->
     annotation = _python_type(arg.type)
     if annotation is None:
         raise SchemaInferenceError(_NO_PYTHON_FORM.format(
-            subject=f"argument '{arg.name}'", schema=full, type=arg.type
+            subject=ARGUMENT_SUBJECT.format(name=arg.name), schema=full, type=arg.type
         ))
     default: object = _EMPTY
     if arg.default is not None:
@@ -150,7 +153,7 @@ def _python_returns(schema: FunctionSchema) -> object:
     for index, ret in enumerate(returns):
         annotation = _python_type(ret.type)
         if annotation is None:
-            subject = "the return" if len(returns) == 1 else f"return {index}"
+            subject = THE_RETURN if len(returns) == 1 else NUMBERED_RETURN.format(index=index)
             raise SchemaInferenceError(_NO_PYTHON_FORM.format(
                 subject=subject, schema=schema.full_name, type=ret.type
             ))

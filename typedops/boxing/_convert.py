@@ -15,10 +15,11 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Union
+from typing import Any, Union
 
 from ..vocabulary import ArgumentValueError
 from ..schema import FunctionSchema, ListType, OptionalType, Type
+from ._messages import BAD_CONVERSION_KIND, BAD_CONVERSION_SIZE
 
 __all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list", "broadcast"]
 
@@ -31,8 +32,6 @@ class SequenceKind(enum.Enum):
     any = "any"  # a list or tuple as given; a lone value for a sized list becomes a list
 
 
-_BAD_KIND: Final = "a Conversion converts to a SequenceKind, not {kind!r}"
-_BAD_SIZE: Final = "a Conversion's size is None or a whole number >= 0, not {size!r}"
 
 
 @dataclass(frozen=True)
@@ -48,9 +47,9 @@ class Conversion:
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, SequenceKind):
-            raise ArgumentValueError(_BAD_KIND.format(kind=self.kind))
+            raise ArgumentValueError(BAD_CONVERSION_KIND.format(kind=self.kind))
         if self.size is not None and (type(self.size) is not int or self.size < 0):
-            raise ArgumentValueError(_BAD_SIZE.format(size=self.size))
+            raise ArgumentValueError(BAD_CONVERSION_SIZE.format(size=self.size))
 
 
 def _sequence_kind(annotation: Any) -> SequenceKind | None:

@@ -18,6 +18,7 @@ from typing import Any, Final, NamedTuple
 
 from ..vocabulary import ArgumentValueError, BoundedCache
 from ..schema import BaseType, DictType, FunctionSchema, ListType, OptionalType, TupleType, Type
+from ._messages import PYTHON_NAME_CLASH, VARARG_OPERATOR
 from ._values import default_value, python_name
 
 __all__ = [
@@ -154,10 +155,7 @@ class CallShape(NamedTuple):
 def call_shape(schema: FunctionSchema) -> CallShape:
     """The shape of ``schema``'s calling convention. Refuses what generated code cannot take."""
     if schema.is_vararg or schema.is_varret:
-        raise ArgumentValueError(
-            f"{schema.full_name} takes or returns '...'; typedops operators need a fixed "
-            "argument and return list"
-        )
+        raise ArgumentValueError(VARARG_OPERATOR.format(op=schema.full_name))
     # Argument names are ASCII identifiers (the schema model checks them); python_name
     # renames Python keywords, so every name is safe to write into generated code.
     args = []
@@ -184,8 +182,7 @@ def _refuse_python_name_clash(schema: FunctionSchema) -> None:
         name = python_name(arg.name)
         if name in seen:
             raise ArgumentValueError(
-                f"arguments '{seen[name]}' and '{arg.name}' of {schema.full_name} would both be the "
-                f"Python parameter '{name}' (a Python keyword gets a trailing '_'); rename one"
+                PYTHON_NAME_CLASH.format(first=seen[name], second=arg.name, op=schema.full_name, name=name)
             )
         seen[name] = arg.name
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..vocabulary import ArgumentValueError, TypedopsError
+from ._messages import NOT_AN_IDENTIFIER, SOURCE_DOES_NOT_COMPILE
 
 __all__ = ["GeneratedSourceError", "install", "check_identifier", "numbered"]
 
@@ -32,10 +33,7 @@ class GeneratedSourceError(TypedopsError, RuntimeError):
 def check_identifier(name: str, what: str) -> str:
     """``name`` if it is safe to write into generated source as a Python identifier."""
     if not (name.isidentifier() and name.isascii()) or keyword.iskeyword(name):
-        raise ArgumentValueError(
-            f"{what} {name!r} cannot be used in generated code: it must be an ASCII "
-            "identifier and not a Python keyword"
-        )
+        raise ArgumentValueError(NOT_AN_IDENTIFIER.format(what=what, name=name))
     return name
 
 
@@ -61,10 +59,8 @@ def install(source: str, namespace: dict[str, Any], filename: str, name: str) ->
     try:
         code = compile(source, unique, "exec")
     except SyntaxError as error:
-        raise GeneratedSourceError(
-            f"typedops generated code that does not compile ({error.msg}, line {error.lineno}); "
-            f"please report this with the source below:\n{numbered(source)}"
-        ) from error
+        message = SOURCE_DOES_NOT_COMPILE.format(msg=error.msg, line=error.lineno, source=numbered(source))
+        raise GeneratedSourceError(message) from error
     exec(code, namespace)
     linecache.cache[unique] = (len(source), None, source.splitlines(keepends=True), unique)
     function: Callable[..., Any] = namespace[name]

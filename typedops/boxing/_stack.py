@@ -12,6 +12,7 @@ from typing import Any
 from typing_extensions import TypeAlias
 
 from ..vocabulary import StackError
+from ._messages import STACK_DROP, STACK_LAST, STACK_PEEK
 
 __all__ = ["Stack", "push", "pop", "peek", "drop", "last"]
 
@@ -31,20 +32,20 @@ def pop(stack: Stack) -> Any:
 def peek(stack: Stack, i: int, n: int) -> Any:
     """Argument ``i`` of the top ``n`` values (0 is the deepest of them), left in place."""
     if not 0 <= i < n <= len(stack):
-        raise StackError(f"peek({i}, {n}) on a stack of {len(stack)} values")
+        raise StackError(STACK_PEEK.format(i=i, n=n, size=len(stack)))
     return stack[len(stack) - n + i]
 
 
 def last(stack: Stack, n: int) -> list[Any]:
     """The top ``n`` values, deepest first, left in place."""
     if n > len(stack):
-        raise StackError(f"last({n}) on a stack of {len(stack)} values")
+        raise StackError(STACK_LAST.format(n=n, size=len(stack)))
     return stack[len(stack) - n :]
 
 
 def drop(stack: Stack, n: int) -> None:
     """Remove the top ``n`` values."""
     if n > len(stack):
-        raise StackError(f"drop({n}) on a stack of {len(stack)} values")
+        raise StackError(STACK_DROP.format(n=n, size=len(stack)))
     if n:
         del stack[-n:]

@@ -28,8 +28,9 @@ from typing import Any, Final
 
 from typing_extensions import assert_never
 
-from ..vocabulary import ArgumentError, TypedopsError
+from ..vocabulary import TypedopsError
 from ._convert import Conversion, SequenceKind, broadcast, to_list, to_tuple
+from ._messages import BOXED_WRONG_RETURNS, KERNEL_WRONG_TUPLE
 from ._shape import CallShape
 from ._source import install
 
@@ -43,14 +44,11 @@ __all__ = [
 
 
 class BoxedReturnError(TypedopsError, TypeError):
-    """A boxed kernel left the wrong number of values on the stack."""
+    """A kernel returned (or a boxed kernel left on the stack) the wrong number of values."""
 
 
 def bad_returns(op: Any, stack: list[Any], expected: int) -> BoxedReturnError:
-    return BoxedReturnError(
-        f"boxed kernel of {op} left {len(stack)} value(s) on the stack, but its schema "
-        f"returns {expected}; a boxed kernel pops its arguments and pushes its returns"
-    )
+    return BoxedReturnError(BOXED_WRONG_RETURNS.format(op=op, count=len(stack), expected=expected))
 
 
 def _call_args(shape: CallShape, keyed: bool, values: list[str]) -> str:
@@ -149,10 +147,8 @@ def boxing_source(shape: CallShape) -> str:
     return "\n".join(lines)
 
 
-def wrong_tuple(op: Any, result: Any, expected: int) -> ArgumentError:
-    return ArgumentError(
-        f"kernel of {op} returned {len(result)} values, but its schema returns {expected}"
-    )
+def wrong_tuple(op: Any, result: Any, expected: int) -> BoxedReturnError:
+    return BoxedReturnError(KERNEL_WRONG_TUPLE.format(op=op, count=len(result), expected=expected))
 
 
 UNBOXING_GLOBALS: Final = {

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..dispatch import DispatchKey
 from ._api import functions_section, group, library_stub, methods_section
+from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
@@ -39,7 +40,7 @@ def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
         key = DispatchKey.__members__.get(name)
         if key is None or not key.is_backend:
             backends = ", ".join(k.name for k in DispatchKey if k.is_backend)
-            raise CodegenError(f"--static-dispatch: {name!r} is not a backend key (use some of {backends})")
+            raise CodegenError(NOT_A_BACKEND_KEY.format(name=name, backends=backends))
         keys.append(key)
     return tuple(sorted(set(keys)))
 
@@ -61,7 +62,7 @@ def generate(
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
     if not (namespace.isidentifier() and namespace.isascii()):
-        raise CodegenError(f"--namespace {namespace!r} must be an identifier such as 'core' or 'myops'")
+        raise CodegenError(BAD_NAMESPACE_OPTION.format(namespace=namespace))
     if kernels is None and namespace == "core":
         kernels = "typedops.core.kernels"
     options = Options(
@@ -113,9 +114,7 @@ def _check_function_names(
         own = 1 if len(members) > 1 or options.static_dispatch else 0
         if everything_else.get(name, 0) or in_api.get(name, 0) > own:
             raise CodegenError(
-                f"{options.source_label}: op {members[0].schema.qualified_name} cannot be a function named {name!r}: "
-                "the generated module uses that name itself; rename the op, or drop 'function' "
-                "from its variants"
+                FUNCTION_NAME_TAKEN.format(label=options.source_label, op=members[0].schema.qualified_name, name=name)
             )
 
 

@@ -25,6 +25,38 @@ from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseE
 from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
 from ..tensor import TENSOR_OWN_NAMES
+from ._messages import (
+    BAD_DEVICE_CHECK,
+    BAD_REFERENCE,
+    BAD_SCHEMA,
+    DISPATCH_NOT_MAPPING,
+    DUPLICATE_KEY,
+    DUPLICATE_OP,
+    KERNELS_ONLY_NEEDS_DISPATCH,
+    KERNEL_IMPORT,
+    KERNEL_MISMATCH,
+    KERNEL_MISSING,
+    KERNEL_NOT_FUNCTION,
+    KEYWORD_NAME,
+    METHOD_NEEDS_SELF,
+    METHOD_REPLACES_TENSOR_ATTRIBUTE,
+    METHOD_SELF_NOT_FIRST_OVERLOADED,
+    MISSING_FUNC,
+    NAME_CLASH,
+    NOT_A_LIST,
+    NOT_A_MAPPING,
+    NOT_TEXT,
+    NO_KERNELS_MODULE,
+    NO_PYTHON_FORM,
+    NO_SUCH_CORE_OP,
+    OP_LIST_ITEM,
+    OP_LIST_UNKNOWN,
+    UNKNOWN_FIELD,
+    UNKNOWN_KEY,
+    UNKNOWN_VARIANT,
+    WITH_KEYS_UNUSED,
+    WRONG_NAMESPACE,
+)
 from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, Variant, self_index
 from ._yaml import Located, LocatedList, load_yaml
 
@@ -32,64 +64,6 @@ __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
 
 _FIELDS: Final = ("func", "variants", "dispatch", "with_keys", "device_check")
 _VARIANTS: Final = {v.value: v for v in Variant}
-
-# -- messages ----------------------------------------------------------------------------
-NOT_A_LIST: Final = "{label}:{line}: an op yaml is a list of entries ('- func: ...'), not {kind}"
-NOT_A_MAPPING: Final = "{label}:{line}: each entry is a mapping with a 'func:' field, not {kind}"
-UNKNOWN_FIELD: Final = (
-    "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys, device_check)"
-)
-BAD_DEVICE_CHECK: Final = "{label}:{line}: device_check is NoCheck or ExactSame, not {value!r}"
-MISSING_FUNC: Final = "{label}:{line}: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"
-NOT_TEXT: Final = "{label}:{line}: '{field}' must be text, not {kind}"
-DISPATCH_NOT_MAPPING: Final = "{label}:{line}: 'dispatch' maps keys to kernels ('CPU: my_kernel'), not {kind}"
-BAD_SCHEMA: Final = "{label}:{line}: invalid schema: {reason}"
-WRONG_NAMESPACE: Final = (
-    "{label}:{line}: {name} is in namespace {ns!r} but this yaml generates namespace {want!r}; "
-    "drop the namespace or pass --namespace {ns}"
-)
-KEYWORD_NAME: Final = "{label}:{line}: {what} {name!r} is a Python keyword; generated functions cannot use it"
-DUPLICATE_OP: Final = "{label}:{line}: {name} is declared twice (first at line {first})"
-NAME_CLASH: Final = (
-    "{label}:{line}: {name} and {other} would both be named {attr!r} in generated code; rename an overload"
-)
-UNKNOWN_VARIANT: Final = "{label}:{line}: unknown variant {variant!r} (use function, method)"
-METHOD_NEEDS_SELF: Final = (
-    "{label}:{line}: {name} has variant 'method', so it needs a positional argument 'Tensor self'"
-)
-METHOD_REPLACES_TENSOR_ATTRIBUTE: Final = (
-    "{label}:{line}: {name} has variant 'method', which would replace Tensor's own {attr!r} "
-    "for every tensor; drop 'method' from its variants or rename the op"
-)
-METHOD_SELF_NOT_FIRST_OVERLOADED: Final = (
-    "{label}:{line}: {name} takes 'self' after other arguments, so it must be the only overload of "
-    "{base!r} with variant 'method' (here also {other})"
-)
-NO_PYTHON_FORM: Final = "{label}:{line}: {reason}"
-UNKNOWN_KEY: Final = "{label}:{line}: unknown dispatch key {key!r}"
-DUPLICATE_KEY: Final = "{label}:{line}: dispatch key {key} is given twice for {name}"
-BAD_REFERENCE: Final = (
-    "{label}:{line}: kernel reference {ref!r} must be an identifier (an attribute of the "
-    "kernels module) or a dotted path 'package.module.function'"
-)
-NO_KERNELS_MODULE: Final = (
-    "{label}:{line}: kernel reference {ref!r} is a bare name but no kernels module was "
-    "given; pass --kernels MODULE or write 'package.module.{ref}'"
-)
-KERNEL_IMPORT: Final = "{label}:{line}: cannot import module {module!r} for kernel {ref!r}: {error}"
-KERNEL_MISSING: Final = "{label}:{line}: module {module!r} has no kernel {attribute!r}"
-KERNEL_NOT_FUNCTION: Final = (
-    "{label}:{line}: kernel {ref!r} is {kind}, not a Python function defined in module {module!r}"
-)
-KERNEL_MISMATCH: Final = "{label}:{line}: kernel {ref!r} for {key} does not fit {name}: {reason}"
-WITH_KEYS_UNUSED: Final = "{label}:{line}: with_keys names {key}, which has no kernel in 'dispatch:' of {name}"
-NO_SUCH_CORE_OP: Final = "{label}:{line}: {name} is not an operator of the core yaml {core}"
-KERNELS_ONLY_NEEDS_DISPATCH: Final = (
-    "{label}:{line}: {name} names an existing op without a schema, so it only adds kernels; "
-    "give it a 'dispatch:' mapping (variants are not allowed)"
-)
-OP_LIST_ITEM: Final = "{label}:{line}: an op list holds names such as 'core::add.Tensor', not {kind}"
-OP_LIST_UNKNOWN: Final = "{label}:{line}: {name} is not declared in {source}"
 
 
 def _kind(value: object) -> str:

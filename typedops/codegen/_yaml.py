@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from ._messages import CANNOT_READ, MALFORMED_YAML, MALFORMED_YAML_AT
 from ._model import CodegenError
 
 __all__ = ["Located", "LocatedList", "load_yaml"]
@@ -73,12 +74,12 @@ def load_yaml(path: Path, label: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise CodegenError(f"{label}: cannot read the file ({error.strerror})") from None
+        raise CodegenError(CANNOT_READ.format(label=label, error=error.strerror)) from None
     try:
         return yaml.load(text, Loader=_LineLoader)  # noqa: S506 -- a SafeLoader subclass
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 0
-        raise CodegenError(f"{label}:{line}: malformed yaml: {error.problem or error.context}") from None
+        raise CodegenError(MALFORMED_YAML_AT.format(label=label, line=line, problem=error.problem or error.context)) from None
     except yaml.YAMLError as error:
-        raise CodegenError(f"{label}: malformed yaml: {error}") from None
+        raise CodegenError(MALFORMED_YAML.format(label=label, error=error)) from None

@@ -17,6 +17,7 @@ from typing_extensions import ParamSpec
 from ..vocabulary import ArgumentValueError, DispatchKey
 from ..dispatch import Library, OperatorHandle, TypedOperatorHandle, describe_as, function_for
 from ..schema import infer_schema
+from ._messages import OP_NAME_WITHOUT_NAMESPACE
 
 __all__ = ["op", "Op"]
 
@@ -98,7 +99,7 @@ def op(
     """
     namespace, sep, _ = name.partition("::")
     if not sep or not namespace:
-        raise ArgumentValueError(f"@op needs a namespaced name such as 'myops::{name.rpartition('::')[2]}', not {name!r}")
+        raise ArgumentValueError(OP_NAME_WITHOUT_NAMESPACE.format(name=name.rpartition("::")[2], given=name))
 
     def decorate(fn: Callable[P, R]) -> Op[P, R]:
         schema = infer_schema(fn, name=name, mutates_args=mutates_args)

@@ -6,6 +6,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError
 from ..boxing import TensorUse, canonical, default_value, mismatch, python_name, tensor_use, type_name
+from ._messages import (
+    BAD_BOXED_ARGUMENT,
+    BAD_TENSOR_ARGUMENT,
+    BAD_TENSOR_SOMEWHERE,
+    BAD_UNBOXED_ARGUMENT,
+    BOXED_CALL,
+    ELEMENT_NOT_TENSOR,
+    EXPECTED_TENSOR,
+    EXPECTED_TENSOR_LIST,
+    EXPECTED_TENSOR_OR_NONE,
+    STACK_MISSING,
+    STACK_TOO_LONG,
+)
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
@@ -25,9 +38,9 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
         value: Any = values.get(arg.name, values.get(python_name(arg.name)))
         use = tensor_use(arg.type)
         if use is TensorUse.tensor and not _is_tensor(value):
-            problem = f"expected a Tensor, got {type_name(value)}"
+            problem = EXPECTED_TENSOR.format(got=type_name(value))
         elif use is TensorUse.optional and value is not None and not _is_tensor(value):
-            problem = f"expected a Tensor or None, got {type_name(value)}"
+            problem = EXPECTED_TENSOR_OR_NONE.format(got=type_name(value))
         elif use in (TensorUse.list, TensorUse.optional_list):
             allow_none = use is TensorUse.optional_list
             if value is None and allow_none:
@@ -35,17 +48,17 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
             try:
                 items = list(value)
             except TypeError:
-                problem = f"expected a list of Tensors, got {type_name(value)}"
+                problem = EXPECTED_TENSOR_LIST.format(got=type_name(value))
             else:
                 bad = [i for i, v in enumerate(items) if not (_is_tensor(v) or (allow_none and v is None))]
                 if not bad:
                     continue
-                problem = f"element {bad[0]} is {type_name(items[bad[0]])}, not a Tensor"
+                problem = ELEMENT_NOT_TENSOR.format(index=bad[0], got=type_name(items[bad[0]]))
         else:
             continue
-        where = f"{op.full_name}.call_boxed()" if boxed else op.full_name
-        return ArgumentError(f"{where}: argument '{arg.name}' ({arg.type}): {problem}")
-    return ArgumentError(f"{op.full_name}: a tensor argument is not a Tensor")
+        where = BOXED_CALL.format(op=op.full_name) if boxed else op.full_name
+        return ArgumentError(BAD_TENSOR_ARGUMENT.format(where=where, name=arg.name, type=arg.type, problem=problem))
+    return ArgumentError(BAD_TENSOR_SOMEWHERE.format(op=op.full_name))
 
 
 def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError | None:
@@ -55,9 +68,7 @@ def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError |
     for arg, value in zip(op.schema.arguments, stack):
         problem = mismatch(arg.type, value)
         if problem is not None:
-            return ArgumentError(
-                f"{op.full_name}.call_boxed(): argument '{arg.name}' ({arg.type}): {problem}"
-            )
+            return ArgumentError(BAD_BOXED_ARGUMENT.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem))
     return None
 
 
@@ -79,7 +90,7 @@ def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any
         arg = args[i]
         problem = mismatch(arg.type, value)
         if problem is not None:
-            raise ArgumentError(f"{op.full_name}(): argument '{arg.name}' ({arg.type}): {problem}")
+            raise ArgumentError(BAD_UNBOXED_ARGUMENT.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem))
         fixed.append(canonical(arg.type, value))
     return tuple(fixed)
 
@@ -96,15 +107,11 @@ def fill_stack_defaults(op: OperatorEntry, stack: list[Any], entry: str = "call_
     signature = ", ".join(str(a) for a in args)
     if have > want:
         raise ArgumentError(
-            f"{op.full_name}.{entry}(): the stack holds {have} values, but the op takes "
-            f"{want} argument(s) ({signature}); the stack must hold exactly the arguments"
+            STACK_TOO_LONG.format(op=op.full_name, entry=entry, have=have, want=want, signature=signature)
         )
     missing = [a for a in args[have:] if not a.has_default]
     if missing:
         names = ", ".join(f"'{a.name}'" for a in missing)
-        raise ArgumentError(
-            f"{op.full_name}.{entry}(): missing argument(s) {names}; the stack holds "
-            f"{have} value(s) for ({signature})"
-        )
+        raise ArgumentError(STACK_MISSING.format(op=op.full_name, entry=entry, names=names, have=have, signature=signature))
     stack.extend(default_value(a) for a in args[have:])
     return want - have

@@ -16,6 +16,18 @@ from ..vocabulary import OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey
 from ._kernel import KernelKind, Registration, fallthrough
+from ._messages import (
+    ALREADY_DEFINED,
+    ALREADY_DEFINED_WHERE,
+    DEFINED_TWICE_IN_BATCH,
+    DID_YOU_MEAN,
+    FALLBACK_TWICE,
+    KERNEL_TWICE,
+    NAMES_HAVE_NAMESPACES,
+    NO_SUCH_OPERATOR,
+    OPERATOR_REMOVED,
+    SECOND_DEF_LIBRARY,
+)
 from ._operator import OperatorEntry
 
 if TYPE_CHECKING:
@@ -82,11 +94,11 @@ class Dispatcher:
             return handle
         wanted = _full_name(name, overload_name)
         close = difflib.get_close_matches(wanted, list(self._ops), n=3, cutoff=0.6)
-        message = f"no operator {wanted!r} is defined"
+        message = NO_SUCH_OPERATOR.format(name=wanted)
         if close:
-            message += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+            message += DID_YOU_MEAN.format(names=" or ".join(repr(c) for c in close))
         if "::" not in wanted:
-            message += f"{'' if close else '.'} Operator names include their namespace, as in 'myops::scale'."
+            message += NAMES_HAVE_NAMESPACES.format(stop="" if close else ".")
         raise OperatorNotFoundError(message)
 
     def all_ops(self) -> list[OperatorHandle]:
@@ -119,10 +131,7 @@ class Dispatcher:
         with self.lock:
             first = self._def_libraries.get(namespace)
             if first is not None:
-                raise RegistrationError(
-                    f"namespace {namespace!r} already has a DEF library (created at {first}); "
-                    f"add operators to it with Library({namespace!r}, 'FRAGMENT')"
-                )
+                raise RegistrationError(SECOND_DEF_LIBRARY.format(ns=namespace, first=first))
             self._def_libraries[namespace] = source
 
         def release() -> None:
@@ -150,7 +159,7 @@ class Dispatcher:
                 self._refuse_taken(schemas)
             if len(names) > 1 and len(set(names)) != len(names):
                 twice = next(n for n in names if names.count(n) > 1)
-                raise RegistrationError(f"operator {twice} is already defined (twice in this batch)")
+                raise RegistrationError(ALREADY_DEFINED_WHERE.format(name=twice, where=DEFINED_TWICE_IN_BATCH))
             entries = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
@@ -164,11 +173,10 @@ class Dispatcher:
     def _refuse_taken(self, schemas: Sequence[FunctionSchema]) -> NoReturn:
         schema = next(s for s in schemas if s.full_name in self._ops)
         existing = self._ops[schema.full_name]
-        raise RegistrationError(
-            f"operator {schema.full_name} is already defined (at {existing.source}) as "
-            f"{existing.schema}; pick another overload name, e.g. "
-            f"'{schema.qualified_name}.{schema.overload_name or 'other'}(...)'"
-        )
+        raise RegistrationError(ALREADY_DEFINED.format(
+            name=schema.full_name, source=existing.source, schema=existing.schema,
+            qualified=schema.qualified_name, overload=schema.overload_name or "other",
+        ))
 
     def _insert(self, schema: FunctionSchema, full_name: str, source: str) -> OperatorEntry:
         """A new entry in the registry. Callers hold the lock and have checked the name."""
@@ -212,17 +220,10 @@ class Dispatcher:
     def register_kernel(self, entry: OperatorEntry, reg: Registration, allow_override: bool) -> Callable[[], None]:
         with self.lock:
             if self._ops.get(entry.full_name) is not entry:
-                raise OperatorNotFoundError(
-                    f"operator {entry.full_name} was removed (the library that defined it was "
-                    "closed); define it again (for an @op function: apply @op again) and register on the new one"
-                )
+                raise OperatorNotFoundError(OPERATOR_REMOVED.format(name=entry.full_name, then="register on"))
             stack = entry.registrations.setdefault(reg.key, [])
             if stack and not allow_override:
-                raise RegistrationError(
-                    f"{entry.full_name} already has a {reg.key.name} kernel (registered at "
-                    f"{stack[-1].source}); pass allow_override=True to replace it while this "
-                    "registration lives, or remove the first one"
-                )
+                raise RegistrationError(KERNEL_TWICE.format(name=entry.full_name, key=reg.key.name, source=stack[-1].source))
             stack.append(reg)
             if entry.has_tables:  # else the first call computes them (Note [Atomic tables])
                 entry.recompute()
@@ -247,10 +248,7 @@ class Dispatcher:
             user = [r for r in stack if r.source != BUILTIN_SOURCE]
             if user and not allow_override:
                 scope = "every namespace" if namespace == GLOBAL_NAMESPACE else f"namespace {namespace!r}"
-                raise RegistrationError(
-                    f"{scope} already has a {reg.key.name} fallback (registered at "
-                    f"{user[-1].source}); pass allow_override=True to replace it"
-                )
+                raise RegistrationError(FALLBACK_TWICE.format(scope=scope, key=reg.key.name, source=user[-1].source))
             stack.append(reg)
             self._fallbacks_changed(namespace)
 

@@ -27,6 +27,7 @@ from typing_extensions import assert_never
 from ..vocabulary import BACKEND_KEYS, ArgumentError, Device, Layout, MemoryFormat, ScalarType, TensorError
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, wrong_tuple
+from ._messages import MIXED_DEVICES
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
@@ -59,10 +60,6 @@ GLOBAL_INCLUDE: Final = 1 << DispatchKey.BackendSelect
 # the dispatcher always has (and as PyTorch's dispatcher does).
 _BACKENDS: Final = sum(1 << k for k in BACKEND_KEYS)
 _CPU_KEYS: Final = (1 << DispatchKey.CPU) | (1 << DispatchKey.AutogradCPU)
-MIXED_DEVICES: Final = (
-    "Expected all tensors to be on the same device, but found at least two devices, {a} and {b}! "
-    "({op} takes tensors of one device; move them to one device first)"
-)
 
 
 def _tensors_in(values: Iterable[Any]) -> list[Any]:

@@ -10,6 +10,7 @@ from types import FrameType
 from typing import Any, Final, NamedTuple
 
 from ..vocabulary import ArgumentError, BoundedCache, DispatchKey
+from ._messages import BOXED_NOT_A_FUNCTION
 
 __all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "KernelKind", "Registration", "caller_location"]
 
@@ -43,7 +44,7 @@ class Boxed:
 
     def __init__(self, fn: Callable[[Any, Any, list[Any]], None]) -> None:
         if not callable(fn):
-            raise ArgumentError(f"boxed() takes a function fn(op, keys, stack), not {type(fn).__name__}")
+            raise ArgumentError(BOXED_NOT_A_FUNCTION.format(kind=type(fn).__name__))
         self.fn = fn
 
     def __call__(self, op: Any, keys: Any, stack: list[Any]) -> None:

@@ -18,6 +18,20 @@ from ._collector import bulk_registration
 from ._dispatcher import GLOBAL_NAMESPACE, Dispatcher, dispatcher
 from ._handle import OperatorHandle
 from ._kernel import Boxed, Fallthrough, KernelKind, Registration, caller_location
+from ._messages import (
+    ONE_KEY_LIBRARY,
+    BAD_LIBRARY_KIND,
+    BAD_NAMESPACE,
+    DEFINE_OTHER_NAMESPACE,
+    DEFINE_OTHER_NAMESPACE_UNCHECKED,
+    FALLBACK_ALIAS_KEY,
+    FALLBACK_NEEDS_KEY,
+    FALLBACK_NOT_A_FUNCTION,
+    GLOBAL_NAMESPACE_IMPL_ONLY,
+    IMPL_CANNOT_DEFINE,
+    IMPL_OTHER_NAMESPACE,
+    KERNEL_NOT_A_FUNCTION,
+)
 from ._signature import check_kernel_signature
 
 __all__ = ["Library", "RegistrationHandle"]
@@ -114,11 +128,11 @@ class Library:
         dispatcher_: Dispatcher = dispatcher,
     ) -> None:
         if kind not in _KINDS:
-            raise ArgumentValueError(f"Library kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+            raise ArgumentValueError(BAD_LIBRARY_KIND.format(kinds=", ".join(_KINDS), kind=kind))
         if ns != GLOBAL_NAMESPACE and not (ns.isidentifier() and ns.isascii()):
-            raise ArgumentValueError(f"namespace {ns!r} must be an identifier (or '_' for fallbacks of every namespace)")
+            raise ArgumentValueError(BAD_NAMESPACE.format(ns=ns))
         if ns == GLOBAL_NAMESPACE and kind != "IMPL":
-            raise ArgumentValueError("namespace '_' takes only IMPL libraries, for fallbacks of every namespace")
+            raise ArgumentValueError(GLOBAL_NAMESPACE_IMPL_ONLY)
         self.ns = ns
         self.kind: LibraryKind = kind
         self.key = None if key is None else DispatchKey.parse(key)
@@ -176,10 +190,7 @@ class Library:
             schema = f"{self.ns}::{schema.lstrip()}"  # cheaper than rebuilding the parsed schema
         parsed = parse_schema(schema) if isinstance(schema, str) else schema
         if parsed.namespace and parsed.namespace != self.ns:
-            raise RegistrationError(
-                f"cannot define {parsed.full_name} in a library for namespace {self.ns!r}; "
-                f"drop the namespace or use Library({parsed.namespace!r}, ...)"
-            )
+            raise RegistrationError(DEFINE_OTHER_NAMESPACE.format(name=parsed.full_name, ns=self.ns, other=parsed.namespace))
         return parsed if parsed.namespace else _with_namespace(parsed, self.ns)
 
     # Note [One define path]
@@ -232,26 +243,19 @@ class Library:
         self._check_kind()
         if schema.namespace != self.ns:
             raise RegistrationError(
-                f"cannot define {schema.full_name} in a library for namespace {self.ns!r}; "
-                f"use Library({schema.namespace!r}, 'FRAGMENT')"
+                DEFINE_OTHER_NAMESPACE_UNCHECKED.format(name=schema.full_name, ns=self.ns, other=schema.namespace)
             )
 
     def _own_key(self, key: DispatchKey) -> DispatchKey:
         """``key``, if this library may register for it: a library made for one key
         registers for that key only, as in PyTorch."""
         if self.key is not None and key is not self.key:
-            raise RegistrationError(
-                f"{self!r} registers for {self.key.name} only, not {key.name}; omit the key, or "
-                f"register through Library({self.ns!r}, 'IMPL', {key.name!r})"
-            )
+            raise RegistrationError(ONE_KEY_LIBRARY.format(library=repr(self), own=self.key.name, key=key.name, ns=self.ns))
         return key
 
     def _check_kind(self) -> None:
         if self.kind == "IMPL":
-            raise RegistrationError(
-                f"{self!r} is an IMPL library and cannot define operators; use "
-                f"Library({self.ns!r}, 'DEF') or 'FRAGMENT'"
-            )
+            raise RegistrationError(IMPL_CANNOT_DEFINE.format(library=repr(self), ns=self.ns))
 
     # -- impl -----------------------------------------------------------------------------
     def impl(
@@ -296,19 +300,17 @@ class Library:
         the key fall through for those ops.
         """
         if key is None and self.key is None:
-            raise ArgumentValueError(f"{self!r} has no key; pass one: lib.fallback(fn, 'Tracer')")
+            raise ArgumentValueError(FALLBACK_NEEDS_KEY.format(library=repr(self)))
         chosen = self._own_key(DispatchKey.parse(key)) if key is not None else self.key
         assert chosen is not None
         if chosen.is_alias:
-            raise RegistrationError(
-                f"fallbacks are registered for runtime keys, not the alias key {chosen.name}"
-            )
+            raise RegistrationError(FALLBACK_ALIAS_KEY.format(key=chosen.name))
         if isinstance(fn, Fallthrough):
             reg = Registration(chosen, fn, _FALLTHROUGH, False, caller_location())
         else:
             boxed_fn = fn.fn if isinstance(fn, Boxed) else fn
             if not callable(boxed_fn):
-                raise ArgumentError(f"a fallback is a function fn(op, keys, stack), not {type(fn).__name__}")
+                raise ArgumentError(FALLBACK_NOT_A_FUNCTION.format(kind=type(fn).__name__))
             reg = Registration(chosen, Boxed(boxed_fn), _BOXED, False, caller_location())
         undo = self._dispatcher.register_fallback(self.ns, reg, allow_override)
         scope = "every namespace" if self.ns == GLOBAL_NAMESPACE else f"namespace {self.ns!r}"
@@ -320,18 +322,12 @@ class Library:
             # of the same name (the dispatcher refuses a removed entry).
             ns = name.schema.namespace
             if self.ns != GLOBAL_NAMESPACE and ns != self.ns:
-                raise RegistrationError(
-                    f"{self!r} registers kernels for namespace {self.ns!r}, not for {name.full_name}; "
-                    f"use Library({ns!r}, 'IMPL')"
-                )
+                raise RegistrationError(IMPL_OTHER_NAMESPACE.format(library=repr(self), ns=self.ns, name=name.full_name, other=ns))
             return name._entry
         qualified = name if "::" in name else f"{self.ns}::{name}"
         ns = qualified.partition("::")[0]
         if self.ns != GLOBAL_NAMESPACE and ns != self.ns:
-            raise RegistrationError(
-                f"{self!r} registers kernels for namespace {self.ns!r}, not for {qualified}; "
-                f"use Library({ns!r}, 'IMPL')"
-            )
+            raise RegistrationError(IMPL_OTHER_NAMESPACE.format(library=repr(self), ns=self.ns, name=qualified, other=ns))
         handle = self._dispatcher.find_schema_or_throw(qualified)
         return handle._entry
 
@@ -344,9 +340,7 @@ def _registration(
     if isinstance(fn, Boxed):
         return Registration(key, fn, _BOXED, False, source)
     if not callable(fn):
-        raise ArgumentError(
-            f"a kernel is a typed function, typedops.boxed(fn) or typedops.fallthrough, not {type(fn).__name__}"
-        )
+        raise ArgumentError(KERNEL_NOT_A_FUNCTION.format(kind=type(fn).__name__))
     if check:
         check_kernel_signature(schema, fn, with_keys=with_keys)
     return Registration(key, fn, _UNBOXED, with_keys, source)

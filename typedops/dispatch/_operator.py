@@ -61,6 +61,11 @@ from ..vocabulary import (
 )
 from ._entry import make_entries
 from ._kernel import Boxed, KernelKind, Registration
+from ._messages import (
+    NO_DISPATCH_KEY,
+    NO_KERNEL,
+    OPERATOR_REMOVED,
+)
 
 from ._handle import OperatorHandle
 
@@ -298,10 +303,7 @@ class OperatorEntry:
         self._wrapped = None
 
     def _removed(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        raise OperatorNotFoundError(
-            f"operator {self.full_name} was removed (the library that defined it was "
-            "closed); define it again (for an @op function: apply @op again) and call the new one"
-        )
+        raise OperatorNotFoundError(OPERATOR_REMOVED.format(name=self.full_name, then="call"))
 
     def _removed_boxed(self, op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
         self._removed(keys)
@@ -391,21 +393,10 @@ class OperatorEntry:
         available = tuple(k for k, stack in self.registrations.items() if stack)
         names = ", ".join(k.name for k in available) or "none"
         if not keys:
-            message = (
-                f"{self.full_name} was called with no dispatch key: it has no tensor "
-                "arguments and no BackendSelect, CompositeExplicitAutograd or "
-                f"CompositeImplicitAutograd kernel. Kernels are registered for: {names}. "
-                f"Register one, e.g. lib.impl({self.schema.name!r}, fn, "
-                "'CompositeExplicitAutograd')."
-            )
+            message = NO_DISPATCH_KEY.format(op=self.full_name, names=names, name=self.schema.name)
             return NoKernelError(message, self.full_name, keys, None, available)
         key = keys.highest()
-        message = (
-            f"{self.full_name} has no kernel for dispatch key {key.name} "
-            f"(computed key set: {keys!r}). Kernels are registered for: {names}. "
-            f"Register one with lib.impl({self.schema.name!r}, fn, {key.name!r}), or a "
-            f"fallback with Library('_', 'IMPL').fallback(fn, {key.name!r})."
-        )
+        message = NO_KERNEL.format(op=self.full_name, key=key.name, keys=keys, names=names, name=self.schema.name)
         return NoKernelError(message, self.full_name, keys, key, available)
 
     # -- seeing inside --------------------------------------------------------------

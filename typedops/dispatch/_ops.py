@@ -11,6 +11,14 @@ from ..boxing import mismatch, python_name
 from ..schema import FunctionSchema
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
+from ._messages import (
+    CANDIDATE,
+    DID_YOU_MEAN,
+    NO_OVERLOAD_BINDS,
+    NO_OVERLOAD_LEFT,
+    NO_SUCH_NAMESPACE_OPERATOR,
+    NO_SUCH_OVERLOAD,
+)
 
 __all__ = ["ops", "OpNamespace", "OpOverloadPacket", "binding_problem", "call_overload", "register_bundled_library"]
 
@@ -60,13 +68,14 @@ def call_overload(
     """Call the first candidate whose schema binds ``args`` and ``kwargs`` -- the one
     overload-resolution rule, used by ``ops.<ns>.<name>(...)`` and by the generated
     functional API when its quick tests cannot tell the overloads apart."""
-    reasons = []
+    reasons: list[tuple[FunctionSchema, str]] = []
     for schema, fn in candidates:
         problem = binding_problem(schema, args, kwargs)
         if problem is None:
             return fn(*args, **kwargs)
-        reasons.append(f"  {schema}: {problem}")
-    raise ArgumentError(f"no overload of {name} takes these arguments. Candidates:\n" + "\n".join(reasons))
+        reasons.append((schema, problem))  # formatted only if no candidate binds
+    lines = "\n".join(CANDIDATE.format(schema=schema, problem=problem) for schema, problem in reasons)
+    raise ArgumentError(NO_OVERLOAD_BINDS.format(name=name, reasons=lines))
 
 
 class OpOverloadPacket:
@@ -91,14 +100,13 @@ class OpOverloadPacket:
             if entry.schema.overload_name == wanted:
                 setattr(self, overload, entry.handle)  # See Note [Cached op attributes]
                 return entry.handle
-        raise OperatorAttributeError(
-            f"{self._name} has no overload {overload!r}; it has: {', '.join(self.overloads()) or 'none'}"
-        )
+        overloads = ", ".join(self.overloads()) or "none"
+        raise OperatorAttributeError(NO_SUCH_OVERLOAD.format(name=self._name, overload=overload, overloads=overloads))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entries = self._dispatcher.overloads(self._name)
         if not entries:
-            raise OperatorNotFoundError(f"operator {self._name} no longer has any overload")
+            raise OperatorNotFoundError(NO_OVERLOAD_LEFT.format(name=self._name))
         return call_overload(self._name, [(e.schema, e.call) for e in entries], args, kwargs)
 
     def __repr__(self) -> str:
@@ -129,8 +137,8 @@ class OpNamespace:
         if not self._dispatcher.overloads(qualified):
             known = sorted({h.schema.name for h in self._dispatcher.all_ops() if h.schema.namespace == self._namespace})
             close = difflib.get_close_matches(name, known, n=3)
-            hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise OperatorAttributeError(f"namespace {self._namespace!r} has no operator {name!r}{hint}")
+            hint = DID_YOU_MEAN.format(names=" or ".join(close)) if close else ""
+            raise OperatorAttributeError(NO_SUCH_NAMESPACE_OPERATOR.format(namespace=self._namespace, name=name, hint=hint))
         packet = self._packets.get(name)
         if packet is None:
             packet = self._packets[name] = OpOverloadPacket(qualified, self._dispatcher)

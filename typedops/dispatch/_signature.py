@@ -13,6 +13,20 @@ from typing import Any
 
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError
 from ..boxing import default_value
+from ._messages import (
+    EXTRA_PARAMETER,
+    KEYWORD_ONLY_IN_KERNEL,
+    MISSING_PARAMETER,
+    OTHER_DEFAULT,
+    OWNER_DEFAULT_IS,
+    OWNER_HAS_NO_DEFAULT,
+    OTHER_PARAMETER_NAME,
+    OTHER_PARAMETER_TYPE,
+    OTHER_RETURNS,
+    POSITIONAL_IN_PROTOTYPE,
+    SIGNATURE_MISMATCH,
+    WITH_KEYS_NO_PARAMETERS,
+)
 from ..schema import (
     INT,
     SYM_INT,
@@ -43,10 +57,7 @@ def _without_first_parameter(fn: Callable[..., Any]) -> Callable[..., Any]:
     signature = inspect.signature(fn, eval_str=True)
     params = list(signature.parameters.values())
     if not params:
-        raise SchemaInferenceError(
-            f"{getattr(fn, '__qualname__', fn)} is registered with_keys=True, so its first "
-            "parameter receives the dispatch key set; it has no parameters"
-        )
+        raise SchemaInferenceError(WITH_KEYS_NO_PARAMETERS.format(name=getattr(fn, "__qualname__", fn)))
 
     def stand_in(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("only its signature is read")
@@ -81,14 +92,16 @@ def check_kernel_signature(
 
     def compare(expected: Argument, got: Argument | None, index: int) -> None:
         if got is None:
-            differences.append(f"argument {index} '{expected.name}' ({expected.type}): the {what} has no such parameter")
+            differences.append(MISSING_PARAMETER.format(index=index, name=expected.name, type=expected.type, what=what))
             return
         if got.name != expected.name:
-            differences.append(f"argument {index}: the schema calls it '{expected.name}', the {what} '{got.name}'")
+            differences.append(OTHER_PARAMETER_NAME.format(index=index, name=expected.name, what=what, got=got.name))
         elif _loose(got.type) != _loose(expected.type):
-            differences.append(f"argument '{expected.name}': schema type {expected.type}, {what} annotation gives {got.type}")
+            differences.append(OTHER_PARAMETER_TYPE.format(name=expected.name, type=expected.type, what=what, got=got.type))
         elif prototype and not _same_default(got, expected):
-            differences.append(f"argument '{expected.name}': {_default(expected, 'schema')}, {_default(got, what)}")
+            differences.append(
+                OTHER_DEFAULT.format(name=expected.name, expected=_default(expected, "schema"), got=_default(got, what))
+            )
 
     expected_all = schema.positional + schema.kwarg_only
     got_all = other.positional + other.kwarg_only
@@ -96,25 +109,25 @@ def check_kernel_signature(
         compare(expected, got_all[index] if index < len(got_all) else None, index)
     for index in range(len(expected_all), len(got_all)):
         extra = got_all[index]
-        differences.append(f"argument {index} '{extra.name}' ({extra.type}): the schema has no such argument")
+        differences.append(EXTRA_PARAMETER.format(index=index, name=extra.name, type=extra.type))
     positional = {a.name for a in schema.positional}
     for arg in other.kwarg_only:
         if arg.name in positional:
-            differences.append(f"argument '{arg.name}' is positional in the schema but keyword-only in the {what}")
+            differences.append(KEYWORD_ONLY_IN_KERNEL.format(name=arg.name, what=what))
     if prototype:
         keyword_only = {a.name for a in schema.kwarg_only}
         for arg in other.positional:
             if arg.name in keyword_only:
-                differences.append(f"argument '{arg.name}' is keyword-only in the schema but positional in the prototype")
+                differences.append(POSITIONAL_IN_PROTOTYPE.format(name=arg.name))
     expected_returns = [_loose(r.type) for r in schema.returns]
     got_returns = [_loose(r.type) for r in other.returns]
     if expected_returns != got_returns:
         schema_returns = ", ".join(str(r.type) for r in schema.returns)
         other_returns = ", ".join(str(r.type) for r in other.returns)
-        differences.append(f"returns: schema ({schema_returns}), {what} ({other_returns})")
+        differences.append(OTHER_RETURNS.format(expected=schema_returns, what=what, got=other_returns))
     if differences:
         raise SchemaMismatchError(
-            f"{what} {name} does not match {schema}:\n  " + "\n  ".join(differences),
+            SIGNATURE_MISMATCH.format(what=what, name=name, schema=schema, differences="\n  ".join(differences)),
             differences,
         )
 
@@ -133,4 +146,6 @@ def _same_default(a: Argument, b: Argument) -> bool:
 
 
 def _default(arg: Argument, owner: str) -> str:
-    return f"the {owner} has no default" if arg.default is None else f"the {owner}'s default is {arg.default}"
+    if arg.default is None:
+        return OWNER_HAS_NO_DEFAULT.format(owner=owner)
+    return OWNER_DEFAULT_IS.format(owner=owner, default=arg.default)

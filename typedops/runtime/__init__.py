@@ -25,6 +25,7 @@ from ..schema import build_alias as alias
 from ..schema import build_argument as argument
 from ..schema import build_return as make_return
 from ..schema import build_schema as schema
+from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
     "choose", "lazy_method", "no_static_kernel", "kernel", "check_devices",
@@ -61,9 +62,7 @@ def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:
     dispatched path raises the same class for a missing kernel)."""
     keys = DispatchKeySet.from_bits(bits)
     return NoKernelError(
-        f"{name} has no statically dispatched kernel for {keys!r}; "
-        f"this build dispatches statically to {backends} only -- regenerate with that backend "
-        "in --static-dispatch, or use the dispatched build",
+        NO_STATIC_KERNEL.format(name=name, keys=keys, backends=backends),
         name,
         keys,
         keys.highest() if keys else None,

@@ -14,23 +14,18 @@ first use after registration.
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..vocabulary import TypedopsError
+from ._messages import _NOT_REGISTERED, NOT_REGISTERED_TWICE
 
 __all__ = ["register_tensor_class", "tensor_class"]
 
 _REGISTERED: list[type] = []
-_NOT_REGISTERED: Final = (
-    "no tensor class is registered with the schema layer; import typedops (or "
-    "typedops.tensor) before inferring schemas or boxing values"
-)
 
 
 def register_tensor_class(cls: type) -> None:
     """Make ``cls`` the class that annotations name ``Tensor`` with (once per process)."""
     if _REGISTERED and _REGISTERED[0] is not cls:
-        raise TypedopsError(f"the tensor class is already registered as {_REGISTERED[0].__qualname__}")
+        raise TypedopsError(NOT_REGISTERED_TWICE.format(name=_REGISTERED[0].__qualname__))
     if not _REGISTERED:
         _REGISTERED.append(cls)
 

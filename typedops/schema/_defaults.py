@@ -18,6 +18,25 @@ from typing_extensions import assert_never
 
 from ..vocabulary import ArgumentError
 from ._lexer import clipped
+from ._messages import (
+    _FLOAT_RANGE,
+    _INT_RANGE,
+    _LONE_UNSIZED,
+    _NO_DEFAULT,
+    _NO_LIST_DEFAULT,
+    _OPTIONAL_LIST,
+    _TYPE_VAR_DEFAULT,
+    BAD_LIST_ELEMENT,
+    DID_YOU_MEAN_DEFAULT_TYPE,
+    LIST_DEFAULT_NEEDS_LIST,
+    NAMED_DEFAULTS_ARE,
+    NONE_NEEDS_OPTIONAL,
+    NO_BARE_NAMES,
+    NO_SCHEMA_DEFAULT,
+    ONE_OF_NAMES,
+    ONLY_NONE_DEFAULT,
+    WRONG_LITERAL_KIND,
+)
 from ._types import BaseType, ListType, OptionalType, Type, TypeVar
 
 __all__ = [
@@ -176,10 +195,7 @@ def format_literal(value: DefaultValue) -> str:
         return value.name
     if isinstance(value, tuple):
         return "[" + ", ".join(format_literal(v) for v in value) + "]"
-    raise ArgumentError(
-        f"cannot write {value!r} of type {type(value).__name__} as a schema default; "
-        "use None, a bool, int, float, str, EnumDefault or a tuple of those"
-    )
+    raise ArgumentError(NO_SCHEMA_DEFAULT.format(value=value, kind=type(value).__name__))
 
 
 # -- which defaults fit which types ------------------------------------------------
@@ -234,16 +250,6 @@ _NAMED_DEFAULTS: Final[dict[str, frozenset[str]]] = {
 # Numbers torch reads into 64-bit values: ints past int64 and floats past double are refused.
 _INT64_MAX: Final = 2**63 - 1
 _INT64_DIGITS: Final = 19
-_NO_DEFAULT: Final = "type '{name}' takes no default{but_none}"
-_TYPE_VAR_DEFAULT: Final = "type variable '{name}' takes no default{but_none}{hint}"
-_LONE_UNSIZED: Final = (
-    "a lone value fits only a sized list such as '{elem}[2]'; write a list, as in [{text}]"
-)
-_NO_LIST_DEFAULT: Final = "a list of '{elem}' takes no list default{but_none}"
-# torch's parser reads a list literal for a list, but not for an optional list.
-_OPTIONAL_LIST: Final = "an optional list takes None or a lone value, not a list literal"
-_INT_RANGE: Final = "integer {text} does not fit in 64 bits"
-_FLOAT_RANGE: Final = "float {text} is out of range"
 
 
 def _literal_kind(text: str) -> LiteralKind:
@@ -280,7 +286,7 @@ def _type_var_hint(name: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, sorted(_LITERAL_KINDS), n=1)
-    return f" (did you mean type '{close[0]}'?)" if close else ""
+    return DID_YOU_MEAN_DEFAULT_TYPE.format(name=close[0]) if close else ""
 
 
 def default_mismatch(type_: Type, text: str) -> str | None:
@@ -294,7 +300,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
     kind = _literal_kind(text)
     optional = isinstance(type_, OptionalType)
     if kind is _L.none:
-        return None if optional else "only an optional type ('T?') takes None"
+        return None if optional else NONE_NEEDS_OPTIONAL
     if kind is _L.int or kind is _L.float:
         problem = _number_problem(kind, text)
         if problem is not None:
@@ -310,7 +316,7 @@ def default_mismatch(type_: Type, text: str) -> str | None:
             return _OPTIONAL_LIST
         return _list_default_mismatch(type_, text, kind, but_none)
     if kind is _L.list:
-        return "a list default needs a list type"
+        return LIST_DEFAULT_NEEDS_LIST
     return _single_default_mismatch(type_, text, kind, but_none)
 
 
@@ -328,13 +334,13 @@ def _list_default_mismatch(type_: ListType, text: str, kind: LiteralKind, but_no
         if problem is None and (item_kind is _L.int or item_kind is _L.float):
             problem = _number_problem(item_kind, item)
         if problem is not None:
-            return f"list element {item}: {problem}"
+            return BAD_LIST_ELEMENT.format(item=item, problem=problem)
     return None
 
 
 def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none: str) -> str | None:
     if not isinstance(type_, BaseType):
-        return f"type '{type_}' takes no default other than None"
+        return ONLY_NONE_DEFAULT.format(type=type_)
     name = type_.name
     kinds = _LITERAL_KINDS.get(name)
     if kinds is None:
@@ -345,8 +351,8 @@ def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none
         if text in _NAMED_DEFAULTS.get(name, ()):
             return None
         names = sorted(_NAMED_DEFAULTS.get(name, ()))
-        allowed = f"one of {', '.join(names)}" if names else "no bare names"
-        return f"type '{name}' takes {allowed} as a named default"
+        allowed = ONE_OF_NAMES.format(names=", ".join(names)) if names else NO_BARE_NAMES
+        return NAMED_DEFAULTS_ARE.format(name=name, allowed=allowed)
     if kind is _L.str or kind is _L.bool or kind is _L.int or kind is _L.float:
         return _base_mismatch(name, kind, kinds)
     if kind is _L.list or kind is _L.none:  # an element of a list default: '[None]'
@@ -358,4 +364,4 @@ def _base_mismatch(name: str, kind: LiteralKind, kinds: frozenset[LiteralKind]) 
     """Why a ``kind`` literal cannot be a default of base type ``name`` (None when it can)."""
     if kind in kinds:
         return None
-    return f"type '{name}' takes {' or '.join(sorted(k.value for k in kinds))} defaults, not {kind.value}"
+    return WRONG_LITERAL_KIND.format(name=name, kinds=" or ".join(sorted(k.value for k in kinds)), kind=kind.value)

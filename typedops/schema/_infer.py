@@ -50,7 +50,8 @@ from typing import Annotated, Any, Final, Literal, Union
 from ..vocabulary import SYM_INT_MARKER, BoundedCache, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
 from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
-from ._infer_messages import (
+from ._messages import (
+    ERROR_AND_TYPE,
     _PARAM,
     _RETURN,
     _NO_ANNOTATION,
@@ -173,7 +174,7 @@ def _resolve_strings(
                 subject = _subject(fn_name, None if key == "return" else key)
                 raise SchemaInferenceError(_UNRESOLVED.format(
                     subject=subject, ann=_show(value), module=globalns.get("__name__", "?"),
-                    error=f"{type(error).__name__}: {error}",
+                    error=ERROR_AND_TYPE.format(kind=type(error).__name__, error=error),
                 )) from None
         raise
     params = [(n, k, a if a is _EMPTY else hints[n], d) for n, k, a, d in params]

@@ -34,7 +34,8 @@ import re
 from typing import Final, NoReturn
 
 from ..vocabulary import SchemaParseError
-from ._types import RESERVED, RESERVED_WORDS
+from ._messages import AT_COLUMN, RESERVED
+from ._types import RESERVED_WORDS
 
 __all__ = ["tokenize", "TOKEN_RE", "TOKEN_FORMS", "END", "MAX_TYPE_DEPTH", "Failure", "fail", "shown", "clipped", "check_name", "is_ident", "error"]
 
@@ -115,4 +116,4 @@ def error(failure: Failure, text: str) -> SchemaParseError:
     if start == len(text):
         start = end = len(text.rstrip(" \t\n\r\f\v"))
     width = end - start if failure.width is None else failure.width
-    return SchemaParseError(f"{failure.reason} (column {start + 1})", text, start + 1, width)
+    return SchemaParseError(AT_COLUMN.format(reason=failure.reason, column=start + 1), text, start + 1, width)

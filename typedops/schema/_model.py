@@ -13,11 +13,26 @@ from typing import Final
 
 from ..vocabulary import SchemaError, SchemaLookupError
 from ._defaults import LITERAL_RE, DefaultValue, default_mismatch, list_literal_text, literal_value
-from ._types import RESERVED, RESERVED_WORDS, AliasInfo, ListType, OptionalType, Type
+from ._messages import (
+    ALIAS_AFTER_OPTIONAL_AT,
+    ALIAS_TOO_DEEP,
+    ARGUMENT_TWICE,
+    DEFAULT_BEFORE_REQUIRED,
+    DEFAULT_DOES_NOT_FIT,
+    LIST_DEFAULT_SPACING,
+    NO_DEFAULT,
+    NO_SUCH_ARGUMENT,
+    NOT_A_LITERAL,
+    NOT_AN_IDENTIFIER,
+    RESERVED,
+    RETURN_NAME_TWICE,
+    VARARGS_WITH_DEFAULT,
+    VARRET_WITH_RETURNS,
+)
+from ._types import RESERVED_WORDS, AliasInfo, ListType, OptionalType, Type
 
 __all__ = [
     "Argument", "Return", "FunctionSchema", "SchemaKind", "type_with_alias",
-    "DEFAULT_BEFORE_REQUIRED", "VARARGS_WITH_DEFAULT", "ALIAS_AFTER_OPTIONAL",
 ]  # fmt: skip
 
 # In-place dunder methods: their schema name does not end with '_' but they mutate self.
@@ -26,19 +41,6 @@ _INPLACE_DUNDERS: Final = frozenset(
     for op in ("add", "sub", "mul", "div", "mod", "pow", "and", "or", "xor",
                "lshift", "rshift", "matmul", "floordiv", "truediv")
 )  # fmt: skip
-# torch reads an alias annotation after the base type or a list suffix, not after '?'.
-ALIAS_AFTER_OPTIONAL: Final = (
-    "an alias annotation cannot follow '?'; write it after the base type, as in 'Tensor(a!)?'"
-)
-# The order rules of an argument list, as torch's parser enforces them.
-DEFAULT_BEFORE_REQUIRED: Final = (
-    "argument {name!r} has no default but follows {prev!r}, which has one; give {name!r} "
-    "a default or make it keyword-only (after '*')"
-)
-VARARGS_WITH_DEFAULT: Final = (
-    "'...' cannot follow arguments with defaults ({prev!r} has one); varargs take every "
-    "argument by position"
-)
 
 
 def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
@@ -55,13 +57,10 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
         suffixes.append("?" if isinstance(inner, OptionalType) else str(inner)[len(str(inner.elem)):])
         inner = inner.elem
     if depth > len(suffixes):
-        raise SchemaError(
-            f"alias depth {depth} is deeper than the {len(suffixes)} '?'/'[]' suffixes "
-            f"of type {type_}"
-        )
+        raise SchemaError(ALIAS_TOO_DEEP.format(depth=depth, count=len(suffixes), type=type_))
     suffixes.reverse()
     if depth and suffixes[depth - 1] == "?":
-        raise SchemaError(f"{ALIAS_AFTER_OPTIONAL} (alias depth {depth} of type {type_})")
+        raise SchemaError(ALIAS_AFTER_OPTIONAL_AT.format(depth=depth, type=type_))
     parts = [str(inner)]
     for level, suffix in enumerate(suffixes):
         if level == depth:
@@ -74,7 +73,7 @@ def type_with_alias(type_: Type, alias: AliasInfo | None, depth: int) -> str:
 
 def _check_name(kind: str, name: str) -> None:
     if not (name.isidentifier() and name.isascii()):
-        raise SchemaError(f"{kind} {name!r} is not an ASCII identifier")
+        raise SchemaError(NOT_AN_IDENTIFIER.format(kind=kind, name=name))
     if name in RESERVED_WORDS:
         raise SchemaError(RESERVED.format(name=name, what=f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"))
 
@@ -98,20 +97,14 @@ class Argument:
         _check_name("argument name", self.name)
         if self.default is not None:
             if not LITERAL_RE.fullmatch(self.default):
-                raise SchemaError(
-                    f"default {self.default!r} of argument {self.name!r} is not a schema "
-                    "literal; build it with typedops.schema.format_literal(value)"
-                )
+                raise SchemaError(NOT_A_LITERAL.format(default=self.default, name=self.name))
             if self.default[:1] == "[" and list_literal_text(self.default) != self.default:
-                raise SchemaError(
-                    f"list default {self.default!r} of argument {self.name!r} is not in "
-                    f"canonical spacing; write {list_literal_text(self.default)}"
-                )
+                canonical = list_literal_text(self.default)
+                raise SchemaError(LIST_DEFAULT_SPACING.format(default=self.default, name=self.name, canonical=canonical))
             problem = default_mismatch(self.type, self.default)
             if problem is not None:
                 raise SchemaError(
-                    f"default {self.default} does not fit type '{self.type}' of argument "
-                    f"{self.name!r}: {problem}"
+                    DEFAULT_DOES_NOT_FIT.format(default=self.default, type=self.type, name=self.name, problem=problem)
                 )
         type_with_alias(self.type, self.alias, self.alias_depth)
 
@@ -123,7 +116,7 @@ class Argument:
     def default_value(self) -> DefaultValue:
         """The default as a Python value; raises ``LookupError`` when there is none."""
         if self.default is None:
-            raise SchemaLookupError(f"argument {self.name!r} has no default")
+            raise SchemaLookupError(NO_DEFAULT.format(name=self.name))
         return literal_value(self.default)
 
     @property
@@ -196,14 +189,14 @@ class FunctionSchema:
         seen: set[str] = set()
         for arg in self.positional + self.kwarg_only:
             if arg.name in seen:
-                raise SchemaError(f"argument {arg.name!r} appears twice in {self.full_name}")
+                raise SchemaError(ARGUMENT_TWICE.format(name=arg.name, schema=self.full_name))
             seen.add(arg.name)
         self._check_defaults_order()
         named = [r.name for r in self.returns if r.name is not None]
         if len(set(named)) != len(named):
-            raise SchemaError(f"two returns of {self.full_name} have the same name")
+            raise SchemaError(RETURN_NAME_TWICE.format(schema=self.full_name))
         if self.is_varret and self.returns:
-            raise SchemaError("a schema with '...' returns cannot also list returns")
+            raise SchemaError(VARRET_WITH_RETURNS)
 
     def _check_defaults_order(self) -> None:
         defaulted = next((a.name for a in self.positional + self.kwarg_only if a.default is not None), "")
@@ -246,7 +239,7 @@ class FunctionSchema:
             if arg.name == name:
                 return arg
         names = ", ".join(a.name for a in self.arguments) or "none"
-        raise SchemaLookupError(f"{self.full_name} has no argument {name!r} (it has: {names})")
+        raise SchemaLookupError(NO_SUCH_ARGUMENT.format(schema=self.full_name, name=name, names=names))
 
     @property
     def out_arguments(self) -> tuple[Argument, ...]:

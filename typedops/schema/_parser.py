@@ -14,8 +14,6 @@ takes linear time whatever the text (Note [Linear-time parsing] in ``_lexer.py``
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..vocabulary import ArgumentError
 from ._build import argument as _argument
 from ._build import make_return as _return
@@ -23,19 +21,40 @@ from ._build import schema as _schema
 from ._canonical import clear_type_table, parse_canonical
 from ._defaults import LITERAL_RE, bad_escape, default_mismatch, list_literal_text
 from ._lexer import END, Failure, check_name, clipped, error, fail, is_ident, shown, tokenize
-from ._model import DEFAULT_BEFORE_REQUIRED, VARARGS_WITH_DEFAULT, Argument, FunctionSchema, Return
+from ._messages import (
+    _BAD_ESCAPE,
+    _NESTED_LIST,
+    _UNCLOSED_LIST,
+    _UNCLOSED_STRING,
+    ARGUMENT_NAME_TWICE,
+    DEFAULT_BEFORE_REQUIRED,
+    DEFAULT_DOES_NOT_FIT,
+    EXPECTED_ARGUMENT_END,
+    EXPECTED_ARGUMENT_NAME,
+    EXPECTED_ARROW,
+    EXPECTED_DEFAULT,
+    EXPECTED_NAME_AFTER_NAMESPACE,
+    EXPECTED_OPEN_PAREN,
+    EXPECTED_OPERATOR_NAME,
+    EXPECTED_OVERLOAD_NAME,
+    EXPECTED_RETURN_END,
+    NAMESPACE_NOT_ONE_IDENTIFIER,
+    NOT_SCHEMA_TEXT,
+    RETURN_NAMED_TWICE,
+    STAR_TWICE,
+    STAR_WITHOUT_KWARGS,
+    TEXT_AFTER_RETURNS,
+    TRAILING_COMMA,
+    TWO_DOTS_IN_NAME,
+    VARARGS_NOT_LAST,
+    VARARGS_WITH_DEFAULT,
+)
+from ._model import Argument, FunctionSchema, Return
 from ._type_parser import parse_type, parse_type_tokens
 from ._types import Type
 
 __all__ = ["parse_schema", "parse_type", "clear_type_table"]
 
-_UNCLOSED_STRING: Final = "string default has no closing quote"
-_BAD_ESCAPE: Final = (
-    "unknown escape '{escape}' in a string default; the escapes are \\a \\b \\f \\n \\t \\v "
-    "\\\\ \\' \\\" and octal \\000 to \\377"
-)
-_UNCLOSED_LIST: Final = "list default has no closing ']'"
-_NESTED_LIST: Final = "list defaults do not nest; write a flat list such as [1, 2]"
 
 
 def parse_schema(text: str) -> FunctionSchema:
@@ -44,7 +63,7 @@ def parse_schema(text: str) -> FunctionSchema:
     Raises ``SchemaParseError`` with the column of, and a caret under, the offending token.
     """
     if not isinstance(text, str):
-        raise ArgumentError(f"parse_schema() takes schema text (str), not {type(text).__name__}")
+        raise ArgumentError(NOT_SCHEMA_TEXT.format(kind=type(text).__name__))
     schema = parse_canonical(text)
     if schema is not None:
         return schema
@@ -65,27 +84,27 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
     i = 0
     tok = t[0]
     if not is_ident(tok):
-        fail(f"expected an operator name, found {shown(tok)}", 0)
+        fail(EXPECTED_OPERATOR_NAME.format(found=shown(tok)), 0)
     sep = 2 if t[1] == "::" else 3 if t[1] == ":" and t[2] == ":" else 0
     if sep:
         if "." in tok:
-            fail(f"namespace {tok!r} must be one identifier", 0)
+            fail(NAMESPACE_NOT_ONE_IDENTIFIER.format(ns=tok), 0)
         check_name(tok, 0, "a namespace")
         namespace = tok
         i = sep
         tok = t[i]
         if not is_ident(tok):
-            fail(f"expected an operator name after '::', found {shown(tok)}", i)
+            fail(EXPECTED_NAME_AFTER_NAMESPACE.format(found=shown(tok)), i)
     name, _, overload = tok.partition(".")
     if "." in overload:
-        fail(f"operator name {tok!r} has more than one '.'; write name.overload", i)
+        fail(TWO_DOTS_IN_NAME.format(name=tok), i)
     check_name(name, i, "an operator")
     if overload:
         check_name(overload, i, "an overload")
     i += 1
     if not overload and t[i] == ".":
         if not is_ident(t[i + 1]) or "." in t[i + 1]:
-            fail(f"expected an overload name after '.', found {shown(t[i + 1])}", i + 1)
+            fail(EXPECTED_OVERLOAD_NAME.format(found=shown(t[i + 1])), i + 1)
         overload = t[i + 1]
         check_name(overload, i + 1, "an overload")
         i += 2
@@ -95,13 +114,13 @@ def _name(t: list[str]) -> tuple[str, str, str, int]:
 def _parse(t: list[str]) -> FunctionSchema:
     namespace, name, overload, i = _name(t)
     if t[i] != "(":
-        fail(f"expected '(' after the operator name, found {shown(t[i])}", i)
+        fail(EXPECTED_OPEN_PAREN.format(found=shown(t[i])), i)
     positional, kwarg_only, vararg, i = _arguments(t, i + 1)
     if t[i] != "->":
-        fail(f"expected '->' and the returns, found {shown(t[i])}", i)
+        fail(EXPECTED_ARROW.format(found=shown(t[i])), i)
     returns, varret, i = _returns(t, i + 1)
     if t[i] != END:
-        fail(f"unexpected {shown(t[i])} after the returns", i)
+        fail(TEXT_AFTER_RETURNS.format(found=shown(t[i])), i)
     return _schema(name, namespace, overload, positional, kwarg_only, returns, vararg, varret)
 
 
@@ -120,12 +139,12 @@ def _arguments(t: list[str], i: int) -> tuple[list[Argument], list[Argument], bo
         tok = t[i]
         if tok == "*":
             if star >= 0:
-                fail("'*' appears twice; keyword-only arguments take one '*'", i)
+                fail(STAR_TWICE, i)
             star = i
             current = kwarg_only
             i += 1
             if t[i] != ",":
-                fail("'*' must be followed by keyword-only arguments", i)
+                fail(STAR_WITHOUT_KWARGS, i)
             i += 1
             continue
         if tok == "...":
@@ -134,16 +153,16 @@ def _arguments(t: list[str], i: int) -> tuple[list[Argument], list[Argument], bo
             vararg = True
             i += 1
             if t[i] != ")":
-                fail("'...' must be the last argument", i)
+                fail(VARARGS_NOT_LAST, i)
             i += 1
             break
         type_, alias, depth, i = parse_type_tokens(t, i)
         tok = t[i]
         if not is_ident(tok) or "." in tok:
-            fail(f"expected an argument name after type '{type_}', found {shown(tok)}", i)
+            fail(EXPECTED_ARGUMENT_NAME.format(type=type_, found=shown(tok)), i)
         check_name(tok, i, "an argument")
         if tok in names:
-            fail(f"argument {tok!r} appears twice; argument names must be unique", i)
+            fail(ARGUMENT_NAME_TWICE.format(name=tok), i)
         names.add(tok)
         i += 1
         default = None
@@ -157,14 +176,14 @@ def _arguments(t: list[str], i: int) -> tuple[list[Argument], list[Argument], bo
         if tok == ",":
             i += 1
             if t[i] == ")":
-                fail("trailing ',' before ')'", i - 1)
+                fail(TRAILING_COMMA, i - 1)
         elif tok == ")":
             i += 1
             break
         else:
-            fail(f"expected ',' or ')' after argument {current[-1].name!r}, found {shown(tok)}", i)
+            fail(EXPECTED_ARGUMENT_END.format(name=current[-1].name, found=shown(tok)), i)
     if star >= 0 and not kwarg_only and not vararg:
-        fail("'*' must be followed by keyword-only arguments", star)
+        fail(STAR_WITHOUT_KWARGS, star)
     return positional, kwarg_only, vararg, i
 
 
@@ -187,7 +206,7 @@ def _returns(t: list[str], i: int) -> tuple[list[Return], bool, int]:
         ret, i = _return_item(t, i)
         if ret.name is not None:
             if ret.name in ret_names:
-                fail(f"return name {ret.name!r} appears twice", i - 1)
+                fail(RETURN_NAMED_TWICE.format(name=ret.name), i - 1)
             ret_names.add(ret.name)
         returns.append(ret)
         tok = t[i]
@@ -196,7 +215,7 @@ def _returns(t: list[str], i: int) -> tuple[list[Return], bool, int]:
         elif tok == ")":
             return returns, False, i + 1
         else:
-            fail(f"expected ',' or ')' between returns, found {shown(tok)}", i)
+            fail(EXPECTED_RETURN_END.format(found=shown(tok)), i)
 
 
 def _return_item(t: list[str], i: int) -> tuple[Return, int]:
@@ -227,8 +246,8 @@ def _default(t: list[str], i: int, type_: Type, arg_name: str) -> tuple[str, int
             fail(_BAD_ESCAPE.format(escape=escape), i)
         if tok[:1] == "[" and (tok[-1] != "]" or tok == "["):
             fail(_NESTED_LIST if t[i + 1][:1] == "[" else _UNCLOSED_LIST, i, 1)
-        fail(f"expected a default value for argument {arg_name!r}, found {shown(tok)}", i)
+        fail(EXPECTED_DEFAULT.format(name=arg_name, found=shown(tok)), i)
     problem = default_mismatch(type_, text)
     if problem is not None:
-        fail(f"default {clipped(text)} does not fit type '{type_}' of argument {arg_name!r}: {problem}", i)
+        fail(DEFAULT_DOES_NOT_FIT.format(default=clipped(text), type=type_, name=arg_name, problem=problem), i)
     return text, i + 1

@@ -11,37 +11,32 @@ import functools
 import inspect
 import keyword
 import types
-from typing import Any, Final, Optional
+from typing import Any, Optional
 
 from ..vocabulary import SchemaInferenceError
 from ..vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, SchemaError, SymInt
 from ._classes import tensor_class
 from ._defaults import DefaultValue, EnumDefault, literal_value
 from ._infer import _DICT_KEYS, _EMPTY, _ENUMS
-from ._infer_messages import _SUPPORTED
+from ._messages import (
+    _DEFAULT_ORDER,
+    _NO_PYTHON_DEFAULT,
+    _NO_PYTHON_FORM,
+    _PYTHON_KEYWORD,
+    _SIZED_RETURN,
+    _VARARG_SCHEMA,
+    ARGUMENT_SUBJECT,
+    LONE_VALUE_UNSIZED,
+    NO_VALUE_OF_TYPE,
+    NUMBERED_RETURN,
+    SIZED_LIST_NEEDS,
+    THE_RETURN,
+)
 from ._model import Argument, FunctionSchema
 from ._types import BaseType, DictType, ListType, OptionalType, Type
 
 __all__ = ["signature_from_schema"]
 
-# -- messages ---------------------------------------------------------------------------
-_NO_PYTHON_FORM: Final = (
-    "{subject} of {schema} has type '{type}', which has no Python form; "
-    f"signatures can be made for {_SUPPORTED}"
-)
-_SIZED_RETURN: Final = (
-    "the return of {schema} has type '{type}', which has no Python form: a tuple return "
-    "annotation means several returns; return 'list[...]' instead"
-)
-_NO_PYTHON_DEFAULT: Final = (
-    "argument '{name}' of {schema} has default {text}, which is no value of type '{type}'"
-)
-_VARARG_SCHEMA: Final = "{schema} takes or returns '...', which a typed Python signature cannot"
-_DEFAULT_ORDER: Final = (
-    "argument '{name}' of {schema} has no default but follows one that has, which a "
-    "Python signature allows only for keyword-only parameters"
-)
-_PYTHON_KEYWORD: Final = "argument '{name}' of {schema} is a Python keyword, so it cannot name a parameter"
 
 
 @functools.cache
@@ -86,10 +81,10 @@ def _python_default(type_: Type, value: DefaultValue) -> object:
     if isinstance(type_, ListType):
         if isinstance(value, tuple):
             if type_.size is not None and len(value) != type_.size:
-                raise SchemaError(f"{type_} needs {type_.size} elements")  # 'int[1] dim=[]'
+                raise SchemaError(SIZED_LIST_NEEDS.format(type=type_, size=type_.size))  # 'int[1] dim=[]'
             return tuple(_python_default(type_.elem, v) for v in value)
         if type_.size is None:
-            raise SchemaError("a lone value needs a sized list type to be broadcast")
+            raise SchemaError(LONE_VALUE_UNSIZED)
         return (_python_default(type_.elem, value),) * type_.size  # 'int[2] stride=1'
     if isinstance(type_, BaseType):
         enum = _ENUMS.get(type_.name)
@@ -100,7 +95,7 @@ def _python_default(type_: Type, value: DefaultValue) -> object:
         if type_.name == "Device" and isinstance(value, str):
             return Device.parse(value)
     if isinstance(value, (EnumDefault, tuple)):
-        raise SchemaError(f"{value} is no {type_}")
+        raise SchemaError(NO_VALUE_OF_TYPE.format(value=value, type=type_))
     return value
 
 
@@ -135,7 +130,7 @@ def _python_parameter(arg: Argument, kind: inspect._ParameterKind, full: str) ->
     annotation = _python_type(arg.type)
     if annotation is None:
         raise SchemaInferenceError(_NO_PYTHON_FORM.format(
-            subject=f"argument '{arg.name}'", schema=full, type=arg.type
+            subject=ARGUMENT_SUBJECT.format(name=arg.name), schema=full, type=arg.type
         ))
     default: object = _EMPTY
     if arg.default is not None:
@@ -158,7 +153,7 @@ def _python_returns(schema: FunctionSchema) -> object:
     for index, ret in enumerate(returns):
         annotation = _python_type(ret.type)
         if annotation is None:
-            subject = "the return" if len(returns) == 1 else f"return {index}"
+            subject = THE_RETURN if len(returns) == 1 else NUMBERED_RETURN.format(index=index)
             raise SchemaInferenceError(_NO_PYTHON_FORM.format(
                 subject=subject, schema=schema.full_name, type=ret.type
             ))

@@ -5,8 +5,30 @@ from __future__ import annotations
 from typing import Final
 
 from ._build import alias as _make_alias
-from ._model import ALIAS_AFTER_OPTIONAL
 from ._lexer import END, MAX_TYPE_DEPTH, Failure, check_name, error, fail, is_ident, shown, tokenize
+from ._messages import (
+    _BAD_SIZE,
+    _BIG_SIZE,
+    _TOO_DEEP,
+    _UNCLOSED_SUFFIX,
+    ALIAS_AFTER_OPTIONAL,
+    ALIAS_INSIDE,
+    BUILTIN_TYPES_ARE,
+    CONTAINER_NEEDS_PARENS,
+    DID_YOU_MEAN_TYPE,
+    EXPECTED_ALIAS_END,
+    EXPECTED_ALIAS_SET,
+    EXPECTED_CONTAINER_END,
+    EXPECTED_DICT_COMMA,
+    EXPECTED_TUPLE_END,
+    EXPECTED_TYPE,
+    LONE_TYPE_ALIAS,
+    OPTIONAL_APPLIED_TWICE,
+    TEXT_AFTER_TYPE,
+    TWO_ALIAS_ANNOTATIONS,
+    UNKNOWN_CLASS_TYPE,
+    UNKNOWN_TYPE,
+)
 from ._types import (
     BASE_TYPE_NAMES,
     AliasInfo,
@@ -32,10 +54,6 @@ _WHITESPACE: Final = " \t\n\r\f\v"
 # A list size is read into a 64-bit integer, as torch reads it.
 _SIZE_DIGITS: Final = 19
 _SIZE_MAX: Final = 2**63 - 1
-_TOO_DEEP: Final = f"types nest more than {MAX_TYPE_DEPTH} deep; a schema type nests a few levels at most"
-_UNCLOSED_SUFFIX: Final = "'[' is not closed; a list suffix is '[]' or '[N]'"
-_BAD_SIZE: Final = "a list size must be a whole number, as in 'int[2]', not {tok}"
-_BIG_SIZE: Final = "a list size must fit in 64 bits, not {tok}"
 
 
 def parse_type(text: str) -> Type:
@@ -47,9 +65,9 @@ def parse_type(text: str) -> Type:
     try:
         type_, alias, _, i = parse_type_tokens(toks, 0)
         if alias is not None:
-            fail("a type on its own takes no alias annotation", 0)
+            fail(LONE_TYPE_ALIAS, 0)
         if toks[i] != END:
-            fail(f"unexpected {shown(toks[i])} after the type", i)
+            fail(TEXT_AFTER_TYPE.format(found=shown(toks[i])), i)
         return type_
     except Failure as failure:
         raise error(failure, text) from None
@@ -62,7 +80,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
     ``(type, alias, alias_depth, next_index)``.
     """
     if nest > MAX_TYPE_DEPTH:
-        fail(_TOO_DEEP, i)
+        fail(_TOO_DEEP.format(depth=MAX_TYPE_DEPTH), i)
     tok = t[i]
     type_: Type
     base = _BASE_TYPES.get(tok)
@@ -77,7 +95,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         if "." in tok:
             problem = class_path_problem(tok)
             if problem is not None:
-                fail(f"unknown type {shown(tok)}; {problem}", i)
+                fail(UNKNOWN_CLASS_TYPE.format(type=shown(tok), problem=problem), i)
             type_ = ClassType(tok)
         elif tok[0].islower():
             check_name(tok, i, "a type variable")
@@ -86,7 +104,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
             fail(_unknown_type(tok), i)
         i += 1
     else:
-        fail(f"expected a type, found {shown(tok)}", i)
+        fail(EXPECTED_TYPE.format(found=shown(tok)), i)
 
     alias = None
     depth = 0
@@ -97,7 +115,7 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         tok = t[i]
         if tok == "?":
             if type(type_) is OptionalType:
-                fail(f"'?' applied twice; '{type_}' is already optional", i)
+                fail(OPTIONAL_APPLIED_TWICE.format(type=type_), i)
             type_ = OptionalType(type_)
         elif tok[:1] == "[":
             type_ = ListType(type_, _list_size(tok, i))
@@ -106,10 +124,10 @@ def parse_type_tokens(t: list[str], i: int, nest: int = 0) -> tuple[Type, AliasI
         i += 1
         level += 1
         if nest + level > MAX_TYPE_DEPTH:
-            fail(_TOO_DEEP, i - 1)
+            fail(_TOO_DEEP.format(depth=MAX_TYPE_DEPTH), i - 1)
         if t[i] == "(":
             if alias is not None:
-                fail("a type takes at most one alias annotation", i)
+                fail(TWO_ALIAS_ANNOTATIONS, i)
             if tok == "?":
                 fail(ALIAS_AFTER_OPTIONAL, i)
             depth = level
@@ -137,7 +155,7 @@ def _tuple(t: list[str], i: int, nest: int) -> tuple[Type, int]:
     while True:
         elem, alias, _, j = parse_type_tokens(t, i, nest + 1)
         if alias is not None:
-            fail("alias annotations inside a tuple type are not supported", i)
+            fail(ALIAS_INSIDE.format(where="a tuple type"), i)
         elems.append(elem)
         i = j
         if t[i] == ",":
@@ -145,7 +163,7 @@ def _tuple(t: list[str], i: int, nest: int) -> tuple[Type, int]:
         elif t[i] == ")":
             return TupleType(tuple(elems)), i + 1
         else:
-            fail(f"expected ',' or ')' in tuple type, found {shown(t[i])}", i)
+            fail(EXPECTED_TUPLE_END.format(found=shown(t[i])), i)
 
 
 def _container(t: list[str], i: int, nest: int) -> tuple[Type, int]:
@@ -153,24 +171,24 @@ def _container(t: list[str], i: int, nest: int) -> tuple[Type, int]:
     tok = t[i]
     if t[i + 1] != "(":
         example = "Dict(str, Tensor)" if tok == "Dict" else f"{tok}(Tensor)"
-        fail(f"'{tok}' needs its element types in parentheses, as in {example}", i)
+        fail(CONTAINER_NEEDS_PARENS.format(name=tok, example=example), i)
     elem_start = i + 2
     key, alias, _, i = parse_type_tokens(t, elem_start, nest + 1)
     if alias is not None:
-        fail(f"alias annotations inside '{tok}(...)' are not supported", elem_start)
+        fail(ALIAS_INSIDE.format(where=f"'{tok}(...)'"), elem_start)
     type_: Type
     if tok == "Dict":
         if t[i] != ",":
-            fail(f"expected ',' between the key and value types of Dict, found {shown(t[i])}", i)
+            fail(EXPECTED_DICT_COMMA.format(found=shown(t[i])), i)
         value_start = i + 1
         value, alias, _, i = parse_type_tokens(t, value_start, nest + 1)
         if alias is not None:
-            fail("alias annotations inside 'Dict(...)' are not supported", value_start)
+            fail(ALIAS_INSIDE.format(where="'Dict(...)'"), value_start)
         type_ = DictType(key, value)
     else:
         type_ = _CONTAINERS[tok](key)
     if t[i] != ")":
-        fail(f"expected ')' to close '{tok}(', found {shown(t[i])}", i)
+        fail(EXPECTED_CONTAINER_END.format(name=tok, found=shown(t[i])), i)
     return type_, i + 1
 
 
@@ -185,7 +203,7 @@ def _alias(t: list[str], i: int) -> tuple[AliasInfo, int]:
     if t[i] == "->":
         after, i = _alias_set(t, i + 1)
     if t[i] != ")":
-        fail(f"expected ')' to close the alias annotation, found {shown(t[i])}", i)
+        fail(EXPECTED_ALIAS_END.format(found=shown(t[i])), i)
     return _make_alias(before, after, write), i + 1
 
 
@@ -194,7 +212,7 @@ def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:
     while True:
         tok = t[i]
         if tok != "*" and not (is_ident(tok) and "." not in tok):
-            fail(f"expected an alias set name such as 'a' or '*', found {shown(tok)}", i)
+            fail(EXPECTED_ALIAS_SET.format(found=shown(tok)), i)
         check_name(tok, i, "an alias set")
         names.append(tok)
         i += 1
@@ -208,5 +226,5 @@ def _unknown_type(tok: str) -> str:
 
     known = sorted(BASE_TYPE_NAMES | {"Dict", "Future", "Await", "RRef"})
     close = difflib.get_close_matches(tok, known, n=1) if len(tok) <= 40 else []
-    hint = f" (did you mean '{close[0]}'?)" if close else f"; the built-in types are {', '.join(known)}"
-    return f"unknown type {shown(tok)}{hint}"
+    hint = DID_YOU_MEAN_TYPE.format(name=close[0]) if close else BUILTIN_TYPES_ARE.format(names=", ".join(known))
+    return UNKNOWN_TYPE.format(type=shown(tok), hint=hint)

@@ -11,6 +11,18 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..vocabulary import SchemaError
+from ._messages import (
+    ALIAS_WITHOUT_NAMES,
+    BAD_ALIAS_SET_NAME,
+    BAD_CLASS_TYPE,
+    BAD_TYPE_VARIABLE,
+    BUILTIN_TYPE_VARIABLE,
+    EMPTY_TUPLE_TYPE,
+    NEGATIVE_LIST_SIZE,
+    OPTIONAL_TWICE,
+    RESERVED,
+    UNKNOWN_BASE_TYPE,
+)
 
 __all__ = [
     "AliasInfo",
@@ -53,7 +65,6 @@ RESERVED_WORDS: Final = frozenset(
         "while", "with", "True", "False", "None", "Ellipsis",
     }
 )  # fmt: skip
-RESERVED: Final = "{name!r} is a reserved word of the schema language; it cannot name {what}"
 
 # Every built-in type name the grammar accepts. The first block is the set used by
 # native_functions.yaml; the second comes from TorchScript's operator registry.
@@ -96,12 +107,10 @@ class AliasInfo:
 
     def __post_init__(self) -> None:
         if not self.before:
-            raise SchemaError("AliasInfo needs at least one alias set name in 'before'")
+            raise SchemaError(ALIAS_WITHOUT_NAMES)
         for name in self.before + self.after:
             if name != "*" and not (name.isidentifier() and name.isascii()):
-                raise SchemaError(
-                    f"alias set name {name!r} is not an identifier or '*'"
-                )
+                raise SchemaError(BAD_ALIAS_SET_NAME.format(name=name))
             if name in RESERVED_WORDS:
                 raise SchemaError(RESERVED.format(name=name, what="an alias set"))
 
@@ -122,9 +131,7 @@ class BaseType(Type):
 
     def __post_init__(self) -> None:
         if self.name not in BASE_TYPE_NAMES:
-            raise SchemaError(
-                f"unknown base type {self.name!r}; use one of {sorted(BASE_TYPE_NAMES)}"
-            )
+            raise SchemaError(UNKNOWN_BASE_TYPE.format(name=self.name, names=sorted(BASE_TYPE_NAMES)))
 
     def __str__(self) -> str:
         return self.name
@@ -141,11 +148,9 @@ class TypeVar(Type):
 
     def __post_init__(self) -> None:
         if not (self.name.isidentifier() and self.name.isascii() and self.name[:1].islower()):
-            raise SchemaError(
-                f"type variable {self.name!r} must be an ASCII identifier starting lower-case"
-            )
+            raise SchemaError(BAD_TYPE_VARIABLE.format(name=self.name))
         if self.name in BASE_TYPE_NAMES:
-            raise SchemaError(f"{self.name!r} is a built-in type, not a type variable")
+            raise SchemaError(BUILTIN_TYPE_VARIABLE.format(name=self.name))
         if self.name in RESERVED_WORDS:
             raise SchemaError(RESERVED.format(name=self.name, what="a type variable"))
 
@@ -165,7 +170,7 @@ def class_path_problem(name: str) -> str | None:
         and all(p.isidentifier() and p.isascii() for p in parts)
     ):
         return None
-    return f"class type {name!r} must be a dotted path such as '{CLASS_PREFIX}ns.Name'"
+    return BAD_CLASS_TYPE.format(name=name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +196,7 @@ class OptionalType(Type):
 
     def __post_init__(self) -> None:
         if isinstance(self.elem, OptionalType):
-            raise SchemaError(f"'{self.elem}?' is optional twice; write '{self.elem}'")
+            raise SchemaError(OPTIONAL_TWICE.format(elem=self.elem))
 
     def __str__(self) -> str:
         return f"{self.elem}?"
@@ -209,7 +214,7 @@ class ListType(Type):
 
     def __post_init__(self) -> None:
         if self.size is not None and self.size < 0:
-            raise SchemaError(f"list size must be >= 0, not {self.size}")
+            raise SchemaError(NEGATIVE_LIST_SIZE.format(size=self.size))
 
     def __str__(self) -> str:
         return f"{self.elem}[{'' if self.size is None else self.size}]"
@@ -237,7 +242,7 @@ class TupleType(Type):
 
     def __post_init__(self) -> None:
         if not self.elems:
-            raise SchemaError("a tuple type needs at least one element type")
+            raise SchemaError(EMPTY_TUPLE_TYPE)
 
     def __str__(self) -> str:
         return "(" + ", ".join(map(str, self.elems)) + ")"

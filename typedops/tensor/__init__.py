@@ -23,8 +23,8 @@ from ._strides import (
     view_strides,
     wrap_dim,
 )
+from ._messages import NO_DATA
 from ._tensor import (
-    NO_DATA,
     Tensor,
     array_of,
     backend_key_for_device,

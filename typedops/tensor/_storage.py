@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentValueError
+from ._messages import STORAGE_NOT_1D
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -37,7 +38,7 @@ class Storage:
 
     def __init__(self, data: npt.NDArray[Any] | None, size: int) -> None:
         if data is not None and data.ndim != 1:
-            raise ArgumentValueError(f"a storage buffer is one-dimensional, not {data.ndim}-dimensional")
+            raise ArgumentValueError(STORAGE_NOT_1D.format(ndim=data.ndim))
         self.buffer = data
         self._flat = data
         self.size = size
@@ -54,7 +55,7 @@ class Storage:
     @data.setter
     def data(self, value: npt.NDArray[Any] | None) -> None:
         if value is not None and value.ndim != 1:
-            raise ArgumentValueError(f"a storage buffer is one-dimensional, not {value.ndim}-dimensional")
+            raise ArgumentValueError(STORAGE_NOT_1D.format(ndim=value.ndim))
         self.buffer = value
         self._flat = value
 

@@ -11,6 +11,15 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..vocabulary import ArgumentValueError, DimensionError, MemoryFormat, TensorError
+from ._messages import (
+    DIMENSION_OUT_OF_RANGE,
+    FORMAT_NEEDS_RANK,
+    INVALID_SHAPE_DIMENSION,
+    PRESERVE_IS_NO_LAYOUT,
+    SHAPE_INVALID_FOR_SIZE,
+    SIZES_DO_NOT_BROADCAST,
+    TWO_INFERRED_DIMENSIONS,
+)
 
 __all__ = [
     "contiguous_strides",
@@ -60,8 +69,7 @@ def _check_rank(shape: Sequence[int], memory_format: MemoryFormat) -> None:
     rank = _FORMAT_RANK[memory_format]
     if len(shape) != rank:
         raise TensorError(
-            f"required rank {rank} tensor to use {memory_format.name} format, but the shape "
-            f"{list(shape)} has rank {len(shape)}"
+            FORMAT_NEEDS_RANK.format(rank=rank, format=memory_format.name, shape=list(shape), ndim=len(shape))
         )
 
 
@@ -70,7 +78,7 @@ def strides_for_format(shape: Sequence[int], memory_format: MemoryFormat) -> tup
     if memory_format is MemoryFormat.contiguous_format:
         return contiguous_strides(shape)
     if memory_format is MemoryFormat.preserve_format:
-        raise ArgumentValueError("preserve_format names no layout of its own; resolve it with suggest_memory_format first")
+        raise ArgumentValueError(PRESERVE_IS_NO_LAYOUT)
     _check_rank(shape, memory_format)
     return _ordered_strides(shape, _CHANNELS_LAST_ORDER[len(shape)])
 
@@ -127,10 +135,7 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
         sa = a[da] if da >= 0 else 1
         sb = b[db] if db >= 0 else 1
         if sa != sb and sa != 1 and sb != 1:
-            raise TensorError(
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
-                f"at non-singleton dimension {i}"
-            )
+            raise TensorError(SIZES_DO_NOT_BROADCAST.format(sa=sa, sb=sb, i=i))
         result[i] = sb if sa == 1 else sa
     return tuple(result)
 
@@ -142,10 +147,10 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     for i, size in enumerate(shape):
         if size == -1:
             if infer_at is not None:
-                raise TensorError("only one dimension can be inferred")
+                raise TensorError(TWO_INFERRED_DIMENSIONS)
             infer_at = i
         elif size < 0:
-            raise TensorError(f"invalid shape dimension {size}")
+            raise TensorError(INVALID_SHAPE_DIMENSION.format(size=size))
         else:
             known *= size
     result = list(shape)
@@ -154,7 +159,7 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
         return tuple(result)
     if infer_at is None and known == numel:
         return tuple(result)
-    raise TensorError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    raise TensorError(SHAPE_INVALID_FOR_SIZE.format(shape=list(shape), numel=numel))
 
 
 def view_strides(
@@ -200,7 +205,5 @@ def wrap_dim(dim: int, ndim: int) -> int:
     """``dim`` as a non-negative index into ``ndim`` dimensions (a scalar has range [-1, 0])."""
     rank = max(ndim, 1)
     if not -rank <= dim < rank:
-        raise DimensionError(
-            f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})"
-        )
+        raise DimensionError(DIMENSION_OUT_OF_RANGE.format(low=-rank, high=rank - 1, dim=dim))
     return dim + rank if dim < 0 else dim

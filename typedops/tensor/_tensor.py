@@ -48,6 +48,20 @@ from ..vocabulary import (
     TensorError,
     autograd_key_for,
 )
+from ._messages import (
+    AMBIGUOUS_BOOL,
+    BAD_NUMPY_STRIDES,
+    DATA_IFF_NOT_META,
+    DATA_SHAPE_MISMATCH,
+    IS_CONTIGUOUS_PRESERVE,
+    NEGATIVE_DIMENSION,
+    NO_DATA,
+    NO_NUMPY_STORAGE,
+    NOT_A_SCALAR,
+    NOT_TENSOR_DATA,
+    UNKNOWN_NUMPY_DTYPE,
+    UNKNOWN_NUMPY_DTYPE_USE,
+)
 from ._storage import Storage
 from ._strides import (
     contiguous_strides,
@@ -79,11 +93,6 @@ _NUMPY_NAMES: Final = {
 }  # fmt: skip
 _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 
-NO_DATA: Final = "a meta tensor has no data; move it to a real device, or read .shape/.dtype"
-AMBIGUOUS_BOOL: Final = (
-    "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
-    "reduce the tensor to one element first"
-)
 _META: Final = Device("meta")
 _CPU: Final = Device("cpu")
 
@@ -166,11 +175,11 @@ class Tensor(_TensorMethods):
         requires_grad: bool = False,
     ) -> None:
         if (data is None) != (device.type == "meta"):
-            raise ArgumentValueError("a meta tensor has no data, and every other tensor has data")
+            raise ArgumentValueError(DATA_IFF_NOT_META)
         numel = numel_of(shape)
         if data is not None:
             if tuple(data.shape) != tuple(shape):
-                raise ArgumentValueError(f"data of shape {tuple(data.shape)} given for a tensor of shape {shape}")
+                raise ArgumentValueError(DATA_SHAPE_MISMATCH.format(data_shape=tuple(data.shape), shape=shape))
             data = data.reshape(-1) if data.flags.c_contiguous else data.copy().reshape(-1)
         self._init(Storage(data, numel), shape, contiguous_strides(shape), 0, dtype, device)
         if requires_grad:
@@ -237,13 +246,10 @@ class Tensor(_TensorMethods):
         dtype = _FROM_NUMPY_NAME.get(array.dtype.name)
         if dtype is None:
             known = ", ".join(sorted(_FROM_NUMPY_NAME))
-            raise ArgumentError(f"numpy dtype {array.dtype.name!r} has no typedops dtype; use one of {known}")
+            raise ArgumentError(UNKNOWN_NUMPY_DTYPE_USE.format(name=array.dtype.name, known=known))
         itemsize = array.itemsize
         if any(s < 0 or s % itemsize for s in array.strides):
-            raise ArgumentValueError(
-                f"the numpy array has strides {array.strides} (bytes) that are negative or not a "
-                "multiple of its item size; pass a copy (array.copy())"
-            )
+            raise ArgumentValueError(BAD_NUMPY_STRIDES.format(strides=array.strides))
         shape = tuple(int(n) for n in array.shape)
         strides = tuple(int(s) // itemsize for s in array.strides)
         span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
@@ -312,7 +318,7 @@ class Tensor(_TensorMethods):
         if memory_format is MemoryFormat.contiguous_format:
             return is_contiguous_strides(self._shape, self._strides)
         if memory_format is MemoryFormat.preserve_format:
-            raise ArgumentValueError("is_contiguous() takes a layout; preserve_format is not one")
+            raise ArgumentValueError(IS_CONTIGUOUS_PRESERVE)
         return is_channels_last_strides(self._shape, self._strides, memory_format)
 
     @property
@@ -368,7 +374,7 @@ class Tensor(_TensorMethods):
     def item(self) -> Any:
         """The one element of a one-element tensor, as a Python number."""
         if self.numel() != 1:
-            raise TensorError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+            raise TensorError(NOT_A_SCALAR.format(numel=self.numel()))
         return array_of(self).reshape(()).item()
 
     def __bool__(self) -> bool:
@@ -403,7 +409,7 @@ def numpy_dtype(dtype: ScalarType) -> np.dtype[Any]:
 
     name = _NUMPY_NAMES.get(dtype)
     if name is None:
-        raise ArgumentError(f"dtype {dtype.name} has no numpy storage yet")
+        raise ArgumentError(NO_NUMPY_STORAGE.format(dtype=dtype.name))
     return np.dtype(name)
 
 
@@ -411,7 +417,7 @@ def scalar_type_of(array: npt.NDArray[Any]) -> ScalarType:
     """The ScalarType that stores numpy ``array``'s dtype."""
     dtype = _FROM_NUMPY_NAME.get(array.dtype.name)
     if dtype is None:
-        raise ArgumentError(f"numpy dtype {array.dtype.name!r} has no typedops dtype")
+        raise ArgumentError(UNKNOWN_NUMPY_DTYPE.format(name=array.dtype.name))
     return dtype
 
 
@@ -425,7 +431,7 @@ def empty_tensor(
     size = tuple(int(n) for n in shape)
     for n in size:
         if n < 0:
-            raise TensorError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+            raise TensorError(NEGATIVE_DIMENSION.format(n=n, size=list(size)))
     strides = strides_for_format(size, memory_format)
     numel = numel_of(size)
     data = None
@@ -540,10 +546,7 @@ def tensor(
         inferred = {"b": ScalarType.bool, "i": ScalarType.int64, "u": ScalarType.int64,
                     "f": ScalarType.float32, "c": ScalarType.complex64}.get(kind)  # fmt: skip
         if inferred is None:
-            raise ArgumentError(
-                f"cannot make a tensor from {type(data).__name__} data (numpy kind {kind!r}); "
-                "pass numbers, nested sequences of numbers or a numeric numpy array"
-            )
+            raise ArgumentError(NOT_TENSOR_DATA.format(kind_name=type(data).__name__, kind=kind))
         if kind in "fc" and array.dtype.itemsize > (4 if kind == "f" else 8) and isinstance(data, np.ndarray):
             inferred = _FROM_NUMPY_NAME[array.dtype.name]  # numpy arrays keep their precision
         dtype = inferred

@@ -40,15 +40,13 @@ from itertools import islice
 from typing import TYPE_CHECKING, Final, Generic, TypeVar, overload
 
 from ._errors import ArgumentValueError
+from ._messages import BAD_CACHE_LIMIT
 
 __all__ = ["BoundedCache"]
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _D = TypeVar("_D")
-
-_BAD_LIMIT: Final = "a BoundedCache needs a limit of at least 2 entries, not {limit!r}"
-
 
 class BoundedCache(Generic[_K, _V]):
     """A dict of at most ``limit`` entries (Note [Bounded caches]).
@@ -70,7 +68,7 @@ class BoundedCache(Generic[_K, _V]):
 
     def __init__(self, limit: int, name: str) -> None:
         if type(limit) is not int or limit < 2:
-            raise ArgumentValueError(_BAD_LIMIT.format(limit=limit))
+            raise ArgumentValueError(BAD_CACHE_LIMIT.format(limit=limit))
         self.limit: Final = limit
         self.name: Final = name  # what the cache holds, for its repr
         self._data: dict[_K, _V] = {}

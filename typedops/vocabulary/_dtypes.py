@@ -14,6 +14,7 @@ from typing import Annotated, Final, Union
 from typing_extensions import TypeAlias
 
 from ._errors import ArgumentValueError
+from ._messages import BAD_DEVICE_INDEX, NEGATIVE_DEVICE_INDEX, UNKNOWN_DEVICE_TYPE
 
 __all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "SymInt", "Scalar", "SYM_INT_MARKER"]
 
@@ -107,11 +108,9 @@ class Device:
 
     def __post_init__(self) -> None:
         if self.type not in _DEVICE_TYPES:
-            raise ArgumentValueError(
-                f"unknown device type {self.type!r}; typedops has {', '.join(_DEVICE_TYPES)}"
-            )
+            raise ArgumentValueError(UNKNOWN_DEVICE_TYPE.format(type=self.type, types=", ".join(_DEVICE_TYPES)))
         if self.index is not None and self.index < 0:
-            raise ArgumentValueError(f"device index must be >= 0, not {self.index}")
+            raise ArgumentValueError(NEGATIVE_DEVICE_INDEX.format(index=self.index))
 
     @classmethod
     def parse(cls, spec: str | Device) -> Device:
@@ -120,7 +119,7 @@ class Device:
             return spec
         kind, sep, index = spec.partition(":")
         if sep and not index.isdigit():
-            raise ArgumentValueError(f"device {spec!r}: the index after ':' must be a whole number")
+            raise ArgumentValueError(BAD_DEVICE_INDEX.format(spec=spec))
         return cls(kind, int(index) if sep else None)
 
     def __str__(self) -> str:

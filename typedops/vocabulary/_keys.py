@@ -21,6 +21,13 @@ from collections.abc import Iterable, Iterator
 from typing import Final
 
 from ._errors import ArgumentValueError
+from ._messages import (
+    ALIAS_KEY_IN_KEYSET,
+    ALIAS_KEY_OPERAND,
+    DID_YOU_MEAN_KEY,
+    EMPTY_KEYSET_HIGHEST,
+    UNKNOWN_DISPATCH_KEY,
+)
 
 __all__ = [
     "DispatchKey",
@@ -82,10 +89,9 @@ class DispatchKey(enum.IntEnum):
 
             by_lower = {name.lower(): name for name in cls.__members__}
             close = difflib.get_close_matches(key.lower(), list(by_lower), n=1)
-            hint = f"; did you mean {by_lower[close[0]]!r}?" if close else ""
-            raise ArgumentValueError(
-                f"unknown dispatch key {key!r}{hint} (keys: {', '.join(cls.__members__)})"
-            ) from None
+            hint = DID_YOU_MEAN_KEY.format(name=by_lower[close[0]]) if close else ""
+            keys = ", ".join(cls.__members__)
+            raise ArgumentValueError(UNKNOWN_DISPATCH_KEY.format(key=key, hint=hint, keys=keys)) from None
 
     def __repr__(self) -> str:
         return f"DispatchKey.{self.name}"
@@ -158,10 +164,7 @@ class DispatchKeySet(int):
             k = DispatchKey.parse(key)
             if k.is_alias:
                 expanded = ", ".join(e.name for e in alias_expansion(k))
-                raise ArgumentValueError(
-                    f"{k.name} is an alias key and cannot be in a DispatchKeySet; "
-                    f"use the runtime keys it stands for ({expanded})"
-                )
+                raise ArgumentValueError(ALIAS_KEY_IN_KEYSET.format(key=k.name, expanded=expanded))
             bits |= 1 << k
         return int.__new__(cls, bits)
 
@@ -207,7 +210,7 @@ class DispatchKeySet(int):
     def highest(self) -> DispatchKey:
         """The highest-priority key; ``ValueError`` for the empty set."""
         if not self:
-            raise ArgumentValueError("an empty DispatchKeySet has no highest key")
+            raise ArgumentValueError(EMPTY_KEYSET_HIGHEST)
         return _RUNTIME_KEYS[int(self).bit_length() - 1]
 
     def below(self, key: DispatchKey) -> DispatchKeySet:
@@ -239,7 +242,7 @@ def _bits_of(operand: int) -> int:
 
 def _runtime(key: DispatchKey) -> DispatchKey:
     if key.is_alias:
-        raise ArgumentValueError(f"{key.name} is an alias key; key sets hold runtime keys only")
+        raise ArgumentValueError(ALIAS_KEY_OPERAND.format(key=key.name))
     return key
 
 

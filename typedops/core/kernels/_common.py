@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
 from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
+from ._messages import CANNOT_CAST_RESULT
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -139,7 +140,7 @@ def can_cast(src: ScalarType, dst: ScalarType) -> bool:
 
 def check_cast(src: ScalarType, dst: ScalarType) -> None:
     if not can_cast(src, dst):
-        raise TensorError(f"result type {src.name} can't be cast to the desired output type {dst.name}")
+        raise TensorError(CANNOT_CAST_RESULT.format(src=src.name, dst=dst.name))
 
 
 def default_dtype_for(value: Scalar) -> ScalarType:

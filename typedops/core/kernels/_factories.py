@@ -21,6 +21,15 @@ from ...tensor import suggest_memory_format
 from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet
 from ._common import call_op, data, default_dtype_for, device_of, fresh, meta_like, np_dtype
+from ._messages import (
+    ARANGE_NOT_REAL,
+    ARANGE_STEP_SIGN,
+    ARANGE_ZERO_STEP,
+    EMPTY_PRESERVE_FORMAT,
+    META_COPY,
+    ONLY_STRIDED,
+    RANDN_DTYPE,
+)
 
 _CPU: Final = Device("cpu")
 
@@ -61,7 +70,7 @@ def _backend(device: Optional[Device]) -> DispatchKeySet:
 
 def _check_layout(layout: Optional[Layout]) -> None:
     if layout is not None and layout is not Layout.strided:
-        raise UnsupportedError(f"only the strided layout is supported, not {layout.name}")
+        raise UnsupportedError(ONLY_STRIDED.format(layout=layout.name))
 
 
 def _make(
@@ -94,7 +103,7 @@ def empty_kernel(
     """CPU and Meta: the device argument already says which (meta tensors get no buffer)."""
     fmt = MemoryFormat.contiguous_format if memory_format is None else memory_format
     if fmt is MemoryFormat.preserve_format:
-        raise TensorError("preserve memory format is unsupported by empty(); use contiguous_format")
+        raise TensorError(EMPTY_PRESERVE_FORMAT)
     return _make(size, dtype, layout, device, memory_format=fmt)
 
 
@@ -213,7 +222,7 @@ def randn_backend_select(
 def _check_randn(dtype: Optional[ScalarType]) -> ScalarType:
     chosen = ScalarType.float32 if dtype is None else dtype
     if not (chosen.is_floating_point or chosen.is_complex):
-        raise TensorError(f"randn needs a floating-point or complex dtype, not {chosen.name}")
+        raise TensorError(RANDN_DTYPE.format(dtype=chosen.name))
     return chosen
 
 
@@ -256,12 +265,12 @@ def arange_backend_select(
 def _plan_arange(start: Scalar, end: Scalar, step: Scalar, dtype: Optional[ScalarType]) -> tuple[int, ScalarType]:
     for name, value in (("start", start), ("end", end), ("step", step)):
         if isinstance(value, complex):
-            raise TensorError(f"arange: {name} must be a real number, not {value!r}")
+            raise TensorError(ARANGE_NOT_REAL.format(name=name, value=value))
     lo, hi, by = float(start.real), float(end.real), float(step.real)
     if by == 0:
-        raise TensorError("step must be nonzero")
+        raise TensorError(ARANGE_ZERO_STEP)
     if (hi - lo) * by < 0:
-        raise TensorError("upper bound and larger bound inconsistent with step sign")
+        raise TensorError(ARANGE_STEP_SIGN)
     if dtype is None:
         floats = any(isinstance(v, float) for v in (start, end, step))
         dtype = ScalarType.float32 if floats else ScalarType.int64
@@ -333,7 +342,7 @@ def to_copy_meta(
 ) -> Tensor:  # fmt: skip
     chosen, dev, fmt = _plan_to_copy(self, dtype, layout, device, memory_format)
     if dev.type != "meta":
-        raise UnsupportedError(f"Cannot copy out of meta tensor; {NO_DATA}")
+        raise UnsupportedError(META_COPY.format(no_data=NO_DATA))
     return empty_tensor(self.shape, chosen, dev, fmt)
 
 

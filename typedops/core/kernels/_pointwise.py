@@ -14,6 +14,16 @@ from typing import Any, Final
 from ...vocabulary import Scalar, ScalarType, TensorError
 from ...tensor import broadcast_shapes
 from ...tensor import Tensor, numpy_dtype, wrapped_scalar
+from ._messages import (
+    ALPHA_FLOAT_FOR_INT,
+    BOOL_NEGATION,
+    BOOL_SUBTRACTION,
+    NEGATIVE_INT_POWER,
+    NOT_FOR_COMPLEX,
+    OUT_SHAPE_MISMATCH,
+    RELU_DTYPE,
+    WHERE_CONDITION_DTYPE,
+)
 from ._common import (
     binary_fast,
     call_op,
@@ -29,13 +39,10 @@ from ._common import (
 Shape = tuple[int, ...]
 
 # -- add / mul / div ------------------------------------------------------------------------
-_ALPHA_INT: Final = "For integral input tensors, argument alpha must not be a floating point number."
-
-
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, other)
     if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, (float, complex)):
-        raise TensorError(_ALPHA_INT)
+        raise TensorError(ALPHA_FLOAT_FOR_INT)
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
@@ -77,9 +84,7 @@ def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
 
 def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
     if shape != self.shape:
-        raise TensorError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
-        )
+        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -111,10 +116,7 @@ def add_scalar_composite(self: Tensor, other: Scalar, alpha: Scalar) -> Tensor:
 
 def _negated(alpha: Scalar) -> Scalar:
     if isinstance(alpha, bool):
-        raise TensorError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        raise TensorError(BOOL_SUBTRACTION)
     return -alpha
 
 
@@ -238,7 +240,7 @@ def div_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
 def _plan_pow(self: Tensor, exponent: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, wrapped_scalar(exponent, self.device))
     if category(dtype) <= 1 and isinstance(exponent, int) and exponent < 0:
-        raise TensorError("Integers to negative integer powers are not allowed.")
+        raise TensorError(NEGATIVE_INT_POWER)
     return self.shape, dtype
 
 
@@ -257,7 +259,7 @@ def pow_meta(self: Tensor, exponent: Scalar) -> Tensor:
 def _plan_extremum(self: Tensor, other: Tensor, name: str) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, other)
     if dtype.is_complex:
-        raise TensorError(f"{name} not implemented for complex tensors.")
+        raise TensorError(NOT_FOR_COMPLEX.format(name=name))
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
@@ -286,10 +288,7 @@ def minimum_meta(self: Tensor, other: Tensor) -> Tensor:
 # -- unary ------------------------------------------------------------------------------------
 def _check_neg(self: Tensor) -> ScalarType:
     if self.dtype is ScalarType.bool:
-        raise TensorError(
-            "Negation, the `-` operator, on a bool tensor is not supported. "
-            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
-        )
+        raise TensorError(BOOL_NEGATION)
     return self.dtype
 
 
@@ -316,7 +315,7 @@ def abs_meta(self: Tensor) -> Tensor:
 
 def _check_relu(self: Tensor) -> ScalarType:
     if self.dtype is ScalarType.bool or self.dtype.is_complex:
-        raise TensorError(f"relu is not implemented for {self.dtype.name} tensors")
+        raise TensorError(RELU_DTYPE.format(dtype=self.dtype.name))
     return self.dtype
 
 
@@ -395,9 +394,7 @@ def gt_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
 
 def _plan_where(condition: Tensor, self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
     if condition.dtype is not ScalarType.bool:
-        raise TensorError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.name}"
-        )
+        raise TensorError(WHERE_CONDITION_DTYPE.format(dtype=condition.dtype.name))
     shape = broadcast_shapes(condition.shape, broadcast_shapes(self.shape, other.shape))
     return shape, result_type(self, other)
 

@@ -10,6 +10,15 @@ from typing import Optional
 from ...vocabulary import DimensionError, ScalarType, TensorError
 from ...tensor import Tensor, broadcast_shapes, numel_of, numpy_dtype, wrap_dim, wrapped_scalar
 from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
+from ._messages import (
+    DIM_REPEATED,
+    EMPTY_REDUCTION_DIM,
+    MATMUL_SCALAR,
+    MATMUL_SHAPES,
+    MEAN_DTYPE,
+    NOT_A_MATRIX,
+    OPERAND_DTYPES_DIFFER,
+)
 
 Shape = tuple[int, ...]
 
@@ -22,7 +31,7 @@ def reduced_dims(shape: Shape, dim: Optional[Sequence[int]]) -> tuple[int, ...]:
     for d in dim:
         w = wrap_dim(d, len(shape))
         if w in wrapped:
-            raise TensorError(f"dim {w} appears multiple times in the list of dims")
+            raise TensorError(DIM_REPEATED.format(dim=w))
         wrapped.append(w)
     return tuple(sorted(wrapped))
 
@@ -84,10 +93,7 @@ def mean_dim_composite(
 ) -> Tensor:
     chosen = self.dtype if dtype is None else dtype
     if not (chosen.is_floating_point or chosen.is_complex):
-        raise TensorError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {chosen.name}"
-        )
+        raise TensorError(MEAN_DTYPE.format(dtype=chosen.name))
     dims = reduced_dims(self.shape, dim)
     count = numel_of([self.shape[d] for d in _axes(self.shape, dims)])
     total: Tensor = call_op("sum", "dim_IntList")(self, dim, keepdim, dtype=dtype)
@@ -104,9 +110,7 @@ def mean_composite(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
 def _check_nonempty(self: Tensor, dims: Sequence[int], name: str) -> None:
     for d in _axes(self.shape, dims):
         if self.shape[d] == 0:
-            raise DimensionError(
-                f"{name}(): Expected reduction dim {d} to have non-zero size."
-            )
+            raise DimensionError(EMPTY_REDUCTION_DIM.format(name=name, dim=d))
 
 
 def _plan_amax(self: Tensor, dim: Sequence[int], keepdim: bool) -> tuple[Shape, tuple[int, ...]]:
@@ -165,23 +169,19 @@ def _shapes_error(a: Shape, b: Shape) -> TensorError:
     def show(s: Shape) -> str:
         return "x".join(str(n) for n in s) if s else "scalar"
 
-    return TensorError(f"mat1 and mat2 shapes cannot be multiplied ({show(a)} and {show(b)})")
+    return TensorError(MATMUL_SHAPES.format(a=show(a), b=show(b)))
 
 
 def _check_same_dtype(self: Tensor, other: Tensor) -> ScalarType:
     if self.dtype is not other.dtype:
-        raise TensorError(
-            f"expected both operands to have the same dtype, but got: {self.dtype.name} != {other.dtype.name}"
-        )
+        raise TensorError(OPERAND_DTYPES_DIFFER.format(a=self.dtype.name, b=other.dtype.name))
     return self.dtype
 
 
 def matmul_shape(a: Shape, b: Shape) -> Shape:
     """numpy/PyTorch matmul: 1-D operands gain and then lose a dimension; batches broadcast."""
     if not a or not b:
-        raise TensorError(
-            f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and {len(b)}D"
-        )
+        raise TensorError(MATMUL_SCALAR.format(a=len(a), b=len(b)))
     left = (1,) + a if len(a) == 1 else a
     right = b + (1,) if len(b) == 1 else b
     if left[-1] != right[-2]:
@@ -213,9 +213,9 @@ def matmul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 def _plan_mm(self: Tensor, mat2: Tensor) -> tuple[Shape, ScalarType]:
     if self.ndim != 2:
-        raise TensorError(f"self must be a matrix, but it is {self.ndim}-D")
+        raise TensorError(NOT_A_MATRIX.format(name="self", ndim=self.ndim))
     if mat2.ndim != 2:
-        raise TensorError(f"mat2 must be a matrix, but it is {mat2.ndim}-D")
+        raise TensorError(NOT_A_MATRIX.format(name="mat2", ndim=mat2.ndim))
     dtype = _check_same_dtype(self, mat2)
     return matmul_shape(self.shape, mat2.shape), dtype
 

@@ -23,6 +23,32 @@ from ...tensor import (
     NO_DATA, Tensor, bump_version, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
 )  # fmt: skip
 from ._common import call_op, data, meta_like, result_type
+from ._messages import (
+    AS_STRIDED_NEGATIVE,
+    CAT_EMPTY,
+    CAT_RANKS,
+    CAT_SCALAR,
+    CAT_SIZES,
+    CONTIGUOUS_PRESERVE_FORMAT,
+    EXPAND_MISMATCH,
+    EXPAND_NEW_MINUS_ONE,
+    EXPAND_TOO_FEW,
+    FLATTEN_ORDER,
+    META_COPY,
+    NOT_VIEWABLE,
+    OUT_SHAPE_MISMATCH,
+    PERMUTE_DUPLICATE,
+    PERMUTE_RANK,
+    SELECT_OUT_OF_RANGE,
+    SELECT_SCALAR,
+    SLICE_SCALAR,
+    SLICE_STEP,
+    STACK_EMPTY,
+    STACK_SIZES,
+    STORAGE_TOO_SMALL,
+    STRIDES_LENGTH,
+    T_RANK,
+)
 
 
 # -- view kernels (CompositeExplicitAutograd) -----------------------------------------------
@@ -30,27 +56,17 @@ def as_strided(
     self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: Optional[int]
 ) -> Tensor:
     if len(size) != len(stride):
-        raise TensorError(f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} sizes")
+        raise TensorError(STRIDES_LENGTH.format(strides=len(stride), sizes=len(size)))
     offset = self.storage_offset() if storage_offset is None else storage_offset
     if any(n < 0 for n in size) or any(s < 0 for s in stride) or offset < 0:
-        raise TensorError(
-            f"as_strided: sizes, strides and the storage offset must be non-negative, got size={list(size)}, "
-            f"stride={list(stride)}, storage_offset={offset}"
-        )
+        raise TensorError(AS_STRIDED_NEGATIVE.format(size=list(size), stride=list(stride), offset=offset))
     if all(n > 0 for n in size):
         needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
         if needed > self.storage.size:
-            raise TensorError(
-                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} need "
-                f"{needed} elements, but the storage holds {self.storage.size}"
-            )
+            raise TensorError(STORAGE_TOO_SMALL.format(
+                size=list(size), stride=list(stride), offset=offset, needed=needed, held=self.storage.size
+            ))
     return make_view(self, size, stride, offset)
-
-
-_NOT_VIEWABLE = (
-    "view size is not compatible with input tensor's size and stride (at least one dimension "
-    "spans across two contiguous subspaces). Use .reshape(...) instead."
-)
 
 
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
@@ -60,19 +76,16 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
         return make_view(self, shape, contiguous_strides_cached(shape), self.storage_offset())
     strides = view_strides(old_shape, old_strides, shape)
     if strides is None:
-        raise TensorError(_NOT_VIEWABLE)
+        raise TensorError(NOT_VIEWABLE)
     return make_view(self, shape, strides, self.storage_offset())
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
     if len(dims) != self.ndim:
-        raise TensorError(
-            "permute(): number of dims don't match in permute: the tensor has "
-            f"{self.ndim} dimensions but dims has {len(dims)}"
-        )
+        raise TensorError(PERMUTE_RANK.format(ndim=self.ndim, count=len(dims)))
     wrapped = [wrap_dim(d, self.ndim) for d in dims]
     if len(set(wrapped)) != len(wrapped):
-        raise TensorError(f"permute(): duplicate dims are not allowed (dims={list(dims)})")
+        raise TensorError(PERMUTE_DUPLICATE.format(dims=list(dims)))
     strides = self.stride()
     return make_view(
         self, [self.shape[d] for d in wrapped], [strides[d] for d in wrapped], self.storage_offset()
@@ -81,13 +94,11 @@ def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
 
 def select(self: Tensor, dim: int, index: int) -> Tensor:
     if self.ndim == 0:
-        raise DimensionError("select() cannot be applied to a 0-dim tensor.")
+        raise DimensionError(SELECT_SCALAR)
     d = wrap_dim(dim, self.ndim)
     size = self.shape[d]
     if not -size <= index < size:
-        raise DimensionError(
-            f"select(): index {index} out of range for tensor of size {list(self.shape)} at dimension {d}"
-        )
+        raise DimensionError(SELECT_OUT_OF_RANGE.format(index=index, size=list(self.shape), dim=d))
     if index < 0:
         index += size
     strides = self.stride()
@@ -101,9 +112,9 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
 
 def slice_(self: Tensor, dim: int, start: Optional[int], end: Optional[int], step: int) -> Tensor:
     if self.ndim == 0:
-        raise DimensionError("slice() cannot be applied to a 0-dim tensor.")
+        raise DimensionError(SLICE_SCALAR)
     if step <= 0:
-        raise ArgumentValueError("slice step must be positive")
+        raise ArgumentValueError(SLICE_STEP)
     d = wrap_dim(dim, self.ndim)
     size = self.shape[d]
     lo = 0 if start is None else (start + size if start < 0 else start)
@@ -139,17 +150,14 @@ def squeeze_dim(self: Tensor, dim: int) -> Tensor:
 
 def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
     if len(size) < self.ndim:
-        raise TensorError(
-            f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
-            f"number of dimensions in the tensor ({self.ndim})"
-        )
+        raise TensorError(EXPAND_TOO_FEW.format(count=len(size), ndim=self.ndim))
     lead = len(size) - self.ndim
     shape: list[int] = []
     strides: list[int] = []
     for i, target in enumerate(size):
         if i < lead:
             if target < 0:
-                raise TensorError(f"expand: -1 is not allowed in a leading, non-existing dimension {i}")
+                raise TensorError(EXPAND_NEW_MINUS_ONE.format(dim=i))
             shape.append(target)
             strides.append(0)
             continue
@@ -160,8 +168,7 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
         if have != target:
             if have != 1:
                 raise TensorError(
-                    f"The expanded size of the tensor ({target}) must match the existing size ({have}) "
-                    f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: {list(self.shape)}"
+                    EXPAND_MISMATCH.format(target=target, have=have, dim=i, size=list(size), shape=list(self.shape))
                 )
             stride = 0
         shape.append(target)
@@ -195,7 +202,7 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t_composite(self: Tensor) -> Tensor:
     if self.ndim > 2:
-        raise TensorError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        raise TensorError(T_RANK.format(ndim=self.ndim))
     result: Tensor = call_op("transpose", "int")(self, 0, -1)
     return result
 
@@ -206,7 +213,7 @@ def flatten_composite(self: Tensor, start_dim: int, end_dim: int) -> Tensor:
         return scalar
     start, end = wrap_dim(start_dim, self.ndim), wrap_dim(end_dim, self.ndim)
     if start > end:
-        raise TensorError("flatten() has invalid args: start_dim cannot come after end_dim")
+        raise TensorError(FLATTEN_ORDER)
     shape = list(self.shape[:start]) + [-1 if self.numel() else 0] + list(self.shape[end + 1 :])
     if start == end:
         shape = list(self.shape)
@@ -217,7 +224,7 @@ def flatten_composite(self: Tensor, start_dim: int, end_dim: int) -> Tensor:
 def contiguous_composite(self: Tensor, *, memory_format: MemoryFormat) -> Tensor:
     """``self`` if it is already laid out in ``memory_format``, else a copy that is."""
     if memory_format is MemoryFormat.preserve_format:
-        raise TensorError("preserve memory format is unsupported by the contiguous operator")
+        raise TensorError(CONTIGUOUS_PRESERVE_FORMAT)
     if self.is_contiguous(memory_format=memory_format):
         return self
     result: Tensor = call_op("clone")(self, memory_format=memory_format)
@@ -245,9 +252,7 @@ def clone_meta(self: Tensor, *, memory_format: Optional[MemoryFormat]) -> Tensor
 def _check_copy(self: Tensor, src: Tensor) -> None:
     shape = broadcast_shapes(self.shape, src.shape)
     if shape != self.shape:
-        raise TensorError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}"
-        )
+        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
 def copy__cpu(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
@@ -260,7 +265,7 @@ def copy__cpu(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
 def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
     _check_copy(self, src)
     if src.is_meta and not self.is_meta:
-        raise UnsupportedError(f"Cannot copy out of meta tensor; {NO_DATA}")
+        raise UnsupportedError(META_COPY.format(no_data=NO_DATA))
     if not self.is_meta:  # a meta source was ruled out: copying real data into a real tensor
         data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
     bump_version(self)
@@ -270,26 +275,21 @@ def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
 # -- joins ----------------------------------------------------------------------------------
 def _plan_cat(tensors: Sequence[Tensor], dim: int) -> tuple[tuple[int, ...], ScalarType, list[Tensor]]:
     if not tensors:
-        raise TensorError("cat(): expected a non-empty list of Tensors")
+        raise TensorError(CAT_EMPTY)
     dtype = result_type(*tensors)
     # PyTorch skips legacy empty 1-D tensors (shape [0]) when the others have more dims.
     parts = [t for t in tensors if t.shape != (0,)] or [tensors[0]]
     ref = parts[0]
     if ref.ndim == 0:
-        raise TensorError("zero-dimensional tensor (at position 0) cannot be concatenated")
+        raise TensorError(CAT_SCALAR)
     d = wrap_dim(dim, ref.ndim)
     total = 0
     for i, t in enumerate(parts):
         if t.ndim != ref.ndim:
-            raise TensorError(
-                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
-            )
+            raise TensorError(CAT_RANKS.format(a=ref.ndim, b=t.ndim))
         for k in range(ref.ndim):
             if k != d and t.shape[k] != ref.shape[k]:
-                raise TensorError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
-                )
+                raise TensorError(CAT_SIZES.format(dim=d, expected=ref.shape[k], got=t.shape[k], index=i))
         total += t.shape[d]
     shape = ref.shape[:d] + (total,) + ref.shape[d + 1 :]
     return shape, dtype, parts
@@ -312,14 +312,11 @@ def cat_meta(tensors: Sequence[Tensor], dim: int) -> Tensor:
 
 def stack_composite(tensors: Sequence[Tensor], dim: int) -> Tensor:
     if not tensors:
-        raise TensorError("stack expects a non-empty TensorList")
+        raise TensorError(STACK_EMPTY)
     first = tensors[0]
     for i, t in enumerate(tensors):
         if t.shape != first.shape:
-            raise TensorError(
-                f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
-                f"and {list(t.shape)} at entry {i}"
-            )
+            raise TensorError(STACK_SIZES.format(first=list(first.shape), shape=list(t.shape), index=i))
     d = wrap_dim(dim, first.ndim + 1)
     unsqueeze_op = call_op("unsqueeze")
     result: Tensor = call_op("cat")([unsqueeze_op(t, d) for t in tensors], d)

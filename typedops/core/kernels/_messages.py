@@ -1,0 +1,93 @@
+"""The core kernels' messages, in one place (``Final`` format strings, mypy's
+``message_registry`` is the model): each named for what went wrong, formatted only when
+the error is raised. Most keep PyTorch's wording, which users search for."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# -- dtypes and results --------------------------------------------------------------------------
+CANNOT_CAST_RESULT: Final = "result type {src} can't be cast to the desired output type {dst}"
+OUT_SHAPE_MISMATCH: Final = "output with shape {shape} doesn't match the broadcast shape {broadcast}"
+META_COPY: Final = "Cannot copy out of meta tensor; {no_data}"
+
+# -- factories -----------------------------------------------------------------------------------
+ONLY_STRIDED: Final = "only the strided layout is supported, not {layout}"
+EMPTY_PRESERVE_FORMAT: Final = "preserve memory format is unsupported by empty(); use contiguous_format"
+RANDN_DTYPE: Final = "randn needs a floating-point or complex dtype, not {dtype}"
+ARANGE_NOT_REAL: Final = "arange: {name} must be a real number, not {value!r}"
+ARANGE_ZERO_STEP: Final = "step must be nonzero"
+ARANGE_STEP_SIGN: Final = "upper bound and larger bound inconsistent with step sign"
+
+# -- pointwise -----------------------------------------------------------------------------------
+ALPHA_FLOAT_FOR_INT: Final = "For integral input tensors, argument alpha must not be a floating point number."
+BOOL_SUBTRACTION: Final = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. "
+    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+)
+BOOL_NEGATION: Final = (
+    "Negation, the `-` operator, on a bool tensor is not supported. "
+    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+)
+NEGATIVE_INT_POWER: Final = "Integers to negative integer powers are not allowed."
+NOT_FOR_COMPLEX: Final = "{name} not implemented for complex tensors."
+RELU_DTYPE: Final = "relu is not implemented for {dtype} tensors"
+WHERE_CONDITION_DTYPE: Final = (
+    "where expected condition to be a boolean tensor, but got a tensor with dtype {dtype}"
+)
+
+# -- reductions and matrix products --------------------------------------------------------------
+DIM_REPEATED: Final = "dim {dim} appears multiple times in the list of dims"
+MEAN_DTYPE: Final = (
+    "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+    "complex dtype. Got: {dtype}"
+)
+EMPTY_REDUCTION_DIM: Final = "{name}(): Expected reduction dim {dim} to have non-zero size."
+OPERAND_DTYPES_DIFFER: Final = "expected both operands to have the same dtype, but got: {a} != {b}"
+MATMUL_SCALAR: Final = "both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
+MATMUL_SHAPES: Final = "mat1 and mat2 shapes cannot be multiplied ({a} and {b})"
+NOT_A_MATRIX: Final = "{name} must be a matrix, but it is {ndim}-D"
+
+# -- views and joins -----------------------------------------------------------------------------
+STRIDES_LENGTH: Final = "mismatch in length of strides and shape: {strides} strides for {sizes} sizes"
+AS_STRIDED_NEGATIVE: Final = (
+    "as_strided: sizes, strides and the storage offset must be non-negative, got size={size}, "
+    "stride={stride}, storage_offset={offset}"
+)
+STORAGE_TOO_SMALL: Final = (
+    "setStorage: sizes {size}, strides {stride}, storage offset {offset} need {needed} elements, "
+    "but the storage holds {held}"
+)
+NOT_VIEWABLE: Final = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead."
+)
+PERMUTE_RANK: Final = (
+    "permute(): number of dims don't match in permute: the tensor has {ndim} dimensions but dims has {count}"
+)
+PERMUTE_DUPLICATE: Final = "permute(): duplicate dims are not allowed (dims={dims})"
+SELECT_SCALAR: Final = "select() cannot be applied to a 0-dim tensor."
+SELECT_OUT_OF_RANGE: Final = "select(): index {index} out of range for tensor of size {size} at dimension {dim}"
+SLICE_SCALAR: Final = "slice() cannot be applied to a 0-dim tensor."
+SLICE_STEP: Final = "slice step must be positive"
+EXPAND_TOO_FEW: Final = (
+    "expand: the number of sizes provided ({count}) must be greater or equal to the number of "
+    "dimensions in the tensor ({ndim})"
+)
+EXPAND_NEW_MINUS_ONE: Final = "expand: -1 is not allowed in a leading, non-existing dimension {dim}"
+EXPAND_MISMATCH: Final = (
+    "The expanded size of the tensor ({target}) must match the existing size ({have}) at "
+    "non-singleton dimension {dim}.  Target sizes: {size}.  Tensor sizes: {shape}"
+)
+T_RANK: Final = "t() expects a tensor with <= 2 dimensions, but self is {ndim}D"
+FLATTEN_ORDER: Final = "flatten() has invalid args: start_dim cannot come after end_dim"
+CONTIGUOUS_PRESERVE_FORMAT: Final = "preserve memory format is unsupported by the contiguous operator"
+CAT_EMPTY: Final = "cat(): expected a non-empty list of Tensors"
+CAT_SCALAR: Final = "zero-dimensional tensor (at position 0) cannot be concatenated"
+CAT_RANKS: Final = "Tensors must have same number of dimensions: got {a} and {b}"
+CAT_SIZES: Final = (
+    "Sizes of tensors must match except in dimension {dim}. Expected size {expected} but got "
+    "size {got} for tensor number {index} in the list."
+)
+STACK_EMPTY: Final = "stack expects a non-empty TensorList"
+STACK_SIZES: Final = "stack expects each tensor to be equal size, but got {first} at entry 0 and {shape} at entry {index}"

@@ -1,0 +1,49 @@
+"""The tensor layer's messages, in one place (``Final`` format strings, mypy's
+``message_registry`` is the model): each named for what went wrong, formatted only when
+the error is raised. Texts PyTorch users know (shape and dimension errors) keep
+PyTorch's wording."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# -- data ----------------------------------------------------------------------------------------
+NO_DATA: Final = "a meta tensor has no data; move it to a real device, or read .shape/.dtype"
+DATA_IFF_NOT_META: Final = "a meta tensor has no data, and every other tensor has data"
+DATA_SHAPE_MISMATCH: Final = "data of shape {data_shape} given for a tensor of shape {shape}"
+STORAGE_NOT_1D: Final = "a storage buffer is one-dimensional, not {ndim}-dimensional"
+NO_NUMPY_STORAGE: Final = "dtype {dtype} has no numpy storage yet"
+UNKNOWN_NUMPY_DTYPE: Final = "numpy dtype {name!r} has no typedops dtype"
+UNKNOWN_NUMPY_DTYPE_USE: Final = "numpy dtype {name!r} has no typedops dtype; use one of {known}"
+BAD_NUMPY_STRIDES: Final = (
+    "the numpy array has strides {strides} (bytes) that are negative or not a multiple of its "
+    "item size; pass a copy (array.copy())"
+)
+NOT_TENSOR_DATA: Final = (
+    "cannot make a tensor from {kind_name} data (numpy kind {kind!r}); "
+    "pass numbers, nested sequences of numbers or a numeric numpy array"
+)
+
+# -- values of one-element tensors ---------------------------------------------------------------
+NOT_A_SCALAR: Final = "a Tensor with {numel} elements cannot be converted to Scalar"
+AMBIGUOUS_BOOL: Final = (
+    "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
+    "reduce the tensor to one element first"
+)
+
+# -- shapes, strides and layouts -----------------------------------------------------------------
+NEGATIVE_DIMENSION: Final = "Trying to create tensor with negative dimension {n}: {size}"
+FORMAT_NEEDS_RANK: Final = "required rank {rank} tensor to use {format} format, but the shape {shape} has rank {ndim}"
+PRESERVE_IS_NO_LAYOUT: Final = (
+    "preserve_format names no layout of its own; resolve it with suggest_memory_format first"
+)
+IS_CONTIGUOUS_PRESERVE: Final = "is_contiguous() takes a layout; preserve_format is not one"
+SIZES_DO_NOT_BROADCAST: Final = (
+    "The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
+)
+TWO_INFERRED_DIMENSIONS: Final = "only one dimension can be inferred"
+INVALID_SHAPE_DIMENSION: Final = "invalid shape dimension {size}"
+SHAPE_INVALID_FOR_SIZE: Final = "shape '{shape}' is invalid for input of size {numel}"
+DIMENSION_OUT_OF_RANGE: Final = (
+    "Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+)

@@ -269,3 +269,18 @@ def test_truth_of_tensors() -> None:
         "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
         "reduce the tensor to one element first"
     )
+
+
+def test_copies_rebuild_the_cached_view_over_their_own_storage() -> None:
+    import copy
+    import pickle
+
+    base = tensor([[1.0, 2.0], [3.0, 4.0]])
+    col = make_view(base, (2,), (2,), 1)
+    array_of(col)  # cached
+    for clone in (copy.deepcopy(col), pickle.loads(pickle.dumps(col))):
+        assert clone.tolist() == [2.0, 4.0] and clone.storage is not base.storage
+        clone.storage.data[1] = 9.0  # type: ignore[index]
+        assert clone.tolist() == [9.0, 4.0] and col.tolist() == [2.0, 4.0]
+    shallow = copy.copy(col)
+    assert shallow.storage is col.storage and shallow.tolist() == [2.0, 4.0]

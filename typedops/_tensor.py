@@ -147,6 +147,13 @@ class Tensor(_TensorMethods):
     # as torch does (installing __eq__ later would not reset it, but say it here).
     __hash__ = object.__hash__
 
+    def __getstate__(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """What copy, deepcopy and pickle keep: everything but the cached numpy view, which
+        a copy rebuilds over its own storage (Note [Cached numpy view])."""
+        slots = {name: getattr(self, name) for name in _STATE_SLOTS}
+        slots["_array"] = slots["_array_buffer"] = None
+        return (self.__dict__ or None), slots
+
     def __init__(
         self,
         data: npt.NDArray[Any] | None,
@@ -374,6 +381,7 @@ class Tensor(_TensorMethods):
         return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name})"
 
 
+_STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
 _new_tensor: Final = object.__new__
 _new_storage: Final = object.__new__
 
@@ -503,7 +511,7 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
     else:
         import numpy as np
 
-        t = wrap_array(np.array(value), dtype, device)
+        t = Tensor._from_array(np.array(value, dtype=numpy_dtype(dtype)), dtype, device)
     t.is_wrapped_number = True
     return t
 

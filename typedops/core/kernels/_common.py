@@ -165,6 +165,16 @@ _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` s
 _NUMPY_BY_CODE: list[Any] = []
 
 
+def _as_array(value: Any) -> Any:
+    """``value`` as an ndarray: a numpy scalar (from 0-dim operands) becomes a 0-dim array.
+    Binds ``_ndarray`` on the first call, so ``type(x) is _ndarray`` holds from then on."""
+    global _ndarray
+    import numpy as np
+
+    _ndarray = np.ndarray
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
 def _numpy_by_code() -> list[Any]:
     global _ndarray
     import numpy as np
@@ -215,23 +225,25 @@ def binary_fast(
     this is the hot path of every small element-wise op, where each Python call costs a
     few percent."""
     dtype = self._dtype
-    if dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
+    if dtype is not other._dtype:
+        return None
+    # A wrapped number is 0-dim: test the shape slot first (is_wrapped_number is a class
+    # default, slower to read; see Note [Tensor fields with class defaults]).
+    if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
         return None
     a = self._array
-    if a is None or self._array_buffer is not self._storage.buffer:
+    if a is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         a = self._fresh_array()
     b = other._array
-    if b is None or other._array_buffer is not other._storage.buffer:
+    if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
         b = other._fresh_array()
     try:
         result = op(a, b)
     except ValueError:
         return None
-    if type(result) is not _ndarray:  # a numpy scalar, from two 0-dim tensors
-        import numpy as np
-
-        result = np.asarray(result)
-    elif result.ndim > 1 and not result.flags.c_contiguous:
+    if type(result) is not _ndarray:
+        result = _as_array(result)
+    if result.ndim > 1 and not result.flags.c_contiguous:
         result = result.copy()
     return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
 

@@ -357,11 +357,11 @@ def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callab
     compare = getattr(operator, name)
 
     def cpu(self: Tensor, other: Tensor) -> Tensor:
-        import numpy as np
-
         result = binary_fast(self, other, compare, ScalarType.bool)
         if result is not None:
             return result
+        import numpy as np
+
         _, dtype = _plan_compare(self, other)
         ufunc = getattr(np, _UFUNCS[name])
         return fresh(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device)

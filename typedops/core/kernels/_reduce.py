@@ -197,11 +197,11 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 
 
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    import numpy as np
-
     result = binary_fast(self, other, operator.matmul)  # numpy's matmul rules are PyTorch's
     if result is not None:
         return result
+    import numpy as np
+
     dtype = _check_same_dtype(self, other)
     matmul_shape(self.shape, other.shape)
     return fresh(np.matmul(data(self), data(other)), dtype, self._device)

@@ -20,7 +20,7 @@ from ..._dtypes import Device, Layout, MemoryFormat, Scalar, ScalarType
 from ..._strides import suggest_memory_format
 from ..._tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet
-from ._common import call_op, data, default_dtype_for, device_of, fresh, meta_like, np_dtype
+from ._common import call_op, data, default_dtype_for, device_of, meta_like, np_dtype
 
 _CPU: Final = Device("cpu")
 
@@ -125,7 +125,7 @@ def zeros_cpu(
         except (ValueError, TypeError):
             pass
         else:
-            return fresh(array, chosen, _CPU if device is None else device)
+            return Tensor._from_array(array, chosen, _CPU if device is None else device)
     return _make(size, dtype, layout, device, fill=0)
 
 

@@ -23,6 +23,7 @@ from ...dispatch import DispatchKey, DispatchKeySet
 from ._common import call_op, data, default_dtype_for, device_of, meta_like, np_dtype
 
 _CPU: Final = Device("cpu")
+_numpy_zeros: Any = None  # numpy.zeros, bound on first use (imports stay numpy-free)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -117,11 +118,14 @@ def zeros_cpu(
         # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
         # refuses (a negative size, a non-integer), and the checked path then says so in
         # PyTorch's words.
-        chosen = ScalarType.float32 if dtype is None else dtype
-        import numpy as np
+        global _numpy_zeros
+        if _numpy_zeros is None:
+            import numpy
 
+            _numpy_zeros = numpy.zeros
+        chosen = ScalarType.float32 if dtype is None else dtype
         try:
-            array = np.zeros(size, np_dtype(chosen))
+            array = _numpy_zeros(size, np_dtype(chosen))
         except (ValueError, TypeError):
             pass
         else:

@@ -161,7 +161,7 @@ def default_dtype_for(value: Scalar) -> ScalarType:
 data: Final = array_of
 
 _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` skips numpy)
-# numpy dtypes by ScalarType code: a list, because hashing an Enum member runs Python code.
+# numpy dtypes by ScalarType code (a list index costs less than numpy_dtype's dict lookup).
 _NUMPY_BY_CODE: list[Any] = []
 
 
@@ -199,11 +199,11 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
     else holds (a ufunc's result, a numpy scalar): no copy when it is already a
     C-contiguous array of ``dtype``'s numpy dtype, else one conversion. Never pass an
     input's array or a view of one: the result would share its memory (use ``wrap``)."""
-    np_dtype = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
-    if type(array) is not _ndarray or array.dtype is not np_dtype:
+    target = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    if type(array) is not _ndarray or array.dtype is not target:
         import numpy as np
 
-        array = np.asarray(array, dtype=np_dtype if np_dtype is not None else numpy_dtype(dtype))
+        array = np.asarray(array, dtype=target if target is not None else numpy_dtype(dtype))
     if array.ndim > 1 and not array.flags.c_contiguous:
         array = array.copy()
     return _from_array(array, dtype, device)

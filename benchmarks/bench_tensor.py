@@ -23,8 +23,9 @@ import numpy as np
 from benchmarks._harness import Report, best_time, optional_import
 from typedops import Tensor, core, ops
 
-N = 5_000
-REPEAT = 21
+# Short rounds, many of them: on a shared machine a short window is more often quiet.
+N = 2_000
+REPEAT = 31
 
 Rows = list[tuple[str, Callable[[], object]]]
 
@@ -113,7 +114,7 @@ def _large(torch: Any) -> Report:
         rows.append(("torch.add(a, b)", lambda: torch.add(ta, tb)))
     rows += [("core.add(a, b)", lambda: core.add(a, b)), ("a + b", lambda: a + b)]
     report = Report("add, two 1M-element float32 tensors", "us", "numpy a + b", "<= 1.15x numpy")
-    for (name, _), seconds in zip(rows, _interleaved(rows, number=50, repeat=REPEAT)):
+    for (name, _), seconds in zip(rows, _interleaved(rows, number=20, repeat=REPEAT)):
         report.add(name, seconds)
     return report
 
@@ -152,7 +153,7 @@ def _mlp(torch: Any) -> Report:
         torch_row = ("torch eager", forward_torch)
     return _group("3-layer MLP forward (batch 32, width 64: matmul + add + relu)", "<= 1.5x torch eager",
                   [("typedops (h @ w + b).relu()", forward)], torch_row, ("numpy", forward_numpy),
-                  number=500)  # fmt: skip
+                  number=200)  # fmt: skip
 
 
 def run() -> list[Report]:

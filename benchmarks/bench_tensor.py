@@ -32,11 +32,15 @@ Rows = list[tuple[str, Callable[[], object]]]
 
 def _interleaved(rows: Rows, *, number: int, repeat: int) -> list[float]:
     """Best seconds per call of each row, measured in rounds: every round times each row
-    once, so a burst of load on the (shared, noisy) machine hits all rows alike."""
+    once, so a burst of load on the (shared, noisy) machine hits all rows alike. Each
+    round starts one row later, so every row follows every other equally often (torch's
+    worker threads keep spinning for a while after a parallel op, slowing whatever runs
+    next)."""
     best = [float("inf")] * len(rows)
-    for _ in range(repeat):
-        for i, (_, fn) in enumerate(rows):
-            best[i] = min(best[i], best_time(fn, number=number, repeat=1))
+    for r in range(repeat):
+        for k in range(len(rows)):
+            i = (r + k) % len(rows)
+            best[i] = min(best[i], best_time(rows[i][1], number=number, repeat=1))
     return best
 
 

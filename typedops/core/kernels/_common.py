@@ -212,6 +212,11 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
 _from_array: Final = Tensor._from_array
 
 
+_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+# The dtypes of wrapped bools, ints and floats (wrapped_scalar's exact storage).
+_WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64})
+
+
 def binary_fast(
     self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None
 ) -> Tensor | None:
@@ -221,22 +226,31 @@ def binary_fast(
 
     With one dtype every group of ``result_type`` has that dtype, so only a wrapped
     number (promoting as the default of its kind) could change it, and it does only when
-    *both* operands are wrapped numbers. The body is ``array_of`` and ``fresh`` inlined:
+    *both* operands are wrapped numbers. A floating tensor with a wrapped bool, int or
+    float keeps the tensor's dtype too. The body is ``array_of`` and ``fresh`` inlined:
     this is the hot path of every small element-wise op, where each Python call costs a
     few percent."""
     dtype = self._dtype
+    b: Any
     if dtype is not other._dtype:
-        return None
-    # A wrapped number is 0-dim: test the shape slot first (is_wrapped_number is a class
-    # default, slower to read; see Note [Tensor fields with class defaults]).
-    if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
-        return None
+        # A floating tensor and a wrapped bool, int or float (``a + 2.5``): PyTorch computes
+        # in the tensor's dtype, and so does numpy with the number as a Python scalar.
+        if not (dtype in _FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
+            return None
+        if self.is_wrapped_number:
+            return None
+        b = array_of(other).item()
+    else:
+        # A wrapped number is 0-dim: test the shape slot first (is_wrapped_number is a class
+        # default, slower to read; see Note [Tensor fields with class defaults]).
+        if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
+            return None
+        b = other._array
+        if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
+            b = other._fresh_array()
     a = self._array
     if a is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         a = self._fresh_array()
-    b = other._array
-    if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
-        b = other._fresh_array()
     try:
         result = op(a, b)
     except ValueError:

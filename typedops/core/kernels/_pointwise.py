@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from ..._dtypes import Scalar, ScalarType
 from ..._strides import broadcast_shapes
-from ..._tensor import Tensor, numpy_dtype, wrapped_scalar
+from ..._tensor import Tensor, bump_version, numpy_dtype, wrapped_scalar
 from ._common import (
     binary_fast,
     call_op,
@@ -82,7 +82,27 @@ def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
         )
 
 
+def _inplace_fast(self: Tensor, other: Tensor, ufunc_name: str) -> bool:
+    """``self op= other`` for two tensors of one dtype, written by numpy straight into
+    ``self`` (``out=``); False when the call needs the plan: other dtypes, or a broadcast
+    shape that is not ``self``'s (numpy then refuses with ValueError and writes nothing).
+    numpy copies first when the operands overlap."""
+    if self._dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
+        return False
+    import numpy as np
+
+    target = data(self)
+    try:
+        getattr(np, ufunc_name)(target, data(other), out=target)
+    except ValueError:
+        return False
+    bump_version(self)
+    return True
+
+
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
+    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, "add"):
+        return self
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _add_values(self, other, alpha, dtype), dtype)
@@ -162,6 +182,8 @@ def mul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
+    if _inplace_fast(self, other, "multiply"):
+        return self
     shape, dtype = _plan_mul(self, other)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _mul_values(self, other, dtype), dtype)

@@ -8,8 +8,9 @@ a 1M-element ``add`` at most 1.15x numpy; a 3-layer MLP forward (batch 32, width
 ``matmul`` + ``add`` + ``relu``) at most 1.5x torch eager.
 
 Rows are ratios to torch (the 1M add: to numpy); each typedops row's note gives its
-ratio to numpy too (of the medians). Every figure is the median of several repeats, with
-its spread.
+ratio to numpy too (of the medians). Every figure is the median of several rounds, with
+its spread, and each round times every row of its group once (the machines are shared:
+a burst of load then hits the peers and typedops alike).
 """
 
 from __future__ import annotations
@@ -19,13 +20,28 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._harness import Report, optional_import, timing
+from benchmarks._harness import Report, Timing, optional_import, samples, timing
 from typedops import Tensor, core, ops
 
-N = 20_000
-REPEAT = 7
+# Short rounds, many of them: on a shared machine a short window is more often quiet.
+N = 2_000
+REPEAT = 31
 
 Rows = list[tuple[str, Callable[[], object]]]
+
+
+def _interleaved(rows: Rows, *, number: int, repeat: int) -> list[Timing]:
+    """Seconds per call of each row, one sample per round: every round times each row
+    once, so a burst of load on the (shared, noisy) machine hits all rows alike. Each
+    round starts one row later, so every row follows every other equally often (torch's
+    worker threads keep spinning for a while after a parallel op, slowing whatever runs
+    next). Reported as the median of the rounds, with their spread."""
+    runs: list[list[float]] = [[] for _ in rows]
+    for r in range(repeat):
+        for k in range(len(rows)):
+            i = (r + k) % len(rows)
+            runs[i].extend(timing(rows[i][1], number=number, repeat=1).samples)
+    return [samples(run) for run in runs]
 
 
 def _group(title: str, target: str, ours: Rows, torch_row: tuple[str, Callable[[], object]] | None,
@@ -33,13 +49,12 @@ def _group(title: str, target: str, ours: Rows, torch_row: tuple[str, Callable[[
     """One report: the peers first (torch is the baseline when installed), then ours."""
     baseline = torch_row[0] if torch_row is not None else numpy_row[0]
     report = Report(title, "us", baseline, target)
-    if torch_row is not None:
-        report.add(torch_row[0], timing(torch_row[1], number=number, repeat=REPEAT))
-    numpy_timing = timing(numpy_row[1], number=number, repeat=REPEAT)
-    report.add(numpy_row[0], numpy_timing)
-    for name, fn in ours:
-        ours_timing = timing(fn, number=number, repeat=REPEAT)
-        report.add(name, ours_timing, f"{ours_timing.median / numpy_timing.median:.2f}x numpy")
+    rows = ([torch_row] if torch_row is not None else []) + [numpy_row] + ours
+    seconds = _interleaved(rows, number=number, repeat=REPEAT)
+    first_ours = len(rows) - len(ours)
+    numpy_median = seconds[first_ours - 1].median
+    for i, ((name, _), t) in enumerate(zip(rows, seconds)):
+        report.add(name, t, f"{t.median / numpy_median:.2f}x numpy" if i >= first_ours else "")
     return report
 
 
@@ -97,13 +112,14 @@ def _small(torch: Any) -> list[Report]:
 def _large(torch: Any) -> Report:
     a, b = _f32(1_000_000), _f32(1_000_000)
     na, nb = a.numpy(), b.numpy()
-    report = Report("add, two 1M-element float32 tensors", "us", "numpy a + b", "<= 1.15x numpy")
-    report.add("numpy a + b", timing(lambda: na + nb, number=200, repeat=REPEAT))
+    rows: Rows = [("numpy a + b", lambda: na + nb)]
     if torch:
         ta, tb = torch.from_numpy(na.copy()), torch.from_numpy(nb.copy())
-        report.add("torch.add(a, b)", timing(lambda: torch.add(ta, tb), number=200, repeat=REPEAT))
-    report.add("core.add(a, b)", timing(lambda: core.add(a, b), number=200, repeat=REPEAT))
-    report.add("a + b", timing(lambda: a + b, number=200, repeat=REPEAT))
+        rows.append(("torch.add(a, b)", lambda: torch.add(ta, tb)))
+    rows += [("core.add(a, b)", lambda: core.add(a, b)), ("a + b", lambda: a + b)]
+    report = Report("add, two 1M-element float32 tensors", "us", "numpy a + b", "<= 1.15x numpy")
+    for (name, _), seconds in zip(rows, _interleaved(rows, number=20, repeat=REPEAT)):
+        report.add(name, seconds)
     return report
 
 
@@ -141,7 +157,7 @@ def _mlp(torch: Any) -> Report:
         torch_row = ("torch eager", forward_torch)
     return _group("3-layer MLP forward (batch 32, width 64: matmul + add + relu)", "<= 1.5x torch eager",
                   [("typedops (h @ w + b).relu()", forward)], torch_row, ("numpy", forward_numpy),
-                  number=2_000)  # fmt: skip
+                  number=200)  # fmt: skip
 
 
 def run() -> list[Report]:

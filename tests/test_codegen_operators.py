@@ -175,3 +175,25 @@ def test_in_place_add_equals_numpy_and_bumps_the_version_once(array: np.ndarray[
     t += other
     np.testing.assert_array_equal(t.numpy(), array + np.float32(other))
     assert t._version == version + 1
+
+
+def test_in_place_fast_path_broadcasts_into_self_and_refuses_a_larger_shape() -> None:
+    a = tensor([[1.0, 2.0], [3.0, 4.0]])
+    a += tensor([10.0, 20.0])
+    a *= a  # overlapping operands: numpy reads before it writes
+    assert a.tolist() == [[121.0, 484.0], [169.0, 576.0]] and a._version == 2
+    row = tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError) as info:
+        row += tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert str(info.value) == "output with shape [2] doesn't match the broadcast shape [2, 2]"
+    assert row.tolist() == [1.0, 2.0] and row._version == 0
+
+
+def test_floating_tensors_with_python_numbers_keep_their_dtype() -> None:
+    for dtype in (ScalarType.float16, F32, ScalarType.float64):
+        t = tensor([1.0, 2.0], dtype=dtype)
+        for result in (t + 1, t * 2.5, t + True, 3 * t, t - 2):
+            assert result.dtype is dtype
+        assert (t > 1.5).tolist() == [False, True] and (t == 1).dtype is ScalarType.bool
+    assert (tensor([1.0]) + 0.1).tolist() == [np.float32(1.0) + np.float32(0.1)]
+    assert (tensor([1.0]) + 1j).dtype is ScalarType.complex64  # complex numbers take the plan

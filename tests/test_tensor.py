@@ -269,3 +269,34 @@ def test_truth_of_tensors() -> None:
         "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
         "reduce the tensor to one element first"
     )
+
+
+def test_copies_rebuild_the_cached_view_over_their_own_storage() -> None:
+    import copy
+    import pickle
+
+    base = tensor([[1.0, 2.0], [3.0, 4.0]])
+    col = make_view(base, (2,), (2,), 1)
+    array_of(col)  # cached
+    for clone in (copy.deepcopy(col), pickle.loads(pickle.dumps(col))):
+        assert clone.tolist() == [2.0, 4.0] and clone.storage is not base.storage
+        clone.storage.data[1] = 9.0  # type: ignore[index]
+        assert clone.tolist() == [9.0, 4.0] and col.tolist() == [2.0, 4.0]
+    shallow = copy.copy(col)
+    assert shallow.storage is col.storage and shallow.tolist() == [2.0, 4.0]
+
+
+def test_a_wrapped_array_gets_its_storage_when_first_needed() -> None:
+    t = Tensor._from_array(np.array([1.0, 2.0], dtype=np.float32), ScalarType.float32, CPU)
+    def has_storage(x: Tensor) -> bool:
+        return x._storage is not None
+
+    assert not has_storage(t) and t._version == 0 and not t.is_meta
+    view = make_view(t, (1,), (1,), 1)  # a view needs the storage: made now, and shared
+    assert has_storage(t) and view.storage is t.storage and t.storage.size == 2
+    u = Tensor._from_array(np.array([1.0], dtype=np.float32), ScalarType.float32, CPU)
+    bump_version(u)
+    assert u._version == 1 and u.storage.version == 1
+    w = Tensor._from_array(np.array([1.0, 2.0], dtype=np.float32), ScalarType.float32, CPU)
+    resize_(w, (3,))
+    assert w.tolist() == [1.0, 2.0, 0.0] and w.storage.size == 3

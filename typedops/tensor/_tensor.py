@@ -165,6 +165,14 @@ class Tensor(_TensorMethods):
     # as torch does (installing __eq__ later would not reset it, but say it here).
     __hash__ = object.__hash__
 
+    def __getstate__(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """What copy, deepcopy and pickle keep: everything but the cached numpy view, which
+        a copy rebuilds over its own storage (Note [Cached numpy view])."""
+        storage_of(self)  # a copy's cached view is rebuilt from the storage
+        slots = {name: getattr(self, name) for name in _STATE_SLOTS}
+        slots["_array"] = slots["_array_buffer"] = None
+        return (self.__dict__ or None), slots
+
     def __init__(
         self,
         data: npt.NDArray[Any] | None,
@@ -194,7 +202,7 @@ class Tensor(_TensorMethods):
         dtype: ScalarType,
         device: Device,
     ) -> None:
-        self._storage = storage
+        self._storage: Storage | None = storage  # None: Note [Storage made on demand]
         self._shape = shape
         self._strides = strides
         self._offset = offset
@@ -220,14 +228,10 @@ class Tensor(_TensorMethods):
 
     @staticmethod
     def _from_array(array: npt.NDArray[Any], dtype: ScalarType, device: Device = _CPU) -> Tensor:
-        """A new tensor owning ``array`` (no copy, no checks): Note [Wrap and unwrap]."""
-        storage = _new_storage(Storage)
-        storage.buffer = array
-        storage._flat = None
-        storage.size = array.size
-        storage.version = 0
+        """A new tensor owning ``array`` (no copy, no checks): Note [Wrap and unwrap].
+        Its storage is made when first needed (Note [Storage made on demand])."""
         t = _new_tensor(Tensor)
-        t._storage = storage
+        t._storage = None
         t._shape = shape = array.shape
         t._strides = _CONTIGUOUS.get(shape) or contiguous_strides_cached(shape)
         t._offset = 0
@@ -286,7 +290,8 @@ class Tensor(_TensorMethods):
 
     @property
     def is_meta(self) -> bool:
-        return self._storage.buffer is None
+        storage = self._storage
+        return storage is not None and storage.buffer is None
 
     # -- layout -------------------------------------------------------------------------
     @overload
@@ -311,7 +316,7 @@ class Tensor(_TensorMethods):
     @property
     def storage(self) -> Storage:
         """The storage this tensor views (shared with every view of it)."""
-        return self._storage
+        return storage_of(self)
 
     def is_contiguous(self, memory_format: MemoryFormat = MemoryFormat.contiguous_format) -> bool:
         """Whether the elements are dense in ``memory_format``'s order (size-1 dims ignored)."""
@@ -324,7 +329,8 @@ class Tensor(_TensorMethods):
     @property
     def _version(self) -> int:
         """Bumped by every in-place op on this tensor or any view of its storage."""
-        return self._storage.version
+        storage = self._storage
+        return 0 if storage is None else storage.version
 
     # -- data ---------------------------------------------------------------------------
     # Note [Cached numpy view]
@@ -341,7 +347,7 @@ class Tensor(_TensorMethods):
     # ``.shape`` on what it returns cannot corrupt the cache.
     def _fresh_array(self) -> npt.NDArray[Any]:
         """Build, cache and return the numpy view of this tensor (Note [Cached numpy view])."""
-        storage = self._storage
+        storage = storage_of(self)
         buffer = storage.buffer
         if buffer is None:
             raise TensorError(NO_DATA)
@@ -384,20 +390,47 @@ class Tensor(_TensorMethods):
         return bool(self.item())
 
     def __repr__(self) -> str:
-        if self._storage.buffer is None:
+        if self.is_meta:
             return f"tensor(..., shape={self._shape}, dtype={self._dtype.name}, device='meta')"
         return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name})"
 
 
+_STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
 _new_tensor: Final = object.__new__
 _new_storage: Final = object.__new__
+
+
+# Note [Storage made on demand]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor made by ``_from_array`` owns its array alone: nothing else can see its memory
+# yet, its version is 0, and its cached view is the array itself. So it has no Storage
+# object (``_storage is None``) until something needs one -- a view of it, an in-place
+# write, ``.storage``, ``resize_``, a copy -- and ``storage_of`` then makes it, with the
+# array as its buffer. Most results of small ops are used and dropped without that, and
+# a Storage per result is a tenth of such an op's cost. Code in this module reads
+# ``_storage`` through ``storage_of`` wherever it may be None.
+def storage_of(t: Tensor) -> Storage:
+    """``t``'s storage, made now if ``t`` has none yet (Note [Storage made on demand])."""
+    storage = t._storage
+    if storage is None:
+        array = t._array
+        assert array is not None, "a tensor without a storage owns its array"
+        storage = t._storage = _new_storage(Storage)
+        storage.buffer = array
+        storage._flat = None
+        storage.size = array.size
+        storage.version = 0
+    return storage
 
 
 def array_of(t: Tensor) -> npt.NDArray[Any]:
     """``t``'s elements as its cached numpy view: Note [Wrap and unwrap] (kernels only;
     users call ``t.numpy()``). Raises ``RuntimeError`` for a meta tensor."""
     array = t._array
-    if array is None or t._array_buffer is not t._storage.buffer:
+    if array is None:
+        return t._fresh_array()
+    storage = t._storage
+    if storage is not None and t._array_buffer is not storage.buffer:
         return t._fresh_array()
     return array
 
@@ -461,7 +494,8 @@ def wrap_array(array: npt.NDArray[Any], dtype: ScalarType | None = None, device:
 def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset: int) -> Tensor:
     """A view of ``self``'s storage with its own shape, strides and storage offset."""
     view = _new_tensor(Tensor)
-    view._storage = self._storage
+    storage = self._storage
+    view._storage = storage if storage is not None else storage_of(self)
     view._shape = shape if type(shape) is tuple else tuple(shape)
     view._strides = strides if type(strides) is tuple else tuple(strides)
     view._offset = offset
@@ -477,7 +511,7 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
 
 def bump_version(self: Tensor) -> None:
     """Record an in-place write to ``self`` (seen by every view: Note [Shared version counter])."""
-    self._storage.version += 1
+    storage_of(self).version += 1
 
 
 def resize_(self: Tensor, shape: Sequence[int]) -> None:
@@ -487,7 +521,7 @@ def resize_(self: Tensor, shape: Sequence[int]) -> None:
         return
     numel = numel_of(size)
     needed = self._offset + numel
-    storage = self._storage
+    storage = storage_of(self)
     self._array = None  # its geometry changes (Note [Cached numpy view])
     if needed > storage.size:
         if storage.data is not None:
@@ -518,7 +552,7 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
     else:
         import numpy as np
 
-        t = wrap_array(np.array(value), dtype, device)
+        t = Tensor._from_array(np.array(value, dtype=numpy_dtype(dtype)), dtype, device)
     t.is_wrapped_number = True
     return t
 

@@ -160,8 +160,18 @@ def default_dtype_for(value: Scalar) -> ScalarType:
 data: Final = array_of
 
 _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` skips numpy)
-# numpy dtypes by ScalarType code: a list, because hashing an Enum member runs Python code.
+# numpy dtypes by ScalarType code (a list index costs less than numpy_dtype's dict lookup).
 _NUMPY_BY_CODE: list[Any] = []
+
+
+def _as_array(value: Any) -> Any:
+    """``value`` as an ndarray: a numpy scalar (from 0-dim operands) becomes a 0-dim array.
+    Binds ``_ndarray`` on the first call, so ``type(x) is _ndarray`` holds from then on."""
+    global _ndarray
+    import numpy as np
+
+    _ndarray = np.ndarray
+    return value if type(value) is np.ndarray else np.asarray(value)
 
 
 def _numpy_by_code() -> list[Any]:
@@ -188,17 +198,22 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
     else holds (a ufunc's result, a numpy scalar): no copy when it is already a
     C-contiguous array of ``dtype``'s numpy dtype, else one conversion. Never pass an
     input's array or a view of one: the result would share its memory (use ``wrap``)."""
-    np_dtype = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
-    if type(array) is not _ndarray or array.dtype is not np_dtype:
+    target = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    if type(array) is not _ndarray or array.dtype is not target:
         import numpy as np
 
-        array = np.asarray(array, dtype=np_dtype if np_dtype is not None else numpy_dtype(dtype))
+        array = np.asarray(array, dtype=target if target is not None else numpy_dtype(dtype))
     if array.ndim > 1 and not array.flags.c_contiguous:
         array = array.copy()
     return _from_array(array, dtype, device)
 
 
 _from_array: Final = Tensor._from_array
+
+
+_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+# The dtypes of wrapped bools, ints and floats (wrapped_scalar's exact storage).
+_WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64})
 
 
 def binary_fast(
@@ -210,27 +225,38 @@ def binary_fast(
 
     With one dtype every group of ``result_type`` has that dtype, so only a wrapped
     number (promoting as the default of its kind) could change it, and it does only when
-    *both* operands are wrapped numbers. The body is ``array_of`` and ``fresh`` inlined:
+    *both* operands are wrapped numbers. A floating tensor with a wrapped bool, int or
+    float keeps the tensor's dtype too. The body is ``array_of`` and ``fresh`` inlined:
     this is the hot path of every small element-wise op, where each Python call costs a
     few percent."""
     dtype = self._dtype
-    if dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
-        return None
+    b: Any
+    if dtype is not other._dtype:
+        # A floating tensor and a wrapped bool, int or float (``a + 2.5``): PyTorch computes
+        # in the tensor's dtype, and so does numpy with the number as a Python scalar.
+        if not (dtype in _FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
+            return None
+        if self.is_wrapped_number:
+            return None
+        b = array_of(other).item()
+    else:
+        # A wrapped number is 0-dim: test the shape slot first (is_wrapped_number is a class
+        # default, slower to read; see Note [Tensor fields with class defaults]).
+        if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
+            return None
+        b = other._array
+        if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
+            b = other._fresh_array()
     a = self._array
-    if a is None or self._array_buffer is not self._storage.buffer:
+    if a is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         a = self._fresh_array()
-    b = other._array
-    if b is None or other._array_buffer is not other._storage.buffer:
-        b = other._fresh_array()
     try:
         result = op(a, b)
     except ValueError:
         return None
-    if type(result) is not _ndarray:  # a numpy scalar, from two 0-dim tensors
-        import numpy as np
-
-        result = np.asarray(result)
-    elif result.ndim > 1 and not result.flags.c_contiguous:
+    if type(result) is not _ndarray:
+        result = _as_array(result)
+    if result.ndim > 1 and not result.flags.c_contiguous:
         result = result.copy()
     return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
 

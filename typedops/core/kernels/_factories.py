@@ -20,7 +20,7 @@ from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, Tens
 from ...tensor import suggest_memory_format
 from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet
-from ._common import call_op, data, default_dtype_for, device_of, fresh, meta_like, np_dtype
+from ._common import call_op, data, default_dtype_for, device_of, meta_like, np_dtype
 from ._messages import (
     ARANGE_NOT_REAL,
     ARANGE_STEP_SIGN,
@@ -32,6 +32,7 @@ from ._messages import (
 )
 
 _CPU: Final = Device("cpu")
+_numpy_zeros: Any = None  # numpy.zeros, bound on first use (imports stay numpy-free)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,15 +127,18 @@ def zeros_cpu(
         # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
         # refuses (a negative size, a non-integer), and the checked path then says so in
         # PyTorch's words.
-        chosen = ScalarType.float32 if dtype is None else dtype
-        import numpy as np
+        global _numpy_zeros
+        if _numpy_zeros is None:
+            import numpy
 
+            _numpy_zeros = numpy.zeros
+        chosen = ScalarType.float32 if dtype is None else dtype
         try:
-            array = np.zeros(size, np_dtype(chosen))
+            array = _numpy_zeros(size, np_dtype(chosen))
         except (ValueError, TypeError):
             pass
         else:
-            return fresh(array, chosen, _CPU if device is None else device)
+            return Tensor._from_array(array, chosen, _CPU if device is None else device)
     return _make(size, dtype, layout, device, fill=0)
 
 

@@ -12,8 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError
-from ...tensor import broadcast_shapes
-from ...tensor import Tensor, numpy_dtype, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, bump_version, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_FLOAT_FOR_INT,
     BOOL_NEGATION,
@@ -87,7 +86,27 @@ def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
         raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
+def _inplace_fast(self: Tensor, other: Tensor, ufunc_name: str) -> bool:
+    """``self op= other`` for two tensors of one dtype, written by numpy straight into
+    ``self`` (``out=``); False when the call needs the plan: other dtypes, or a broadcast
+    shape that is not ``self``'s (numpy then refuses with ValueError and writes nothing).
+    numpy copies first when the operands overlap."""
+    if self._dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
+        return False
+    import numpy as np
+
+    target = data(self)
+    try:
+        getattr(np, ufunc_name)(target, data(other), out=target)
+    except ValueError:
+        return False
+    bump_version(self)
+    return True
+
+
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
+    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, "add"):
+        return self
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _add_values(self, other, alpha, dtype), dtype)
@@ -164,6 +183,8 @@ def mul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
+    if _inplace_fast(self, other, "multiply"):
+        return self
     shape, dtype = _plan_mul(self, other)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _mul_values(self, other, dtype), dtype)
@@ -356,11 +377,11 @@ def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callab
     compare = getattr(operator, name)
 
     def cpu(self: Tensor, other: Tensor) -> Tensor:
-        import numpy as np
-
         result = binary_fast(self, other, compare, ScalarType.bool)
         if result is not None:
             return result
+        import numpy as np
+
         _, dtype = _plan_compare(self, other)
         ufunc = getattr(np, _UFUNCS[name])
         return fresh(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device)

@@ -15,6 +15,7 @@ from ...vocabulary import ArgumentValueError, DimensionError, MemoryFormat, Scal
 from ...tensor import (
     broadcast_shapes,
     infer_size,
+    numel_of,
     suggest_memory_format,
     view_strides,
     wrap_dim,
@@ -70,10 +71,10 @@ def as_strided(
 
 
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
-    shape = infer_size(size, self.numel())
-    old_shape, old_strides = self.shape, self.stride()
+    old_shape, old_strides = self._shape, self._strides
+    shape = infer_size(size, numel_of(old_shape))
     if old_strides == contiguous_strides_cached(old_shape):  # the common case: no search
-        return make_view(self, shape, contiguous_strides_cached(shape), self.storage_offset())
+        return make_view(self, shape, contiguous_strides_cached(shape), self._offset)
     strides = view_strides(old_shape, old_strides, shape)
     if strides is None:
         raise TensorError(NOT_VIEWABLE)
@@ -190,14 +191,14 @@ def reshape_composite(self: Tensor, shape: Sequence[int]) -> Tensor:
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with two dimensions swapped (its own kernel: a view op on the hot path)."""
-    shape, strides = self.shape, self.stride()
+    shape, strides = self._shape, self._strides
     if not shape:
-        return make_view(self, shape, strides, self.storage_offset())
+        return make_view(self, shape, strides, self._offset)
     a, b = wrap_dim(dim0, len(shape)), wrap_dim(dim1, len(shape))
     new_shape, new_strides = list(shape), list(strides)
     new_shape[a], new_shape[b] = shape[b], shape[a]
     new_strides[a], new_strides[b] = strides[b], strides[a]
-    return make_view(self, new_shape, new_strides, self.storage_offset())
+    return make_view(self, tuple(new_shape), tuple(new_strides), self._offset)
 
 
 def t_composite(self: Tensor) -> Tensor:

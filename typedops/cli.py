@@ -21,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--namespace", default="core", help="the ops' namespace (default: core)")
     gen.add_argument("--kernels", help="module of bare kernel names (default for core: typedops.core.kernels)")
     gen.add_argument("--stubs", type=Path, help="directory for the typing module of typedops.ops.<ns> and Tensor methods")
+    gen.add_argument("--bundled", action="store_true",
+                     help="the package's bundled library: also write its stubs into the typedops package")
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
     gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
     gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
@@ -38,19 +40,29 @@ def _command_text(args: argparse.Namespace) -> str:
                         ("--static-dispatch", args.static_dispatch), ("--ops", args.ops)):  # fmt: skip
         if value is not None:
             parts += [flag, value.as_posix() if isinstance(value, Path) else value]
+    if args.bundled:
+        parts.append("--bundled")
     return " ".join(parts)
+
+
+def _relative(path: Path) -> Path:
+    """``path`` relative to the working folder when it is inside it (for shorter messages)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "codegen":
-            from .codegen import generate, obsolete_files, stale_files, write_files
+            from .codegen import PACKAGE, generate, obsolete_files, stale_files, write_files
 
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
-                command=_command_text(args),
+                command=_command_text(args), bundled=_relative(PACKAGE) if args.bundled else None,
             )  # fmt: skip
             obsolete = obsolete_files(args.out, files)
             if args.check:

@@ -1,9 +1,9 @@
 """Calls of the bundled core library that mypy must accept or refuse (see test_static_typing.py).
 
-``typedops.ops.core`` and the Tensor methods are typed by the generated typing-only module
-stubs/_typedops_ops_core.pyi (``ops`` is declared as its ``Ops``; ``Tensor`` derives from its
-``TensorMethods`` under TYPE_CHECKING); ``typedops.core.<name>`` by
-typedops/core/_generated/__init__.pyi.
+``typedops.ops.core`` and the Tensor methods are typed by the generated stubs
+typedops/dispatch/_ops_typing.pyi (``ops`` is declared as its ``Ops``) and
+typedops/tensor/_methods.pyi (``Tensor`` derives from its ``TensorMethods`` under
+TYPE_CHECKING); ``typedops.core.<name>`` by typedops/core/_generated/__init__.pyi.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ typedops.ops.core.sum.dim_IntList(x, [0], keepdim=True)
 ops.core.transpose.int(x, 0, 1)
 ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]
 ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]
-# Unknown names fall back to the runtime classes' __getattr__ (untyped calls, AttributeError at run time).
-reveal_type(ops.core.nosuchop) # N: Revealed type is "typedops.dispatch._ops.OpOverloadPacket"
-reveal_type(ops.core.add.nosuch) # N: Revealed type is "typedops.dispatch._handle.OperatorHandle"
+# Unknown names in a namespace with stubs are static errors (AttributeError at run time).
+ops.core.nosuchop # E: "Namespace" has no attribute "nosuchop"  [attr-defined]
+ops.core.add.nosuch # E: "_packet_add" has no attribute "nosuch"  [attr-defined]
+ops.core.add.overloads()
 reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"
 ops.other.anything  # other namespaces stay untyped
 

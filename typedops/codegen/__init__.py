@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._files import stale_files, write_files
-    from ._generate import generate, obsolete_files
+    from ._generate import PACKAGE, generate, obsolete_files
     from ._model import CodegenError
     from ._trace_ops import ops_yaml, trace_ops
 
-__all__ = ["generate", "write_files", "stale_files", "obsolete_files", "CodegenError", "trace_ops", "ops_yaml"]
+__all__ = ["generate", "PACKAGE", "write_files", "stale_files", "obsolete_files", "CodegenError", "trace_ops", "ops_yaml"]
 
 _WHERE = {
-    "generate": "_generate", "obsolete_files": "_generate", "write_files": "_files", "stale_files": "_files",
+    "generate": "_generate", "obsolete_files": "_generate", "PACKAGE": "_generate", "write_files": "_files", "stale_files": "_files",
     "CodegenError": "_model", "trace_ops": "_trace_ops", "ops_yaml": "_trace_ops",
 }  # fmt: skip
 

@@ -22,13 +22,14 @@ from ._api import functions_section, group, library_stub, methods_section
 from ._model import HEADER, CodegenError, OpEntry, Options
 from ._registration import registration_section
 from ._static import static_functions_section
-from ._stubs import ops_stub, stub_module_name
+from ._stubs import bundled_stubs, ops_stub, stub_module_name
 from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
-__all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML"]
+__all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML", "PACKAGE"]
 
-DEFAULT_CORE_YAML = Path(__file__).resolve().parent.parent / "core" / "native_functions.yaml"
+PACKAGE = Path(__file__).resolve().parent.parent
+DEFAULT_CORE_YAML = PACKAGE / "core" / "native_functions.yaml"
 
 
 def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
@@ -55,8 +56,13 @@ def generate(
     static_dispatch: str | None = None,
     ops_list: Path | None = None,
     command: str = "",
+    bundled: Path | None = None,
 ) -> dict[Path, str]:
     """The generated files (path -> text) for the op yaml at ``yaml_path``.
+
+    ``bundled`` (the typedops package folder, ``PACKAGE``) generates the library the
+    package bundles: its stubs go into that folder, beside the objects they type (Note
+    [Typing what core installs] in _stubs.py).
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
@@ -90,6 +96,8 @@ def generate(
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
         files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
+    if bundled is not None:
+        files.update(bundled_stubs(entries, options, bundled))
     for path, text in files.items():
         compile(text, str(path), "exec")  # a generator bug must not reach the disk
     return files

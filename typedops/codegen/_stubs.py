@@ -1,82 +1,127 @@
-"""The typing-only module that describes ``typedops.ops.<ns>`` and the Tensor methods.
+"""The typing of ``typedops.ops.<ns>`` and of the Tensor methods a library installs.
 
 Note [Stubs for ops and methods]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``typedops.ops`` and ``typedops.Tensor`` are runtime objects whose operators appear by
-registration, so mypy cannot see them. The generator writes ``stubs/_typedops_ops_<ns>.pyi``
-(a top-level module that exists only as a stub; ``mypy_path = stubs`` finds it) with one
-class per op overload (an ``OperatorHandle`` whose ``__call__`` has the schema's
-signature), one per op name (an ``OpOverloadPacket`` with an attribute per overload and
-``@overload``-ed ``__call__``), a ``Namespace`` class, an ``Ops`` class with the namespace
-as an attribute, and ``TensorMethods`` holding the methods. typedops declares its
-runtime ``ops`` as ``Ops`` and derives ``Tensor`` from ``TensorMethods`` under
-``TYPE_CHECKING`` only, so nothing changes at run time.
+registration, so a type checker cannot see them. The generator describes them in stubs:
+one class per op overload (an ``OperatorHandle`` whose ``__call__`` has the schema's
+signature), one per op name (a packet with an attribute per overload, ``overloads()`` and
+an ``@overload``-ed ``__call__``), a ``Namespace`` class with an attribute per op name,
+and the methods. The packet and namespace classes do not derive from the runtime
+``OpOverloadPacket``/``OpNamespace``, whose ``__getattr__`` would type every misspelt
+name: ``ops.core.nosuchop`` is a static error.
+
+The bundled core library's stubs ship inside the package, beside the objects they type
+(Note [Typing what core installs]): ``typedops/dispatch/_ops_typing.pyi`` declares the
+type of ``typedops.ops`` (its ``core`` namespace) and ``typedops/tensor/_methods.pyi`` the
+core Tensor methods. Each has a real module twin (``_ops_typing.py``, ``_methods.py``)
+that declares the same classes without the generated members, so a checker that misses a
+stub sees fewer members, never ``Any``. Other libraries get ``_typedops_ops_<ns>.pyi`` in
+the ``--stubs`` folder.
+
+Note [Typing what core installs]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The core library adds operators to objects of lower layers: a namespace to
+``typedops.ops`` (dispatch) and methods to ``Tensor`` (tensor). A checker reads a class's
+members where the class is declared, so their types live there too, generated from the
+core yaml by ``make codegen`` (``typedops codegen ... --bundled``): ``Tensor`` derives
+from ``TensorMethods`` (of ``typedops/tensor/_methods``) and ``ops`` is declared an
+``Ops`` (of ``typedops/dispatch/_ops_typing``), both under ``TYPE_CHECKING`` only, so
+nothing changes at run time. The stubs name only types of their own layer and below.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Final
+
+from ..schema import FunctionSchema
 from ._api import group
 from ._model import OpEntry, Options
 from ._text import header, parameters, returns_annotation
 
-__all__ = ["ops_stub", "stub_module_name"]
+__all__ = ["ops_stub", "stub_module_name", "bundled_stubs", "BUNDLED_STUBS"]
 
 _P = "_t."
+_IMPORTS: Final = (
+    "import builtins as _builtins",
+    "from collections.abc import Sequence as _Sequence",
+    "from typing import overload",
+    "",
+    "import typedops as _t",
+)
+# Where the bundled library's stubs go, relative to the typedops package.
+BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi"}
 
 
 def stub_module_name(namespace: str) -> str:
     return f"_typedops_ops_{namespace}"
 
 
-def _signature(entry: OpEntry, first: str, *, method: bool = False) -> str:
-    params = parameters(entry.schema, skip_self=method, prefix=_P)
-    return f"({', '.join([first, *params])}) -> {returns_annotation(entry.schema, _P)}"
+def _signature(schema: FunctionSchema, first: str, *, method: bool = False) -> str:
+    params = parameters(schema, skip_self=method, prefix=_P)
+    return f"({', '.join([first, *params])}) -> {returns_annotation(schema, _P)}"
+
+
+def _class_name(schema: FunctionSchema) -> str:
+    return f"_op_{schema.name}__{schema.overload_name or 'default'}"
+
+
+def namespace_lines(schemas: list[FunctionSchema]) -> list[str]:
+    """The handle, packet and ``Namespace`` classes of one namespace's ops."""
+    lines: list[str] = []
+    by_name: dict[str, list[FunctionSchema]] = {}
+    for schema in schemas:
+        by_name.setdefault(schema.name, []).append(schema)
+        lines += ["", f"class {_class_name(schema)}(_Handle):"]
+        lines.append(f"    def __call__{_signature(schema, '_h')}: ...")
+    for name, members in by_name.items():
+        lines += ["", f"class _packet_{name}:"]
+        lines += [f"    {s.overload_name or 'default'}: {_class_name(s)}" for s in members]
+        lines.append("    def overloads(self) -> list[_builtins.str]: ...")
+        for schema in members:
+            if len(members) > 1:
+                lines.append("    @overload")
+            lines.append(f"    def __call__{_signature(schema, '_p')}: ...")
+    lines += ["", "class Namespace:"]
+    lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
+    return lines
+
+
+def method_lines(methods: dict[str, list[FunctionSchema]]) -> list[str]:
+    """The body of a ``TensorMethods`` class: one ``def`` (or ``@overload``s) per method."""
+    lines: list[str] = []
+    for name, members in methods.items():
+        for schema in members:
+            if len(members) > 1:
+                lines.append("    @overload")
+            lines.append(f"    def {name}{_signature(schema, 'self', method=True)}: ...")
+    return lines or ["    pass"]
+
+
+def _methods(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:
+    return {name: [e.schema for e in members] for name, members in group(entries, "method").items()}
 
 
 def ops_stub(entries: list[OpEntry], options: Options) -> str:
+    """``_typedops_ops_<ns>.pyi``: ``Ops`` with the namespace, and ``TensorMethods``."""
     ns = options.namespace
-    defined = [e for e in entries if e.defines]
     lines = header(options, f"types of typedops.ops.{ns} and of the Tensor methods (typing only)")
-    lines += [
-        "import builtins as _builtins",
-        "from collections.abc import Sequence as _Sequence",
-        "from typing import overload",
-        "",
-        "import typedops as _t",
-        "from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, "
-        "OpOverloadPacket as _Packet",
-        "",
-    ]
-    by_name: dict[str, list[OpEntry]] = {}
-    for entry in defined:
-        by_name.setdefault(entry.schema.name, []).append(entry)
-        lines += ["", f"class _op_{entry.attr_name}(_Handle):"]
-        lines.append(f"    def __call__{_signature(entry, '_h')}: ...")
-    for name, members in by_name.items():
-        lines += ["", f"class _packet_{name}(_Packet):"]
-        for entry in members:
-            lines.append(f"    {entry.schema.overload_name or 'default'}: _op_{entry.attr_name}")
-        for entry in members:
-            if len(members) > 1:
-                lines.append("    @overload")
-            lines.append(f"    def __call__{_signature(entry, '_p')}: ...")
-    lines += ["", "class Namespace(_OpNamespace):"]
-    lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
-    lines += [
-        "",
-        "class Ops:",
-        f"    {ns}: Namespace",
-        "    def __getattr__(self, namespace: str) -> _OpNamespace: ...",
-        "",
-        "class TensorMethods:",
-    ]
-    methods = group(entries, "method")
-    for name, members in methods.items():
-        for entry in members:
-            if len(members) > 1:
-                lines.append("    @overload")
-            lines.append(f"    def {name}{_signature(entry, 'self', method=True)}: ...")
-    if not methods:
-        lines.append("    pass")
-    lines.append("")
+    lines += [*_IMPORTS, "from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace", ""]
+    lines += namespace_lines([e.schema for e in entries if e.defines])
+    lines += ["", "class Ops:", f"    {ns}: Namespace", "    def __getattr__(self, namespace: str) -> _OpNamespace: ..."]
+    lines += ["", "class TensorMethods:", *method_lines(_methods(entries)), ""]
     return "\n".join(lines)
+
+
+def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> dict[Path, str]:
+    """The stubs of the bundled library, by path under ``package`` (Note [Typing what
+    core installs]): the type of ``typedops.ops`` and the core Tensor methods."""
+    ns = options.namespace
+    ops = header(options, f"the type of typedops.ops, with typedops.ops.{ns} (Note [Typing what core installs])")
+    ops += [*_IMPORTS, "from ._handle import OperatorHandle as _Handle", "from ._ops import OpNamespace as _OpNamespace", ""]
+    ops += namespace_lines([e.schema for e in entries if e.defines])
+    ops += ["", "class Ops:", f"    {ns}: Namespace", "    def __getattr__(self, namespace: str) -> _OpNamespace: ...", ""]
+    methods = header(options, "the Tensor methods of the core library (Note [Typing what core installs])")
+    methods += [*_IMPORTS, "", "", "class TensorMethods:", *method_lines(_methods(entries)), ""]
+    return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods)}

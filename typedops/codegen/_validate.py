@@ -74,6 +74,10 @@ KERNEL_NOT_FUNCTION: Final = (
 KERNEL_MISMATCH: Final = "{label}:{line}: kernel {ref!r} for {key} does not fit {name}: {reason}"
 WITH_KEYS_UNUSED: Final = "{label}:{line}: with_keys names {key}, which has no kernel in 'dispatch:' of {name}"
 NO_SUCH_CORE_OP: Final = "{label}:{line}: {name} is not an operator of the core yaml {core}"
+NO_CORE_YAML: Final = (
+    "{label}:{line}: {name} adds kernels to an existing op, but the core yaml {core} does not exist; "
+    "pass --core-yaml PATH"
+)
 KERNELS_ONLY_NEEDS_DISPATCH: Final = (
     "{label}:{line}: {name} names an existing op without a schema, so it only adds kernels; "
     "give it a 'dispatch:' mapping (variants are not allowed)"
@@ -226,7 +230,9 @@ class _Validator:
         if "dispatch" not in item or "variants" in item:
             raise self.fail(KERNELS_ONLY_NEEDS_DISPATCH, line, name=full)
         if self.core is None:  # read only when a yaml adds kernels to existing ops
-            self.core = load_core_schemas(self.core_path) if self.core_path.exists() else {}
+            if not self.core_path.exists():
+                raise self.fail(NO_CORE_YAML, line, name=full, core=self.core_path)
+            self.core = load_core_schemas(self.core_path)
         schema = self.core.get(full)
         if schema is None:
             raise self.fail(NO_SUCH_CORE_OP, line, name=full, core=self.core_path.name)

@@ -66,9 +66,9 @@ def backend_key_for_device(device: Device) -> DispatchKey:
 
 if TYPE_CHECKING:
     # The generated core methods (x.add(y), x.where(c, y)) for the type checker only; at
-    # run time typedops.core installs them. See Note [Stubs for ops and methods] in
+    # run time typedops.core installs them. See Note [Typing what core installs] in
     # typedops/codegen/_stubs.py.
-    from _typedops_ops_core import TensorMethods as _TensorMethods
+    from ._methods import TensorMethods as _TensorMethods
 else:
     _TensorMethods = object
 

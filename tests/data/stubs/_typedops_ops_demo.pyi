@@ -7,7 +7,7 @@ from collections.abc import Sequence as _Sequence
 from typing import overload
 
 import typedops as _t
-from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, OpOverloadPacket as _Packet
+from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace
 
 
 class _op_add__Tensor(_Handle):
@@ -34,10 +34,11 @@ class _op_clamp__default(_Handle):
 class _op_full__default(_Handle):
     def __call__(_h, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
 
-class _packet_add(_Packet):
+class _packet_add:
     Tensor: _op_add__Tensor
     Scalar: _op_add__Scalar
     out: _op_add__out
+    def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
     @overload
@@ -45,27 +46,32 @@ class _packet_add(_Packet):
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, alpha: _t.Scalar = ..., out: _t.Tensor) -> _t.Tensor: ...
 
-class _packet_add_(_Packet):
+class _packet_add_:
     Tensor: _op_add___Tensor
+    def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
 
-class _packet_double(_Packet):
+class _packet_double:
     default: _op_double__default
+    def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
-class _packet_cat(_Packet):
+class _packet_cat:
     default: _op_cat__default
+    def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, tensors: _Sequence[_t.Tensor], dim: _builtins.int = ...) -> _t.Tensor: ...
 
-class _packet_clamp(_Packet):
+class _packet_clamp:
     default: _op_clamp__default
+    def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
 
-class _packet_full(_Packet):
+class _packet_full:
     default: _op_full__default
+    def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, size: _Sequence[_builtins.int], fill_value: _t.Scalar, *, dtype: _t.ScalarType | None = ..., memory_format: _t.MemoryFormat = ..., device: _t.Device | None = ...) -> _t.Tensor: ...
 
-class Namespace(_OpNamespace):
+class Namespace:
     add: _packet_add
     add_: _packet_add_
     double: _packet_double

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["STATIC", "expected", "run_mypy", "run_pyright", "disagreement", "Reports"]
+__all__ = ["STATIC", "expected", "run_mypy", "run_pyright", "disagreement", "Reports", "PYRIGHT_CORPUS_CONFIG"]
 
 STATIC = Path(__file__).parent / "static"
 # A report: (line, kind, message); kinds are "error", "note" (mypy), "information" (pyright).
@@ -66,12 +66,28 @@ def run_mypy(files: list[Path], *, cwd: Path, work: Path, config: str, python: s
     return reports
 
 
-def run_pyright(files: list[Path], *, cwd: Path, work: Path, config: dict[str, object]) -> dict[Path, Reports]:
+# The corpus is lines of calls whose results are often unused, and user namespaces are
+# typed by stub-only modules (Note [Stubs for ops and methods]): pyright's strict mode,
+# without the rules that would flag exactly that.
+PYRIGHT_CORPUS_CONFIG: dict[str, object] = {
+    "typeCheckingMode": "strict",
+    "pythonVersion": "3.10",
+    "reportUnusedExpression": False,
+    "reportUnusedVariable": False,
+    "reportMissingModuleSource": False,
+}
+
+
+def run_pyright(
+    files: list[Path], *, cwd: Path, work: Path, config: dict[str, object], python: str | None = None
+) -> dict[Path, Reports]:
     """pyright on ``files``, run from ``cwd`` with ``config`` (a pyrightconfig.json written
-    into ``work``; relative paths in it are relative to ``work``)."""
+    into ``work``; relative paths in it are relative to ``work``). ``python`` is the
+    interpreter whose installed packages pyright reads (default: the one running the tests)."""
     (work / "pyrightconfig.json").write_text(json.dumps(config))
     pyright = Path(sys.executable).parent / "pyright"
-    command = [str(pyright), "--outputjson", "-p", str(work / "pyrightconfig.json"), *map(str, files)]
+    command = [str(pyright), "--outputjson", "-p", str(work / "pyrightconfig.json"),
+               "--pythonpath", python or sys.executable, *map(str, files)]  # fmt: skip
     result = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     assert result.returncode in (0, 1), result.stderr or result.stdout
     reports: dict[Path, Reports] = {path.resolve(): set() for path in files}

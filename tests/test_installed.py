@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.static_checks import STATIC, Reports, disagreement, expected, run_mypy
+from tests.static_checks import PYRIGHT_CORPUS_CONFIG, STATIC, Reports, disagreement, expected, run_mypy, run_pyright
 
 ROOT = STATIC.parent.parent
 CORPUS = sorted(p.name for p in STATIC.glob("*.py"))
@@ -148,6 +148,23 @@ def mypy_reports(installed: Installed) -> dict[Path, Reports]:
 def test_mypy_on_the_installed_wheel(name: str, installed: Installed, mypy_reports: dict[Path, Reports]) -> None:
     path = installed.project / "tests" / "static" / name
     problem = disagreement("mypy", path, expected(path, "mypy"), mypy_reports[path.resolve()])
+    assert not problem, problem
+
+
+@pytest.fixture(scope="module")
+def pyright_reports(installed: Installed) -> dict[Path, Reports]:
+    files = [installed.project / "tests" / "static" / name for name in CORPUS]
+    project = installed.project
+    config = {**PYRIGHT_CORPUS_CONFIG, "extraPaths": [str(project)], "stubPath": str(project / "tests" / "data" / "stubs")}
+    work = installed.work / "pyright"
+    work.mkdir()
+    return run_pyright(files, cwd=project, work=work, config=config, python=str(installed.python))
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_pyright_on_the_installed_wheel(name: str, installed: Installed, pyright_reports: dict[Path, Reports]) -> None:
+    path = installed.project / "tests" / "static" / name
+    problem = disagreement("pyright", path, expected(path, "pyright"), pyright_reports[path.resolve()])
     assert not problem, problem
 
 

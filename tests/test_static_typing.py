@@ -1,5 +1,6 @@
 """Op calls are checked statically: mypy --strict on tests/static/ against the checkout,
-compared line by line with the expectations in the files (see tests/static_checks.py)."""
+and pyright (strict) likewise, compared line by line with the expectations in the files
+(see tests/static_checks.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.static_checks import STATIC, Reports, disagreement, expected, run_mypy
+from tests.static_checks import PYRIGHT_CORPUS_CONFIG, STATIC, Reports, disagreement, expected, run_mypy, run_pyright
 
 ROOT = STATIC.parent.parent
 FILES = sorted(STATIC.glob("*.py"))
@@ -27,4 +28,16 @@ def mypy_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Reports
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_mypy_reports_exactly_the_expected_messages(path: Path, mypy_reports: dict[Path, Reports]) -> None:
     problem = disagreement("mypy", path, expected(path, "mypy"), mypy_reports[path.resolve()])
+    assert not problem, problem
+
+
+@pytest.fixture(scope="module")
+def pyright_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Reports]:
+    config = {**PYRIGHT_CORPUS_CONFIG, "extraPaths": [str(ROOT)], "stubPath": str(ROOT / "tests" / "data" / "stubs")}
+    return run_pyright(FILES, cwd=ROOT, work=tmp_path_factory.mktemp("pyright"), config=config)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_pyright_reports_exactly_the_expected_messages(path: Path, pyright_reports: dict[Path, Reports]) -> None:
+    problem = disagreement("pyright", path, expected(path, "pyright"), pyright_reports[path.resolve()])
     assert not problem, problem

@@ -20,13 +20,13 @@ ops.core.add(x, 2.0)
 ops.core.where.self(c, x, x)
 typedops.ops.core.sum.dim_IntList(x, [0], keepdim=True)
 ops.core.transpose.int(x, 0, 1)
-ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]
-ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]
+ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]  # P: Argument of type "float" cannot be assigned to parameter "other" of type "Tensor" in function "__call__"  [reportArgumentType]
+ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
 # Unknown names in a namespace with stubs are static errors (AttributeError at run time).
-ops.core.nosuchop # E: "Namespace" has no attribute "nosuchop"  [attr-defined]
-ops.core.add.nosuch # E: "_packet_add" has no attribute "nosuch"  [attr-defined]
+ops.core.nosuchop # E: "Namespace" has no attribute "nosuchop"  [attr-defined]  # P: Cannot access attribute "nosuchop" for class "Namespace"  [reportAttributeAccessIssue]  # P: Type of "nosuchop" is unknown  [reportUnknownMemberType]
+ops.core.add.nosuch # E: "_packet_add" has no attribute "nosuch"  [attr-defined]  # P: Cannot access attribute "nosuch" for class "_packet_add"  [reportAttributeAccessIssue]  # P: Type of "nosuch" is unknown  [reportUnknownMemberType]
 ops.core.add.overloads()
-reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"
+reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"  # PI: Type of "ops.core.max.dim(x, 0)" is "tuple[Tensor, Tensor]"
 ops.other.anything  # other namespaces stay untyped
 
 # Tensor methods, including where (self is not the schema's first argument).
@@ -35,14 +35,14 @@ x.add(1)
 x.where(c, x)
 x.contiguous(memory_format=MemoryFormat.channels_last)
 x.sum(dtype=None)
-x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]
-x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor
-x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]
-x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]
+x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor  # P: Argument of type "Literal['1']" cannot be assigned to parameter "other" of type "Scalar" in function "add"  [reportArgumentType]  # P: No overloads for "add" match the provided arguments  [reportCallIssue]
+x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]
+x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]  # P: Cannot access attribute "no_such_method" for class "Tensor"  [reportAttributeAccessIssue]  # P: Type of "no_such_method" is unknown  [reportUnknownMemberType]
 
 # The functional API.
 d: Tensor = core.add(x, x, alpha=2)
 core.where(c, x, x)
 core.zeros([2, 3], dtype=None)
-core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]
-s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]

@@ -33,6 +33,7 @@ demo: $(STAMP)-base
 test: $(STAMP)-dev
 	$(PY) -m pytest -q
 	$(PY) -m mypy
+	$(VENV)/bin/pyright --pythonpath $(PY)
 	$(VENV)/bin/lint-imports
 
 compat: $(STAMP)-compat

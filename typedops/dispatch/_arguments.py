@@ -33,7 +33,7 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
             if value is None and allow_none:
                 continue
             try:
-                items = list(value)
+                items = list(value)  # pyright: ignore[reportArgumentType] -- None lands in the TypeError branch
             except TypeError:
                 problem = f"expected a list of Tensors, got {type_name(value)}"
             else:

@@ -228,7 +228,7 @@ _SEQUENCES: Final = frozenset({list, collections.abc.Sequence})
 _MAPPINGS: Final = frozenset({dict, collections.abc.Mapping})
 _BARE: Final = _SEQUENCES | _MAPPINGS | {tuple}
 _DICT_KEYS: Final = frozenset({STR, INT, FLOAT, COMPLEX, BOOL, TENSOR})
-_ENUMS: Final[dict[str, type[Any]]] = {
+_ENUMS: Final[dict[str, type[enum.Enum]]] = {
     "ScalarType": ScalarType, "Layout": Layout, "MemoryFormat": MemoryFormat,
 }  # fmt: skip
 
@@ -625,8 +625,8 @@ def _build(
                     subject=_subject(fn_name, pname), ann=_show(ann), name=pname
                 ))
         argument = _argument(pname, type_, text, alias, 0)
-        if not writes and default_key is not _UNCACHED:
-            _bounded_put(_arguments, key, (ann, argument))
+        if not writes and default_key is not _UNCACHED:  # pyright: ignore[reportPossiblyUnboundVariable] -- bound when not writes
+            _bounded_put(_arguments, key, (ann, argument))  # pyright: ignore[reportPossiblyUnboundVariable] -- bound with default_key
         (positional if kind == _POSITIONAL else kwarg_only).append(argument)
     if ret is _EMPTY:
         raise SchemaInferenceError(_NO_RETURN_ANNOTATION.format(subject=_subject(fn_name, None), fn=fn_name))

@@ -44,5 +44,11 @@ x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-define
 d: Tensor = core.add(x, x, alpha=2)
 core.where(c, x, x)
 core.zeros([2, 3], dtype=None)
+# What the runtime accepts (Note [Stubs type what runs]): tuples for lists, a device's
+# name, a lone int for a sized int list.
+core.empty((2,), device="meta")
+x.sum(0)
+core.mean(x, 0, keepdim=True)
+core.empty((2,), device=0) # E: Argument "device" to "empty" has incompatible type "int"; expected "Device | str | None"  [arg-type]  # P: Argument of type "Literal[0]" cannot be assigned to parameter "device" of type "Device | str | None" in function "empty"  [reportArgumentType]
 core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
 s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]

@@ -72,7 +72,8 @@ def header(options: Options, what: str) -> list[str]:
 
 
 def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
-    """The annotation text for ``type_``; arguments accept any sequence for a list.
+    """The annotation text for ``type_``: what the runtime accepts (Note [Stubs type what
+    runs]).
 
     ``prefix`` qualifies typedops' names (``_t.Tensor``) and builtins (``_builtins.int``)
     where a class body could shadow them.
@@ -81,16 +82,36 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
         return f"{annotation(type_.elem, argument=argument, prefix=prefix)} | None"
     if isinstance(type_, ListType):
         inner = annotation(type_.elem, argument=argument, prefix=prefix)
-        return f"{prefix and '_'}Sequence[{inner}]" if argument else f"list[{inner}]"
+        if not argument:
+            return f"list[{inner}]"
+        sequence = f"{prefix and '_'}Sequence[{inner}]"
+        if type_.size is not None and isinstance(type_.elem, BaseType) and type_.elem.name in _INTS:
+            return f"{inner} | {sequence}"  # a lone int stands for a list of `size` of it
+        return sequence
     assert isinstance(type_, BaseType), f"validated types have Python forms, not {type_}"
-    if type_.name in _BUILTINS:
+    name = _AS_BUILTIN.get(type_.name, type_.name)
+    if name in _BUILTINS:
         # In a class body an overload attribute may be named 'int' (transpose.int): with a
         # prefix, builtins are qualified too (the stub imports builtins as _builtins).
-        return f"_builtins.{type_.name}" if prefix else type_.name
-    return f"{prefix}{type_.name}"
+        return f"_builtins.{name}" if prefix else name
+    if name == "Device" and argument:
+        return f"{prefix}Device | {'_builtins.' if prefix else ''}str"  # Device('meta') or 'meta'
+    return f"{prefix}{name}"
 
 
-_BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex"})
+# Note [Stubs type what runs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A stub's parameter accepts what the runtime's argument check (``boxing.mismatch``)
+# accepts, as PyTorch's Python bindings do: any sequence for a list, a lone int for a
+# sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, and
+# anything for the types the runtime does not check (``Generator``, ``Storage``, ...).
+# Results are what kernels return: ``list`` for lists.
+_BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex", "object"})
+_INTS: Final = frozenset({"int", "SymInt"})
+_AS_BUILTIN: Final = {
+    "DeviceIndex": "int", "Dimname": "str", "Any": "object", "Generator": "object", "Storage": "object",
+    "Stream": "object", "QScheme": "object", "Capsule": "object", "AnyClassType": "object", "AnyEnumType": "object",
+}  # fmt: skip
 
 
 def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str = "") -> list[str]:

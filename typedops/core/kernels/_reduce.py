@@ -14,8 +14,11 @@ from ._common import call_op, data, meta_like, wrap
 Shape = tuple[int, ...]
 
 
-def reduced_dims(shape: Shape, dim: Optional[Sequence[int]]) -> tuple[int, ...]:
-    """The wrapped dimensions a reduction runs over (all of them for None or [])."""
+def reduced_dims(shape: Shape, dim: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The wrapped dimensions a reduction runs over (all of them for None or []); a lone
+    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``)."""
+    if isinstance(dim, int):
+        dim = (dim,)
     if not dim:
         return tuple(range(len(shape)))
     wrapped: list[int] = []

@@ -43,9 +43,10 @@ bench: $(STAMP)-bench
 	$(PY) -m benchmarks
 
 # Regenerates the checked-in generated libraries (written only where they change): the
-# bundled core library and the code generator's demo library.
+# bundled core library, the stubs of the tests' own ops and the code generator's demo library.
 codegen: $(STAMP)-base
 	$(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --bundled
+	$(PY) -m typedops.cli stubgen tests.data.user_ops --out tests/data/stubs
 	$(PY) -m typedops.cli codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 
 clean:

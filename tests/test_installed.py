@@ -5,7 +5,8 @@ Nothing is downloaded: the wheel is built with the test venv's setuptools (no bu
 isolation), installed with ``--no-index``, and the new environment reuses the test venv's
 copies of typedops' dependencies (linked into its site-packages). The project folder
 holds the corpus of tests/static/ with the files it imports (the demo library generated
-from a user yaml, and its stubs), so the expectations there apply unchanged.
+from a user yaml, the tests' own ``@op``/``Library`` ops, and the stubs of both), so the
+expectations there apply unchanged.
 
 The module is skipped only where the build cannot run at all (no setuptools>=77, which
 the dev extra installs, or no mypy); every check inside it is then unavailable.
@@ -29,7 +30,7 @@ ROOT = STATIC.parent.parent
 CORPUS = sorted(p.name for p in STATIC.glob("*.py"))
 # What the corpus imports besides typedops: the demo library generated from a user yaml.
 PROJECT_FILES = ["tests/__init__.py", "tests/data/__init__.py", "tests/data/demo_kernels.py",
-                 "tests/data/demo_ops.yaml", "tests/data/demo_generated", "tests/data/stubs"]  # fmt: skip
+                 "tests/data/demo_ops.yaml", "tests/data/demo_generated", "tests/data/stubs", "tests/data/user_ops.py"]  # fmt: skip
 DEPENDENCIES = ["numpy", "PyYAML", "typing_extensions"]
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
@@ -133,6 +134,12 @@ def test_the_installed_generator_extends_core_ops_from_its_yaml(installed: Insta
     out = _run(installed.python, "-m", "typedops.cli", "codegen", yaml, "--out", installed.work / "extend",
                "--namespace", "mine", cwd=installed.work)  # fmt: skip
     assert "wrote" in out
+
+
+def test_the_installed_stubgen_reproduces_the_stubs_of_the_tests_ops(installed: Installed) -> None:
+    # The installed console script, run from the project: its modules import from there.
+    typedops = installed.python.parent / "typedops"
+    _run(typedops, "stubgen", "tests.data.user_ops", "--out", "tests/data/stubs", "--check", cwd=installed.project)
 
 
 @pytest.fixture(scope="module")

@@ -2,15 +2,14 @@
 
 The functional API is typed by the .pyi files written next to the generated modules
 (tests/data/demo_generated/__init__.pyi); ``typedops.ops.demo`` and the Tensor methods by
-the typing-only module tests/data/stubs/_typedops_ops_demo.pyi, found through mypy_path.
+tests/data/stubs/typedops_namespaces.pyi (and the _typedops_ops_demo.pyi it imports),
+found through mypy_path and pyright's stubPath.
 """
 
 from __future__ import annotations
 
-from _typedops_ops_demo import Ops, TensorMethods
-
 import tests.data.demo_generated as demo
-from typedops import Device, Tensor, tensor
+from typedops import Device, Tensor, ops, tensor
 
 x = tensor([1.0])
 
@@ -28,18 +27,19 @@ demo.full([2], 1.0, dtype="float") # E: Argument "dtype" to "full" has incompati
 s: str = demo.double(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]
 
 
-def calls(ops: Ops, t: TensorMethods) -> None:
-    # typedops.ops.demo.<name>.<overload>(...) and the packet's overloaded call.
-    ops.demo.add.Tensor(x, x, alpha=2)
-    ops.demo.add(x, 1.0)
-    ops.demo.cat.default([x], 1)
-    ops.demo.add.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_add__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
-    reveal_type(ops.demo.add.out) # N: Revealed type is "_typedops_ops_demo._op_add__out"  # PI: Type of "ops.demo.add.out" is "_op_add__out"
-    ops.demo.double.default.schema.full_name
-    ops.other_namespace.anything  # other namespaces stay untyped
-    # Tensor methods.
-    r: Tensor = t.add(x, alpha=2)
-    t.add(2)
-    t.add_(x)
-    t.clamp(min=0)
-    t.double(1) # E: Too many arguments for "double" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]
+# typedops.ops.demo.<name>.<overload>(...) and the packet's overloaded call, typed by
+# tests/data/stubs/typedops_namespaces.pyi (written by codegen --stubs).
+ops.demo.add.Tensor(x, x, alpha=2)
+ops.demo.add(x, 1.0)
+ops.demo.cat.default([x], 1)
+ops.demo.add.Scalar(x, x)  # E: Argument 2 to "__call__" of "_op_add__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
+reveal_type(ops.demo.add.out)  # N: Revealed type is "_typedops_ops_demo._op_add__out"  # PI: Type of "ops.demo.add.out" is "_op_add__out"
+ops.demo.double.default.schema.full_name
+ops.demo.nosuchop  # E: "Namespace" has no attribute "nosuchop"  [attr-defined]  # P: Cannot access attribute "nosuchop" for class "Namespace"  [reportAttributeAccessIssue]  # P: Type of "nosuchop" is unknown  [reportUnknownMemberType]
+ops.other_namespace.anything  # namespaces without stubs stay dynamic
+# The Tensor methods the demo yaml adds (add and clamp are core's too: typed as core's).
+r: Tensor = x.double()
+x.add(2)
+x.add_(x)
+x.clamp(min=0)
+x.double(1)  # E: Too many arguments for "double" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Final
 
 from ..dispatch import DispatchKey
 from ._api import functions_section, group, library_stub, methods_section
 from ._model import HEADER, CodegenError, OpEntry, Options
 from ._registration import registration_section
 from ._static import static_functions_section
-from ._stubs import bundled_stubs, ops_stub, stub_module_name
+from ._stubs import INDEX_FILE, bundled_stubs, index_stub, ops_stub, stub_module_name, stub_namespaces
 from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
@@ -96,11 +97,31 @@ def generate(
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
         files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
+        files[stubs / INDEX_FILE] = index_stub(sorted({*stub_namespaces(stubs), namespace}))
+    elif namespace != "core":
+        _refuse_untyped_methods(entries, options)
     if bundled is not None:
         files.update(bundled_stubs(entries, options, bundled))
     for path, text in files.items():
         compile(text, str(path), "exec")  # a generator bug must not reach the disk
     return files
+
+
+UNTYPED_METHOD: Final = (
+    "{label}:{line}: {name} has variant 'method', but without --stubs DIR type checkers cannot see "
+    "the Tensor methods of a library other than core; pass --stubs DIR (see docs/operators.md), or drop "
+    "'method' and call the functional API instead ({function}(x, ...))"
+)
+
+
+def _refuse_untyped_methods(entries: list[OpEntry], options: Options) -> None:
+    """A yaml's methods need its stubs: without them every ``x.method()`` would be a
+    checker's error on correct code (Note [Stubs for ops and methods] in _stubs.py)."""
+    for entry in entries:
+        if entry.method:
+            raise CodegenError(UNTYPED_METHOD.format(
+                label=options.source_label, line=entry.line, name=entry.schema.full_name, function=entry.schema.name,
+            ))  # fmt: skip
 
 
 def _check_function_names(

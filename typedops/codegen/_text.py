@@ -88,8 +88,9 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
         if type_.size is not None and isinstance(type_.elem, BaseType) and type_.elem.name in _INTS:
             return f"{inner} | {sequence}"  # a lone int stands for a list of `size` of it
         return sequence
-    assert isinstance(type_, BaseType), f"validated types have Python forms, not {type_}"
-    name = _AS_BUILTIN.get(type_.name, type_.name)
+    # Dict, tuple, class types...: yaml validation refuses them, but a schema that stubgen
+    # reads may have them, and the runtime does not check them.
+    name = _AS_BUILTIN.get(type_.name, type_.name) if isinstance(type_, BaseType) else "object"
     if name in _BUILTINS:
         # In a class body an overload attribute may be named 'int' (transpose.int): with a
         # prefix, builtins are qualified too (the stub imports builtins as _builtins).
@@ -104,7 +105,8 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
 # A stub's parameter accepts what the runtime's argument check (``boxing.mismatch``)
 # accepts, as PyTorch's Python bindings do: any sequence for a list, a lone int for a
 # sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, and
-# anything for the types the runtime does not check (``Generator``, ``Storage``, ...).
+# anything for the types the runtime does not check (``Generator``, ``Storage``, dicts,
+# tuples, classes).
 # Results are what kernels return: ``list`` for lists.
 _BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex", "object"})
 _INTS: Final = frozenset({"int", "SymInt"})

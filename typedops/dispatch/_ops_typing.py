@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from typedops_namespaces import Namespaces
+
 from ._ops import OpNamespace
 
 __all__ = ["Ops"]
 
 
-class Ops:
+class Ops(Namespaces):
     """``typedops.ops`` as checkers see it (declared in _ops_typing.pyi)."""
 
     if TYPE_CHECKING:

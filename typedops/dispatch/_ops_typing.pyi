@@ -7,6 +7,8 @@ from collections.abc import Sequence as _Sequence
 from typing import overload
 
 import typedops as _t
+from typedops_namespaces import Namespaces as _Namespaces
+
 from ._handle import OperatorHandle as _Handle
 from ._ops import OpNamespace as _OpNamespace
 
@@ -1101,6 +1103,6 @@ class Namespace:
     _to_copy: _packet__to_copy
     to: _packet_to
 
-class Ops:
+class Ops(_Namespaces):
     core: Namespace
     def __getattr__(self, namespace: str) -> _OpNamespace: ...

@@ -7,10 +7,12 @@ only; at run time the core library installs the methods on ``Tensor`` itself. Th
 module is what a checker falls back to without the stub: no methods, never ``Any``.
 """
 
+from typedops_namespaces import TensorMethods as ProjectMethods
+
 __all__ = ["TensorMethods"]
 
 
-class TensorMethods:
+class TensorMethods(ProjectMethods):
     """The core library's Tensor methods (declared in _methods.pyi)."""
 
     __slots__ = ()

@@ -7,9 +7,10 @@ from collections.abc import Sequence as _Sequence
 from typing import overload
 
 import typedops as _t
+from typedops_namespaces import TensorMethods as _ProjectMethods
 
 
-class TensorMethods:
+class TensorMethods(_ProjectMethods):
     @overload
     def add(self, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
     @overload

@@ -8,6 +8,10 @@ is broadcast to the schema's size. ``Sequence[int]`` (or no list annotation) is 
 through unchanged.
 """
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 import inspect
@@ -49,7 +53,7 @@ def conversions_for(schema: FunctionSchema, kernel: Callable[..., Any], *, with_
     if not any(_is_list(a.type) for a in schema.arguments):
         return ("",) * len(schema.arguments)  # nothing to convert; skip reading annotations
     annotations = _annotations(kernel, with_keys)
-    codes = []
+    codes: list[str] = []
     for arg in schema.arguments:
         if arg.name not in annotations or not _is_list(arg.type):
             codes.append("")

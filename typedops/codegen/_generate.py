@@ -36,7 +36,7 @@ DEFAULT_CORE_YAML = PACKAGE / "core" / "native_functions.yaml"
 def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
     if not text:
         return ()
-    keys = []
+    keys: list[DispatchKey] = []
     for name in (n.strip() for n in text.split(",")):
         key = DispatchKey.__members__.get(name)
         if key is None or not key.is_backend:
@@ -173,7 +173,7 @@ def obsolete_files(out: Path, files: dict[Path, str]) -> list[Path]:
     if not out.is_dir():
         return []
     kept = {path.resolve() for path in files}
-    found = []
+    found: list[Path] = []
     for path in sorted(out.iterdir()):
         if path.suffix in (".py", ".pyi") and path.resolve() not in kept and path.is_file():
             with path.open(encoding="utf-8", errors="replace") as handle:

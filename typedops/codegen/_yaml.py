@@ -5,6 +5,10 @@ Mappings load as ``Located`` dicts and sequences as ``LocatedList`` lists; both 
 validation error can say ``ops.yaml:12: ...``.
 """
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -152,8 +152,8 @@ class Dispatcher:
                 first = taken[0] if taken else next(n for n in names if names.count(n) > 1)
                 where = f" (at {self._ops[first].source})" if first in self._ops else " (twice in this batch)"
                 raise RegistrationError(f"operator {first} is already defined{where}")
-            entries = []
-            undos = []
+            entries: list[OperatorEntry] = []
+            undos: list[Callable[[], None]] = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
                 for reg in regs:
@@ -252,7 +252,7 @@ class Dispatcher:
     def dump_state(self) -> str:
         """Every op's registrations and computed table, and every fallback: for comparing states."""
         with self.lock:
-            parts = []
+            parts: list[str] = []
             for namespace in sorted(self._fallbacks):
                 for key, stack in sorted(self._fallbacks[namespace].items()):
                     for reg in stack:

@@ -128,7 +128,7 @@ def _check_expr(kind: str, index: int, ref: str) -> str | None:
 
 def entry_source(shape: CallShape, trace: bool) -> str:
     """Source of ``make(_op, *defaults)`` returning the four entry functions."""
-    defaults = [f"_d{i}" for i, a in enumerate(a for a in shape.args if a.has_default)]
+    defaults = [f"_d{i}" for i in range(sum(1 for a in shape.args if a.has_default))]
     params: list[str] = []
     d = iter(defaults)
     for arg in shape.positional:

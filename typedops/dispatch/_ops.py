@@ -67,7 +67,7 @@ class OpOverloadPacket:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         entries = self._dispatcher.overloads(self._name)
-        reasons = []
+        reasons: list[str] = []
         for entry in entries:
             problem = binding_problem(entry.schema, args, kwargs)
             if problem is None:

@@ -14,7 +14,7 @@ every thread, and the common case (nothing open anywhere) costs one attribute lo
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from typing import Any
 from contextlib import AbstractContextManager, contextmanager
 
@@ -82,7 +82,7 @@ def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | 
 
 
 @contextmanager
-def _changed(include: int, exclude: int) -> Iterator[None]:
+def _changed(include: int, exclude: int) -> Generator[None, None, None]:
     local = _local
     saved = (local.include, local.exclude)
     STATE.change(+1)

@@ -39,7 +39,7 @@ def choose(
     name: str, candidates: tuple[tuple[FunctionSchema, Callable[..., Any]], ...], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> Any:
     """Call the first candidate whose schema binds the arguments (the ops packet's rule)."""
-    reasons = []
+    reasons: list[str] = []
     for overload, fn in candidates:  # (not 'schema': the module re-exports the builder)
         problem = binding_problem(overload, args, kwargs)
         if problem is None:

@@ -127,7 +127,7 @@ def format_literal(value: DefaultValue) -> str:
         return f'"{escaped}"'
     if isinstance(value, EnumDefault):
         return value.name
-    if isinstance(value, tuple):
+    if isinstance(value, tuple):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers pass anything
         return "[" + ", ".join(format_literal(v) for v in value) + "]"
     raise ArgumentError(
         f"cannot write {value!r} of type {type(value).__name__} as a schema default; "

@@ -87,7 +87,7 @@ def parse_schema(text: str) -> FunctionSchema:
 
     Raises ``SchemaParseError`` with the column of, and a caret under, the offending token.
     """
-    if not isinstance(text, str):
+    if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers pass anything
         raise ArgumentError(f"parse_schema() takes schema text (str), not {type(text).__name__}")
     schema = _parse_canonical(text)
     if schema is not None:
@@ -392,7 +392,7 @@ def _type(t: list[str], i: int) -> tuple[Type, AliasInfo | None, int, int]:
         type_ = base
         i += 1
     elif tok == "(":
-        elems = []
+        elems: list[Type] = []
         i += 1
         while True:
             elem, alias, _, j = _type(t, i)
@@ -486,7 +486,7 @@ def _alias(t: list[str], i: int) -> tuple[AliasInfo, int]:
 
 
 def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:
-    names = []
+    names: list[str] = []
     while True:
         tok = t[i]
         if tok != "*" and not (_is_ident(tok) and "." not in tok):

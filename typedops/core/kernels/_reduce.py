@@ -1,6 +1,10 @@
 """Reductions over dimensions (``sum``, ``mean``, ``amax``, ``max.dim``, ``argmax``) and
 matrix products (``matmul``, ``mm``)."""
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 from collections.abc import Sequence

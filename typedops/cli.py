@@ -22,7 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", type=Path, required=True, help="the package directory to write")
     gen.add_argument("--namespace", default="core", help="the ops' namespace (default: core)")
     gen.add_argument("--kernels", help="module of bare kernel names (default for core: typedops.core.kernels)")
-    gen.add_argument("--stubs", type=Path, help="directory for the typing module of typedops.ops.<ns> and Tensor methods")
+    gen.add_argument("--stubs", type=Path, help="stub folder: its typedops_namespaces.pyi gets the types of typedops.ops.<ns> and the methods")
     gen.add_argument("--bundled", action="store_true",
                      help="the package's bundled library: also write its stubs into the typedops package")
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")

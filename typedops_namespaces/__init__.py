@@ -1,8 +1,8 @@
 """The op namespaces and Tensor methods a project adds to typedops, as type checkers see them.
 
 ``typedops.ops`` is typed as a class deriving from ``Namespaces`` and ``Tensor`` from
-``TensorMethods`` (under ``TYPE_CHECKING`` only). This module declares neither any
-members: a project's own ops are dynamic until it generates stubs.
+``TensorMethods`` (under ``TYPE_CHECKING`` only). Here both classes are empty: a
+project's own ops are dynamic until it generates stubs.
 ``typedops stubgen MODULE... --out DIR`` (ops defined with ``@op`` or ``Library``) and
 ``typedops codegen OPS_YAML ... --stubs DIR`` (a yaml's ops and Tensor methods) write
 ``DIR/typedops_namespaces.pyi``, which a checker reads instead of this module when DIR is

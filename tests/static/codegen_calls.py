@@ -2,8 +2,8 @@
 
 The functional API is typed by the .pyi files written next to the generated modules
 (tests/data/demo_generated/__init__.pyi); ``typedops.ops.demo`` and the Tensor methods by
-tests/data/stubs/typedops_namespaces.pyi (and the _typedops_ops_demo.pyi it imports),
-found through mypy_path and pyright's stubPath.
+tests/data/stubs/typedops_namespaces.pyi (its section for demo), found through mypy_path
+and pyright's stubPath.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ s: str = demo.double(x) # E: Incompatible types in assignment (expression has ty
 ops.demo.add.Tensor(x, x, alpha=2)
 ops.demo.add(x, 1.0)
 ops.demo.cat.default([x], 1)
-ops.demo.add.Scalar(x, x)  # E: Argument 2 to "__call__" of "_op_add__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
-reveal_type(ops.demo.add.out)  # N: Revealed type is "_typedops_ops_demo._op_add__out"  # PI: Type of "ops.demo.add.out" is "_op_add__out"
+ops.demo.add.Scalar(x, x)  # E: Argument 2 to "__call__" of "_demo_op_add__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
+reveal_type(ops.demo.add.out)  # N: Revealed type is "typedops_namespaces._demo_op_add__out"  # PI: Type of "ops.demo.add.out" is "_demo_op_add__out"
 ops.demo.double.default.schema.full_name
-ops.demo.nosuchop  # E: "Namespace" has no attribute "nosuchop"  [attr-defined]  # P: Cannot access attribute "nosuchop" for class "Namespace"  [reportAttributeAccessIssue]  # P: Type of "nosuchop" is unknown  [reportUnknownMemberType]
+ops.demo.nosuchop  # E: "_demo_Namespace" has no attribute "nosuchop"  [attr-defined]  # P: Cannot access attribute "nosuchop" for class "_demo_Namespace"  [reportAttributeAccessIssue]  # P: Type of "nosuchop" is unknown  [reportUnknownMemberType]
 ops.other_namespace.anything  # namespaces without stubs stay dynamic
 # The Tensor methods the demo yaml adds (add and clamp are core's too: typed as core's).
 r: Tensor = x.double()
 x.add(2)
 x.add_(x)
 x.clamp(min=0)
-x.double(1)  # E: Too many arguments for "double" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]
+x.double(1)  # E: Too many arguments for "double" of "_demo_TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]

@@ -23,7 +23,7 @@ from ._api import functions_section, group, library_stub, methods_section
 from ._model import HEADER, CodegenError, OpEntry, Options
 from ._registration import registration_section
 from ._static import static_functions_section
-from ._stubs import INDEX_FILE, bundled_stubs, index_stub, ops_stub, stub_module_name, stub_namespaces
+from ._stubs import INDEX_FILE, bundled_stubs, methods_of, namespace_section, project_stub, read_sections
 from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
@@ -96,8 +96,9 @@ def generate(
     files[out / "__init__.py"] = module
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
-        files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
-        files[stubs / INDEX_FILE] = index_stub(sorted({*stub_namespaces(stubs), namespace}))
+        section = namespace_section(namespace, f"from {options.source_label} by {options.command}",
+                                    [e.schema for e in entries if e.defines], methods_of(entries))  # fmt: skip
+        files[stubs / INDEX_FILE] = project_stub({**read_sections(stubs / INDEX_FILE), namespace: section})
     elif namespace != "core":
         _refuse_untyped_methods(entries, options)
     if bundled is not None:

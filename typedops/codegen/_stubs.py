@@ -22,14 +22,16 @@ A project's own namespaces and methods reach the same two classes through a hook
 derives from ``typedops_namespaces.Namespaces`` and ``TensorMethods`` from
 ``typedops_namespaces.TensorMethods``, a real top-level package typedops ships with both
 classes empty. ``typedops codegen --stubs DIR`` and ``typedops stubgen --out DIR`` write
-one ``_typedops_ops_<ns>.pyi`` per namespace into DIR (its classes and its library's
-methods) and an index, ``DIR/typedops_namespaces.pyi``, whose ``Namespaces`` has an
-attribute per namespace stub in DIR and whose ``TensorMethods`` derives from theirs. With
-DIR on the checker's stub path (pyright: ``typings`` by default; mypy: ``mypy_path``)
-the index replaces the shipped package: ``typedops.ops.myops.scale(...)`` and
-``x.mymethod()`` are checked, and ``ops.myops.misspelt`` is an error. Namespaces without
-stubs stay dynamic through ``Ops.__getattr__``. A project method named like a core method
-is typed as the core one (the core class comes first).
+``DIR/typedops_namespaces.pyi``: one section per namespace (its classes, prefixed with
+the namespace, and its library's methods), then ``Namespaces`` with an attribute per
+section and ``TensorMethods`` deriving from each section's. Each run replaces its own
+namespaces' sections and keeps the others. The file is self-contained -- it imports only
+typedops -- so no class there derives from a module that could be missing. With DIR on
+the checker's stub path (pyright: ``typings`` by default; mypy: ``mypy_path``) it replaces
+the shipped package: ``typedops.ops.myops.scale(...)`` and ``x.mymethod()`` are checked,
+and ``ops.myops.misspelt`` is an error. Namespaces without stubs stay dynamic through
+``Ops.__getattr__``. A project method named like a core method is typed as the core one
+(the core class comes first).
 
 Note [Typing what core installs]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -49,13 +51,11 @@ from typing import Final
 
 from ..schema import FunctionSchema
 from ._api import group
-from ._model import OpEntry, Options
+from ._model import HEADER, OpEntry, Options
 from ._text import header, parameters, returns_annotation
 
-__all__ = [
-    "ops_stub", "stub_module_name", "bundled_stubs", "BUNDLED_STUBS", "namespace_stub", "index_stub",
-    "stub_namespaces", "INDEX_FILE",
-]  # fmt: skip
+__all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
+           "methods_of"]
 
 _P = "_t."
 _IMPORTS: Final = (
@@ -69,18 +69,8 @@ _IMPORTS: Final = (
 BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi"}
 HOOK: Final = "typedops_namespaces"
 INDEX_FILE: Final = f"{HOOK}.pyi"
-_PREFIX: Final = "_typedops_ops_"
-
-
-def stub_module_name(namespace: str) -> str:
-    return f"{_PREFIX}{namespace}"
-
-
-def stub_namespaces(folder: Path) -> list[str]:
-    """The namespaces with a stub in ``folder``."""
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem[len(_PREFIX) :] for p in folder.glob(f"{_PREFIX}*.pyi"))
+_SECTION: Final = "# -- typedops.ops."
+_END: Final = "# -- typedops.ops and Tensor, with the namespaces above"
 
 
 def _signature(schema: FunctionSchema, first: str, *, method: bool = False) -> str:
@@ -88,28 +78,29 @@ def _signature(schema: FunctionSchema, first: str, *, method: bool = False) -> s
     return f"({', '.join([first, *params])}) -> {returns_annotation(schema, _P)}"
 
 
-def _class_name(schema: FunctionSchema) -> str:
-    return f"_op_{schema.name}__{schema.overload_name or 'default'}"
+def _class_name(schema: FunctionSchema, tag: str) -> str:
+    return f"{tag}_op_{schema.name}__{schema.overload_name or 'default'}"
 
 
-def namespace_lines(schemas: list[FunctionSchema]) -> list[str]:
-    """The handle, packet and ``Namespace`` classes of one namespace's ops."""
+def namespace_lines(schemas: list[FunctionSchema], tag: str = "") -> list[str]:
+    """The handle, packet and namespace classes of one namespace's ops; ``tag`` (``_myops``)
+    prefixes their names where several namespaces share a file."""
     lines: list[str] = []
     by_name: dict[str, list[FunctionSchema]] = {}
     for schema in schemas:
         by_name.setdefault(schema.name, []).append(schema)
-        lines += ["", f"class {_class_name(schema)}(_Handle):"]
+        lines += ["", f"class {_class_name(schema, tag)}(_Handle):"]
         lines.append(f"    def __call__{_signature(schema, '_h')}: ...")
     for name, members in by_name.items():
-        lines += ["", f"class _packet_{name}:"]
-        lines += [f"    {s.overload_name or 'default'}: {_class_name(s)}" for s in members]
+        lines += ["", f"class {tag}_packet_{name}:"]
+        lines += [f"    {s.overload_name or 'default'}: {_class_name(s, tag)}" for s in members]
         lines.append("    def overloads(self) -> list[_builtins.str]: ...")
         for schema in members:
             if len(members) > 1:
                 lines.append("    @overload")
             lines.append(f"    def __call__{_signature(schema, '_p')}: ...")
-    lines += ["", "class Namespace:"]
-    lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
+    lines += ["", f"class {tag}_Namespace:" if tag else "class Namespace:"]
+    lines += [f"    {name}: {tag}_packet_{name}" for name in by_name] or ["    pass"]
     return lines
 
 
@@ -124,42 +115,56 @@ def method_lines(methods: dict[str, list[FunctionSchema]]) -> list[str]:
     return lines or ["    pass"]
 
 
-def _methods(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:
+def methods_of(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:
     return {name: [e.schema for e in members] for name, members in group(entries, "method").items()}
 
 
-def namespace_stub(head: list[str], schemas: list[FunctionSchema], methods: dict[str, list[FunctionSchema]]) -> str:
-    """``_typedops_ops_<ns>.pyi``: the namespace's classes and its library's methods."""
-    lines = [*head, *_IMPORTS, "from typedops.dispatch import OperatorHandle as _Handle", ""]
-    lines += namespace_lines(schemas)
-    lines += ["", "class TensorMethods:", *method_lines(methods), ""]
+def namespace_section(namespace: str, source: str, schemas: list[FunctionSchema],
+                      methods: dict[str, list[FunctionSchema]]) -> str:
+    """One namespace's section of ``typedops_namespaces.pyi``; ``source`` says what wrote it."""
+    tag = f"_{namespace}"
+    lines = [f"{_SECTION}{namespace}: {source}", *namespace_lines(schemas, tag)]
+    lines += ["", f"class {tag}_TensorMethods:", *method_lines(methods)]
     return "\n".join(lines)
 
 
-def ops_stub(entries: list[OpEntry], options: Options) -> str:
-    """A yaml library's ``_typedops_ops_<ns>.pyi``."""
-    head = header(options, f"types of typedops.ops.{options.namespace} and of its Tensor methods (typing only)")
-    return namespace_stub(head, [e.schema for e in entries if e.defines], _methods(entries))
+def read_sections(path: Path) -> dict[str, str]:
+    """The namespace sections of an existing ``typedops_namespaces.pyi`` (none if absent)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    sections: dict[str, list[str]] = {}
+    name: str | None = None
+    for line in text.split("\n"):
+        if line.startswith(_END):
+            break
+        if line.startswith(_SECTION):
+            name = line[len(_SECTION) :].partition(":")[0]
+            sections[name] = [line]
+        elif name is not None:
+            sections[name].append(line)
+    return {name: "\n".join(lines).rstrip("\n") for name, lines in sections.items()}
 
 
-def index_stub(namespaces: list[str]) -> str:
-    """``typedops_namespaces.pyi``: every namespace stub of the folder, for ``typedops.ops``
-    and ``Tensor`` (see Note [Stubs for ops and methods])."""
-    modules = [stub_module_name(ns) for ns in namespaces]
+def project_stub(sections: dict[str, str]) -> str:
+    """``typedops_namespaces.pyi`` from its namespace sections (see Note [Stubs for ops and
+    methods])."""
+    names = sorted(sections)
     lines = [
-        "# @generated by typedops.codegen from the _typedops_ops_*.pyi stubs in this folder -- do not edit.",
-        "# the op namespaces and Tensor methods they add, read by type checkers in place of typedops_namespaces",
-        "# Rewritten by: typedops codegen ... --stubs DIR, typedops stubgen ... --out DIR",
+        f"# {HEADER} (codegen --stubs, stubgen) -- do not edit.",
+        "# the op namespaces and Tensor methods of a project, read by type checkers in place of typedops_namespaces",
+        "# Each section below says what wrote it; each run replaces its own namespaces' sections.",
         "# fmt: off",
-        *[f"import {module}" for module in modules],
-        "",
-        "class Namespaces:",
-        *([f"    {ns}: {module}.Namespace" for ns, module in zip(namespaces, modules)] or ["    pass"]),
-        "",
-        f"class TensorMethods({', '.join(f'{m}.TensorMethods' for m in modules)}):" if modules else "class TensorMethods:",
-        "    pass",
-        "",
+        *_IMPORTS,
+        "from typedops.dispatch import OperatorHandle as _Handle",
     ]
+    for name in names:
+        lines += ["", "", sections[name]]
+    lines += ["", "", _END, "", "class Namespaces:"]
+    lines += [f"    {name}: _{name}_Namespace" for name in names] or ["    pass"]
+    bases = ", ".join(f"_{name}_TensorMethods" for name in names)
+    lines += ["", f"class TensorMethods({bases}):" if bases else "class TensorMethods:", "    pass", ""]
     return "\n".join(lines)
 
 
@@ -175,5 +180,5 @@ def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> di
             "    def __getattr__(self, namespace: str) -> _OpNamespace: ...", ""]  # fmt: skip
     methods = header(options, "the Tensor methods of the core library (Note [Typing what core installs])")
     methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", "", "",
-                "class TensorMethods(_ProjectMethods):", *method_lines(_methods(entries)), ""]  # fmt: skip
+                "class TensorMethods(_ProjectMethods):", *method_lines(methods_of(entries)), ""]  # fmt: skip
     return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods)}

@@ -11,17 +11,13 @@ resolved to a function defined in the named module, dispatch keys that are
 ``repr()`` of a value the schema parser accepted.
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import importlib
 import inspect
 import keyword
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
 from ..dispatch import DispatchKey, check_kernel_signature
@@ -109,10 +105,12 @@ def load_core_schemas(path: Path) -> dict[str, FunctionSchema]:
     label = str(path)
     data = load_yaml(path, label)
     result: dict[str, FunctionSchema] = {}
-    for item in data if isinstance(data, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("func"), str) and "(" in item["func"]:
+    items = cast("list[object]", data) if isinstance(data, list) else []
+    for item in items:
+        func = cast("dict[str, object]", item).get("func") if isinstance(item, dict) else None
+        if isinstance(func, str) and "(" in func:
             try:
-                schema = _namespaced(parse_schema(item["func"]), "core")
+                schema = _namespaced(parse_schema(func), "core")
             except (SchemaParseError, ValueError):
                 continue
             result[schema.full_name] = schema
@@ -277,11 +275,11 @@ class _Validator:
     def with_keys(self, item: Located) -> frozenset[DispatchKey]:
         raw = item.get("with_keys", [])
         line = item.line_of("with_keys")
-        names = [raw] if isinstance(raw, str) else raw
+        names: object = [raw] if isinstance(raw, str) else raw
         if not isinstance(names, list):
             raise self.fail(NOT_TEXT, line, field="with_keys", kind=_kind(raw))
         keys: set[DispatchKey] = set()
-        for name in names:
+        for name in cast("list[object]", names):
             key = DispatchKey.__members__.get(name) if isinstance(name, str) else None
             if key is None:
                 raise self.fail(UNKNOWN_KEY, line, key=name)

@@ -5,10 +5,6 @@ Mappings load as ``Located`` dicts and sequences as ``LocatedList`` lists; both 
 validation error can say ``ops.yaml:12: ...``.
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -39,6 +35,9 @@ class LocatedList(list[Any]):
     item_lines: list[int]
 
 
+# _UNTYPED: types-PyYAML leaves part of BaseConstructor.construct_object's type unknown.
+
+
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader whose mappings and sequences remember their lines (safe: no tags run code)."""
 
@@ -49,14 +48,14 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Iterator[
     data.key_lines = {}
     yield data
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key: Any = loader.construct_object(key_node, deep=True)  # pyright: ignore[reportUnknownMemberType] -- see _UNTYPED
         try:
             hash(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
                 None, None, "found an unhashable key", key_node.start_mark
             ) from None
-        data[key] = loader.construct_object(value_node, deep=True)
+        data[key] = loader.construct_object(value_node, deep=True)  # pyright: ignore[reportUnknownMemberType] -- _UNTYPED
         data.key_lines[key] = key_node.start_mark.line + 1
 
 
@@ -65,7 +64,7 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Iterato
     data.line = node.start_mark.line + 1
     data.item_lines = [child.start_mark.line + 1 for child in node.value]
     yield data
-    data.extend(loader.construct_object(child, deep=True) for child in node.value)
+    data.extend(loader.construct_object(child, deep=True) for child in node.value)  # pyright: ignore[reportUnknownMemberType] -- _UNTYPED
 
 
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)

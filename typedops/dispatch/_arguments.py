@@ -1,9 +1,5 @@
 """Checking and completing call arguments on the slow paths (errors, short boxed stacks)."""
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -37,7 +33,7 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
             if value is None and allow_none:
                 continue
             try:
-                items = list(value)  # pyright: ignore[reportArgumentType] -- None lands in the TypeError branch
+                items = list[Any](value)  # pyright: ignore[reportArgumentType] -- None: the TypeError branch
             except TypeError:
                 problem = f"expected a list of Tensors, got {type_name(value)}"
             else:

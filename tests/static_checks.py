@@ -66,15 +66,13 @@ def run_mypy(files: list[Path], *, cwd: Path, work: Path, config: str, python: s
     return reports
 
 
-# The corpus is lines of calls whose results are often unused, and user namespaces are
-# typed by stub-only modules (Note [Stubs for ops and methods]): pyright's strict mode,
-# without the rules that would flag exactly that.
+# The corpus is lines of calls whose results are often unused: pyright's strict mode,
+# without the two rules that would flag exactly that.
 PYRIGHT_CORPUS_CONFIG: dict[str, object] = {
     "typeCheckingMode": "strict",
     "pythonVersion": "3.10",
     "reportUnusedExpression": False,
     "reportUnusedVariable": False,
-    "reportMissingModuleSource": False,
 }
 
 

@@ -181,3 +181,21 @@ def test_the_environment_is_not_the_checkout(installed: Installed) -> None:
     result = subprocess.run([str(installed.python), "-c", "import tests.static_checks"],
                             cwd=installed.work, capture_output=True, text=True, env=env)  # fmt: skip
     assert result.returncode == 1 and "ModuleNotFoundError" in result.stderr
+
+
+def test_the_editable_install_is_visible_to_checkers_from_another_folder(tmp_path: Path) -> None:
+    # README, Type checking: `make` installs the checkout in setuptools' compat editable
+    # mode (a .pth file), which mypy and pyright follow; the default mode's import hook is
+    # invisible to them ("Cannot find implementation or library stub").
+    import typedops
+
+    if not Path(typedops.__file__).resolve().is_relative_to(ROOT):
+        pytest.skip("typedops is not installed from this checkout")
+    (tmp_path / "use.py").write_text("from typedops import Tensor, core\n\nx: Tensor = core.neg(core.zeros([1]))\n")
+    # Finding the package is what is tested: skip analysing it (seconds), not resolving it.
+    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=skip", "--no-incremental",
+                           "use.py"], cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+    assert mypy.returncode == 0, mypy.stdout
+    pyright = subprocess.run([str(Path(sys.executable).parent / "pyright"), "--pythonpath", sys.executable, "use.py"],
+                             cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+    assert pyright.returncode == 0, pyright.stdout

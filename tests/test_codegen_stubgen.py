@@ -10,10 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from typedops.cli import main
 from typedops.codegen import CodegenError, stubgen
 from typedops.codegen._stubs import namespace_section, project_stub, read_sections
+from typedops.schema import FunctionSchema
+
+from .strategies import function_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULE = '''
@@ -26,6 +31,14 @@ def twice(x: Tensor, times: int = 2) -> Tensor:
 LIB = Library("{ns}", "FRAGMENT")
 LIB.define("pick(Tensor self, Tensor[] others, *, Device? device=None) -> Tensor")
 '''
+
+
+def _written(text: str) -> Path:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp())
+    (folder / "typedops_namespaces.pyi").write_text(text)
+    return folder / "typedops_namespaces.pyi"
 
 
 @pytest.fixture
@@ -101,3 +114,14 @@ def test_cli_writes_the_stubs(project: Path, capsys: pytest.CaptureFixture[str])
     assert main(["stubgen", "sg_mod_c", "--out", str(out)]) == 0
     assert [p.name for p in out.iterdir()] == ["typedops_namespaces.pyi"]
     assert "wrote" in capsys.readouterr().out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(function_schemas(), max_size=4))
+def test_any_namespace_section_compiles_and_reads_back(schemas: list[FunctionSchema]) -> None:
+    # Whatever schemas a project registers, its stub is Python and its sections round-trip.
+    unique = list({(s.name, s.overload_name): s for s in schemas}.values())
+    section = namespace_section("ns", "from a test", unique, {})
+    text = project_stub({"ns": section, "other": namespace_section("other", "from elsewhere", [], {})})
+    compile(text, "typedops_namespaces.pyi", "exec")
+    assert read_sections(_written(text)) == {"ns": section, "other": namespace_section("other", "from elsewhere", [], {})}

@@ -46,9 +46,11 @@ nothing changes at run time. The stubs name only types of their own layer and be
 
 from __future__ import annotations
 
+import keyword
 from pathlib import Path
 from typing import Final
 
+from ..boxing import python_name
 from ..schema import FunctionSchema
 from ._api import group
 from ._model import HEADER, OpEntry, Options
@@ -74,6 +76,9 @@ _END: Final = "# -- typedops.ops and Tensor, with the namespaces above"
 
 
 def _signature(schema: FunctionSchema, first: str, *, method: bool = False) -> str:
+    names = {python_name(a.name) for a in schema.arguments if not (method and a.name == "self")}
+    while first in names:  # an argument named like the receiver ('_h')
+        first += "_"
     params = parameters(schema, skip_self=method, prefix=_P)
     return f"({', '.join([first, *params])}) -> {returns_annotation(schema, _P)}"
 
@@ -82,12 +87,18 @@ def _class_name(schema: FunctionSchema, tag: str) -> str:
     return f"{tag}_op_{schema.name}__{schema.overload_name or 'default'}"
 
 
+def _reachable(schema: FunctionSchema) -> bool:
+    """Whether ``ops.<ns>.<name>.<overload>`` can name the op: not a Python keyword, and
+    not a dunder, which typedops.ops refuses as a protocol probe."""
+    return not any(keyword.iskeyword(n) or n.startswith("__") for n in (schema.name, schema.overload_name))
+
+
 def namespace_lines(schemas: list[FunctionSchema], tag: str = "") -> list[str]:
     """The handle, packet and namespace classes of one namespace's ops; ``tag`` (``_myops``)
     prefixes their names where several namespaces share a file."""
     lines: list[str] = []
     by_name: dict[str, list[FunctionSchema]] = {}
-    for schema in schemas:
+    for schema in filter(_reachable, schemas):
         by_name.setdefault(schema.name, []).append(schema)
         lines += ["", f"class {_class_name(schema, tag)}(_Handle):"]
         lines.append(f"    def __call__{_signature(schema, '_h')}: ...")

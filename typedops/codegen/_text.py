@@ -120,12 +120,13 @@ def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str =
     """Stub parameter texts (``name: T = ...``), with ``*`` before keyword-only ones.
 
     ``skip_self`` leaves out ``self`` wherever it is (a method's receiver); the others keep
-    schema order."""
+    schema order. A positional default followed by a required positional argument is not
+    written (Python has no such signature; the call must pass it)."""
     params: list[str] = []
-    for arg in schema.positional:
-        if skip_self and arg.name == "self":
-            continue
-        default = " = ..." if arg.has_default else ""
+    positional = [a for a in schema.positional if not (skip_self and a.name == "self")]
+    required_after = [any(not b.has_default for b in positional[i + 1 :]) for i in range(len(positional))]
+    for arg, later_required in zip(positional, required_after):
+        default = " = ..." if arg.has_default and not later_required else ""
         params.append(f"{python_name(arg.name)}: {annotation(arg.type, argument=True, prefix=prefix)}{default}")
     if schema.kwarg_only:
         params.append("*")

@@ -32,6 +32,10 @@ CORPUS = sorted(p.name for p in STATIC.glob("*.py"))
 PROJECT_FILES = ["tests/__init__.py", "tests/data/__init__.py", "tests/data/demo_kernels.py",
                  "tests/data/demo_ops.yaml", "tests/data/demo_generated", "tests/data/stubs", "tests/data/user_ops.py"]  # fmt: skip
 DEPENDENCIES = ["numpy", "PyYAML", "typing_extensions"]
+PACKAGES = ["typedops", "typedops_namespaces"]  # what pyproject's packages.find includes
+# Corpus files that need no project stubs: checked again without them, as a project
+# without its own ops sees typedops (the shipped typedops_namespaces, not a stub of it).
+BARE = ["core_calls.py", "op_calls.py"]
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
@@ -59,11 +63,14 @@ def _run(*command: str | Path, cwd: Path | None = None) -> str:
 
 def _build_wheel(tmp: Path) -> Path:
     """The wheel of a copy of the checkout's package (the build writes into its source)."""
+    found = sorted(p.parent.name for p in ROOT.glob("typedops*/__init__.py"))  # packages.find: typedops*
+    assert found == sorted(PACKAGES), f"top-level packages {found}: update PACKAGES"
     source = tmp / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    shutil.copytree(ROOT / "typedops", source / "typedops", ignore=_IGNORE)
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, source / package, ignore=_IGNORE)
     _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
          "--wheel-dir", tmp / "dist", source)  # fmt: skip
     (wheel,) = (tmp / "dist").glob("typedops-*.whl")
@@ -102,6 +109,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     (project / "tests" / "static").mkdir()
     for name in CORPUS:
         shutil.copy2(STATIC / name, project / "tests" / "static" / name)
+    (project / "bare").mkdir()
+    for name in BARE:
+        shutil.copy2(STATIC / name, project / "bare" / name)
     work = tmp / "work"
     work.mkdir()
     return Installed(python, site, project, work)
@@ -112,6 +122,8 @@ def test_the_wheel_ships_what_typing_needs(installed: Installed) -> None:
     for name in ["py.typed", "core/native_functions.yaml", "core/_generated/__init__.pyi",
                  "dispatch/_ops_typing.pyi", "tensor/_methods.pyi"]:  # fmt: skip
         assert (package / name).is_file(), f"the wheel lacks typedops/{name}"
+    for name in ["__init__.py", "py.typed"]:  # the hook a project's stubs replace
+        assert (installed.site / "typedops_namespaces" / name).is_file(), f"the wheel lacks typedops_namespaces/{name}"
     found = _run(installed.python, "-c", "import typedops; print(typedops.__file__)", cwd=installed.project)
     assert Path(found.strip()).resolve() == (package / "__init__.py").resolve()
 
@@ -172,6 +184,27 @@ def pyright_reports(installed: Installed) -> dict[Path, Reports]:
 def test_pyright_on_the_installed_wheel(name: str, installed: Installed, pyright_reports: dict[Path, Reports]) -> None:
     path = installed.project / "tests" / "static" / name
     problem = disagreement("pyright", path, expected(path, "pyright"), pyright_reports[path.resolve()])
+    assert not problem, problem
+
+
+@pytest.fixture(scope="module")
+def bare_reports(installed: Installed) -> dict[tuple[str, Path], Reports]:
+    folder = installed.project / "bare"
+    files = [folder / name for name in BARE]
+    work = installed.work / "bare"
+    work.mkdir()
+    config = "[mypy]\nstrict = True\npython_version = 3.10\nshow_error_codes = True\n"
+    mypy = run_mypy(files, cwd=folder, work=work, config=config, python=str(installed.python))
+    pyright = run_pyright(files, cwd=folder, work=work, config=PYRIGHT_CORPUS_CONFIG, python=str(installed.python))
+    return {**{("mypy", p): r for p, r in mypy.items()}, **{("pyright", p): r for p, r in pyright.items()}}
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+@pytest.mark.parametrize("name", BARE)
+def test_without_project_stubs(name: str, checker: str, installed: Installed,
+                               bare_reports: dict[tuple[str, Path], Reports]) -> None:  # fmt: skip
+    path = installed.project / "bare" / name
+    problem = disagreement(checker, path, expected(path, checker), bare_reports[checker, path.resolve()])
     assert not problem, problem
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from typedops.cli import main
-from typedops.codegen import CodegenError, stubgen
+from typedops.codegen import CodegenError, generate, stubgen, write_files
 from typedops.codegen._stubs import namespace_section, project_stub, read_sections
 from typedops.schema import FunctionSchema
 
@@ -125,3 +125,16 @@ def test_any_namespace_section_compiles_and_reads_back(schemas: list[FunctionSch
     text = project_stub({"ns": section, "other": namespace_section("other", "from elsewhere", [], {})})
     compile(text, "typedops_namespaces.pyi", "exec")
     assert read_sections(_written(text)) == {"ns": section, "other": namespace_section("other", "from elsewhere", [], {})}
+
+
+def test_stubgen_types_a_library_generated_without_stubs(project: Path) -> None:
+    # A yaml library generated without --stubs (functions only: methods need --stubs) gets
+    # its typedops.ops section from stubgen, like any module that registers ops.
+    yaml = (ROOT / "tests" / "data" / "demo_ops.yaml").read_text().replace("variants: function, method", "variants: function")
+    (project / "fn_ops.yaml").write_text(yaml.replace("variants: method", "variants: function"))
+    write_files(generate(project / "fn_ops.yaml", project / "sg_gen", namespace="sg_gen", kernels="tests.data.demo_kernels"))
+    files, notes = stubgen(["sg_gen"], project / "typings", "typedops stubgen sg_gen --out typings")
+    text = files[project / "typings" / "typedops_namespaces.pyi"]
+    assert notes == [] and "\n# -- typedops.ops.sg_gen: from sg_gen by typedops stubgen sg_gen --out typings\n" in text
+    assert "class _sg_gen_Namespace:\n    add: _sg_gen_packet_add\n    add_: _sg_gen_packet_add_\n" in text
+    assert "class _sg_gen_TensorMethods:\n    pass\n" in text

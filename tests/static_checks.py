@@ -45,12 +45,16 @@ def expected(path: Path, checker: str) -> Reports:
     return found
 
 
-def run_mypy(files: list[Path], *, cwd: Path, work: Path, config: str, python: str | None = None) -> dict[Path, Reports]:
+def run_mypy(
+    files: list[Path], *, cwd: Path, work: Path, config: str, python: str | None = None, cache: Path | None = None
+) -> dict[Path, Reports]:
     """mypy on ``files``, run from ``cwd`` with the config text ``config`` (written, with
-    the cache, into ``work``): the reports per file. ``python`` is the interpreter whose
-    installed packages mypy reads (default: the one running the tests)."""
+    the cache unless ``cache`` names another, into ``work``): the reports per file.
+    ``python`` is the interpreter whose installed packages mypy reads (default: the one
+    running the tests)."""
     (work / "mypy.ini").write_text(config)
-    command = [sys.executable, "-m", "mypy", "--config-file", str(work / "mypy.ini"), "--cache-dir", str(work / "cache"),
+    cache = cache or work / "cache"
+    command = [sys.executable, "-m", "mypy", "--config-file", str(work / "mypy.ini"), "--cache-dir", str(cache),
                "--hide-error-context", "--no-error-summary", "--no-pretty", "--show-error-codes"]  # fmt: skip
     if python is not None:
         command += ["--python-executable", python]

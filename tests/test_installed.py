@@ -160,7 +160,8 @@ def mypy_reports(installed: Installed) -> dict[Path, Reports]:
     config = "[mypy]\nstrict = True\npython_version = 3.10\nshow_error_codes = True\nmypy_path = tests/data/stubs\n"
     work = installed.work / "mypy"
     work.mkdir()
-    return run_mypy(files, cwd=installed.project, work=work, config=config, python=str(installed.python))
+    return run_mypy(files, cwd=installed.project, work=work, config=config, python=str(installed.python),
+                    cache=installed.work / "mypy-cache")  # fmt: skip
 
 
 @pytest.mark.parametrize("name", CORPUS)
@@ -194,7 +195,8 @@ def bare_reports(installed: Installed) -> dict[tuple[str, Path], Reports]:
     work = installed.work / "bare"
     work.mkdir()
     config = "[mypy]\nstrict = True\npython_version = 3.10\nshow_error_codes = True\n"
-    mypy = run_mypy(files, cwd=folder, work=work, config=config, python=str(installed.python))
+    mypy = run_mypy(files, cwd=folder, work=work, config=config, python=str(installed.python),
+                    cache=installed.work / "mypy-cache")  # shared: typedops is analysed once  # fmt: skip
     pyright = run_pyright(files, cwd=folder, work=work, config=PYRIGHT_CORPUS_CONFIG, python=str(installed.python))
     return {**{("mypy", p): r for p, r in mypy.items()}, **{("pyright", p): r for p, r in pyright.items()}}
 

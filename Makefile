@@ -10,18 +10,21 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-# One stamp per extra, remade when pyproject.toml changes.
+# One stamp per extra, remade when pyproject.toml changes. Editable installs use
+# setuptools' compat mode (a .pth with the checkout's path), which mypy and pyright
+# follow; the default mode's import hook is invisible to them (README: Type checking).
+EDITABLE := --config-settings editable_mode=compat
 $(STAMP)-base: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet $(EDITABLE) -e .
 	touch $@
 $(STAMP)-dev: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet $(EDITABLE) -e '.[dev]'
 	touch $@
 $(STAMP)-compat: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev,compat]'
+	$(PY) -m pip install --quiet $(EDITABLE) -e '.[dev,compat]'
 	touch $@
 $(STAMP)-bench: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m pip install --quiet $(EDITABLE) -e '.[dev,bench]'
 	touch $@
 
 demo: $(STAMP)-base
@@ -30,6 +33,7 @@ demo: $(STAMP)-base
 test: $(STAMP)-dev
 	$(PY) -m pytest -q
 	$(PY) -m mypy
+	$(VENV)/bin/pyright --pythonpath $(PY)
 	$(VENV)/bin/lint-imports
 
 compat: $(STAMP)-compat
@@ -39,9 +43,10 @@ bench: $(STAMP)-bench
 	$(PY) -m benchmarks
 
 # Regenerates the checked-in generated libraries (written only where they change): the
-# bundled core library and the code generator's demo library.
+# bundled core library, the stubs of the tests' own ops and the code generator's demo library.
 codegen: $(STAMP)-base
-	$(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --stubs stubs
+	$(PY) -m typedops.cli codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core --bundled
+	$(PY) -m typedops.cli stubgen tests.data.user_ops --out tests/data/stubs
 	$(PY) -m typedops.cli codegen tests/data/demo_ops.yaml --out tests/data/demo_generated --namespace demo --kernels tests.data.demo_kernels --stubs tests/data/stubs
 
 clean:

@@ -1,5 +1,6 @@
 """The bundled core library generated from typedops/core/native_functions.yaml: checked in
-(typedops/core/_generated, stubs/_typedops_ops_core.pyi) and up to date, loaded lazily by
+(typedops/core/_generated, and its stubs typedops/dispatch/_ops_typing.pyi and
+typedops/tensor/_methods.pyi) and up to date, loaded lazily by
 ``import typedops``, and its methods (``self`` not first included) and functional API.
 """
 
@@ -15,23 +16,22 @@ import pytest
 import typedops
 from typedops import Device, MemoryFormat, core, tensor
 from typedops.codegen import generate, obsolete_files, stale_files
-from typedops.codegen._generate import DEFAULT_CORE_YAML
+from typedops.codegen._generate import DEFAULT_CORE_YAML, PACKAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "typedops" / "core" / "_generated"
-STUBS = ROOT / "stubs"
 CORE_COMMAND = (
     "typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated --namespace core "
-    "--stubs stubs"
+    "--bundled"
 )
 
 
-def _core_files(out: Path, stubs: Path) -> dict[Path, str]:
-    return generate(DEFAULT_CORE_YAML, out, namespace="core", stubs=stubs, command=CORE_COMMAND)
+def _core_files(out: Path, package: Path) -> dict[Path, str]:
+    return generate(DEFAULT_CORE_YAML, out, namespace="core", bundled=package, command=CORE_COMMAND)
 
 
 def test_checked_in_core_library_is_up_to_date() -> None:
-    stale = stale_files(_core_files(GENERATED, STUBS))
+    stale = stale_files(_core_files(GENERATED, PACKAGE))
     assert not stale, (
         f"stale generated files {[str(p.relative_to(ROOT)) for p in stale]}: run `make codegen` "
         f"(or `{CORE_COMMAND}`) to update"
@@ -39,10 +39,12 @@ def test_checked_in_core_library_is_up_to_date() -> None:
 
 
 def test_staleness_is_detected(tmp_path: Path) -> None:
-    files = _core_files(tmp_path / "out", tmp_path / "stubs")
+    files = _core_files(tmp_path / "out", tmp_path / "package")
     assert sorted(stale_files(files)) == sorted(files)
-    assert sorted(p.name for p in files) == ["__init__.py", "__init__.pyi", "_typedops_ops_core.pyi"]
-    assert obsolete_files(GENERATED, _core_files(GENERATED, STUBS)) == []  # no older layout left behind
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
+        "out/__init__.py", "out/__init__.pyi", "package/dispatch/_ops_typing.pyi", "package/tensor/_methods.pyi",
+    ]
+    assert obsolete_files(GENERATED, _core_files(GENERATED, PACKAGE)) == []  # no older layout left behind
 
 
 def test_registration_uses_the_unchecked_builders() -> None:
@@ -124,7 +126,7 @@ def test_method_with_self_not_first_source_and_stub() -> None:
         "    return where__self.call(condition, self, *args, **kwargs)\n"
     ) in methods
     assert "    setattr(_Tensor, 'where', _method_where)\n" in methods
-    stub = (STUBS / "_typedops_ops_core.pyi").read_text()
+    stub = (PACKAGE / "tensor" / "_methods.pyi").read_text()
     assert "    def where(self, condition: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...\n" in stub
     assert "def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor: ..." in (
         GENERATED / "__init__.pyi"

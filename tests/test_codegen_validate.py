@@ -143,6 +143,16 @@ def test_kernels_for_an_existing_core_op_need_the_op_in_the_core_yaml(tmp_path: 
     assert "LIBRARY" not in registration
 
 
+def test_a_missing_core_yaml_is_named(tmp_path: Path) -> None:
+    text = "- func: core::add.Tensor\n  dispatch:\n    PrivateUse1: add_tensor\n"
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, text, core_yaml=tmp_path / "gone.yaml")  # type: ignore[arg-type]
+    assert str(info.value) == (
+        f"ops.yaml:1: core::add.Tensor adds kernels to an existing op, but the core yaml {tmp_path / 'gone.yaml'} "
+        "does not exist; pass --core-yaml PATH"
+    )
+
+
 def test_static_dispatch_takes_backend_keys_only(tmp_path: Path) -> None:
     with pytest.raises(CodegenError) as info:
         _generate(tmp_path, GOOD, static_dispatch="CPU,Autograd")

@@ -363,6 +363,15 @@ def test_sum() -> None:
         op("sum", "dim_IntList")(t, [0, -3], False)
 
 
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_a_lone_int_is_a_list_of_one_for_int1(dim: int) -> None:
+    # int[1]? dim takes a lone int, as in PyTorch: x.sum(0) reduces dim 0 only.
+    t = Tensor.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert t.sum(dim).tolist() == t.sum([dim]).tolist()
+    assert t.mean(dim, True).shape == t.mean([dim], True).shape
+    assert op("sum", "dim_IntList")(meta(t), dim, False).shape == op("sum", "dim_IntList")(meta(t), [dim], False).shape
+
+
 def test_mean() -> None:
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     t = Tensor.from_numpy(a)

@@ -63,7 +63,7 @@ def test_every_exported_error_is_listed_here() -> None:
 
 def test_operator_attribute_error_is_an_operator_not_found_error() -> None:
     with pytest.raises(OperatorAttributeError, match="namespace 'core' has no operator 'nosuchop'") as info:
-        ops.core.nosuchop  # noqa: B018
+        ops.core.nosuchop  # type: ignore[attr-defined]  # noqa: B018 -- the misspelling under test
     assert isinstance(info.value, OperatorNotFoundError)
     assert not hasattr(ops.core, "nosuchop")
 

@@ -1,8 +1,10 @@
-"""The ``typedops`` command: ``typedops codegen ...`` and ``typedops trace-ops ...``."""
+"""The ``typedops`` command: ``typedops codegen ...``, ``typedops stubgen ...`` and
+``typedops trace-ops ...``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +22,18 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", type=Path, required=True, help="the package directory to write")
     gen.add_argument("--namespace", default="core", help="the ops' namespace (default: core)")
     gen.add_argument("--kernels", help="module of bare kernel names (default for core: typedops.core.kernels)")
-    gen.add_argument("--stubs", type=Path, help="directory for the typing module of typedops.ops.<ns> and Tensor methods")
+    gen.add_argument("--stubs", type=Path, help="stub folder: its typedops_namespaces.pyi gets the types of typedops.ops.<ns> and the methods")
+    gen.add_argument("--bundled", action="store_true",
+                     help="the package's bundled library: also write its stubs into the typedops package")
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
     gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
     gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
+    stubs = commands.add_parser("stubgen", help="stubs for the op namespaces that modules register (@op, Library)")
+    stubs.add_argument("modules", nargs="+", metavar="MODULE", help="modules to import, e.g. mypkg.ops")
+    stubs.add_argument("--out", type=Path, required=True,
+                       help="the stub folder: typings (pyright's default stubPath), or one on mypy_path")
+    stubs.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
     trace = commands.add_parser("trace-ops", help="record the ops a script calls, as an op-list yaml")
     trace.add_argument("script", type=Path)
     trace.add_argument("--out", type=Path, required=True, help="the op-list yaml to write")
@@ -38,19 +47,48 @@ def _command_text(args: argparse.Namespace) -> str:
                         ("--static-dispatch", args.static_dispatch), ("--ops", args.ops)):  # fmt: skip
         if value is not None:
             parts += [flag, value.as_posix() if isinstance(value, Path) else value]
+    if args.bundled:
+        parts.append("--bundled")
     return " ".join(parts)
+
+
+def _relative(path: Path) -> Path:
+    """``path`` relative to the working folder when it is inside it (for shorter messages)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _stubgen(args: argparse.Namespace) -> int:
+    from .codegen import stale_files, stubgen, write_files
+
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, "")  # the project's modules, as `python -m` would find them
+    command = " ".join(["typedops stubgen", *args.modules, "--out", args.out.as_posix()])
+    files, notes = stubgen(args.modules, args.out, command)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.check:
+        stale = stale_files(files)
+        for path in stale:
+            print(f"out of date: {path}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_files(files):
+        print(f"wrote {path}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "codegen":
-            from .codegen import generate, obsolete_files, stale_files, write_files
+            from .codegen import PACKAGE, generate, obsolete_files, stale_files, write_files
 
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
-                command=_command_text(args),
+                command=_command_text(args), bundled=_relative(PACKAGE) if args.bundled else None,
             )  # fmt: skip
             obsolete = obsolete_files(args.out, files)
             if args.check:
@@ -66,6 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 path.unlink()
                 print(f"removed {path} (an older layout's generated module)")
             return 0
+        if args.command == "stubgen":
+            return _stubgen(args)
         from .codegen import ops_yaml, trace_ops, write_files
 
         names = trace_ops(args.script, args.args)

@@ -1,9 +1,9 @@
 """Calls of the bundled core library that mypy must accept or refuse (see test_static_typing.py).
 
-``typedops.ops.core`` and the Tensor methods are typed by the generated typing-only module
-stubs/_typedops_ops_core.pyi (``ops`` is declared as its ``Ops``; ``Tensor`` derives from its
-``TensorMethods`` under TYPE_CHECKING); ``typedops.core.<name>`` by
-typedops/core/_generated/__init__.pyi.
+``typedops.ops.core`` and the Tensor methods are typed by the generated stubs
+typedops/dispatch/_ops_typing.pyi (``ops`` is declared as its ``Ops``) and
+typedops/tensor/_methods.pyi (``Tensor`` derives from its ``TensorMethods`` under
+TYPE_CHECKING); ``typedops.core.<name>`` by typedops/core/_generated/__init__.pyi.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ ops.core.add(x, 2.0)
 ops.core.where.self(c, x, x)
 typedops.ops.core.sum.dim_IntList(x, [0], keepdim=True)
 ops.core.transpose.int(x, 0, 1)
-ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]
-ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]
-# Unknown names fall back to the runtime classes' __getattr__ (untyped calls, AttributeError at run time).
-reveal_type(ops.core.nosuchop) # N: Revealed type is "typedops.dispatch._ops.OpOverloadPacket"
-reveal_type(ops.core.add.nosuch) # N: Revealed type is "typedops.dispatch._handle.OperatorHandle"
-reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"
+ops.core.add.Tensor(x, 2.0) # E: Argument 2 to "__call__" of "_op_add__Tensor" has incompatible type "float"; expected "Tensor"  [arg-type]  # P: Argument of type "float" cannot be assigned to parameter "other" of type "Tensor" in function "__call__"  [reportArgumentType]
+ops.core.mul.Scalar(x, x) # E: Argument 2 to "__call__" of "_op_mul__Scalar" has incompatible type "Tensor"; expected "bool | int | float | complex"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "other" of type "Scalar" in function "__call__"  [reportArgumentType]
+# Unknown names in a namespace with stubs are static errors (AttributeError at run time).
+ops.core.nosuchop # E: "Namespace" has no attribute "nosuchop"  [attr-defined]  # P: Cannot access attribute "nosuchop" for class "Namespace"  [reportAttributeAccessIssue]  # P: Type of "nosuchop" is unknown  [reportUnknownMemberType]
+ops.core.add.nosuch # E: "_packet_add" has no attribute "nosuch"  [attr-defined]  # P: Cannot access attribute "nosuch" for class "_packet_add"  [reportAttributeAccessIssue]  # P: Type of "nosuch" is unknown  [reportUnknownMemberType]
+ops.core.add.overloads()
+reveal_type(ops.core.max.dim(x, 0)) # N: Revealed type is "tuple[typedops.tensor._tensor.Tensor, typedops.tensor._tensor.Tensor]"  # PI: Type of "ops.core.max.dim(x, 0)" is "tuple[Tensor, Tensor]"
 ops.other.anything  # other namespaces stay untyped
 
 # Tensor methods, including where (self is not the schema's first argument).
@@ -34,17 +35,23 @@ x.add(1)
 x.where(c, x)
 x.contiguous(memory_format=MemoryFormat.channels_last)
 x.sum(dtype=None)
-x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]
-x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor
-x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]
-x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]
+x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor  # P: Argument of type "Literal['1']" cannot be assigned to parameter "other" of type "Scalar" in function "add"  [reportArgumentType]  # P: No overloads for "add" match the provided arguments  [reportCallIssue]
+x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]
+x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]  # P: Cannot access attribute "no_such_method" for class "Tensor"  [reportAttributeAccessIssue]  # P: Type of "no_such_method" is unknown  [reportUnknownMemberType]
 
 # The functional API.
 d: Tensor = core.add(x, x, alpha=2)
 core.where(c, x, x)
 core.zeros([2, 3], dtype=None)
-core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]
-s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+# What the runtime accepts (Note [Stubs type what runs]): tuples for lists, a device's
+# name, a lone int for a sized int list.
+core.empty((2,), device="meta")
+x.sum(0)
+core.mean(x, 0, keepdim=True)
+core.empty((2,), device=0) # E: Argument "device" to "empty" has incompatible type "int"; expected "Device | str | None"  [arg-type]  # P: Argument of type "Literal[0]" cannot be assigned to parameter "device" of type "Device | str | None" in function "empty"  [reportArgumentType]
+core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]
 
 # The operators (Note [Tensor operators]): tensors and Python numbers, reflected, in place.
 e: Tensor = x + x * 2 - 1 / x
@@ -53,8 +60,8 @@ g: Tensor = (x ** 2 == x) != (x < 1.5)
 x += 1
 x -= x
 h: Tensor = -abs(x)
-x + "1" # E: Unsupported operand types for + ("Tensor" and "str")  [operator]
-x ** x # E: Unsupported operand types for ** ("Tensor" and "Tensor")  [operator]
-x @ 2 # E: Unsupported operand types for @ ("Tensor" and "int")  [operator]
-t: str = x > 1 # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]
+x + "1" # E: Unsupported operand types for + ("Tensor" and "str")  [operator]  # P: Operator "+" not supported for types "Tensor" and "Literal['1']"  [reportOperatorIssue]
+x ** x # E: Unsupported operand types for ** ("Tensor" and "Tensor")  [operator]  # P: Operator "**" not supported for types "Tensor" and "Tensor"  [reportOperatorIssue]
+x @ 2 # E: Unsupported operand types for @ ("Tensor" and "int")  [operator]  # P: Operator "@" not supported for types "Tensor" and "Literal[2]"  [reportOperatorIssue]
+t: str = x > 1 # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]
 {x: 1}  # hashable, by identity

@@ -158,7 +158,7 @@ def call_shape(schema: FunctionSchema) -> CallShape:
         raise ArgumentValueError(VARARG_OPERATOR.format(op=schema.full_name))
     # Argument names are ASCII identifiers (the schema model checks them); python_name
     # renames Python keywords, so every name is safe to write into generated code.
-    args = []
+    args: list[ArgShape] = []
     for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True)):
         for arg in args_of:
             type_ = arg.type

@@ -91,7 +91,7 @@ def _arity_conditions(schema: FunctionSchema, others: list[FunctionSchema]) -> l
     those required names given by keyword, leave only ``schema``. Empty when some other
     overload could take as few arguments."""
     count = len(schema.positional)
-    names = []
+    names: list[str] = []
     for other in others:
         required = [a for a in other.positional[count:] if not a.has_default]
         if not required:

@@ -12,7 +12,7 @@ __all__ = ["write_files", "stale_files"]
 
 def stale_files(files: Mapping[Path, str]) -> list[Path]:
     """The paths whose content on disk differs from ``files`` (or that do not exist)."""
-    stale = []
+    stale: list[Path] = []
     for path, text in sorted(files.items()):
         try:
             current = path.read_text(encoding="utf-8")
@@ -27,7 +27,7 @@ def write_files(files: Mapping[Path, str]) -> list[Path]:
     """Write each changed file through a temporary file in its directory and ``os.replace``
     (a reader never sees half a file); unchanged files keep their mtime. Returns the paths
     written."""
-    written = []
+    written: list[Path] = []
     for path in stale_files(files):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

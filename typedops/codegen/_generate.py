@@ -19,23 +19,24 @@ from pathlib import Path
 
 from ..dispatch import DispatchKey
 from ._api import functions_section, group, library_stub, methods_section
-from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY
+from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY, UNTYPED_METHOD
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
-from ._stubs import ops_stub, stub_module_name
+from ._stubs import INDEX_FILE, bundled_stubs, methods_of, namespace_section, project_stub, read_sections
 from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
-__all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML"]
+__all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML", "PACKAGE"]
 
-DEFAULT_CORE_YAML = Path(__file__).resolve().parent.parent / "core" / "native_functions.yaml"
+PACKAGE = Path(__file__).resolve().parent.parent
+DEFAULT_CORE_YAML = PACKAGE / "core" / "native_functions.yaml"
 
 
 def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
     if not text:
         return ()
-    keys = []
+    keys: list[DispatchKey] = []
     for name in (n.strip() for n in text.split(",")):
         key = DispatchKey.__members__.get(name)
         if key is None or not key.is_backend:
@@ -56,8 +57,13 @@ def generate(
     static_dispatch: str | None = None,
     ops_list: Path | None = None,
     command: str = "",
+    bundled: Path | None = None,
 ) -> dict[Path, str]:
     """The generated files (path -> text) for the op yaml at ``yaml_path``.
+
+    ``bundled`` (the typedops package folder, ``PACKAGE``) generates the library the
+    package bundles: its stubs go into that folder, beside the objects they type (Note
+    [Typing what core installs] in _stubs.py).
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
@@ -90,10 +96,28 @@ def generate(
     files[out / "__init__.py"] = module
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
-        files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
+        section = namespace_section(namespace, f"from {options.source_label} by typedops codegen",
+                                    [e.schema for e in entries if e.defines], methods_of(entries))  # fmt: skip
+        files[stubs / INDEX_FILE] = project_stub({**read_sections(stubs / INDEX_FILE), namespace: section})
+    elif namespace != "core":
+        _refuse_untyped_methods(entries, options)
+    if bundled is not None:
+        files.update(bundled_stubs(entries, options, bundled))
     for path, text in files.items():
         compile(text, str(path), "exec")  # a generator bug must not reach the disk
     return files
+
+
+
+
+def _refuse_untyped_methods(entries: list[OpEntry], options: Options) -> None:
+    """A yaml's methods need its stubs: without them every ``x.method()`` would be a
+    checker's error on correct code (Note [Stubs for ops and methods] in _stubs.py)."""
+    for entry in entries:
+        if entry.method:
+            raise CodegenError(UNTYPED_METHOD.format(
+                label=options.source_label, line=entry.line, name=entry.schema.full_name, function=entry.schema.name,
+            ))  # fmt: skip
 
 
 def _check_function_names(
@@ -143,7 +167,7 @@ def obsolete_files(out: Path, files: dict[Path, str]) -> list[Path]:
     if not out.is_dir():
         return []
     kept = {path.resolve() for path in files}
-    found = []
+    found: list[Path] = []
     for path in sorted(out.iterdir()):
         if path.suffix in (".py", ".pyi") and path.resolve() not in kept and path.is_file():
             with path.open(encoding="utf-8", errors="replace") as handle:

@@ -56,6 +56,10 @@ KERNEL_NOT_FUNCTION: Final = (
 )
 KERNEL_MISMATCH: Final = "{label}:{line}: kernel {ref!r} for {key} does not fit {name}: {reason}"
 WITH_KEYS_UNUSED: Final = "{label}:{line}: with_keys names {key}, which has no kernel in 'dispatch:' of {name}"
+NO_CORE_YAML: Final = (
+    "{label}:{line}: {name} adds kernels to an existing op, but the core yaml {core} does not exist; "
+    "pass --core-yaml PATH"
+)
 NO_SUCH_CORE_OP: Final = "{label}:{line}: {name} is not an operator of the core yaml {core}"
 KERNELS_ONLY_NEEDS_DISPATCH: Final = (
     "{label}:{line}: {name} names an existing op without a schema, so it only adds kernels; "
@@ -76,3 +80,14 @@ FUNCTION_NAME_TAKEN: Final = (
 CANNOT_READ: Final = "{label}: cannot read the file ({error})"
 MALFORMED_YAML_AT: Final = "{label}:{line}: malformed yaml: {problem}"
 MALFORMED_YAML: Final = "{label}: malformed yaml: {error}"
+CANNOT_IMPORT: Final = "cannot import module {module!r}: {error}"
+NOTHING_REGISTERED: Final = (
+    "importing {modules} registered no operators outside the core namespace; name the modules that "
+    "define your ops (with @op or Library), e.g. typedops stubgen mypkg.ops --out typings"
+)
+CORE_SKIPPED: Final = "{name}: ops added to the core namespace are not typed (core's stubs ship with typedops)"
+UNTYPED_METHOD: Final = (
+    "{label}:{line}: {name} has variant 'method', but without --stubs DIR type checkers cannot see "
+    "the Tensor methods of a library other than core; pass --stubs DIR (see docs/operators.md), or drop "
+    "'method' and call the functional API instead ({function}(x, ...))"
+)

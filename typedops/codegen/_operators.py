@@ -80,7 +80,7 @@ def operators(entries: list[OpEntry], namespace: str) -> list[tuple[str, str, Op
     """``(python method, form, op entry, reflected)`` for each operator this library serves."""
     if namespace != OPERATOR_NAMESPACE:
         return []
-    found = []
+    found: list[tuple[str, str, OpEntry, bool]] = []
     for method, name, form, reflected in _TABLE:
         entry = next(
             (e for e in entries if e.defines and e.schema.name == name and _fits(e.schema, form)), None
@@ -118,7 +118,7 @@ def operator_lines(found: list[tuple[str, str, OpEntry, bool]]) -> tuple[list[st
         return [], []
     body = ["", "", "# -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py",
             "_OPERAND_NUMBERS = (int, float, complex)"]  # fmt: skip
-    install = []
+    install: list[str] = []
     for method, form, entry, reflected in found:
         params = "self: Any" if form == "unary" else "self: Any, other: Any"
         body += ["", "", f"def _operator{method}({params}) -> Any:"]
@@ -133,7 +133,7 @@ _STUB_OPERAND: Final = {"binary": "_t.Tensor | _t.Scalar", "tensor": "_t.Tensor"
 
 def operator_stub_lines(found: list[tuple[str, str, OpEntry, bool]]) -> list[str]:
     """``TensorMethods`` stub lines for the operators (mypy checks ``a + b`` with them)."""
-    lines = []
+    lines: list[str] = []
     for method, form, _, reflected in found:
         if form == "unary":
             lines.append(f"    def {method}(self) -> _t.Tensor: ...")

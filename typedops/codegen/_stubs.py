@@ -1,85 +1,200 @@
-"""The typing-only module that describes ``typedops.ops.<ns>`` and the Tensor methods.
+"""The typing of ``typedops.ops.<ns>`` and of the Tensor methods a library installs.
 
 Note [Stubs for ops and methods]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``typedops.ops`` and ``typedops.Tensor`` are runtime objects whose operators appear by
-registration, so mypy cannot see them. The generator writes ``stubs/_typedops_ops_<ns>.pyi``
-(a top-level module that exists only as a stub; ``mypy_path = stubs`` finds it) with one
-class per op overload (an ``OperatorHandle`` whose ``__call__`` has the schema's
-signature), one per op name (an ``OpOverloadPacket`` with an attribute per overload and
-``@overload``-ed ``__call__``), a ``Namespace`` class, an ``Ops`` class with the namespace
-as an attribute, and ``TensorMethods`` holding the methods. typedops declares its
-runtime ``ops`` as ``Ops`` and derives ``Tensor`` from ``TensorMethods`` under
-``TYPE_CHECKING`` only, so nothing changes at run time.
+registration, so a type checker cannot see them. The generator describes them in stubs:
+one class per op overload (an ``OperatorHandle`` whose ``__call__`` has the schema's
+signature), one per op name (a packet with an attribute per overload, ``overloads()`` and
+an ``@overload``-ed ``__call__``), a ``Namespace`` class with an attribute per op name,
+and the methods. The packet and namespace classes do not derive from the runtime
+``OpOverloadPacket``/``OpNamespace``, whose ``__getattr__`` would type every misspelt
+name: ``ops.core.nosuchop`` is a static error.
+
+The bundled core library's stubs ship inside the package, beside the objects they type
+(Note [Typing what core installs]): ``typedops/dispatch/_ops_typing.pyi`` declares the
+type of ``typedops.ops`` (its ``core`` namespace) and ``typedops/tensor/_methods.pyi`` the
+core Tensor methods. Each has a real module twin (``_ops_typing.py``, ``_methods.py``)
+that declares the same classes without the generated members, so a checker that misses a
+stub sees fewer members, never ``Any``.
+
+A project's own namespaces and methods reach the same two classes through a hook: ``Ops``
+derives from ``typedops_namespaces.Namespaces`` and ``TensorMethods`` from
+``typedops_namespaces.TensorMethods``, a real top-level package typedops ships with both
+classes empty. ``typedops codegen --stubs DIR`` and ``typedops stubgen --out DIR`` write
+``DIR/typedops_namespaces.pyi``: one section per namespace (its classes, prefixed with
+the namespace, and its library's methods), then ``Namespaces`` with an attribute per
+section and ``TensorMethods`` deriving from each section's. Each run replaces its own
+namespaces' sections and keeps the others. The file is self-contained -- it imports only
+typedops -- so no class there derives from a module that could be missing. With DIR on
+the checker's stub path (pyright: ``typings`` by default; mypy: ``mypy_path``) it replaces
+the shipped package: ``typedops.ops.myops.scale(...)`` and ``x.mymethod()`` are checked,
+and ``ops.myops.misspelt`` is an error. Namespaces without stubs stay dynamic through
+``Ops.__getattr__``. A project method named like a core method is typed as the core one
+(the core class comes first).
+
+Note [Typing what core installs]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The core library adds operators to objects of lower layers: a namespace to
+``typedops.ops`` (dispatch) and methods to ``Tensor`` (tensor). A checker reads a class's
+members where the class is declared, so their types live there too, generated from the
+core yaml by ``make codegen`` (``typedops codegen ... --bundled``): ``Tensor`` derives
+from ``TensorMethods`` (of ``typedops/tensor/_methods``) and ``ops`` is declared an
+``Ops`` (of ``typedops/dispatch/_ops_typing``), both under ``TYPE_CHECKING`` only, so
+nothing changes at run time. The stubs name only types of their own layer and below.
 """
 
 from __future__ import annotations
 
+import keyword
+from pathlib import Path
+from typing import Final
+
+from ..boxing import python_name
+from ..schema import FunctionSchema
 from ._api import group
-from ._model import OpEntry, Options, Variant
+from ._model import HEADER, OpEntry, Options, Variant
 from ._operators import operator_stub_lines, operators
 from ._text import header, parameters, returns_annotation, stub_def
 
-__all__ = ["ops_stub", "stub_module_name"]
+__all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
+           "methods_of"]
 
 _P = "_t."
+_IMPORTS: Final = (
+    "import builtins as _builtins",
+    "from collections.abc import Sequence as _Sequence",
+    "from typing import overload",
+    "",
+    "import typedops as _t",
+)
+# Where the bundled library's stubs go, relative to the typedops package.
+BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi"}
+HOOK: Final = "typedops_namespaces"
+INDEX_FILE: Final = f"{HOOK}.pyi"
+_SECTION: Final = "# -- typedops.ops."
+_END: Final = "# -- typedops.ops and Tensor, with the namespaces above"
 
 
-def stub_module_name(namespace: str) -> str:
-    return f"_typedops_ops_{namespace}"
+def _def(name: str, schema: FunctionSchema, first: str, *, method: bool = False) -> list[str]:
+    """A class body's ``def name(first, params) -> R: ...``, within 120 columns."""
+    names = {python_name(a.name) for a in schema.arguments if not (method and a.name == "self")}
+    while first in names:  # an argument named like the receiver ('_h')
+        first += "_"
+    params = parameters(schema, skip_self=method, prefix=_P)
+    return stub_def("    ", name, [first, *params], returns_annotation(schema, _P))
 
 
-def _def(name: str, entry: OpEntry, first: str, *, method: bool = False) -> list[str]:
-    params = parameters(entry.schema, skip_self=method, prefix=_P)
-    return stub_def("    ", name, [first, *params], returns_annotation(entry.schema, _P))
+def _class_name(schema: FunctionSchema, tag: str) -> str:
+    return f"{tag}_op_{schema.name}__{schema.overload_name or 'default'}"
 
 
-def ops_stub(entries: list[OpEntry], options: Options) -> str:
-    ns = options.namespace
-    defined = [e for e in entries if e.defines]
-    lines = header(options, f"types of typedops.ops.{ns} and of the Tensor methods (typing only)")
-    lines += [
-        "import builtins as _builtins",
-        "from collections.abc import Sequence as _Sequence",
-        "from typing import overload",
-        "",
-        "import typedops as _t",
-        "from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, "
-        "OpOverloadPacket as _Packet",
-        "",
-    ]
-    by_name: dict[str, list[OpEntry]] = {}
-    for entry in defined:
-        by_name.setdefault(entry.schema.name, []).append(entry)
-        lines += ["", f"class _op_{entry.attr_name}(_Handle):"]
-        lines += _def("__call__", entry, "_h")
+def _reachable(schema: FunctionSchema) -> bool:
+    """Whether ``ops.<ns>.<name>.<overload>`` can name the op: not a Python keyword, and
+    not a dunder, which typedops.ops refuses as a protocol probe."""
+    return not any(keyword.iskeyword(n) or n.startswith("__") for n in (schema.name, schema.overload_name))
+
+
+def namespace_lines(schemas: list[FunctionSchema], tag: str = "") -> list[str]:
+    """The handle, packet and namespace classes of one namespace's ops; ``tag`` (``_myops``)
+    prefixes their names where several namespaces share a file."""
+    lines: list[str] = []
+    by_name: dict[str, list[FunctionSchema]] = {}
+    for schema in filter(_reachable, schemas):
+        by_name.setdefault(schema.name, []).append(schema)
+        lines += ["", f"class {_class_name(schema, tag)}(_Handle):"]
+        lines += _def("__call__", schema, "_h")
     for name, members in by_name.items():
-        lines += ["", f"class _packet_{name}(_Packet):"]
-        for entry in members:
-            lines.append(f"    {entry.schema.overload_name or 'default'}: _op_{entry.attr_name}")
-        for entry in members:
+        lines += ["", f"class {tag}_packet_{name}:"]
+        lines += [f"    {s.overload_name or 'default'}: {_class_name(s, tag)}" for s in members]
+        lines.append("    def overloads(self) -> list[_builtins.str]: ...")
+        for schema in members:
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def("__call__", entry, "_p")
-    lines += ["", "class Namespace(_OpNamespace):"]
-    lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
-    lines += [
-        "",
-        "class Ops:",
-        f"    {ns}: Namespace",
-        "    def __getattr__(self, namespace: str) -> _OpNamespace: ...",
-        "",
-        "class TensorMethods:",
-    ]
-    methods = group(entries, Variant.method)
+            lines += _def("__call__", schema, "_p")
+    lines += ["", f"class {tag}_Namespace:" if tag else "class Namespace:"]
+    lines += [f"    {name}: {tag}_packet_{name}" for name in by_name] or ["    pass"]
+    return lines
+
+
+def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | None = None) -> list[str]:
+    """The body of a ``TensorMethods`` class: one ``def`` (or ``@overload``s) per method,
+    then ``extra`` lines (the core library's operators)."""
+    lines: list[str] = []
     for name, members in methods.items():
-        for entry in members:
+        for schema in members:
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def(name, entry, "self", method=True)
-    operator_stubs = operator_stub_lines(operators(entries, ns))
-    lines += operator_stubs
-    if not methods and not operator_stubs:
-        lines.append("    pass")
-    lines.append("")
+            lines += _def(name, schema, "self", method=True)
+    lines += extra or []
+    return lines or ["    pass"]
+
+
+def methods_of(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:
+    return {name: [e.schema for e in members] for name, members in group(entries, Variant.method).items()}
+
+
+def namespace_section(namespace: str, source: str, schemas: list[FunctionSchema],
+                      methods: dict[str, list[FunctionSchema]]) -> str:
+    """One namespace's section of ``typedops_namespaces.pyi``; ``source`` says what wrote it."""
+    tag = f"_{namespace}"
+    lines = [f"{_SECTION}{namespace}: {source}", *namespace_lines(schemas, tag)]
+    lines += ["", f"class {tag}_TensorMethods:", *method_lines(methods)]
     return "\n".join(lines)
+
+
+def read_sections(path: Path) -> dict[str, str]:
+    """The namespace sections of an existing ``typedops_namespaces.pyi`` (none if absent)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    sections: dict[str, list[str]] = {}
+    name: str | None = None
+    for line in text.split("\n"):
+        if line.startswith(_END):
+            break
+        if line.startswith(_SECTION):
+            name = line[len(_SECTION) :].partition(":")[0]
+            sections[name] = [line]
+        elif name is not None:
+            sections[name].append(line)
+    return {name: "\n".join(lines).rstrip("\n") for name, lines in sections.items()}
+
+
+def project_stub(sections: dict[str, str]) -> str:
+    """``typedops_namespaces.pyi`` from its namespace sections (see Note [Stubs for ops and
+    methods])."""
+    names = sorted(sections)
+    lines = [
+        f"# {HEADER} (codegen --stubs, stubgen) -- do not edit.",
+        "# the op namespaces and Tensor methods of a project, read by type checkers in place of typedops_namespaces",
+        "# Each section below says what wrote it; each run replaces its own namespaces' sections.",
+        "# fmt: off",
+        *_IMPORTS,
+        "from typedops.dispatch import OperatorHandle as _Handle",
+    ]
+    for name in names:
+        lines += ["", "", sections[name]]
+    lines += ["", "", _END, "", "class Namespaces:"]
+    lines += [f"    {name}: _{name}_Namespace" for name in names] or ["    pass"]
+    bases = ", ".join(f"_{name}_TensorMethods" for name in names)
+    lines += ["", f"class TensorMethods({bases}):" if bases else "class TensorMethods:", "    pass", ""]
+    return "\n".join(lines)
+
+
+def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> dict[Path, str]:
+    """The stubs of the bundled library, by path under ``package`` (Note [Typing what
+    core installs]): the type of ``typedops.ops`` and the core Tensor methods."""
+    ns = options.namespace
+    ops = header(options, f"the type of typedops.ops, with typedops.ops.{ns} (Note [Typing what core installs])")
+    ops += [*_IMPORTS, f"from {HOOK} import Namespaces as _Namespaces", "",
+            "from ._handle import OperatorHandle as _Handle", "from ._ops import OpNamespace as _OpNamespace", ""]  # fmt: skip
+    ops += namespace_lines([e.schema for e in entries if e.defines])
+    ops += ["", "class Ops(_Namespaces):", f"    {ns}: Namespace",
+            "    def __getattr__(self, namespace: str) -> _OpNamespace: ...", ""]  # fmt: skip
+    methods = header(options, "the Tensor methods of the core library (Note [Typing what core installs])")
+    methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", "", "",
+                "class TensorMethods(_ProjectMethods):",
+                *method_lines(methods_of(entries), operator_stub_lines(operators(entries, ns))), ""]  # fmt: skip
+    return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods)}

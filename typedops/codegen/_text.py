@@ -101,7 +101,8 @@ def all_names(names: Iterable[str]) -> list[str]:
 
 
 def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
-    """The annotation text for ``type_``; arguments accept any sequence for a list.
+    """The annotation text for ``type_``: what the runtime accepts (Note [Stubs type what
+    runs]).
 
     ``prefix`` qualifies typedops' names (``_t.Tensor``) and builtins (``_builtins.int``)
     where a class body could shadow them.
@@ -110,28 +111,51 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
         return f"{annotation(type_.elem, argument=argument, prefix=prefix)} | None"
     if isinstance(type_, ListType):
         inner = annotation(type_.elem, argument=argument, prefix=prefix)
-        return f"{prefix and '_'}Sequence[{inner}]" if argument else f"list[{inner}]"
-    assert isinstance(type_, BaseType), f"validated types have Python forms, not {type_}"
-    if type_.name in _BUILTINS:
+        if not argument:
+            return f"list[{inner}]"
+        sequence = f"{prefix and '_'}Sequence[{inner}]"
+        if type_.size is not None and isinstance(type_.elem, BaseType) and type_.elem.name in _INTS:
+            return f"{inner} | {sequence}"  # a lone int stands for a list of `size` of it
+        return sequence
+    # Dict, tuple, class types...: yaml validation refuses them, but a schema that stubgen
+    # reads may have them, and the runtime does not check them.
+    name = _AS_BUILTIN.get(type_.name, type_.name) if isinstance(type_, BaseType) else "object"
+    if name in _BUILTINS:
         # In a class body an overload attribute may be named 'int' (transpose.int): with a
         # prefix, builtins are qualified too (the stub imports builtins as _builtins).
-        return f"_builtins.{type_.name}" if prefix else type_.name
-    return f"{prefix}{type_.name}"
+        return f"_builtins.{name}" if prefix else name
+    if name == "Device" and argument:
+        return f"{prefix}Device | {'_builtins.' if prefix else ''}str"  # Device('meta') or 'meta'
+    return f"{prefix}{name}"
 
 
-_BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex"})
+# Note [Stubs type what runs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A stub's parameter accepts what the runtime's argument check (``boxing.mismatch``)
+# accepts, as PyTorch's Python bindings do: any sequence for a list, a lone int for a
+# sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, and
+# anything for the types the runtime does not check (``Generator``, ``Storage``, dicts,
+# tuples, classes).
+# Results are what kernels return: ``list`` for lists.
+_BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex", "object"})
+_INTS: Final = frozenset({"int", "SymInt"})
+_AS_BUILTIN: Final = {
+    "DeviceIndex": "int", "Dimname": "str", "Any": "object", "Generator": "object", "Storage": "object",
+    "Stream": "object", "QScheme": "object", "Capsule": "object", "AnyClassType": "object", "AnyEnumType": "object",
+}  # fmt: skip
 
 
 def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str = "") -> list[str]:
     """Stub parameter texts (``name: T = ...``), with ``*`` before keyword-only ones.
 
     ``skip_self`` leaves out ``self`` wherever it is (a method's receiver); the others keep
-    schema order."""
+    schema order. A positional default followed by a required positional argument is not
+    written (Python has no such signature; the call must pass it)."""
     params: list[str] = []
-    for arg in schema.positional:
-        if skip_self and arg.name == "self":
-            continue
-        default = " = ..." if arg.has_default else ""
+    positional = [a for a in schema.positional if not (skip_self and a.name == "self")]
+    required_after = [any(not b.has_default for b in positional[i + 1 :]) for i in range(len(positional))]
+    for arg, later_required in zip(positional, required_after):
+        default = " = ..." if arg.has_default and not later_required else ""
         params.append(f"{python_name(arg.name)}: {annotation(arg.type, argument=True, prefix=prefix)}{default}")
     if schema.kwarg_only:
         params.append("*")

@@ -19,13 +19,14 @@ import importlib
 import inspect
 import keyword
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
 from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema, signature_from_schema
 from ..tensor import TENSOR_OWN_NAMES
 from ._messages import (
+    NO_CORE_YAML,
     BAD_DEVICE_CHECK,
     BAD_REFERENCE,
     BAD_SCHEMA,
@@ -85,10 +86,12 @@ def load_core_schemas(path: Path) -> dict[str, FunctionSchema]:
     label = str(path)
     data = load_yaml(path, label)
     result: dict[str, FunctionSchema] = {}
-    for item in data if isinstance(data, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("func"), str) and "(" in item["func"]:
+    items = cast("list[object]", data) if isinstance(data, list) else []
+    for item in items:
+        func = cast("dict[str, object]", item).get("func") if isinstance(item, dict) else None
+        if isinstance(func, str) and "(" in func:
             try:
-                schema = _namespaced(parse_schema(item["func"]), "core")
+                schema = _namespaced(parse_schema(func), "core")
             except (SchemaParseError, ValueError):
                 continue
             result[schema.full_name] = schema
@@ -221,7 +224,9 @@ class _Validator:
         if "dispatch" not in item or "variants" in item:
             raise self.fail(KERNELS_ONLY_NEEDS_DISPATCH, line, name=full)
         if self.core is None:  # read only when a yaml adds kernels to existing ops
-            self.core = load_core_schemas(self.core_path) if self.core_path.exists() else {}
+            if not self.core_path.exists():
+                raise self.fail(NO_CORE_YAML, line, name=full, core=self.core_path)
+            self.core = load_core_schemas(self.core_path)
         schema = self.core.get(full)
         if schema is None:
             raise self.fail(NO_SUCH_CORE_OP, line, name=full, core=self.core_path.name)
@@ -262,11 +267,11 @@ class _Validator:
     def with_keys(self, item: Located) -> frozenset[DispatchKey]:
         raw = item.get("with_keys", [])
         line = item.line_of("with_keys")
-        names = [raw] if isinstance(raw, str) else raw
+        names: object = [raw] if isinstance(raw, str) else raw
         if not isinstance(names, list):
             raise self.fail(NOT_TEXT, line, field="with_keys", kind=_kind(raw))
         keys: set[DispatchKey] = set()
-        for name in names:
+        for name in cast("list[object]", names):
             key = DispatchKey.__members__.get(name) if isinstance(name, str) else None
             if key is None:
                 raise self.fail(UNKNOWN_KEY, line, key=name)

@@ -36,6 +36,9 @@ class LocatedList(list[Any]):
     item_lines: list[int]
 
 
+# _UNTYPED: types-PyYAML leaves part of BaseConstructor.construct_object's type unknown.
+
+
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader whose mappings and sequences remember their lines (safe: no tags run code)."""
 
@@ -46,14 +49,14 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> Iterator[
     data.key_lines = {}
     yield data
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key: Any = loader.construct_object(key_node, deep=True)  # pyright: ignore[reportUnknownMemberType] -- see _UNTYPED
         try:
             hash(key)
         except TypeError:
             raise yaml.constructor.ConstructorError(
                 None, None, "found an unhashable key", key_node.start_mark
             ) from None
-        data[key] = loader.construct_object(value_node, deep=True)
+        data[key] = loader.construct_object(value_node, deep=True)  # pyright: ignore[reportUnknownMemberType] -- _UNTYPED
         data.key_lines[key] = key_node.start_mark.line + 1
 
 
@@ -62,7 +65,7 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> Iterato
     data.line = node.start_mark.line + 1
     data.item_lines = [child.start_mark.line + 1 for child in node.value]
     yield data
-    data.extend(loader.construct_object(child, deep=True) for child in node.value)
+    data.extend(loader.construct_object(child, deep=True) for child in node.value)  # pyright: ignore[reportUnknownMemberType] -- _UNTYPED
 
 
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)

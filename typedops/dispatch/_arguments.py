@@ -46,7 +46,7 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
             if value is None and allow_none:
                 continue
             try:
-                items = list(value)
+                items = list[Any](value)  # pyright: ignore[reportArgumentType] -- None: the TypeError branch
             except TypeError:
                 problem = EXPECTED_TENSOR_LIST.format(got=type_name(value))
             else:
@@ -85,7 +85,7 @@ def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any
     """The checked arguments ``values`` (at schema positions ``indices``) as the kernel
     receives them, or the ArgumentError of the first that does not fit."""
     args = op.schema.arguments
-    fixed = []
+    fixed: list[Any] = []
     for i, value in zip(indices, values):
         arg = args[i]
         problem = mismatch(arg.type, value)

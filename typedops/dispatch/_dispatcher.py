@@ -160,7 +160,7 @@ class Dispatcher:
             if len(names) > 1 and len(set(names)) != len(names):
                 twice = next(n for n in names if names.count(n) > 1)
                 raise RegistrationError(ALREADY_DEFINED_WHERE.format(name=twice, where=DEFINED_TWICE_IN_BATCH))
-            entries = []
+            entries: list[OperatorEntry] = []
             for schema, full_name, regs in zip(schemas, names, kernels):
                 entry = self._insert(schema, full_name, source)
                 if regs:
@@ -275,7 +275,7 @@ class Dispatcher:
     def dump_state(self) -> str:
         """Every op's registrations and computed table, and every fallback: for comparing states."""
         with self.lock:
-            parts = []
+            parts: list[str] = []
             for namespace in sorted(self._fallbacks):
                 for key, stack in sorted(self._fallbacks[namespace].items()):
                     for reg in stack:

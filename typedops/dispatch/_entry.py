@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 from typing_extensions import assert_never
 
@@ -66,7 +66,7 @@ def _tensors_in(values: Iterable[Any]) -> list[Any]:
     found: list[Any] = []
     for value in values:
         if isinstance(value, (list, tuple)):
-            found.extend(v for v in value if v is not None)
+            found.extend(v for v in cast("list[Any]", value) if v is not None)
         elif value is not None:
             found.append(value)
     return found
@@ -170,7 +170,7 @@ def _names_for(shape: CallShape) -> _Names:
 def _renames(names: _Names) -> list[str]:
     """``make``'s first lines: bind each renamed name of ours (Note [Generated names never
     meet argument names])."""
-    lines = []
+    lines: list[str] = []
     for field, new, old in zip(_Names._fields, names, _DEFAULT_NAMES):
         if new != old and field not in ("b", "ks"):  # those two are the entries' own locals
             lines.append(f"    {new} = {'_entry_globals' if old == '_tls_active' else old}")

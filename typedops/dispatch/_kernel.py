@@ -91,7 +91,7 @@ class Registration(_Fields):
     """
 
     __slots__ = ()
-    __eq__ = object.__eq__
+    __eq__ = object.__eq__  # pyright: ignore[reportAssignmentType] -- identity, not tuple, equality on purpose
     __ne__ = object.__ne__
     __hash__ = object.__hash__
 

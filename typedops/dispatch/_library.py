@@ -204,7 +204,7 @@ class Library:
         self, schemas: Sequence[FunctionSchema], kernels: Sequence[Sequence[Registration]], source: str
     ) -> list[OperatorHandle]:
         entries = self._dispatcher.define_all(schemas, kernels, source)
-        handles = []
+        handles: list[OperatorHandle] = []
         for entry in entries:
             entry.definition = definition = DefinitionHandle(entry.handle)
             self._handles.append(definition)

@@ -215,9 +215,9 @@ class _Ops:
 
 
 if TYPE_CHECKING:
-    # The generated typing-only module: ops.core.<name>.<overload> with the schemas'
-    # signatures. See Note [Stubs for ops and methods] in typedops/codegen/_stubs.py.
-    from _typedops_ops_core import Ops
+    # ops.core.<name>.<overload> with the schemas' signatures: generated into
+    # _ops_typing.pyi. See Note [Typing what core installs] in typedops/codegen/_stubs.py.
+    from ._ops_typing import Ops
 
     ops: Ops
 else:

@@ -18,7 +18,7 @@ from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..schema import (
-    AwaitType, BaseType, ClassType, DictType, FunctionSchema, FutureType, ListType, OptionalType,
+    AwaitType, BaseType, ClassType, DictType, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
 )  # fmt: skip
 from ..schema import build_alias as alias

@@ -193,7 +193,7 @@ def format_literal(value: DefaultValue) -> str:
         return f'"{escaped}"'
     if isinstance(value, EnumDefault):
         return value.name
-    if isinstance(value, tuple):
+    if isinstance(value, tuple):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers pass anything
         return "[" + ", ".join(format_literal(v) for v in value) + "]"
     raise ArgumentError(NO_SCHEMA_DEFAULT.format(value=value, kind=type(value).__name__))
 
@@ -208,7 +208,7 @@ class LiteralKind(enum.Enum):
     none = "none"  # None
     int = "int"
     float = "float"  # with a point or exponent, inf, nan
-    name = "name"  # a bare name (Mean, contiguous_format, float32...)
+    bare_name = "name"  # a bare name (Mean, contiguous_format, float32...)
 
 
 _L: Final = LiteralKind
@@ -265,7 +265,7 @@ def _literal_kind(text: str) -> LiteralKind:
         return _L.none
     if first.isdigit() or first in "-." or text in ("inf", "nan"):
         return _L.int if text.lstrip("-").isdigit() else _L.float
-    return _L.name
+    return _L.bare_name
 
 
 def _number_problem(kind: LiteralKind, text: str) -> str | None:
@@ -345,7 +345,7 @@ def _single_default_mismatch(type_: Type, text: str, kind: LiteralKind, but_none
     kinds = _LITERAL_KINDS.get(name)
     if kinds is None:
         return _NO_DEFAULT.format(name=name, but_none=but_none)
-    if kind is _L.name:
+    if kind is _L.bare_name:
         if text in ("inf", "nan"):
             return _base_mismatch(name, _L.float, kinds)
         if text in _NAMED_DEFAULTS.get(name, ()):

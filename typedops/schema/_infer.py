@@ -35,6 +35,10 @@ sits above this one (Note [Tensor class by registration] in _classes.py); the ta
 name it are built on first use (``_classes``).
 """
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 import collections.abc
@@ -231,7 +235,7 @@ _SEQUENCES: Final = frozenset({list, collections.abc.Sequence})
 _MAPPINGS: Final = frozenset({dict, collections.abc.Mapping})
 _BARE: Final = _SEQUENCES | _MAPPINGS | {tuple}
 _DICT_KEYS: Final = frozenset({STR, INT, FLOAT, COMPLEX, BOOL, TENSOR})
-_ENUMS: Final[dict[str, type[Any]]] = {
+_ENUMS: Final[dict[str, type[enum.Enum]]] = {
     "ScalarType": ScalarType, "Layout": Layout, "MemoryFormat": MemoryFormat,
 }  # fmt: skip
 
@@ -635,8 +639,8 @@ def _build(
                     subject=_subject(fn_name, pname), ann=_show(ann), name=pname
                 ))
         argument = _argument(pname, type_, text, alias, 0)
-        if not writes and default_key is not _UNCACHED:
-            _arguments.put(key, argument, keep=ann)
+        if not writes and default_key is not _UNCACHED:  # pyright: ignore[reportPossiblyUnboundVariable] -- bound when not writes
+            _arguments.put(key, argument, keep=ann)  # pyright: ignore[reportPossiblyUnboundVariable] -- bound with default_key
         (positional if kind == _POSITIONAL else kwarg_only).append(argument)
     if ret is _EMPTY:
         raise SchemaInferenceError(_NO_RETURN_ANNOTATION.format(subject=_subject(fn_name, None), fn=fn_name))

@@ -62,7 +62,7 @@ def parse_schema(text: str) -> FunctionSchema:
 
     Raises ``SchemaParseError`` with the column of, and a caret under, the offending token.
     """
-    if not isinstance(text, str):
+    if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers pass anything
         raise ArgumentError(NOT_SCHEMA_TEXT.format(kind=type(text).__name__))
     schema = parse_canonical(text)
     if schema is not None:

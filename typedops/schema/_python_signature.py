@@ -149,7 +149,7 @@ def _python_returns(schema: FunctionSchema) -> object:
         return None
     if len(returns) == 1 and isinstance(returns[0].type, ListType) and returns[0].type.size is not None:
         raise SchemaInferenceError(_SIZED_RETURN.format(schema=schema.full_name, type=returns[0].type))
-    annotations = []
+    annotations: list[object] = []
     for index, ret in enumerate(returns):
         annotation = _python_type(ret.type)
         if annotation is None:

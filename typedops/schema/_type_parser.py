@@ -150,7 +150,7 @@ def _list_size(tok: str, i: int) -> int | None:
 
 
 def _tuple(t: list[str], i: int, nest: int) -> tuple[Type, int]:
-    elems = []
+    elems: list[Type] = []
     i += 1
     while True:
         elem, alias, _, j = parse_type_tokens(t, i, nest + 1)
@@ -208,7 +208,7 @@ def _alias(t: list[str], i: int) -> tuple[AliasInfo, int]:
 
 
 def _alias_set(t: list[str], i: int) -> tuple[tuple[str, ...], int]:
-    names = []
+    names: list[str] = []
     while True:
         tok = t[i]
         if tok != "*" and not (is_ident(tok) and "." not in tok):

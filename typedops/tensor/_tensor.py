@@ -32,6 +32,10 @@ a dict. Reading a default costs a few nanoseconds more than reading a slot; writ
 makes that tensor's dict.
 """
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -128,9 +132,9 @@ def backend_key_for_device(device: Device) -> DispatchKey:
 
 if TYPE_CHECKING:
     # The generated core methods (x.add(y), x.where(c, y)) for the type checker only; at
-    # run time typedops.core installs them. See Note [Stubs for ops and methods] in
+    # run time typedops.core installs them. See Note [Typing what core installs] in
     # typedops/codegen/_stubs.py.
-    from _typedops_ops_core import TensorMethods as _TensorMethods
+    from ._methods import TensorMethods as _TensorMethods
 else:
     _TensorMethods = object
 
@@ -163,7 +167,7 @@ class Tensor(_TensorMethods):
 
     # The operators call ops and return tensors, so == is not identity: hash by identity
     # as torch does (installing __eq__ later would not reset it, but say it here).
-    __hash__ = object.__hash__
+    __hash__ = object.__hash__  # pyright: ignore[reportAssignmentType] -- the generated __eq__ would set it to None
 
     def __getstate__(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """What copy, deepcopy and pickle keep: everything but the cached numpy view, which

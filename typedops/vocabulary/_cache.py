@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import threading
 from itertools import islice
-from typing import TYPE_CHECKING, Final, Generic, TypeVar, overload
+from typing import Final, Generic, Protocol, TypeVar, overload
 
 from ._errors import ArgumentValueError
 from ._messages import BAD_CACHE_LIMIT
@@ -47,6 +47,17 @@ __all__ = ["BoundedCache"]
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _D = TypeVar("_D")
+_K_contra = TypeVar("_K_contra", contravariant=True)
+_V_co = TypeVar("_V_co", covariant=True)
+
+class _Get(Protocol[_K_contra, _V_co]):
+    """What ``BoundedCache.get`` is: ``dict.get`` of its entries."""
+
+    @overload
+    def __call__(self, key: _K_contra, /) -> _V_co | None: ...
+    @overload
+    def __call__(self, key: _K_contra, default: _D, /) -> _V_co | _D: ...
+
 
 class BoundedCache(Generic[_K, _V]):
     """A dict of at most ``limit`` entries (Note [Bounded caches]).
@@ -58,13 +69,7 @@ class BoundedCache(Generic[_K, _V]):
 
     __slots__ = ("limit", "name", "get", "_data", "_kept", "_lock")
 
-    if TYPE_CHECKING:  # at run time, ``get`` is the dict's own method (an instance slot)
-
-        @overload
-        def get(self, key: _K, /) -> _V | None: ...
-        @overload
-        def get(self, key: _K, default: _D, /) -> _V | _D: ...
-        def get(self, key: _K, default: object = None, /) -> object: ...
+    get: _Get[_K, _V]  # the dict's own ``get`` (an instance slot): a hit costs a dict lookup
 
     def __init__(self, limit: int, name: str) -> None:
         if type(limit) is not int or limit < 2:
@@ -75,7 +80,9 @@ class BoundedCache(Generic[_K, _V]):
         # Objects whose ids are part of a key, by that key (Note [Bounded caches]).
         self._kept: dict[_K, object] = {}
         self._lock = threading.Lock()
-        self.get = self._data.get  # type: ignore[method-assign, assignment]  # the C method: hits cost a dict lookup
+        # The dict's own C method in the 'get' slot: a hit costs a dict lookup. Set through
+        # object.__setattr__ so type checkers keep the typed overloads declared above.
+        object.__setattr__(self, "get", self._data.get)
 
     def put(self, key: _K, value: _V, *, keep: object = None) -> _V:
         """Store ``value`` under ``key`` and return it; hold ``keep`` while the entry lives."""

@@ -37,5 +37,5 @@ def full(
     *,
     dtype: ScalarType | None = ...,
     memory_format: MemoryFormat = ...,
-    device: Device | None = ...,
+    device: Device | str | None = ...,
 ) -> Tensor: ...

@@ -2,7 +2,7 @@
 # the generated op library: importing it registers the ops, and binds the typed functional API and the Tensor methods;
 # types in __init__.pyi
 # Regenerate with: typedops codegen typedops/core/native_functions.yaml --out typedops/core/_generated \
-#     --namespace core --stubs stubs
+#     --namespace core --bundled
 # fmt: off
 from typedops.runtime import (
     DispatchKey as _DispatchKey,

@@ -11,15 +11,12 @@ them when the core library is registered again (tests that register it themselve
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
 from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT
-
-if TYPE_CHECKING:
-    import numpy.typing as npt
 
 __all__ = [
     "call_op",

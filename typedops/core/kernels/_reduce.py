@@ -1,6 +1,10 @@
 """Reductions over dimensions (``sum``, ``mean``, ``amax``, ``max.dim``, ``argmax``) and
 matrix products (``matmul``, ``mm``)."""
 
+# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
+# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
+# pyright: standard
+
 from __future__ import annotations
 
 import operator
@@ -23,8 +27,11 @@ from ._messages import (
 Shape = tuple[int, ...]
 
 
-def reduced_dims(shape: Shape, dim: Optional[Sequence[int]]) -> tuple[int, ...]:
-    """The wrapped dimensions a reduction runs over (all of them for None or [])."""
+def reduced_dims(shape: Shape, dim: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The wrapped dimensions a reduction runs over (all of them for None or []); a lone
+    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``)."""
+    if isinstance(dim, int):
+        dim = (dim,)
     if not dim:
         return tuple(range(len(shape)))
     wrapped: list[int] = []

@@ -2,7 +2,9 @@
 
 Registration goes through ``Library`` (``_library.py``); this module owns the state it
 changes. All changes happen under ``lock`` and end by recomputing the affected tables
-(Note [Atomic tables]); lookups and calls take no lock.
+(Note [Atomic tables]); lookups and calls take no lock. Reading the mutable parts of the
+registry (fallbacks, an op's registrations, listings) takes it too (Note [Reading the
+registry] in _operator.py).
 """
 
 from __future__ import annotations
@@ -100,19 +102,21 @@ class Dispatcher:
         return list(found) if isinstance(found, list) else [found]
 
     def namespaces(self) -> list[str]:
-        return sorted({e.schema.namespace for e in self._ops.values()})
+        with self.lock:  # iterating the registry (Note [Reading the registry])
+            return sorted({e.schema.namespace for e in self._ops.values()})
 
     # -- fallbacks ----------------------------------------------------------------------
     def fallbacks_for(self, namespace: str) -> dict[DispatchKey, Registration]:
         """The fallback each key uses for ops of ``namespace`` (its own, else the global one)."""
-        view = self._fallback_view.get(namespace)
-        if view is None:
-            view = {k: stack[-1] for k, stack in self._fallbacks[GLOBAL_NAMESPACE].items() if stack}
-            if namespace != GLOBAL_NAMESPACE:
-                own = self._fallbacks.get(namespace, {})
-                view.update({k: stack[-1] for k, stack in own.items() if stack})
-            self._fallback_view[namespace] = view
-        return view
+        with self.lock:  # Note [Reading the registry]: a view made from half a change would stay
+            view = self._fallback_view.get(namespace)
+            if view is None:
+                view = {k: stack[-1] for k, stack in self._fallbacks[GLOBAL_NAMESPACE].items() if stack}
+                if namespace != GLOBAL_NAMESPACE:
+                    own = self._fallbacks.get(namespace, {})
+                    view.update({k: stack[-1] for k, stack in own.items() if stack})
+                self._fallback_view[namespace] = view
+            return view
 
     # -- registry changes (called by Library, under the lock) ---------------------------
     def claim_namespace(self, namespace: str, source: str) -> Callable[[], None]:

@@ -10,11 +10,12 @@ import gc
 import inspect
 import linecache
 import sys
+import weakref
 from typing import Any
 
 import pytest
 
-from typedops import DispatchKey, Library, OperatorHandle, Tensor, boxed, tensor
+from typedops import DispatchKey, Library, OperatorHandle, Tensor, boxed, ops, tensor
 from typedops.boxing import _wrappers, install, live_generated_files, renamed
 from typedops.dispatch import DispatchKeySet, _entry
 from typedops.vocabulary import BoundedCache
@@ -58,6 +59,7 @@ def cycle(i: int, x: Tensor) -> None:
             lib.fallback(fallback, DispatchKey.AutogradCPU)
         assert op(x) is x
         assert op(**{f"a{i}": x, f"b{i}": 2}) is x  # positional arguments by their names
+        assert getattr(getattr(ops, f"churn{i}"), f"f{i}").default(x) is x  # ops caches what it finds
         stack: list[Any] = [x]
         op.call_boxed(stack)
         assert stack == [x]
@@ -122,3 +124,21 @@ def test_renamed_parameters_shadow_nothing() -> None:
     assert str(inspect.signature(call)) == "(_apply, _b)"
     assert "_b_" in call.__code__.co_varnames  # the local was renamed, not the parameter
     assert renamed(make, {})("op")(1, 2) == ("op", 10, 2)
+
+
+def test_ops_keeps_no_namespace_or_packet_of_removed_ops() -> None:
+    """``ops.<ns>.<name>`` caches what it resolves (Note [Cached op attributes] in
+    dispatch/_ops.py): one object while in use, nothing once the ops are gone."""
+
+    def kernel(a: Tensor) -> Tensor:
+        return a
+
+    x = tensor([1.0])
+    with Library("churn_ops", "DEF") as lib:
+        lib.define("f(Tensor a) -> Tensor")
+        lib.impl("f", kernel, "CPU")
+        namespace, packet = weakref.ref(ops.churn_ops), weakref.ref(ops.churn_ops.f)
+        assert ops.churn_ops is namespace() and ops.churn_ops.f is packet()
+        assert ops.churn_ops.f(x) is x
+    gc.collect()
+    assert namespace() is None and packet() is None

@@ -7,6 +7,8 @@ value passed for it, on every entry point.
 
 from __future__ import annotations
 
+import inspect
+
 from typing import Any
 
 import pytest
@@ -41,16 +43,33 @@ def test_an_argument_named_like_a_generated_name_reaches_the_kernel(name: str) -
 
 
 def test_ours_are_renamed_not_the_users() -> None:
-    text = entry_source(call_shape(parse_schema("f(Tensor x, int _b, int _tls_active) -> int")), False)
-    assert "    def call(x, _b, _tls_active):" in text
-    assert "        return _op.cache[_b_](x, _b, _tls_active)" in text
+    """Positional arguments are placeholders in the source (renamed on the compiled code);
+    keyword-only ones keep their names, and ours and the placeholders make way."""
+    text = entry_source(call_shape(parse_schema("f(Tensor x, int _b, *, int _tls_active, int _p0) -> int")), False)
+    assert "    def call(_p0_, _p1, *, _tls_active, _p0):" in text
+    assert "        return _op.cache[_b](_p0_, _p1, _tls_active=_tls_active, _p0=_p0)" in text
     assert "        if _tls_active_['_tls_active']:" in text
 
 
 def test_a_shape_without_clashes_keeps_the_plain_names() -> None:
     text = entry_source(call_shape(parse_schema("f(Tensor x, int b) -> int")), False)
-    assert "        return _op.cache[_b](x, b)" in text
+    assert "        return _op.cache[_b](_p0, _p1)" in text
     assert "_entry_globals" not in text
+
+
+def test_positional_names_are_not_part_of_the_shape() -> None:
+    """Note [Wrapper cache]: ops differing only in positional names share compiled code,
+    and each entry still takes its own names."""
+    first, second = (call_shape(parse_schema(f"f(Tensor {a}, int {b}=1) -> Tensor")) for a, b in (("x", "n"), ("y", "m")))
+    assert first == second
+    with Library("entry_names", "DEF") as lib:
+        handles = [lib.define(f"f{i}(Tensor {a}, int {b}=1) -> int") for i, (a, b) in enumerate((("x", "n"), ("y", "_b")))]
+        for i, handle in enumerate(handles):
+            lib.impl(f"f{i}", boxed(_second_argument), "CPU")
+        x = tensor([1.0])
+        assert handles[0](x=x, n=5) == 5 and handles[1](y=x, _b=6) == 6
+        assert str(inspect.signature(handles[1].call)) == "(y, _b=1)"
+        assert handles[0].call.__code__.co_code == handles[1].call.__code__.co_code
 
 
 def test_two_arguments_with_one_python_name_are_refused() -> None:

@@ -333,3 +333,156 @@ def test_call_during_the_first_table_computation(ns: str, monkeypatch: pytest.Mo
         assert not errors, repr(errors[0])
         assert results == ["kernel", "kernel"]
         assert op(x) == "kernel"
+
+
+def test_dumps_see_old_or_new_registrations_while_they_change(ns: str) -> None:
+    """op.dump(), op.dump_table() and the dispatcher's listings read the registry while
+    other threads register and remove kernels (for several keys, so the op's dict of
+    registrations grows and shrinks) and fallbacks: each sees one state, never raises."""
+    sys.setswitchinterval(2e-6)  # the fixture restores it
+    run = Run(CALLERS + 2)
+    keys = (K.CPU, K.AutogradCPU, K.PrivateUse1, K.CompositeExplicitAutograd, K.Tracer)
+    dumps = [0] * CALLERS
+
+    def kernel(x: Tensor) -> str:
+        return "kernel"
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define("s(Tensor x) -> str")
+        lib.impl("s", kernel, K.CPU)
+        x = tensor([1.0])
+
+        def dumper(index: int) -> Callable[[], None]:
+            def loop() -> None:
+                while not run.stop.is_set():
+                    text = op.dump()
+                    if not text.startswith(str(op.schema)):
+                        raise AssertionError(f"dump {text!r}")
+                    table = op.dump_table()
+                    if "CPU" not in table or op(x) != "kernel":
+                        raise AssertionError(f"table {table!r}")
+                    dispatcher.namespaces()
+                    dumps[index] += 1
+
+            return loop
+
+        def kernel_registrar() -> None:
+            for _ in range(3 * ROUNDS):
+                if run.stop.is_set():
+                    return
+                with Library(ns, "IMPL") as impl:
+                    for key in keys[1:]:
+                        impl.impl("s", kernel, key)
+
+        def fallback_registrar() -> None:
+            for round_ in range(ROUNDS):
+                if run.stop.is_set():
+                    return
+                with Library(f"{ns}_{round_ % 7}", "IMPL", K.Profiler) as other:
+                    other.fallback(wrapping_fallback)
+                with Library(ns, "IMPL", K.Profiler) as mine:
+                    mine.fallback(wrapping_fallback)
+
+        run_threads(run, [dumper(i) for i in range(CALLERS)], [kernel_registrar, fallback_registrar])
+        assert all(dumps), dumps
+        assert op(x) == "kernel"
+
+
+def test_first_calls_racing_a_library_close_fail_cleanly_or_succeed(ns: str) -> None:
+    """Each round defines an op and its kernel, and closes its library while callers make
+    the op's first calls (which build its kernel's wrappers). A call returns the kernel's
+    result or raises OperatorNotFoundError (the op is gone); nothing else."""
+    from typedops import NoKernelError, OperatorNotFoundError
+
+    rounds = 150
+    run = Run(CALLERS + 1)
+    current: list[OperatorHandle] = []
+    calls = [0] * CALLERS
+    outcomes: set[str] = set()
+
+    def kernel(x: Tensor, n: int) -> int:
+        return n
+
+    x = tensor([1.0])
+
+    def caller(index: int) -> Callable[[], None]:
+        def loop() -> None:
+            while not run.stop.is_set():
+                op = current[-1] if current else None
+                if op is None:
+                    continue
+                for _ in range(3):
+                    try:
+                        stack: list[Any] = [x, 3]
+                        op.call_boxed(stack)
+                        r = op(x, 2)
+                        if (r, stack) != (2, [3]):
+                            raise AssertionError(f"{op.full_name}: caller {index} saw {r!r}, {stack!r}")
+                        outcomes.add("result")
+                    except (OperatorNotFoundError, NoKernelError) as error:
+                        outcomes.add(type(error).__name__)
+                    calls[index] += 1
+
+        return loop
+
+    def registrar() -> None:
+        for i in range(rounds):
+            if run.stop.is_set():
+                return
+            with Library(f"{ns}_{i}", "DEF") as lib:
+                op = lib.define(f"f{i}(Tensor x, int n) -> int")
+                lib.impl(f"f{i}", kernel, K.CPU)
+                current.append(op)
+            # closed: the op is removed while callers may be making its first calls
+
+    run_threads(run, [caller(i) for i in range(CALLERS)], [registrar])
+    assert all(calls), calls
+    assert "OperatorNotFoundError" in outcomes
+
+
+def test_library_closed_while_a_first_call_builds_its_wrappers(ns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deterministic version of the race above: a caller is held inside the building of its
+    kernel's wrappers (its first call), and the library is closed meanwhile. The call
+    finishes on the table it started with; later calls raise OperatorNotFoundError."""
+    from typedops import OperatorNotFoundError
+    from typedops.boxing import make_unboxing
+    from typedops.dispatch import _operator
+
+    paused = threading.Event()
+    release = threading.Event()
+    results: list[int] = []
+    errors: list[BaseException] = []
+    real = make_unboxing
+
+    def gated(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread() and not paused.is_set():
+            paused.set()
+            release.wait(timeout=TIMEOUT)
+        return real(*args, **kwargs)
+
+    def kernel(x: Tensor, n: int) -> int:
+        return n
+
+    lib = Library(ns, "DEF")
+    op = lib.define("f(Tensor x, int n) -> int")
+    lib.impl("f", kernel, K.CPU)
+    x = tensor([1.0])
+    monkeypatch.setattr(_operator, "make_unboxing", gated)
+
+    def first() -> None:
+        try:
+            results.append(op(x, 2))
+        except BaseException as error:
+            errors.append(error)
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert paused.wait(timeout=TIMEOUT), "the wrappers were never built"
+    lib.remove()  # the op's definition goes while its first call is under way
+    release.set()
+    thread.join(timeout=TIMEOUT)
+    monkeypatch.undo()
+    assert not errors, repr(errors[0])
+    assert results == [2]  # the call saw the table it started with
+    with pytest.raises(OperatorNotFoundError, match=r"operator .*::f was removed"):
+        op(x, 2)

@@ -2,8 +2,10 @@
 
 from ._convert import Conversion, SequenceKind, broadcast, conversions_for, to_list, to_tuple
 from ._ivalue import Tag, canonical, mismatch, tag_of, type_name
-from ._shape import ArgCheck, ArgShape, CallShape, CheckKind, TensorUse, call_shape, shape_and_defaults, tensor_use
-from ._source import GeneratedSourceError, check_identifier, install
+from ._shape import (
+    ArgCheck, ArgShape, CallShape, CheckKind, TensorUse, call_shape, positional_names, shape_and_defaults, tensor_use,
+)  # fmt: skip
+from ._source import GeneratedSourceError, check_identifier, install, live_generated_files, renamed
 from ._stack import Stack, drop, last, peek, pop, push
 from ._values import default_value, python_name
 from ._wrappers import (
@@ -32,6 +34,8 @@ __all__ = [
     "BoxedReturnError",
     "GeneratedSourceError",
     "install",
+    "renamed",
+    "live_generated_files",
     # what generated wrappers call
     "conversions_for",
     "Conversion",
@@ -55,6 +59,7 @@ __all__ = [
     "TensorUse",
     "call_shape",
     "shape_and_defaults",
+    "positional_names",
     "tensor_use",
     "default_value",
     "python_name",

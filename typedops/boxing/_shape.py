@@ -8,6 +8,14 @@ the generated text -- how many positional arguments, the Python names of keyword
 ones (they are passed by keyword), which arguments carry tensors and how, which have
 defaults, how many returns. Op names, default values and kernels are bound when a
 compiled factory is called, never written into the source.
+
+Positional arguments' names are not part of a shape (their ``ArgShape.name`` is empty):
+the source calls them by placeholder names, and code that must take them under the
+schema's names (the dispatch entries, which may be called with keywords) gets a copy of
+its compiled code with the parameters renamed (``renamed`` in _source.py), which costs
+no compilation and no source. So a program that defines and removes ops with ever new
+argument names compiles nothing new, and the compiled factories, kept in bounded caches,
+stay few (Note [Generated source]).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from ._values import default_value, python_name
 
 __all__ = [
     "TensorUse", "CheckKind", "ArgCheck", "ArgShape", "CallShape", "call_shape", "shape_and_defaults",
-    "tensor_use", "arg_check",
+    "tensor_use", "arg_check", "positional_names",
 ]  # fmt: skip
 
 
@@ -121,7 +129,9 @@ def arg_check(type_: Type) -> ArgCheck:
 
 
 class ArgShape(NamedTuple):
-    name: str  # the Python parameter name (schema name, keywords get a trailing '_')
+    # A keyword-only argument's Python name (schema name, keywords get a trailing '_');
+    # empty for a positional one (Note [Wrapper cache]).
+    name: str
     kwarg_only: bool
     has_default: bool
     tensors: TensorUse
@@ -162,16 +172,23 @@ def call_shape(schema: FunctionSchema) -> CallShape:
     for args_of, kwarg_only in ((schema.positional, False), (schema.kwarg_only, True)):
         for arg in args_of:
             type_ = arg.type
-            key = (arg.name, kwarg_only, arg.default is None, id(type_))
+            name = arg.name if kwarg_only else ""  # Note [Wrapper cache]
+            key = (name, kwarg_only, arg.default is None, id(type_))
             known = _arg_shapes.get(key)
             if known is None:
                 tensors, check = _type_facts(type_)
-                shape = ArgShape(python_name(arg.name), kwarg_only, arg.default is not None, tensors, check)
+                shape = ArgShape(python_name(name) if name else "", kwarg_only, arg.default is not None, tensors, check)
                 known = _arg_shapes.put(key, shape, keep=type_)  # keeps the type, so its id stays its own
             args.append(known)
-    if len({a.name for a in args}) != len(args):
+    if len({python_name(a.name) for a in schema.arguments}) != len(args):
         _refuse_python_name_clash(schema)
     return CallShape(tuple(args), len(schema.returns))
+
+
+def positional_names(schema: FunctionSchema) -> tuple[str, ...]:
+    """The Python parameter names of ``schema``'s positional arguments, which its shape
+    leaves out (Note [Wrapper cache])."""
+    return tuple(python_name(a.name) for a in schema.positional)
 
 
 def _refuse_python_name_clash(schema: FunctionSchema) -> None:

@@ -22,13 +22,12 @@ it raises, the stack is as it left it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, Final
 
 from typing_extensions import assert_never
 
-from ..vocabulary import TypedopsError
+from ..vocabulary import BoundedCache, TypedopsError
 from ._convert import Conversion, SequenceKind, broadcast, to_list, to_tuple
 from ._messages import BOXED_WRONG_RETURNS, KERNEL_WRONG_TUPLE
 from ._shape import CallShape
@@ -156,21 +155,40 @@ UNBOXING_GLOBALS: Final = {
 }  # fmt: skip
 
 
-@functools.cache
+# Compiled factories by shape (Note [Wrapper cache]): bounded, as a program may define
+# ever new keyword-only names; an evicted factory's source goes with its last code
+# (Note [Generated source]).
+FACTORIES_LIMIT: Final = 1024
+_unboxing_factories: Final[BoundedCache[tuple[CallShape, bool, tuple[Conversion | None, ...]], Callable[..., Any]]] = (
+    BoundedCache(FACTORIES_LIMIT, "unboxing factories by shape")
+)
+_boxing_factories: Final[BoundedCache[CallShape, Callable[..., Any]]] = BoundedCache(
+    FACTORIES_LIMIT, "boxing factories by shape"
+)
+
+
 def _unboxing_factory(
     shape: CallShape, keyed: bool, conversions: tuple[Conversion | None, ...]
 ) -> Callable[..., Any]:
-    return install(
-        unboxing_source(shape, keyed, conversions),
-        dict(UNBOXING_GLOBALS),
-        f"unboxing {shape.describe()}{' keyed' if keyed else ''}",
-        "make",
-    )
+    key = (shape, keyed, conversions)
+    factory = _unboxing_factories.get(key)
+    if factory is None:
+        factory = _unboxing_factories.put(key, install(
+            unboxing_source(shape, keyed, conversions),
+            dict(UNBOXING_GLOBALS),
+            f"unboxing {shape.describe()}{' keyed' if keyed else ''}",
+            "make",
+        ))
+    return factory
 
 
-@functools.cache
 def _boxing_factory(shape: CallShape) -> Callable[..., Any]:
-    return install(boxing_source(shape), {"_bad_returns": bad_returns}, f"boxing {shape.describe()}", "make")
+    factory = _boxing_factories.get(shape)
+    if factory is None:
+        factory = _boxing_factories.put(
+            shape, install(boxing_source(shape), {"_bad_returns": bad_returns}, f"boxing {shape.describe()}", "make")
+        )
+    return factory
 
 
 def make_unboxing(

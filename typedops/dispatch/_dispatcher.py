@@ -2,7 +2,9 @@
 
 Registration goes through ``Library`` (``_library.py``); this module owns the state it
 changes. All changes happen under ``lock`` and end by recomputing the affected tables
-(Note [Atomic tables]); lookups and calls take no lock.
+(Note [Atomic tables]); lookups and calls take no lock. Reading the mutable parts of the
+registry (fallbacks, an op's registrations, listings) takes it too (Note [Reading the
+registry] in _operator.py).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from ..vocabulary import OperatorNotFoundError, RegistrationError
+from ..vocabulary import BoundedCache, OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey
 from ._kernel import KernelKind, Registration, fallthrough
@@ -37,6 +39,7 @@ __all__ = ["Dispatcher", "dispatcher", "GLOBAL_NAMESPACE"]
 
 GLOBAL_NAMESPACE: Final = "_"
 BUILTIN_SOURCE: Final = "<typedops built-in>"
+_VIEWS_LIMIT: Final = 256
 
 # Functionality keys every op falls through unless something registers for them, as in
 # PyTorch: a tensor carries AutogradCPU, but an op without autograd support goes on to CPU.
@@ -62,7 +65,11 @@ class Dispatcher:
         # names have one: no list per op, see Note [Registration and the collector])
         self._overloads: dict[str, OperatorEntry | list[OperatorEntry]] = {}
         self._fallbacks: dict[str, dict[DispatchKey, list[Registration]]] = {}
-        self._fallback_view: dict[str, dict[DispatchKey, Registration]] = {}
+        # namespace -> the fallback of each key for its ops (fallbacks_for); bounded, as a
+        # program may use ever new namespaces, and cleared on any fallback change.
+        self._fallback_view: BoundedCache[str, dict[DispatchKey, Registration]] = BoundedCache(
+            _VIEWS_LIMIT, "fallback views by namespace"
+        )
         self._def_libraries: dict[str, str] = {}  # namespace -> where its DEF library was made
         builtin = {
             key: [Registration(key, fallthrough, KernelKind.fallthrough, False, BUILTIN_SOURCE)]
@@ -112,19 +119,21 @@ class Dispatcher:
         return list(found) if isinstance(found, list) else [found]
 
     def namespaces(self) -> list[str]:
-        return sorted({e.schema.namespace for e in self._ops.values()})
+        with self.lock:  # iterating the registry (Note [Reading the registry])
+            return sorted({e.schema.namespace for e in self._ops.values()})
 
     # -- fallbacks ----------------------------------------------------------------------
     def fallbacks_for(self, namespace: str) -> dict[DispatchKey, Registration]:
         """The fallback each key uses for ops of ``namespace`` (its own, else the global one)."""
-        view = self._fallback_view.get(namespace)
-        if view is None:
-            view = {k: stack[-1] for k, stack in self._fallbacks[GLOBAL_NAMESPACE].items() if stack}
-            if namespace != GLOBAL_NAMESPACE:
-                own = self._fallbacks.get(namespace, {})
-                view.update({k: stack[-1] for k, stack in own.items() if stack})
-            self._fallback_view[namespace] = view
-        return view
+        with self.lock:  # Note [Reading the registry]: a view made from half a change would stay
+            view = self._fallback_view.get(namespace)
+            if view is None:
+                view = {k: stack[-1] for k, stack in self._fallbacks[GLOBAL_NAMESPACE].items() if stack}
+                if namespace != GLOBAL_NAMESPACE:
+                    own = self._fallbacks.get(namespace, {})
+                    view.update({k: stack[-1] for k, stack in own.items() if stack})
+                self._fallback_view.put(namespace, view)
+            return view
 
     # -- registry changes (called by Library, under the lock) ---------------------------
     def claim_namespace(self, namespace: str, source: str) -> Callable[[], None]:
@@ -254,18 +263,20 @@ class Dispatcher:
 
         def remove() -> None:
             with self.lock:
-                regs = self._fallbacks.get(namespace, {}).get(reg.key, [])
+                own = self._fallbacks.get(namespace, {})
+                regs = own.get(reg.key, [])
                 if reg in regs:
                     regs.remove(reg)
+                    if not regs:  # nothing is kept for a key, or a namespace, without fallbacks
+                        del own[reg.key]
+                        if not own and namespace != GLOBAL_NAMESPACE:
+                            del self._fallbacks[namespace]
                     self._fallbacks_changed(namespace)
 
         return remove
 
     def _fallbacks_changed(self, namespace: str) -> None:
-        if namespace == GLOBAL_NAMESPACE:
-            self._fallback_view.clear()
-        else:
-            self._fallback_view.pop(namespace, None)
+        self._fallback_view.clear()  # fallbacks change rarely: the views are remade on demand
         for entry in self._ops.values():
             if namespace in (GLOBAL_NAMESPACE, entry.schema.namespace):
                 if entry.has_tables:

@@ -18,15 +18,14 @@ each dispatch (see _trace.py); otherwise it contains no tracing at all.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
 
 from typing_extensions import assert_never
 
-from ..vocabulary import BACKEND_KEYS, ArgumentError, Device, Layout, MemoryFormat, ScalarType, TensorError
+from ..vocabulary import BACKEND_KEYS, ArgumentError, BoundedCache, Device, Layout, MemoryFormat, ScalarType, TensorError
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
-from ..boxing import bad_returns, install, mismatch, wrong_tuple
+from ..boxing import bad_returns, install, mismatch, positional_names, renamed, wrong_tuple
 from ._messages import MIXED_DEVICES
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
@@ -125,10 +124,20 @@ def _optional_list_bits(tensors: Iterable[Any] | None) -> int:
 # of the generated namespace (``_apply``, ``_tls_active``...). A schema may name an
 # argument ``_b`` too (any ASCII identifier is a valid argument name), and a parameter
 # shadows any of ours, so the kernel would receive the key bits instead of the value.
-# ``_Names`` holds the names the bodies use; for a shape whose arguments take one of them,
-# ``_names_for`` renames *ours* (never the user's) by appending '_' until free, and
-# ``make`` binds each renamed global or parameter to its new name first. The flag
-# ``_tls_active`` changes at run time, so a renamed one is read through the namespace.
+#
+# Positional arguments are not in the source at all: it calls them by placeholders
+# (``_p0``...), and each op gets the compiled code with the placeholders renamed to its
+# argument names (``renamed``, Note [Generated source]): in bytecode a local is a slot
+# number, and globals and closure cells have tables of their own, so a parameter called
+# ``_apply`` or ``_op`` shadows nothing, and a local of ours sharing its name is renamed
+# in the copy. This keeps positional names out of the shape (Note [Wrapper cache]).
+#
+# Keyword-only arguments are in the source (the kernel is called with them by keyword).
+# ``_Names`` holds the names the bodies use; for a shape whose keyword-only arguments
+# take one of them, ``_names_for`` renames *ours* (never the user's) by appending '_'
+# until free, and ``make`` binds each renamed global or parameter to its new name first.
+# The flag ``_tls_active`` changes at run time, so a renamed one is read through the
+# namespace. Placeholders avoid both kinds of names the same way.
 class _Names(NamedTuple):
     op: str = "_op"
     b: str = "_b"
@@ -165,6 +174,23 @@ def _names_for(shape: CallShape) -> _Names:
         taken.add(name)
         chosen.append(name)
     return _Names(*chosen)
+
+
+def _source_names(shape: CallShape, names: _Names) -> tuple[str, ...]:
+    """The name each argument of ``shape`` has in the source: a placeholder for a
+    positional one, its own for a keyword-only one (Note [Generated names never meet
+    argument names])."""
+    taken = {a.name for a in shape.kwarg_only} | set(names)
+    result: list[str] = []
+    for index, arg in enumerate(shape.args):
+        if arg.kwarg_only:
+            result.append(arg.name)
+            continue
+        name = f"_p{index}"
+        while name in taken:
+            name += "_"
+        result.append(name)
+    return tuple(result)
 
 
 def _renames(names: _Names) -> list[str]:
@@ -283,15 +309,16 @@ def _check_expr(check: ArgCheck, index: int, ref: str, n: _Names = _DEFAULT_NAME
     return f"({ref} is None or {test})" if check.optional else test
 
 
-def _value_checks(shape: CallShape, names: _Names) -> list[str]:
+def _value_checks(shape: CallShape, names: _Names, params: tuple[str, ...]) -> list[str]:
     """The unboxed entries' argument checks: exact-type accept tests, and when one fails,
     the full check, which converts what the schema converts (a lone int for ``int[1]``)
-    or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones])."""
-    checked = [(i, a) for i, a in enumerate(shape.args) if (_check_expr(a.check, i, a.name, names)) is not None]
+    or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones]). ``params``
+    are the arguments' names in the source (``_source_names``)."""
+    checked = [(i, p) for i, (a, p) in enumerate(zip(shape.args, params)) if _check_expr(a.check, i, p, names) is not None]
     if not checked:
         return []
-    tests = " and ".join(e for i, a in checked if (e := _check_expr(a.check, i, a.name, names)) is not None)
-    refs = "".join(f"{a.name}, " for _, a in checked)
+    tests = " and ".join(e for i, p in checked if (e := _check_expr(shape.args[i].check, i, p, names)) is not None)
+    refs = "".join(f"{p}, " for _, p in checked)
     indices = "".join(f"{i}, " for i, _ in checked)
     return [
         f"        if not ({tests}):",
@@ -302,9 +329,10 @@ def _value_checks(shape: CallShape, names: _Names) -> list[str]:
 def entry_source(shape: CallShape, trace: bool) -> str:
     """Source of ``make(_op, *defaults)`` returning the four entry functions."""
     names = _names_for(shape)
+    params = _source_names(shape, names)
     lines = [f"def make(_op{''.join(', ' + d for d in _defaults(shape))}):", *_renames(names)]
-    lines += _call(shape, trace, names)
-    lines += _redispatch(shape, trace, names)
+    lines += _call(shape, trace, names, params)
+    lines += _redispatch(shape, trace, names, params)
     lines += _call_boxed(shape, trace)
     lines += _redispatch_boxed(shape, trace)
     lines += ["    return call, redispatch, call_boxed, redispatch_boxed", ""]
@@ -319,27 +347,28 @@ def _defaults(shape: CallShape) -> list[str]:
     return [f"_d{i}" for i in range(sum(a.has_default for a in shape.args))]
 
 
-def _signature(shape: CallShape) -> str:
-    """The unboxed entries' parameters: the schema's, defaulted to ``make``'s ``_d`` parameters."""
+def _signature(shape: CallShape, names: tuple[str, ...]) -> str:
+    """The unboxed entries' parameters (``names``, see ``_source_names``), defaulted to
+    ``make``'s ``_d`` parameters."""
     params: list[str] = []
     d = iter(_defaults(shape))
-    for arg in shape.positional:
-        params.append(f"{arg.name}={next(d)}" if arg.has_default else arg.name)
-    if shape.kwarg_only:
-        params.append("*")
-        for arg in shape.kwarg_only:
-            params.append(f"{arg.name}={next(d)}" if arg.has_default else arg.name)
+    star = False
+    for arg, name in zip(shape.args, names):
+        if arg.kwarg_only and not star:
+            params.append("*")
+            star = True
+        params.append(f"{name}={next(d)}" if arg.has_default else name)
     return ", ".join(params)
 
 
-def _unboxed_dispatch(shape: CallShape, trace: bool, label: str, names: _Names) -> list[str]:
+def _unboxed_dispatch(shape: CallShape, trace: bool, label: str, names: _Names, params: tuple[str, ...]) -> list[str]:
     """Call the unboxed slot of the key set ``_b`` with the entry's own arguments."""
     op, b = names.op, names.b
+    positional = [p for a, p in zip(shape.args, params) if not a.kwarg_only]
     if trace:
         kw = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.kwarg_only) + "}"
-        positional = "(" + "".join(f"{a.name}, " for a in shape.positional) + ")"
-        return [f"        return {names.traced}({op}, {label!r}, {b}, {positional}, {kw})"]
-    call_args = ", ".join([a.name for a in shape.positional] + [f"{a.name}={a.name}" for a in shape.kwarg_only])
+        return [f"        return {names.traced}({op}, {label!r}, {b}, ({''.join(p + ', ' for p in positional)}), {kw})"]
+    call_args = ", ".join(positional + [f"{a.name}={a.name}" for a in shape.kwarg_only])
     return [f"        return {op}.cache[{b}]({call_args})"]
 
 
@@ -358,24 +387,24 @@ _BELOW: Final = "        {b} = {ks} ^ (1 << ({ks}.bit_length() - 1)) if {ks} els
 # -- the four entry points
 
 
-def _call(shape: CallShape, trace: bool, names: _Names) -> list[str]:
+def _call(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...]) -> list[str]:
     """``call(*schema args)``: key set from the tensor arguments, then the unboxed slot."""
-    by_name = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in shape.args if a.tensors is not TensorUse.none) + "}"
+    values = "(" + "".join(f"{p}, " for p in params) + ")"  # every argument, in schema order
     return [
-        f"    def call({_signature(shape)}):",
-        *_key_lines([(a.name, a.tensors) for a in shape.args], f"{names.bad_args}({names.op}, {by_name})", names),
-        *_value_checks(shape, names),
-        *_unboxed_dispatch(shape, trace, "call", names),
+        f"    def call({_signature(shape, params)}):",
+        *_key_lines([(p, a.tensors) for a, p in zip(shape.args, params)], f"{names.bad_args}({names.op}, {values})", names),
+        *_value_checks(shape, names, params),
+        *_unboxed_dispatch(shape, trace, "call", names, params),
     ]
 
 
-def _redispatch(shape: CallShape, trace: bool, names: _Names) -> list[str]:
+def _redispatch(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...]) -> list[str]:
     """``redispatch(keys, *schema args)``: the unboxed slot below the highest key of ``keys``."""
-    sig = _signature(shape)
+    sig = _signature(shape, params)
     return [
         f"    def redispatch({names.ks}{', ' if sig else ''}{sig}):",
         _BELOW.format(b=names.b, ks=names.ks),
-        *_unboxed_dispatch(shape, trace, "redispatch", names),
+        *_unboxed_dispatch(shape, trace, "redispatch", names, params),
     ]
 
 
@@ -452,8 +481,8 @@ def _redispatch_boxed(shape: CallShape, trace: bool) -> list[str]:
     ]
 
 
-def _bad_args(op: OperatorEntry, values: dict[str, Any]) -> ArgumentError:
-    return explain_bad_tensors(op, values)
+def _bad_args(op: OperatorEntry, values: tuple[Any, ...]) -> ArgumentError:
+    return explain_bad_tensors(op, {a.name: v for a, v in zip(op.schema.arguments, values)})
 
 
 def _bad_stack(op: OperatorEntry, stack: list[Any], filled: int) -> ArgumentError:
@@ -515,14 +544,38 @@ _GLOBALS["_entry_globals"] = _GLOBALS  # for a renamed flag: Note [Generated nam
 keep_flag_in(_GLOBALS)
 
 
-@functools.cache
-def _factory(shape: CallShape, trace: bool) -> Callable[..., Any]:
-    return install(entry_source(shape, trace), _GLOBALS, f"dispatch entry {shape.describe()}", "make")
+# Compiled factories by shape, and their copies with the positional parameters renamed
+# by (shape, names): both bounded (Note [Wrapper cache], Note [Generated source]).
+_FACTORIES_LIMIT: Final = 1024
+_factories: Final[BoundedCache[tuple[CallShape, bool], Callable[..., Any]]] = BoundedCache(
+    _FACTORIES_LIMIT, "dispatch entry factories by shape"
+)
+# Renamed copies are cheap to make (no compilation) and ops of one library share their
+# argument names (``self``, ``other``): a small cache serves them.
+_named: Final[BoundedCache[tuple[CallShape, bool, tuple[str, ...]], Callable[..., Any]]] = BoundedCache(
+    256, "dispatch entry factories by shape and positional names"
+)
+
+
+def _factory(shape: CallShape, trace: bool, positional: tuple[str, ...]) -> Callable[..., Any]:
+    """``make`` for ``shape``, its entries taking the positional arguments as ``positional``."""
+    key = (shape, trace, positional)
+    known = _named.get(key)
+    if known is not None:
+        return known
+    compiled = _factories.get((shape, trace))
+    if compiled is None:
+        source = entry_source(shape, trace)
+        compiled = _factories.put((shape, trace), install(source, _GLOBALS, f"dispatch entry {shape.describe()}", "make"))
+    placeholders = _source_names(shape, _names_for(shape))
+    names = {p: n for p, n, a in zip(placeholders, positional, shape.args) if p != n and not a.kwarg_only}
+    return _named.put(key, renamed(compiled, names))
 
 
 def make_entries(op: OperatorEntry) -> tuple[Callable[..., Any], ...]:
     """The four entry functions for ``op``, from the compiled factory of its shape."""
-    functions: tuple[Callable[..., Any], ...] = _factory(op.shape, TRACE_ENABLED)(op, *op.defaults)
+    make = _factory(op.shape, TRACE_ENABLED, positional_names(op.schema))
+    functions: tuple[Callable[..., Any], ...] = make(op, *op.defaults)
     call = functions[0]
     call.__name__ = call.__qualname__ = op.schema.name
     return functions

@@ -36,6 +36,20 @@ dict from a call's incoming key bits to the ready-to-call slot (fallthroughs mas
 highest key picked, and for kernels that take the key set, the set already bound).
 The hot path is one dict subscript; a miss computes the slot from that cache's own
 table. A new table gets a new cache, published together with it.
+
+Note [Reading the registry]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Only the published tables and slot caches are read without the lock. Everything else
+the registry holds -- an op's ``registrations`` (a dict of lists, changed in place), its
+kept wrappers, the dispatcher's fallbacks and fallback views -- is read under the lock
+too: a reader iterating it while a registration changes it would raise ("dictionary
+changed size during iteration", a ``KeyError``) or see half a change. So ``dump``,
+``dump_table``, ``slots``, the ``NoKernelError`` message and ``fallbacks_for`` read
+under the lock, and see the state before or after each registration. A slot cache's
+miss builds a kernel's wrappers without the lock (that may compile code), then keeps
+them under it, and only while the registration is in the current table: the op's
+library may have been closed meanwhile (``mark_removed`` drops every kept wrapper),
+and that call still finishes on the table it started with.
 """
 
 from __future__ import annotations
@@ -313,7 +327,8 @@ class OperatorEntry:
         return self._table is not None
 
     def slots(self) -> list[Slot]:
-        """The registration chosen for the empty key set, then for each runtime key."""
+        """The registration chosen for the empty key set, then for each runtime key.
+        Callers hold the lock (Note [Reading the registry])."""
         regs = {key: stack[-1] for key, stack in self.registrations.items() if stack}
         fallbacks = self.dispatcher.fallbacks_for(self.schema.namespace)
         result: list[Slot] = []
@@ -349,34 +364,39 @@ class OperatorEntry:
         return None, _MISSING
 
     def _wrappers(self, reg: Registration) -> tuple[tuple[Callable[..., Any], bool], Callable[..., None]]:
-        """(unboxed slot, boxed slot) for a registration, built once and kept."""
-        if self._wrapped is None:
-            self._wrapped = {}
-        cached = self._wrapped.get(reg)
+        """(unboxed slot, boxed slot) for a registration, built once and kept.
+
+        Called by slot caches on a miss, without the lock; the dict of kept wrappers is
+        read once here and changed only under the lock (Note [Reading the registry])."""
+        wrapped = self._wrapped
+        cached = None if wrapped is None else wrapped.get(reg)
         if cached is not None:
             return cached
-        current = self._table or ()
+        result = self._build_wrappers(reg)
+        with self._lock:
+            # Only registrations in the current table are remembered: a call still holding
+            # an old cache (the registration removed, or the op's library closed meanwhile)
+            # uses its wrapper once, but must not bring it back.
+            if self._table is not None and any(r is reg for r in self._table):
+                if self._wrapped is None:
+                    self._wrapped = {}
+                result = self._wrapped.setdefault(reg, result)
+        return result
+
+    def _build_wrappers(self, reg: Registration) -> tuple[tuple[Callable[..., Any], bool], Callable[..., None]]:
         kind = reg.kind
-        result: tuple[tuple[Callable[..., Any], bool], Callable[..., None]]
         if kind is KernelKind.boxed:
             fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
-            result = ((make_boxing(self.shape, fn, self.handle), True), fn)
-        elif kind is KernelKind.unboxed:
+            return (make_boxing(self.shape, fn, self.handle), True), fn
+        if kind is KernelKind.unboxed:
             if reg.unboxing is not None:  # written ahead of time by the code generator
-                result = ((reg.fn, reg.with_keys), reg.unboxing(reg.fn))
-            else:
-                conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
-                unboxing = make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions)
-                result = ((reg.fn, reg.with_keys), unboxing)
-        elif kind is KernelKind.fallthrough:
+                return (reg.fn, reg.with_keys), reg.unboxing(reg.fn)
+            conversions = conversions_for(self.schema, reg.fn, with_keys=reg.with_keys)
+            unboxing = make_unboxing(self.shape, reg.fn, keyed=reg.with_keys, conversions=conversions)
+            return (reg.fn, reg.with_keys), unboxing
+        if kind is KernelKind.fallthrough:
             raise AssertionError(f"{reg.describe()} has no wrappers: tables hold None for fallthroughs")
-        else:
-            assert_never(kind)
-        # Only registrations in the current table are remembered: a call still holding an
-        # old cache must not bring back the wrapper of a removed registration.
-        if any(r is reg for r in current):
-            self._wrapped[reg] = result
-        return result
+        assert_never(kind)
 
     def drop_wrappers(self, reg: Registration) -> None:
         if self._wrapped is not None:
@@ -390,7 +410,8 @@ class OperatorEntry:
         raise self.no_kernel(keys)
 
     def no_kernel(self, keys: DispatchKeySet) -> NoKernelError:
-        available = tuple(k for k, stack in self.registrations.items() if stack)
+        with self._lock:  # Note [Reading the registry]
+            available = tuple(k for k, stack in self.registrations.items() if stack)
         names = ", ".join(k.name for k in available) or "none"
         if not keys:
             message = NO_DISPATCH_KEY.format(op=self.full_name, names=names, name=self.schema.name)
@@ -401,6 +422,10 @@ class OperatorEntry:
 
     # -- seeing inside --------------------------------------------------------------
     def dump(self) -> str:
+        with self._lock:  # one state of the registry (Note [Reading the registry])
+            return self._dump()
+
+    def _dump(self) -> str:
         removed = " (removed: its library was closed)" if isinstance(self.cache, _RemovedCache) else ""
         lines = [f"{self.schema}", f"  defined at {self.source}{removed}"]
         for key in sorted(self.registrations):
@@ -410,7 +435,8 @@ class OperatorEntry:
         return "\n".join(lines)
 
     def dump_table(self) -> str:
-        slots = self.slots()
+        with self._lock:  # one state of the registry (Note [Reading the registry])
+            slots = self.slots()
         width = max(len(k.name) for k in _RUNTIME_KEYS)
         lines = [f"computed dispatch table for {self.full_name}:"]
         order = [(f"{k.name}", slots[k + 1]) for k in reversed(_RUNTIME_KEYS)]

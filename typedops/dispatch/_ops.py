@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +59,10 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
 # packet its overloads' handles. The dispatcher calls ``_Ops.forget`` with an op's
 # qualified name whenever an overload of it is defined or removed; ``forget`` drops that
 # packet's cached attributes, so the next load looks again (and raises for a removed
-# one). A namespace and a packet are each one object for the life of ``ops``.
+# one). While a namespace or a packet is in use it stays one object: ``ops`` and a
+# namespace hold their namespaces and packets weakly, and strongly only through the
+# attribute caches, which ``forget`` empties -- so a program defining and removing ops
+# with ever new names, or in ever new namespaces, keeps none of them (issue 11).
 def call_overload(
     name: str,
     candidates: Iterable[tuple[FunctionSchema, Callable[..., Any]]],
@@ -82,7 +86,7 @@ class OpOverloadPacket:
     """All overloads of ``ns::name``. Calling it picks the first overload, in definition
     order, whose schema binds the arguments."""
 
-    __slots__ = ("_name", "_dispatcher", "__dict__")
+    __slots__ = ("_name", "_dispatcher", "__dict__", "__weakref__")
 
     def __init__(self, qualified_name: str, dispatcher_: Dispatcher) -> None:
         self._name = qualified_name
@@ -116,12 +120,13 @@ class OpOverloadPacket:
 class OpNamespace:
     """``ops.<namespace>``: attribute access gives that namespace's operators."""
 
-    __slots__ = ("_namespace", "_dispatcher", "_packets", "__dict__")
+    __slots__ = ("_namespace", "_dispatcher", "_packets", "__dict__", "__weakref__")
 
     def __init__(self, namespace: str, dispatcher_: Dispatcher) -> None:
         self._namespace = namespace
         self._dispatcher = dispatcher_
-        self._packets: dict[str, OpOverloadPacket] = {}
+        # weakly: the attribute cache holds them (See Note [Cached op attributes])
+        self._packets: weakref.WeakValueDictionary[str, OpOverloadPacket] = weakref.WeakValueDictionary()
 
     def forget(self, name: str) -> None:
         """Drop what is cached for op ``name`` (See Note [Cached op attributes])."""
@@ -141,7 +146,8 @@ class OpNamespace:
             raise OperatorAttributeError(NO_SUCH_NAMESPACE_OPERATOR.format(namespace=self._namespace, name=name, hint=hint))
         packet = self._packets.get(name)
         if packet is None:
-            packet = self._packets[name] = OpOverloadPacket(qualified, self._dispatcher)
+            packet = OpOverloadPacket(qualified, self._dispatcher)
+            self._packets[name] = packet
         setattr(self, name, packet)  # See Note [Cached op attributes]
         return packet
 
@@ -190,7 +196,8 @@ class _Ops:
 
     def __init__(self, dispatcher_: Dispatcher) -> None:
         self._dispatcher = dispatcher_
-        self._namespaces: dict[str, OpNamespace] = {}
+        # weakly: the attribute cache holds them (See Note [Cached op attributes])
+        self._namespaces: weakref.WeakValueDictionary[str, OpNamespace] = weakref.WeakValueDictionary()
         dispatcher_.add_overloads_listener(self.forget)
 
     def forget(self, qualified_name: str) -> None:
@@ -199,6 +206,8 @@ class _Ops:
         cached = self._namespaces.get(namespace)
         if cached is not None:
             cached.forget(name)
+            if not cached.__dict__:  # no packet cached in it: nor is it, in ops
+                self.__dict__.pop(namespace, None)
 
     def __getattr__(self, namespace: str) -> OpNamespace:
         if namespace.startswith("__"):
@@ -206,7 +215,8 @@ class _Ops:
         load_lazy_library(namespace)  # See Note [Loading the core library]
         cached = self._namespaces.get(namespace)
         if cached is None:
-            cached = self._namespaces[namespace] = OpNamespace(namespace, self._dispatcher)
+            cached = OpNamespace(namespace, self._dispatcher)
+            self._namespaces[namespace] = cached
         setattr(self, namespace, cached)  # See Note [Cached op attributes]
         return cached
 

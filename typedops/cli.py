@@ -24,6 +24,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
     gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
     gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
+    gen.add_argument("--schemas-only", action="store_true",
+                     help="register the schemas without kernels (for a yaml such as PyTorch's, whose kernels are C++)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
     trace = commands.add_parser("trace-ops", help="record the ops a script calls, as an op-list yaml")
     trace.add_argument("script", type=Path)
@@ -38,6 +40,8 @@ def _command_text(args: argparse.Namespace) -> str:
                         ("--static-dispatch", args.static_dispatch), ("--ops", args.ops)):  # fmt: skip
         if value is not None:
             parts += [flag, value.as_posix() if isinstance(value, Path) else value]
+    if args.schemas_only:
+        parts.append("--schemas-only")
     return " ".join(parts)
 
 
@@ -50,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
-                command=_command_text(args),
+                command=_command_text(args), schemas_only=args.schemas_only,
             )  # fmt: skip
             obsolete = obsolete_files(args.out, files)
             if args.check:

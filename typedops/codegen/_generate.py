@@ -55,14 +55,20 @@ def generate(
     static_dispatch: str | None = None,
     ops_list: Path | None = None,
     command: str = "",
+    schemas_only: bool = False,
 ) -> dict[Path, str]:
     """The generated files (path -> text) for the op yaml at ``yaml_path``.
+
+    ``schemas_only`` registers the schemas with no kernels (Note [Schemas only] in _validate.py).
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
     if not (namespace.isidentifier() and namespace.isascii()):
         raise CodegenError(f"--namespace {namespace!r} must be an identifier such as 'core' or 'myops'")
-    if kernels is None and namespace == "core":
+    if schemas_only and (kernels is not None or static_dispatch):
+        option = "--kernels" if kernels is not None else "--static-dispatch"
+        raise CodegenError(f"--schemas-only registers no kernels, so {option} has nothing to do; drop one of them")
+    if kernels is None and namespace == "core" and not schemas_only:
         kernels = "typedops.core.kernels"
     options = Options(
         namespace=namespace,
@@ -70,6 +76,7 @@ def generate(
         source_label=yaml_path.name,
         command=command or f"typedops codegen {yaml_path.name} --namespace {namespace}",
         static_dispatch=_static_keys(static_dispatch),
+        schemas_only=schemas_only,
     )
     entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
     if ops_list is not None:

@@ -15,10 +15,12 @@ runtime ``ops`` as ``Ops`` and derives ``Tensor`` from ``TensorMethods`` under
 
 from __future__ import annotations
 
+import keyword
+
 from ._api import group
 from ._model import OpEntry, Options, Variant
 from ._operators import operator_stub_lines, operators
-from ._text import header, parameters, returns_annotation, stub_def
+from ._text import header, parameters, returns_annotation, stub_def, stub_order
 
 __all__ = ["ops_stub", "stub_module_name"]
 
@@ -44,6 +46,7 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
         "from typing import overload",
         "",
         "import typedops as _t",
+        "from typedops.tensor import Storage as _Storage",
         "from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, "
         "OpOverloadPacket as _Packet",
         "",
@@ -56,11 +59,15 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
     for name, members in by_name.items():
         lines += ["", f"class _packet_{name}(_Packet):"]
         for entry in members:
-            lines.append(f"    {entry.schema.overload_name or 'default'}: _op_{entry.attr_name}")
-        for entry in members:
+            overload = entry.schema.overload_name or "default"
+            if keyword.iskeyword(overload):  # random_.from: reached by getattr, typed by __getattr__
+                lines.append(f"    # {overload}: _op_{entry.attr_name} (a keyword: use getattr)")
+                continue
+            lines.append(f"    {overload}: _op_{entry.attr_name}")
+        for index in stub_order([e.schema for e in members]):
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def("__call__", entry, "_p")
+            lines += _def("__call__", members[index], "_p")
     lines += ["", "class Namespace(_OpNamespace):"]
     lines += [f"    {name}: _packet_{name}" for name in by_name] or ["    pass"]
     lines += [
@@ -73,10 +80,10 @@ def ops_stub(entries: list[OpEntry], options: Options) -> str:
     ]
     methods = group(entries, Variant.method)
     for name, members in methods.items():
-        for entry in members:
+        for index in stub_order([e.schema for e in members], skip_self=True):
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def(name, entry, "self", method=True)
+            lines += _def(name, members[index], "self", method=True)
     operator_stubs = operator_stub_lines(operators(entries, ns))
     lines += operator_stubs
     if not methods and not operator_stubs:

@@ -5,7 +5,8 @@
 # fmt: off
 from collections.abc import Sequence
 from typing import overload
-from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops import Device, Generator, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops.tensor import Storage as _Storage
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = ['add', 'double', 'cat', 'clamp', 'full']

@@ -8,6 +8,7 @@ from collections.abc import Sequence as _Sequence
 from typing import overload
 
 import typedops as _t
+from typedops.tensor import Storage as _Storage
 from typedops.dispatch import OperatorHandle as _Handle, OpNamespace as _OpNamespace, OpOverloadPacket as _Packet
 
 

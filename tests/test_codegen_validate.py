@@ -50,6 +50,14 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "- func: pick.other(Tensor self, Tensor mask) -> Tensor\n  variants: method\n",
          "ops.yaml:1: vd::pick takes 'self' after 'mask', so every overload of 'pick' with variant 'method' "
          "must take it after the same arguments (not vd::pick.other)"),
+        # types stubs cannot write (Dict used to fail an assertion in the stub writer)
+        ("- func: f(Tensor self, Dict(str, Tensor) d) -> Tensor\n",
+         "ops.yaml:1: argument 'd' of vd::f has type 'Dict(str, Tensor)', which generated stubs cannot type "
+         "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"),
+        ("- func: f(Tensor self) -> Future(Tensor)\n",
+         "ops.yaml:1: return 0 of vd::f has type 'Future(Tensor)', which generated stubs cannot type "
+         "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"),
+        ("- func: f(Tensor self, ...) -> Tensor\n", "ops.yaml:1: vd::f takes or returns '...', which generated functions cannot type"),
         # issue 11: fields outside ours and PyTorch's are still refused
         ("- func: double(Tensor self) -> Tensor\n  structured_delegat: double.out\n",
          "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check)"),

@@ -30,8 +30,10 @@ $(STAMP)-bench: pyproject.toml | $(PY)
 demo: $(STAMP)-base
 	$(PY) -m typedops.demo
 
+# Tests marked compat (differential tests against torch) run in `make compat` only, also
+# when torch is installed.
 test: $(STAMP)-dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not compat"
 	$(PY) -m mypy
 	$(VENV)/bin/pyright --pythonpath $(PY)
 	$(VENV)/bin/lint-imports

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from typedops import Device
+from typedops import Device, Generator
 from typedops.boxing import mismatch
 from typedops.codegen._text import annotation
 from typedops.schema import parse_schema
@@ -21,7 +21,7 @@ CASES = [
     ("Device?", "Device | str | None", "_t.Device | _builtins.str | None", "meta"),
     ("Device", "Device | str", "_t.Device | _builtins.str", Device("cpu")),
     ("Scalar", "Scalar", "_t.Scalar", 2.5),
-    ("Generator?", "object | None", "_builtins.object | None", object()),
+    ("Generator?", "Generator | None", "_t.Generator | None", Generator()),
     ("Tensor[]", "Sequence[Tensor]", "_Sequence[_t.Tensor]", ()),
 ]
 

@@ -48,8 +48,21 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "give 'self' a default or make it keyword-only (after '*') (column 32)"),
         ("- func: pick(Tensor mask, Tensor self) -> Tensor\n  variants: method\n"
          "- func: pick.other(Tensor self, Tensor mask) -> Tensor\n  variants: method\n",
-         "ops.yaml:1: vd::pick takes 'self' after other arguments, so it must be the only overload of "
-         "'pick' with variant 'method' (here also vd::pick.other)"),
+         "ops.yaml:1: vd::pick takes 'self' after 'mask', so every overload of 'pick' with variant 'method' "
+         "must take it after the same arguments (not vd::pick.other)"),
+        # types stubs cannot write (Dict used to fail an assertion in the stub writer)
+        ("- func: f(Tensor self, Dict(str, Tensor) d) -> Tensor\n",
+         "ops.yaml:1: argument 'd' of vd::f has type 'Dict(str, Tensor)', which generated stubs cannot type "
+         "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"),
+        ("- func: f(Tensor self) -> Future(Tensor)\n",
+         "ops.yaml:1: return 0 of vd::f has type 'Future(Tensor)', which generated stubs cannot type "
+         "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"),
+        ("- func: f(Tensor self, ...) -> Tensor\n", "ops.yaml:1: vd::f takes or returns '...', which generated functions cannot type"),
+        # issue 11: fields outside ours and PyTorch's are still refused
+        ("- func: double(Tensor self) -> Tensor\n  structured_delegat: double.out\n",
+         "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check)"),
+        ("- func: double.from(Tensor self) -> Tensor\n- func: f.default(Tensor self) -> Tensor\n",
+         "ops.yaml:2: overload name 'default' is a Python keyword; generated functions cannot use it"),
         (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
         ("- func: other::double(Tensor self) -> Tensor\n",
          "ops.yaml:1: other::double is in namespace 'other' but this yaml generates namespace 'vd'; "

@@ -17,6 +17,7 @@ from tests import _infer_future_annotations as future
 from tests.corpus import native_function_schemas
 from typedops import (
     Device,
+    Generator,
     Layout,
     MemoryFormat,
     Scalar,
@@ -30,7 +31,7 @@ from typedops import tensor as tensor_of
 from typedops.schema._defaults import default_mismatch
 from typedops.schema import (
     BOOL, COMPLEX, DEVICE, FLOAT, INT, LAYOUT, MEMORY_FORMAT, SCALAR, SCALAR_TYPE, STR,
-    SYM_INT, TENSOR, AliasInfo, Argument, DictType, EnumDefault, FunctionSchema, ListType,
+    SYM_INT, TENSOR, AliasInfo, Argument, BaseType, DictType, EnumDefault, FunctionSchema, ListType,
     OptionalType, Return, Type, format_literal, infer_schema, parse_schema,
     signature_from_schema,
 )  # fmt: skip
@@ -545,8 +546,8 @@ def non_ascii(ä: Tensor) -> Tensor:
 
 
 _SUPPORTED = (
-    "Tensor, int, SymInt, float, bool, str, complex, Scalar, ScalarType, Layout, Device "
-    "or MemoryFormat, or Optional, list, Sequence, tuple or dict of those"
+    "Tensor, int, SymInt, float, bool, str, complex, Scalar, ScalarType, Layout, Device, "
+    "MemoryFormat or Generator, or Optional, list, Sequence, tuple or dict of those"
 )
 
 REFUSALS: list[tuple[Callable[..., object], dict[str, Any], str]] = [
@@ -782,6 +783,19 @@ def test_signature_from_schema() -> None:
     )
 
 
+def test_generator_arguments_have_a_python_type() -> None:
+    # issue 11: PyTorch's 'Generator? generator=None' (48 ops of native_functions.yaml)
+    schema = parse_schema("ns::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor")
+    sig = signature_from_schema(schema)
+    assert sig.parameters["generator"].annotation == Optional[Generator]
+    assert sig.parameters["generator"].default is None
+
+    def bernoulli(self: Tensor, *, generator: Optional[Generator] = None) -> Tensor:
+        raise NotImplementedError
+
+    assert infer_schema(bernoulli, name="ns::bernoulli", mutates_args=()) == schema
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -796,8 +810,8 @@ def test_signature_from_schema() -> None:
             f"made for {_SUPPORTED}",
         ),
         (
-            "f(Tensor x) -> (Tensor, Generator)",
-            f"return 1 of f has type 'Generator', which has no Python form; signatures can be "
+            "f(Tensor x) -> (Tensor, Storage)",
+            f"return 1 of f has type 'Storage', which has no Python form; signatures can be "
             f"made for {_SUPPORTED}",
         ),
         ("f(Tensor x, ...) -> ()", "f takes or returns '...', which a typed Python signature cannot"),
@@ -885,7 +899,9 @@ def _function_with_signature(sig: inspect.Signature) -> Callable[..., object]:
     return kernel
 
 
-_BASES = [TENSOR, INT, SYM_INT, FLOAT, BOOL, STR, COMPLEX, SCALAR, SCALAR_TYPE, LAYOUT, DEVICE, MEMORY_FORMAT]
+_BASES = [
+    TENSOR, INT, SYM_INT, FLOAT, BOOL, STR, COMPLEX, SCALAR, SCALAR_TYPE, LAYOUT, DEVICE, MEMORY_FORMAT, BaseType("Generator"),
+]  # fmt: skip
 _DICT_KEYS = [STR, INT, FLOAT, COMPLEX, BOOL, TENSOR]
 _ENUMS: dict[str, Any] = {"ScalarType": ScalarType, "Layout": Layout, "MemoryFormat": MemoryFormat}
 

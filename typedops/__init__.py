@@ -26,6 +26,7 @@ from .vocabulary import (
     Device,
     DispatchKey,
     DispatchKeySet,
+    Generator,
     Layout,
     MemoryFormat,
     NoKernelError,
@@ -58,6 +59,7 @@ __all__ = [
     "Layout",
     "Device",
     "MemoryFormat",
+    "Generator",
     # operators from typed functions
     "op",
     "Op",

@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
     gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
     gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
+    gen.add_argument("--schemas-only", action="store_true",
+                     help="register the schemas without kernels (for a yaml such as PyTorch's, whose kernels are C++)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
     stubs = commands.add_parser("stubgen", help="stubs for the op namespaces that modules register (@op, Library)")
     stubs.add_argument("modules", nargs="+", metavar="MODULE", help="modules to import, e.g. mypkg.ops")
@@ -49,6 +51,8 @@ def _command_text(args: argparse.Namespace) -> str:
             parts += [flag, value.as_posix() if isinstance(value, Path) else value]
     if args.bundled:
         parts.append("--bundled")
+    if args.schemas_only:
+        parts.append("--schemas-only")
     return " ".join(parts)
 
 
@@ -89,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
                 command=_command_text(args), bundled=_relative(PACKAGE) if args.bundled else None,
+                schemas_only=args.schemas_only,
             )  # fmt: skip
             obsolete = obsolete_files(args.out, files)
             if args.check:

@@ -16,9 +16,11 @@ that argument stands: ``where.self(Tensor condition, Tensor self, Tensor other)`
 method itself. Otherwise the method is a small wrapper taking ``self`` first, then the
 arguments before ``self`` by name, then the rest as given, and calls the op with them in
 schema order. The arguments before ``self`` are required (a schema whose required
-argument follows a defaulted one has no Python form and is refused), and validation makes
-such an op the only method overload of its name (the overload chooser reads arguments by
-schema position); the method stub takes ``self`` first and the others in schema order.
+argument follows a defaulted one has no Python form and is refused). Several method
+overloads may move ``self`` so long as all take it after the same arguments (PyTorch's
+``where.self`` and ``where.ScalarOther``, validated): the wrapper then calls their overload
+chooser, which reads arguments in schema order. The method stub takes ``self`` first and
+the others in schema order.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._model import OpEntry, Options, Variant, self_index
 from ._operators import operator_lines, operators
-from ._text import STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def
+from ._text import (
+    STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def, stub_order,
+)  # fmt: skip
 
 __all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
 
@@ -175,7 +179,8 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
     """``def`` stubs (with ``@overload`` for several overloads) for each group."""
     lines: list[str] = []
     for name, members in groups.items():
-        for entry in members:
+        for index in stub_order([e.schema for e in members], skip_self=method):
+            entry = members[index]
             params = parameters(entry.schema, skip_self=method)
             if method:
                 params.insert(0, "self")
@@ -194,27 +199,34 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     # functional API's chooser itself; only the others get a chooser of their own.
     shared = {name for name, members in groups.items() if len(members) > 1 and functions.get(name) == members}
     body = ["# -- the Tensor methods"]
+    own = [e for e in entries if e.tensor_own_method]
+    if own:  # Note [Schemas only] in _validate.py
+        body += ["# Not methods here, since Tensor defines these names itself (the ops keep their functions):"]
+        body += [f"#   {e.schema.name}: {e.schema.full_name}" for e in own]
     for name, members in groups.items():
-        if len(members) < 2 or name in shared:
-            continue
-        table = f"_METHOD_CANDIDATES_{name}"
-        pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
-        body += ["", f"{table} = ({pairs}\n)"]
-        body += chooser_lines(f"_method_{name}", [e.schema for e in members],
-                              [f"{e.attr_name}.call" for e in members], table)  # fmt: skip
-    for name, members in groups.items():
-        index = self_index(members[0].schema)
-        if len(members) == 1 and index:
-            body += ["", *_moved_self_lines(name, members[0], index)]
+        index = self_index(members[0].schema)  # the same for every member (validated)
+        if len(members) > 1 and name not in shared:
+            table = f"_METHOD_CANDIDATES_{name}"
+            pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
+            body += ["", f"{table} = ({pairs}\n)"]
+            body += chooser_lines(f"_ordered_{name}" if index else f"_method_{name}", [e.schema for e in members],
+                                  [f"{e.attr_name}.call" for e in members], table)  # fmt: skip
+        if index:
+            target = name if name in shared else f"_ordered_{name}"
+            if len(members) == 1:
+                target = f"{members[0].attr_name}.call"
+            body += ["", *_moved_self_lines(name, members, index, target)]
     operator_body, operator_install = operator_lines(operators(entries, options.namespace))
     body += operator_body
     body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
     if not groups and not operator_install:
         body.append("    return")
     for name, members in groups.items():
-        if name in shared:
+        if self_index(members[0].schema):
+            body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
+        elif name in shared:
             body.append(f"    setattr(_Tensor, {name!r}, {name})")
-        elif len(members) > 1 or self_index(members[0].schema):
+        elif len(members) > 1:
             body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         else:
             body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
@@ -226,16 +238,17 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     return Section(imports, body)
 
 
-def _moved_self_lines(name: str, entry: OpEntry, index: int) -> list[str]:
-    """The method of an op whose ``self`` is not first. See Note [Methods with self not first]."""
-    before = [python_name(a.name) for a in entry.schema.positional[:index]]
+def _moved_self_lines(name: str, members: list[OpEntry], index: int, target: str) -> list[str]:
+    """The method of ops whose ``self`` is not first. See Note [Methods with self not first]."""
+    before = [python_name(a.name) for a in members[0].schema.positional[:index]]
     params = ", ".join(f"{n}: Any" for n in before)
     call = ", ".join([*before, "self"])
+    names = ", ".join(e.schema.full_name for e in members)
     return [
         "",
         f"def _method_{name}(self: Any, {params}, *args: Any, **kwargs: Any) -> Any:",
-        f'    """{entry.schema.full_name} as a method: self moves to its place in the schema."""',
-        f"    return {entry.attr_name}.call({call}, *args, **kwargs)",
+        f'    """{names} as a method: self moves to its place in the schema."""',
+        f"    return {target}({call}, *args, **kwargs)",
     ]
 
 

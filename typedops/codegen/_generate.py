@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..dispatch import DispatchKey
 from ._api import functions_section, group, library_stub, methods_section
-from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY, UNTYPED_METHOD
+from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY, SCHEMAS_ONLY_WITH, UNTYPED_METHOD
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
@@ -58,18 +58,23 @@ def generate(
     ops_list: Path | None = None,
     command: str = "",
     bundled: Path | None = None,
+    schemas_only: bool = False,
 ) -> dict[Path, str]:
     """The generated files (path -> text) for the op yaml at ``yaml_path``.
 
     ``bundled`` (the typedops package folder, ``PACKAGE``) generates the library the
     package bundles: its stubs go into that folder, beside the objects they type (Note
-    [Typing what core installs] in _stubs.py).
+    [Typing what core installs] in _stubs.py). ``schemas_only`` registers the schemas
+    with no kernels (Note [Schemas only] in _validate.py).
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
     if not (namespace.isidentifier() and namespace.isascii()):
         raise CodegenError(BAD_NAMESPACE_OPTION.format(namespace=namespace))
-    if kernels is None and namespace == "core":
+    if schemas_only and (kernels is not None or static_dispatch):
+        option = "--kernels" if kernels is not None else "--static-dispatch"
+        raise CodegenError(SCHEMAS_ONLY_WITH.format(option=option))
+    if kernels is None and namespace == "core" and not schemas_only:
         kernels = "typedops.core.kernels"
     options = Options(
         namespace=namespace,
@@ -77,6 +82,7 @@ def generate(
         source_label=yaml_path.name,
         command=command or f"typedops codegen {yaml_path.name} --namespace {namespace}",
         static_dispatch=_static_keys(static_dispatch),
+        schemas_only=schemas_only,
     )
     entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
     if ops_list is not None:

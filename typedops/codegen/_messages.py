@@ -34,11 +34,6 @@ METHOD_REPLACES_TENSOR_ATTRIBUTE: Final = (
     "{label}:{line}: {name} has variant 'method', which would replace Tensor's own {attr!r} "
     "for every tensor; drop 'method' from its variants or rename the op"
 )
-METHOD_SELF_NOT_FIRST_OVERLOADED: Final = (
-    "{label}:{line}: {name} takes 'self' after other arguments, so it must be the only overload of "
-    "{base!r} with variant 'method' (here also {other})"
-)
-NO_PYTHON_FORM: Final = "{label}:{line}: {reason}"
 UNKNOWN_KEY: Final = "{label}:{line}: unknown dispatch key {key!r}"
 DUPLICATE_KEY: Final = "{label}:{line}: dispatch key {key} is given twice for {name}"
 BAD_REFERENCE: Final = (
@@ -91,3 +86,17 @@ UNTYPED_METHOD: Final = (
     "the Tensor methods of a library other than core; pass --stubs DIR (see docs/operators.md), or drop "
     "'method' and call the functional API instead ({function}(x, ...))"
 )
+METHOD_SELF_NOT_FIRST_OVERLOADED: Final = (
+    "{label}:{line}: {name} takes 'self' after {before}, so every overload of {base!r} with variant "
+    "'method' must take it after the same arguments (not {other})"
+)
+VARARG_SCHEMA: Final = "{label}:{line}: {name} takes or returns '...', which generated functions cannot type"
+NO_STUB_TYPE: Final = (
+    "{label}:{line}: {subject} of {name} has type '{type}', which generated stubs cannot type "
+    "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"
+)
+SCHEMAS_ONLY_KERNELS_ONLY: Final = (
+    "{label}:{line}: {name} only adds kernels to an existing op, and --schemas-only registers no kernels; "
+    "drop the entry or the option"
+)
+SCHEMAS_ONLY_WITH: Final = "--schemas-only registers no kernels, so {option} has nothing to do; drop one of them"

@@ -71,6 +71,7 @@ class OpEntry:
     kernels: tuple[Kernel, ...]
     defines: bool = True
     device_check: bool = True  # false: 'device_check: NoCheck', tensors of several devices allowed
+    tensor_own_method: bool = False  # a method left out: Tensor defines the name (Note [Schemas only])
 
     @property
     def attr_name(self) -> str:
@@ -87,3 +88,4 @@ class Options:
     source_label: str
     command: str
     static_dispatch: tuple[DispatchKey, ...] = ()
+    schemas_only: bool = False  # register schemas without kernels (Note [Schemas only] in _validate.py)

@@ -55,7 +55,7 @@ from ..schema import FunctionSchema
 from ._api import group
 from ._model import HEADER, OpEntry, Options, Variant
 from ._operators import operator_stub_lines, operators
-from ._text import header, parameters, returns_annotation, stub_def
+from ._text import header, parameters, returns_annotation, stub_def, stub_order
 
 __all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
            "methods_of"]
@@ -67,6 +67,7 @@ _IMPORTS: Final = (
     "from typing import overload",
     "",
     "import typedops as _t",
+    "from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any",
 )
 # Where the bundled library's stubs go, relative to the typedops package.
 BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi"}
@@ -108,10 +109,10 @@ def namespace_lines(schemas: list[FunctionSchema], tag: str = "") -> list[str]:
         lines += ["", f"class {tag}_packet_{name}:"]
         lines += [f"    {s.overload_name or 'default'}: {_class_name(s, tag)}" for s in members]
         lines.append("    def overloads(self) -> list[_builtins.str]: ...")
-        for schema in members:
+        for index in stub_order(members):
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def("__call__", schema, "_p")
+            lines += _def("__call__", members[index], "_p")
     lines += ["", f"class {tag}_Namespace:" if tag else "class Namespace:"]
     lines += [f"    {name}: {tag}_packet_{name}" for name in by_name] or ["    pass"]
     return lines
@@ -122,10 +123,10 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
     then ``extra`` lines (the core library's operators)."""
     lines: list[str] = []
     for name, members in methods.items():
-        for schema in members:
+        for index in stub_order(members, skip_self=True):
             if len(members) > 1:
                 lines.append("    @overload")
-            lines += _def(name, schema, "self", method=True)
+            lines += _def(name, members[index], "self", method=True)
     lines += extra or []
     return lines or ["    pass"]
 

@@ -6,20 +6,22 @@ import textwrap
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
-from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
+from ..schema import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type
 from ..boxing import python_name
 from ._layout import WIDTH, Group, comment_text, layout, packed
 from ._model import HEADER, Options
 
 __all__ = [
     "header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text",
-    "runtime", "RUNTIME", "all_names", "stub_def",
+    "runtime", "RUNTIME", "all_names", "stub_def", "untyped_base", "stub_order",
 ]  # fmt: skip
 
 STUB_IMPORTS: Final = (
     "from collections.abc import Sequence",
     "from typing import overload",
     "from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor",
+    "from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Generator? arguments, if any",
+    "from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any",
 )
 
 
@@ -120,6 +122,8 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
     # Dict, tuple, class types...: yaml validation refuses them, but a schema that stubgen
     # reads may have them, and the runtime does not check them.
     name = _AS_BUILTIN.get(type_.name, type_.name) if isinstance(type_, BaseType) else "object"
+    if name == "Storage":
+        return "_Storage"  # both stubs import typedops.tensor.Storage under this name
     if name in _BUILTINS:
         # In a class body an overload attribute may be named 'int' (transpose.int): with a
         # prefix, builtins are qualified too (the stub imports builtins as _builtins).
@@ -134,15 +138,30 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
 # A stub's parameter accepts what the runtime's argument check (``boxing.mismatch``)
 # accepts, as PyTorch's Python bindings do: any sequence for a list, a lone int for a
 # sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, and
-# anything for the types the runtime does not check (``Generator``, ``Storage``, dicts,
-# tuples, classes).
+# anything for the types the runtime does not check (Stream, QScheme, dicts, tuples,
+# classes). ``Generator`` and ``Storage`` are typedops classes (a Storage typed as
+# 'object' would shadow the Tensor overloads of PyTorch's ``set_``).
 # Results are what kernels return: ``list`` for lists.
 _BUILTINS: Final = frozenset({"int", "float", "bool", "str", "complex", "object"})
 _INTS: Final = frozenset({"int", "SymInt"})
+# Schema types with no typedops class of their name, typed as what a call passes.
 _AS_BUILTIN: Final = {
-    "DeviceIndex": "int", "Dimname": "str", "Any": "object", "Generator": "object", "Storage": "object",
+    "DeviceIndex": "int", "SymBool": "bool", "SymFloat": "float", "Dimname": "str", "Any": "object",
     "Stream": "object", "QScheme": "object", "Capsule": "object", "AnyClassType": "object", "AnyEnumType": "object",
 }  # fmt: skip
+_TYPED_BASES: Final = frozenset({*(_BUILTINS - {"object"}), "DeviceIndex", "SymBool", "SymFloat", "Stream", "QScheme",
+                                 "Tensor", "SymInt", "Scalar", "ScalarType", "Layout", "Device", "MemoryFormat",
+                                 "Generator", "Storage"})  # fmt: skip
+
+
+def untyped_base(type_: Type) -> Type | None:
+    """The part of ``type_`` a yaml's stubs cannot annotate (a type variable, ``Dict``,
+    ``Future``, ``Any``...), or None when ``annotation`` can write all of it."""
+    if isinstance(type_, (OptionalType, ListType)):
+        return untyped_base(type_.elem)
+    if isinstance(type_, BaseType) and type_.name in _TYPED_BASES:
+        return None
+    return type_
 
 
 def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str = "") -> list[str]:
@@ -170,3 +189,49 @@ def returns_annotation(schema: FunctionSchema, prefix: str = "") -> str:
         return "None"
     texts = [annotation(r.type, argument=False, prefix=prefix) for r in schema.returns]
     return texts[0] if len(texts) == 1 else f"tuple[{', '.join(texts)}]"
+
+
+# Note [Overloads shadowed by defaults]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A type checker picks the first ``@overload`` a call fits, so an overload is dead when an
+# earlier one takes every call it takes: PyTorch's ``all.dims(self, int[1]? dim=None, bool
+# keepdim=False)`` takes ``all(x)`` before ``all(self)`` can (mypy: overload-cannot-match).
+# ``stub_order`` moves each overload before any overload that *covers* it -- takes each of
+# its parameters (same name, kind, place and annotation; defaulted where it is) and only
+# defaulted ones besides -- keeping yaml order otherwise. Covering is transitive and needs
+# strictly more parameters, so the moves end. The runtime choosers do not read stubs.
+def _stub_signature(schema: FunctionSchema, skip_self: bool) -> tuple[list[tuple[str, str, bool]], ...]:
+    def params(args: Iterable[Argument]) -> list[tuple[str, str, bool]]:
+        return [(python_name(a.name), annotation(a.type, argument=True), a.has_default) for a in args
+                if not (skip_self and a.name == "self")]  # fmt: skip
+
+    return params(schema.positional), params(schema.kwarg_only)
+
+
+def _covers(wide: tuple[list[tuple[str, str, bool]], ...], narrow: tuple[list[tuple[str, str, bool]], ...]) -> bool:
+    """Whether every call the stub ``narrow`` takes, ``wide`` takes too (with more parameters)."""
+    (wide_pos, wide_kw), (narrow_pos, narrow_kw) = wide, narrow
+    if len(wide_pos) + len(wide_kw) <= len(narrow_pos) + len(narrow_kw) or len(wide_pos) < len(narrow_pos):
+        return False
+    fits = all(w[:2] == n[:2] and (w[2] or not n[2]) for w, n in zip(wide_pos, narrow_pos))
+    wide_by_name = {p[0]: p for p in wide_kw}
+    fits = fits and all(p[0] in wide_by_name and wide_by_name[p[0]][1] == p[1] and (wide_by_name[p[0]][2] or not p[2])
+                        for p in narrow_kw)  # fmt: skip
+    named = {p[0] for p in narrow_kw}
+    return fits and all(p[2] for p in wide_pos[len(narrow_pos):]) and all(p[2] for p in wide_kw if p[0] not in named)
+
+
+def stub_order(schemas: list[FunctionSchema], *, skip_self: bool = False) -> list[int]:
+    """Indices of ``schemas`` in the order their overload stubs are written (Note [Overloads
+    shadowed by defaults]); ``skip_self`` for methods, whose receiver is not a parameter."""
+    signatures = [_stub_signature(s, skip_self) for s in schemas]
+    order = list(range(len(schemas)))
+    moved = True
+    while moved:
+        moved = False
+        for i, j in ((i, j) for i in range(len(order)) for j in range(i + 1, len(order))):
+            if _covers(signatures[order[i]], signatures[order[j]]):
+                order.insert(i, order.pop(j))
+                moved = True
+                break
+    return order

@@ -11,6 +11,33 @@ resolved to a function defined in the named module, dispatch keys that are
 ``repr()`` of a value the schema parser accepted. Text in comments (an op's schema, the
 command in the header) goes through ``comment_text`` (_layout.py), which escapes every
 character that could end a comment early.
+
+Note [PyTorch's own yaml]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+The yaml is PyTorch's ``native_functions.yaml`` syntax, so PyTorch's file as it ships
+must generate. Its entries carry fields for PyTorch's C++ code generator (``structured``,
+``tags``, ``autogen``, ...): those are listed by name in ``_PYTORCH_FIELDS`` and read and
+ignored; any other unknown field is still an error (a misspelt ``variant:`` must not be
+ignored). Its ``dispatch:`` names C++ kernels, which ``--schemas-only`` does not resolve
+(Note [Schemas only]). Its schemas use types typedops has no class for (``DeviceIndex``,
+``Storage``, ...) and defaults only PyTorch's sized lists take (``int[2] stride=[]``):
+the generator needs a schema that stubs can type (``untyped_base``) and that the
+dispatcher can call, not the exact Python signature ``signature_from_schema`` makes.
+
+Note [Schemas only]
+~~~~~~~~~~~~~~~~~~~
+``schemas_only`` generates the registration of the schemas with no kernels, the typed
+functional API, the methods and the stubs. ``dispatch:`` must still be a mapping of text
+to text, but its keys and kernels are neither checked nor imported (PyTorch's are C++
+names under keys typedops lacks), and ``with_keys`` is ignored with them. An entry that
+only adds kernels to an existing op (``func: core::add.Tensor``) has nothing to generate
+and is refused. A ``variants: method`` whose name Tensor defines itself (PyTorch's ``dim``,
+``numel``, ``item``, ``is_contiguous``, ``storage_offset``, ``_version``) is refused with
+kernels (it would replace Tensor's own for every tensor); without kernels it is left out,
+the op keeps its function and handle, and the generated module lists it in a comment --
+Tensor's own method does what the op's kernels would, where a kernel-less method could
+only raise ``NoKernelError``. Calling such an op raises ``NoKernelError`` until kernels are registered
+(``Library(ns, "IMPL").impl(...)``); a fallback or the Meta key can serve them.
 """
 
 from __future__ import annotations
@@ -23,9 +50,12 @@ from typing import Any, Final, cast
 
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
 from ..dispatch import DispatchKey, check_kernel_signature
-from ..schema import FunctionSchema, parse_schema, signature_from_schema
+from ..schema import FunctionSchema, parse_schema
 from ..tensor import TENSOR_OWN_NAMES
 from ._messages import (
+    NO_STUB_TYPE,
+    SCHEMAS_ONLY_KERNELS_ONLY,
+    VARARG_SCHEMA,
     NO_CORE_YAML,
     BAD_DEVICE_CHECK,
     BAD_REFERENCE,
@@ -48,7 +78,6 @@ from ._messages import (
     NOT_A_MAPPING,
     NOT_TEXT,
     NO_KERNELS_MODULE,
-    NO_PYTHON_FORM,
     NO_SUCH_CORE_OP,
     OP_LIST_ITEM,
     OP_LIST_UNKNOWN,
@@ -59,11 +88,19 @@ from ._messages import (
     WRONG_NAMESPACE,
 )
 from ._model import CodegenError, Kernel, KernelRef, OpEntry, Options, Variant, self_index
+from ._text import untyped_base
 from ._yaml import Located, LocatedList, load_yaml
 
 __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
 
 _FIELDS: Final = ("func", "variants", "dispatch", "with_keys", "device_check")
+# The other fields of PyTorch's native_functions.yaml (those torchgen's NativeFunction
+# reads, torch 2.13): read and ignored. See Note [PyTorch's own yaml].
+_PYTORCH_FIELDS: Final = frozenset({
+    "autogen", "category_override", "cpp_no_default_args", "device_guard", "manual_cpp_binding",
+    "manual_kernel_registration", "precomputed", "python_module", "structured", "structured_delegate",
+    "structured_inherits", "tags", "ufunc_inner_loop", "use_const_ref_for_mutable_tensors",
+})  # fmt: skip
 _VARIANTS: Final = {v.value: v for v in Variant}
 
 
@@ -79,6 +116,10 @@ def check_dotted(ref: str) -> bool:
 
 def _full_name(text: str, namespace: str) -> str:
     return text if "::" in text else f"{namespace}::{text}"
+
+
+def _names_before_self(entry: OpEntry) -> list[str]:
+    return [a.name for a in entry.schema.positional[: self_index(entry.schema)]]
 
 
 def load_core_schemas(path: Path) -> dict[str, FunctionSchema]:
@@ -140,24 +181,29 @@ class _Validator:
         return result
 
     def check_method_overloads(self, entries: list[OpEntry]) -> None:
-        """A method whose ``self`` is not first is generated as its own wrapper, so no other
-        method overload may share its name (See Note [Methods with self not first] in _api.py)."""
+        """A method whose ``self`` is not first moves it back to its place, so every method
+        overload of its name takes ``self`` after the same arguments (``where.self`` and
+        ``where.ScalarOther``); see Note [Methods with self not first] in _api.py."""
         methods: dict[str, list[OpEntry]] = {}
         for entry in entries:
             if entry.method:
                 methods.setdefault(entry.schema.name, []).append(entry)
         for base, members in methods.items():
             moved = next((e for e in members if self_index(e.schema)), None)
-            if moved is not None and len(members) > 1:
-                other = next(e for e in members if e is not moved)
+            if moved is None:
+                continue
+            before = _names_before_self(moved)
+            other = next((e for e in members if _names_before_self(e) != before), None)
+            if other is not None:
+                listed = ", ".join(repr(n) for n in before)
                 raise self.fail(METHOD_SELF_NOT_FIRST_OVERLOADED, moved.line, name=moved.schema.full_name,
-                                base=base, other=other.schema.full_name)  # fmt: skip
+                                before=listed, base=base, other=other.schema.full_name)  # fmt: skip
 
     def entry(self, item: Any, line: int) -> OpEntry:
         if not isinstance(item, Located):
             raise self.fail(NOT_A_MAPPING, line, kind=_kind(item))
         for key in item:
-            if key not in _FIELDS:
+            if key not in _FIELDS and key not in _PYTORCH_FIELDS:
                 raise self.fail(UNKNOWN_FIELD, item.line_of(key), field=key)
         if "func" not in item:
             raise self.fail(MISSING_FUNC, item.line)
@@ -168,9 +214,10 @@ class _Validator:
         if "(" not in func:
             return self.kernels_only(item, func.strip(), func_line)
         schema = self.schema(func, func_line)
-        function, method = self.variants(item, schema)
+        function, method, own_method = self.variants(item, schema)
         kernels = self.kernels(item, schema)
-        return OpEntry(schema, func_line, function, method, kernels, device_check=self.device_check(item))
+        return OpEntry(schema, func_line, function, method, kernels, device_check=self.device_check(item),
+                       tensor_own_method=own_method)  # fmt: skip
 
     def device_check(self, item: Located) -> bool:
         """PyTorch's field: ``NoCheck`` lets the op take tensors of several devices."""
@@ -190,16 +237,28 @@ class _Validator:
         if schema.namespace and schema.namespace != want:
             raise self.fail(WRONG_NAMESPACE, line, name=schema.full_name, ns=schema.namespace, want=want)
         schema = _namespaced(schema, want)
-        for what, name in (("operator name", schema.name), ("overload name", schema.overload_name)):
-            if keyword.iskeyword(name) or name == "default":
+        # An overload may be a keyword (PyTorch's random_.from): it names no Python function,
+        # and the stubs leave its packet attribute out (getattr reaches it).
+        for what, name, refused in (("operator name", schema.name, keyword.iskeyword(schema.name)),
+                                    ("overload name", schema.overload_name, False)):  # fmt: skip
+            if refused or name == "default":
                 raise self.fail(KEYWORD_NAME, line, what=what, name=name)
-        try:
-            signature_from_schema(schema)
-        except SchemaInferenceError as error:
-            raise self.fail(NO_PYTHON_FORM, line, reason=str(error)) from None
+        self.check_stub_types(schema, line)
         return schema
 
-    def variants(self, item: Located, schema: FunctionSchema) -> tuple[bool, bool]:
+    def check_stub_types(self, schema: FunctionSchema, line: int) -> None:
+        """Every argument and return has a stub annotation (Note [PyTorch's own yaml])."""
+        if schema.is_vararg or schema.is_varret:
+            raise self.fail(VARARG_SCHEMA, line, name=schema.full_name)
+        subjects = [(f"argument '{a.name}'", a.type) for a in schema.arguments]
+        subjects += [(f"return {i}", r.type) for i, r in enumerate(schema.returns)]
+        for subject, type_ in subjects:
+            if untyped_base(type_) is not None:
+                raise self.fail(NO_STUB_TYPE, line, subject=subject, name=schema.full_name, type=type_)
+
+    def variants(self, item: Located, schema: FunctionSchema) -> tuple[bool, bool, bool]:
+        """Whether the op is a function, a method, and a method left out because Tensor
+        defines the name itself (only under ``schemas_only``, Note [Schemas only])."""
         raw = item.get("variants", Variant.function.value)
         line = item.line_of("variants")
         if not isinstance(raw, str):
@@ -216,11 +275,15 @@ class _Validator:
             if index is None or str(schema.positional[index].type) != "Tensor":
                 raise self.fail(METHOD_NEEDS_SELF, line, name=schema.full_name)
             if schema.name in TENSOR_OWN_NAMES:
+                if self.options.schemas_only:
+                    return Variant.function in chosen, False, True
                 raise self.fail(METHOD_REPLACES_TENSOR_ATTRIBUTE, line, name=schema.full_name, attr=schema.name)
-        return Variant.function in chosen, method
+        return Variant.function in chosen, method, False
 
     def kernels_only(self, item: Located, name: str, line: int) -> OpEntry:
         full = _full_name(name, self.options.namespace)
+        if self.options.schemas_only:
+            raise self.fail(SCHEMAS_ONLY_KERNELS_ONLY, line, name=full)
         if "dispatch" not in item or "variants" in item:
             raise self.fail(KERNELS_ONLY_NEEDS_DISPATCH, line, name=full)
         if self.core is None:  # read only when a yaml adds kernels to existing ops
@@ -236,6 +299,8 @@ class _Validator:
         dispatch = item.get("dispatch", Located())
         if not isinstance(dispatch, Located):
             raise self.fail(DISPATCH_NOT_MAPPING, item.line_of("dispatch"), kind=_kind(dispatch))
+        if self.options.schemas_only:
+            return self.unresolved_kernels(dispatch)
         with_keys = self.with_keys(item)
         result: list[Kernel] = []
         for keys_text, ref in dispatch.items():
@@ -263,6 +328,16 @@ class _Validator:
             if not any(k.key is key for k in result):
                 raise self.fail(WITH_KEYS_UNUSED, item.line_of("with_keys"), key=key.name, name=schema.full_name)
         return tuple(result)
+
+    def unresolved_kernels(self, dispatch: Located) -> tuple[Kernel, ...]:
+        """``dispatch:`` under ``schemas_only``: text to text, not resolved (Note [Schemas only])."""
+        for keys_text, ref in dispatch.items():
+            line = dispatch.line_of(keys_text)
+            if not isinstance(keys_text, str):
+                raise self.fail(UNKNOWN_KEY, line, key=keys_text)
+            if not isinstance(ref, str):
+                raise self.fail(NOT_TEXT, line, field=f"dispatch: {keys_text}", kind=_kind(ref))
+        return ()
 
     def with_keys(self, item: Located) -> frozenset[DispatchKey]:
         raw = item.get("with_keys", [])

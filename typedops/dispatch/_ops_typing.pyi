@@ -8,6 +8,7 @@ from collections.abc import Sequence as _Sequence
 from typing import overload
 
 import typedops as _t
+from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any
 from typedops_namespaces import Namespaces as _Namespaces
 
 from ._handle import OperatorHandle as _Handle

@@ -51,7 +51,9 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Final, Literal, Union
 
-from ..vocabulary import SYM_INT_MARKER, BoundedCache, Device, Layout, MemoryFormat, ScalarType, SchemaInferenceError
+from ..vocabulary import (
+    SYM_INT_MARKER, BoundedCache, Device, Generator, Layout, MemoryFormat, ScalarType, SchemaInferenceError,
+)
 from ._defaults import DefaultValue, EnumDefault, default_mismatch, format_literal
 from ._model import Argument, FunctionSchema, Return
 from ._messages import (
@@ -297,6 +299,7 @@ def _classes() -> dict[object, Type]:
     return {
         tensor_class(): TENSOR, int: INT, float: FLOAT, bool: BOOL, str: STR, complex: COMPLEX,
         ScalarType: SCALAR_TYPE, Layout: LAYOUT, Device: DEVICE, MemoryFormat: MEMORY_FORMAT,
+        Generator: BaseType("Generator"),
     }  # fmt: skip
 
 

@@ -9,8 +9,8 @@ from typing import Final
 
 # Every refusal names the parameter (or the return) and says what to write instead.
 _SUPPORTED: Final = (
-    "Tensor, int, SymInt, float, bool, str, complex, Scalar, ScalarType, Layout, Device "
-    "or MemoryFormat, or Optional, list, Sequence, tuple or dict of those"
+    "Tensor, int, SymInt, float, bool, str, complex, Scalar, ScalarType, Layout, Device, "
+    "MemoryFormat or Generator, or Optional, list, Sequence, tuple or dict of those"
 )
 _PARAM: Final = "parameter '{name}' of {fn}()"
 _RETURN: Final = "the return of {fn}()"

@@ -14,7 +14,7 @@ import types
 from typing import Any, Optional
 
 from ..vocabulary import SchemaInferenceError
-from ..vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, SchemaError, SymInt
+from ..vocabulary import Device, Generator, Layout, MemoryFormat, Scalar, ScalarType, SchemaError, SymInt
 from ._classes import tensor_class
 from ._defaults import DefaultValue, EnumDefault, literal_value
 from ._infer import _DICT_KEYS, _EMPTY, _ENUMS
@@ -45,7 +45,7 @@ def _python_bases() -> dict[str, object]:
     return {
         "Tensor": tensor_class(), "int": int, "SymInt": SymInt, "float": float, "bool": bool,
         "str": str, "complex": complex, "Scalar": Scalar, "ScalarType": ScalarType,
-        "Layout": Layout, "Device": Device, "MemoryFormat": MemoryFormat,
+        "Layout": Layout, "Device": Device, "MemoryFormat": MemoryFormat, "Generator": Generator,
     }  # fmt: skip
 
 

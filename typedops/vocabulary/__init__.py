@@ -5,7 +5,7 @@ its tensors and its dispatcher).
 """
 
 from ._cache import BoundedCache
-from ._dtypes import SYM_INT_MARKER, Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from ._dtypes import SYM_INT_MARKER, Device, Generator, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
     ArgumentError,
     ArgumentValueError,
@@ -60,6 +60,7 @@ __all__ = [
     "Layout",
     "MemoryFormat",
     "Device",
+    "Generator",
     "SymInt",
     "Scalar",
     "SYM_INT_MARKER",

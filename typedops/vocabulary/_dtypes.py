@@ -16,7 +16,7 @@ from typing_extensions import TypeAlias
 from ._errors import ArgumentValueError
 from ._messages import BAD_DEVICE_INDEX, NEGATIVE_DEVICE_INDEX, UNKNOWN_DEVICE_TYPE
 
-__all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "SymInt", "Scalar", "SYM_INT_MARKER"]
+__all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "Generator", "SymInt", "Scalar", "SYM_INT_MARKER"]
 
 
 class ScalarType(enum.Enum):
@@ -124,6 +124,16 @@ class Device:
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+class Generator:
+    """A random number generator, as schema type ``Generator`` names it (PyTorch's
+    ``torch.Generator``). typedops has no generators of its own yet: the class types
+    ``Generator?`` arguments (in signatures, schema inference and generated stubs) and a
+    kernel that takes one decides what it means; a call does not check the value.
+    """
+
+    __slots__ = ()
 
 
 class _SymIntMarker:

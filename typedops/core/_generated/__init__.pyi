@@ -6,6 +6,8 @@
 from collections.abc import Sequence
 from typing import overload
 from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Generator? arguments, if any
+from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = [

@@ -20,7 +20,10 @@ from .dispatch import (
     ops,
     register_bundled_library,
 )
+from .modes import DispatchMode, FakeTensor, FakeTensorMode
+from .profiler import profile
 from .tensor import Tensor, tensor
+from .tracing import Program, trace
 from .vocabulary import (
     Device,
     DispatchKey,
@@ -73,6 +76,13 @@ __all__ = [
     "boxed",
     "dispatcher",
     "ops",
+    # the boxed path's other consumers: tracing, profiling, dispatch modes, fake tensors
+    "trace",
+    "Program",
+    "profile",
+    "DispatchMode",
+    "FakeTensorMode",
+    "FakeTensor",
 ]
 __version__ = "0.1.0"
 

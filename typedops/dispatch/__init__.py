@@ -16,6 +16,7 @@ from ..vocabulary import (
 from ._signature import check_kernel_signature
 from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
+from ._scoped import ScopedFallback
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
 from ._tls import exclude_keys, include_keys, local_exclude, local_include
 
@@ -42,6 +43,7 @@ __all__ = [
     "boxed",
     "Boxed",
     "add_registration_machinery",
+    "ScopedFallback",
     # finding and calling
     "Dispatcher",
     "dispatcher",

@@ -18,7 +18,7 @@ from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
-from ._tls import exclude_keys, include_keys, local_exclude, local_include
+from ._tls import exclude_keys, hide_included, include_keys, local_exclude, local_include, restore_included
 
 __all__ = [
     # keys
@@ -34,6 +34,8 @@ __all__ = [
     "exclude_keys",
     "local_include",
     "local_exclude",
+    "hide_included",
+    "restore_included",
     # registration
     "Library",
     "RegistrationHandle",

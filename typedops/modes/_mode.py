@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 from ..tensor import Tensor
-from ..dispatch import Library, OperatorHandle, include_keys
+from ..dispatch import Library, OperatorHandle, hide_included, include_keys, restore_included
 
 __all__ = ["DispatchMode", "current_modes", "dispatch_on_class", "PYTHON_FALLBACK"]
 
@@ -80,44 +80,67 @@ def dispatch_on_class(cls: type) -> None:
     _DISPATCH_CLASSES.add(cls)
 
 
-# (positional count, keyword-only names, number of returns) per op.
-_SPLITS: Final[dict[OperatorHandle, tuple[int, tuple[str, ...], int]]] = {}
+class _Split:
+    """How the fallback splits an op's stack: positional count, keyword-only names, the
+    number of returns, and where tensors can be (Note [The mode stack])."""
+
+    __slots__ = ("positional", "names", "count", "returns", "tensor_positions")
+
+    def __init__(self, op: OperatorHandle) -> None:
+        schema = op.schema
+        self.positional = len(schema.positional)
+        self.names = tuple(a.name for a in schema.kwarg_only)
+        self.count = len(schema.arguments)
+        self.returns = len(schema.returns)
+        self.tensor_positions = tuple(i for i, a in enumerate(schema.arguments) if a.type.is_tensor_like())
 
 
-def _split_of(op: OperatorHandle) -> tuple[int, tuple[str, ...], int]:
-    schema = op.schema
-    split = (len(schema.positional), tuple(a.name for a in schema.kwarg_only), len(schema.returns))
-    _SPLITS[op] = split
+_SPLITS: Final[dict[OperatorHandle, _Split]] = {}
+_PLAIN: Final = (Tensor,)
+
+
+def _split_of(op: OperatorHandle) -> _Split:
+    split = _SPLITS[op] = _Split(op)
     return split
 
 
-def _tensor_types(values: list[Any]) -> tuple[type, ...]:
+def _tensor_types(values: list[Any], positions: tuple[int, ...]) -> tuple[type, ...]:
+    """The classes of the tensors among ``values`` (at ``positions``), each once."""
+    for i in positions:
+        if type(values[i]) is not Tensor:
+            break
+    else:
+        return _PLAIN if positions else ()
     found: list[type] = []
-    for value in values:
-        if isinstance(value, Tensor):
-            kind = type(value)
-            if kind not in found:
-                found.append(kind)
-        elif isinstance(value, (list, tuple)):
+    for i in positions:
+        value = values[i]
+        if isinstance(value, (list, tuple)):
             for item in value:
-                if isinstance(item, Tensor) and type(item) not in found:
+                if item is not None and type(item) not in found:
                     found.append(type(item))
-    return tuple(found)
+        elif value is not None and type(value) not in found:
+            found.append(type(value))
+    return _PLAIN if found == [Tensor] else tuple(found)
 
 
 def _call_handler(handler: Callable[..., Any], op: OperatorHandle, stack: list[Any]) -> None:
     """Call ``handler(op, types, args, kwargs)`` with the call on ``stack``; its result
     replaces the arguments."""
-    positional, names, returns = _SPLITS.get(op) or _split_of(op)
-    base = len(stack) - positional - len(names)
-    values = stack[base:]
-    args = tuple(values[:positional])
-    kwargs = dict(zip(names, values[positional:])) if names else {}
-    result = handler(op, _tensor_types(values), args, kwargs)
+    split = _SPLITS.get(op) or _split_of(op)
+    base = len(stack) - split.count
+    values = stack[base:] if base else stack[:]
+    positional = split.positional
+    if split.names:
+        args = tuple(values[:positional])
+        kwargs = dict(zip(split.names, values[positional:]))
+    else:
+        args = tuple(values)
+        kwargs = {}
+    result = handler(op, _tensor_types(values, split.tensor_positions), args, kwargs)
     del stack[base:]
-    if returns == 1:
+    if split.returns == 1:
         stack.append(result)
-    elif returns:
+    elif split.returns:
         stack.extend(result)
 
 
@@ -133,14 +156,23 @@ def _dispatching_class(values: list[Any]) -> Any:
     return None
 
 
+_PYTHON_BIT: Final = 1 << DispatchKey.Python
+
+
 def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
     modes = _get_modes()
     if modes:
-        token = _MODES.set(modes[:-1])  # Note [The mode stack]: popped while it handles the call
+        rest = modes[:-1]
+        token = _MODES.set(rest)  # Note [The mode stack]: popped while it handles the call
+        # With no mode left, the handler's own call skips the Python key (Note [Hiding
+        # included keys] in dispatch/_tls.py); a fake tensor's key still counts.
+        hidden = None if rest else hide_included(_PYTHON_BIT)
         try:
             _call_handler(modes[-1].__typedops_dispatch__, op, stack)
         finally:
             _MODES.reset(token)
+            if hidden is not None:
+                restore_included(hidden)
         return
     cls = _dispatching_class(stack) if _DISPATCH_CLASSES else None
     if cls is None:

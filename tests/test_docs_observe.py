@@ -1,7 +1,7 @@
-"""The examples of docs/tracing.md, docs/profiling.md and docs/modes.md run as written.
+"""The examples of docs/tracing.md, profiling.md, modes.md and opcheck.md run as written.
 
-Each page's ```python blocks run in order in one namespace; on docs/tracing.md the
-printout shown after the first example is the program's exact text.
+Each page's ```python blocks run in order in one namespace; on tracing.md and opcheck.md
+the printout shown after the first example is exactly what it prints.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _blocks(page: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _BLOCK.finditer((DOCS / page).read_text())]
 
 
-@pytest.mark.parametrize("page", ["tracing.md", "profiling.md", "modes.md"])
+@pytest.mark.parametrize("page", ["tracing.md", "profiling.md", "modes.md", "opcheck.md"])
 def test_the_examples_run(page: str) -> None:
     namespace: dict[str, object] = {"__name__": f"docs_{page.partition('.')[0]}"}
     code = [text for kind, text in _blocks(page) if kind == "python"]
@@ -30,7 +30,7 @@ def test_the_examples_run(page: str) -> None:
     with contextlib.redirect_stdout(out):
         for text in code:
             exec(compile(text, f"docs/{page}", "exec"), namespace)
-    if page == "tracing.md":
+    if page in ("tracing.md", "opcheck.md"):
         blocks = _blocks(page)
         first = next(i for i, (kind, _) in enumerate(blocks) if kind == "python")
         assert out.getvalue().startswith(blocks[first + 1][1])

@@ -23,6 +23,7 @@ from .dispatch import (
 from .modes import DispatchMode, FakeTensor, FakeTensorMode
 from .profiler import profile
 from .tensor import Tensor, tensor
+from .testing import opcheck
 from .tracing import Program, trace
 from .vocabulary import (
     Device,
@@ -83,6 +84,7 @@ __all__ = [
     "DispatchMode",
     "FakeTensorMode",
     "FakeTensor",
+    "opcheck",
 ]
 __version__ = "0.1.0"
 

@@ -12,7 +12,9 @@ handler runs the op on *plain* meta views of the fake tensors -- kernels read
 kernel (a ``register_fake`` rule is one), or decomposes through its
 CompositeImplicitAutograd kernel into ops that do. Factories (and any op given a
 ``device``) run on the meta device and their results remember the device asked for;
-other results take their inputs' fake device. A result that is one of the plain views
+other results take their inputs' fake device. A real tensor that wraps a Python number
+(a composite kernel's scalar argument) joins as a meta number on no device, as torch lets
+CPU scalars mix with any device. A result that is one of the plain views
 (an in-place or ``out=`` op) is answered with the fake tensor it views.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..vocabulary import Device, DispatchKey, NoKernelError
-from ..tensor import NO_DATA, Tensor, empty_tensor, keys_for_device, make_view
+from ..tensor import NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view
 from ..dispatch import OperatorHandle
 from . import _messages as msg
 from ._mode import DispatchMode, dispatch_on_class
@@ -113,6 +115,10 @@ class FakeTensorMode(DispatchMode):
                 if not isinstance(value, FakeTensor):
                     if value.is_meta:
                         return value
+                    if value.is_wrapped_number:  # a Python number a composite kernel wrapped
+                        number = empty_meta((), value.dtype)
+                        number.is_wrapped_number = True
+                        return number
                     if not self.allow_non_fake_inputs:
                         raise msg.FakeTensorError(msg.REAL_TENSOR.format(op=op.full_name, arg=name))
                     value = self.from_tensor(value)

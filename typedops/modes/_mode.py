@@ -84,7 +84,7 @@ class _Split:
     """How the fallback splits an op's stack: positional count, keyword-only names, the
     number of returns, and where tensors can be (Note [The mode stack])."""
 
-    __slots__ = ("positional", "names", "count", "returns", "tensor_positions")
+    __slots__ = ("positional", "names", "count", "returns", "tensor_positions", "plain_types")
 
     def __init__(self, op: OperatorHandle) -> None:
         schema = op.schema
@@ -93,6 +93,7 @@ class _Split:
         self.count = len(schema.arguments)
         self.returns = len(schema.returns)
         self.tensor_positions = tuple(i for i, a in enumerate(schema.arguments) if a.type.is_tensor_like())
+        self.plain_types: tuple[type, ...] = (Tensor,) if self.tensor_positions else ()
 
 
 _SPLITS: Final[dict[OperatorHandle, _Split]] = {}
@@ -106,11 +107,6 @@ def _split_of(op: OperatorHandle) -> _Split:
 
 def _tensor_types(values: list[Any], positions: tuple[int, ...]) -> tuple[type, ...]:
     """The classes of the tensors among ``values`` (at ``positions``), each once."""
-    for i in positions:
-        if type(values[i]) is not Tensor:
-            break
-    else:
-        return _PLAIN if positions else ()
     found: list[type] = []
     for i in positions:
         value = values[i]
@@ -128,7 +124,7 @@ def _call_handler(handler: Callable[..., Any], op: OperatorHandle, stack: list[A
     replaces the arguments."""
     split = _SPLITS.get(op) or _split_of(op)
     base = len(stack) - split.count
-    values = stack[base:] if base else stack[:]
+    values = stack[base:]
     positional = split.positional
     if split.names:
         args = tuple(values[:positional])
@@ -136,7 +132,13 @@ def _call_handler(handler: Callable[..., Any], op: OperatorHandle, stack: list[A
     else:
         args = tuple(values)
         kwargs = {}
-    result = handler(op, _tensor_types(values, split.tensor_positions), args, kwargs)
+    for i in split.tensor_positions:  # the common case, plain tensors, without a call
+        if type(values[i]) is not Tensor:
+            types = _tensor_types(values, split.tensor_positions)
+            break
+    else:
+        types = split.plain_types
+    result = handler(op, types, args, kwargs)
     del stack[base:]
     if split.returns == 1:
         stack.append(result)

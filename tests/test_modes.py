@@ -8,6 +8,8 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import typedops
 from typedops import DispatchMode, FakeTensor, FakeTensorMode, Library, Tensor, core, op, tensor, trace
@@ -193,3 +195,30 @@ def test_fake_tensors_keep_dispatching_after_the_block_and_programs_run_under_it
     with FakeTensorMode() as mode:
         out = program(mode.from_tensor(tensor([[0.0] * 8] * 16)), core.ones([8, 4]))
     assert isinstance(out, FakeTensor) and out.shape == (16, 4)
+
+
+_OPS = ["neg", "exp", "abs", "relu", "add", "mul", "sub", "maximum"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(_OPS), min_size=1, max_size=8), st.booleans())
+def test_a_pass_through_mode_changes_nothing(names: list[str], nested: bool) -> None:
+    def chain() -> list[float]:
+        value = X
+        for name in names:
+            fn = getattr(core, name)
+            value = fn(value) if name in ("neg", "exp", "abs", "relu") else fn(value, X)
+        return list(value.tolist())
+
+    expected = chain()
+    log: list[Any] = []
+    with Log("outer", log):
+        if nested:
+            with Log("inner", log):
+                assert chain() == expected
+        else:
+            assert chain() == expected
+    assert current_modes() == ()
+    # sub decomposes above the Python key: the modes see add in its place.
+    seen = [e[1].partition("::")[2].partition(".")[0] for e in log if e[0] == ("inner" if nested else "outer")]
+    assert seen == ["add" if n == "sub" else n for n in names]

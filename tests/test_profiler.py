@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import typedops
 from typedops import Library, core, profile, tensor
@@ -158,3 +160,35 @@ def test_a_user_profiler_fallback_is_named() -> None:
         with pytest.raises(typedops.RegistrationError, match="typedops.profile serves the Profiler key"):
             with profile():
                 pass
+
+
+_UNARY = ["neg", "exp", "abs", "relu"]
+_BINARY = ["add", "mul", "sub", "maximum"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(_UNARY + _BINARY), min_size=1, max_size=10))
+def test_counts_and_times_add_up_for_any_chain(names: list[str]) -> None:
+    with profile() as prof:
+        value = X
+        for name in names:
+            fn = getattr(core, name)
+            value = fn(value) if name in _UNARY else fn(value, X)
+    counts = prof.counts()
+    expected: dict[str, int] = {}
+    for name in names:
+        full = f"core::{name}" if name in _UNARY + ["maximum"] else f"core::{name}.Tensor"
+        expected[full] = expected.get(full, 0) + 1
+    expected_add = expected.get("core::add.Tensor", 0) + expected.get("core::sub.Tensor", 0)  # sub calls add
+    if expected_add:
+        expected["core::add.Tensor"] = expected_add
+    assert counts == expected
+    # The self times of all calls add up to the total times of the outermost calls (the
+    # chain's own), whatever nests inside them.
+    events = prof.events()
+    outermost = [e for e in events if not any(
+        o is not e and o.start_ns <= e.start_ns and e.start_ns + e.total_ns <= o.start_ns + o.total_ns for o in events
+    )]  # fmt: skip
+    assert len(outermost) == len(names)
+    assert sum(e.self_ns for e in events) == sum(e.total_ns for e in outermost)
+    assert all(0 <= e.self_ns <= e.total_ns for e in events)

@@ -170,7 +170,24 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
         # included keys] in dispatch/_tls.py); a fake tensor's key still counts.
         hidden = None if rest else hide_included(_PYTHON_BIT)
         try:
-            _call_handler(modes[-1].__typedops_dispatch__, op, stack)
+            # _call_handler, inlined for the common case: plain tensors, no keyword-only arguments.
+            split = _SPLITS.get(op) or _split_of(op)
+            base = len(stack) - split.count
+            if split.names or base:
+                _call_handler(modes[-1].__typedops_dispatch__, op, stack)
+            else:
+                for i in split.tensor_positions:
+                    if type(stack[i]) is not Tensor:
+                        types = _tensor_types(stack, split.tensor_positions)
+                        break
+                else:
+                    types = split.plain_types
+                result = modes[-1].__typedops_dispatch__(op, types, tuple(stack), {})
+                stack.clear()
+                if split.returns == 1:
+                    stack.append(result)
+                elif split.returns:
+                    stack.extend(result)
         finally:
             _MODES.reset(token)
             if hidden is not None:

@@ -6,14 +6,15 @@ One boxed fallback on ``DispatchKey.Profiler`` serves every op while any profile
 observing block is open (Note [Fallbacks registered while in use] in dispatch/_scoped.py);
 a block turns the key on for its own thread and asyncio task. Per call the fallback reads
 two clocks and appends one tuple to each open session of the caller's context:
-``(op handle, start ns, total ns, self ns, thread id, input shapes or None)``. Everything
-else -- names, per-op sums, percentages, the Chrome trace -- is computed when a report is
-asked for, so the call pays only for the clocks and the append.
+``(op handle, start ns, end ns, thread id, input shapes or None)``. Everything else --
+names, total and self times, per-op sums, percentages, the Chrome trace -- is computed
+when a report is asked for, so the call pays only for the clocks and the append.
 
-Self time is total time minus the total time of the op calls made inside it. The stack of
-running calls is per *thread*: a kernel never awaits, so an op call on a thread begins and
-ends before any other asyncio task runs there, and calls of different tasks never
-interleave on one thread's stack.
+Self time is total time minus the total time of the op calls made directly inside it,
+found from the intervals, thread by thread (``_report.with_self_times``): a call's
+interval holds those of the calls it makes. Calls of different asyncio tasks never
+interleave on one thread: a kernel never awaits, so an op call begins and ends before
+another task runs there.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from ..dispatch import OperatorHandle, ScopedFallback, include_keys
 
 __all__ = ["Session", "SESSIONS", "FALLBACK", "PROFILER_ON", "Observers", "OBSERVERS", "shapes_of", "Event"]
 
-# (op, start ns, total ns, self ns, thread id, input shapes or None)
-Event = tuple[OperatorHandle, int, int, int, int, Optional[tuple[Any, ...]]]
+# (op, start ns, end ns, thread id, input shapes or None)
+Event = tuple[OperatorHandle, int, int, int, Optional[tuple[Any, ...]]]
 ObserverPair = tuple[Optional[Callable[..., Any]], Optional[Callable[..., Any]]]
 
 
@@ -84,12 +85,6 @@ def shapes_of(args: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(shapes)
 
 
-class _Running(threading.local):
-    def __init__(self) -> None:
-        self.children: list[int] = []  # per running call: the total time of its inner calls
-
-
-_running: Final = _Running()
 _now: Final = time.perf_counter_ns
 _thread: Final = threading.get_ident
 
@@ -100,17 +95,11 @@ def _profiler_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any
         _observed(op, keys, stack, sessions, OBSERVERS.pairs)
     elif len(sessions) == 1 and not sessions[0].record_shapes:
         # The common case, inlined: one session, no shapes (Note [What the profiler records]).
-        children = _running.children
-        children.append(0)
         start = _now()
         try:
             op.redispatch_boxed(keys, stack)
         finally:
-            total = _now() - start
-            inner = children.pop()
-            if children:
-                children[-1] += total
-            sessions[0].events.append((op, start, total, total - inner, _thread(), None))
+            sessions[0].events.append((op, start, _now(), _thread(), None))
     elif sessions:
         _timed(op, keys, stack, sessions)
     else:
@@ -124,17 +113,11 @@ def _timed(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any], sessions:
         if session.record_shapes:
             shapes = shapes_of(stack[len(stack) - len(op.schema.arguments) :])
             break
-    children = _running.children
-    children.append(0)
     start = _now()
     try:
         op.redispatch_boxed(keys, stack)
     finally:
-        total = _now() - start
-        inner = children.pop()
-        if children:
-            children[-1] += total
-        event = (op, start, total, total - inner, _thread(), shapes)
+        event = (op, start, _now(), _thread(), shapes)
         for session in sessions:
             session.events.append(event)
 

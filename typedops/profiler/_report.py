@@ -43,14 +43,39 @@ class FunctionEvent:
     shapes: tuple[Any, ...] | None
 
 
+# (op, start ns, total ns, self ns, thread, shapes)
+Timed = tuple[Any, int, int, int, int, Any]
+
+
+def with_self_times(events: Sequence[Event]) -> list[Timed]:
+    """Each event with its total and self time (Note [What the profiler records] in
+    _record.py): per thread, in order of start (a caller before its callees), a stack of
+    the calls still running finds each call's direct caller."""
+    order = sorted(range(len(events)), key=lambda i: (events[i][3], events[i][1], -events[i][2]))
+    inner = [0] * len(events)
+    running: list[int] = []
+    thread = None
+    for i in order:
+        _, start, end, th, _ = events[i]
+        if th != thread:
+            running.clear()
+            thread = th
+        while running and events[running[-1]][2] <= start:
+            running.pop()
+        if running:
+            inner[running[-1]] += end - start
+        running.append(i)
+    return [(op, s, e - s, e - s - inner[i], th, sh) for i, (op, s, e, th, sh) in enumerate(events)]
+
+
 def function_events(events: Sequence[Event], started: int) -> list[FunctionEvent]:
-    return [FunctionEvent(op.full_name, s - started, t, own, th, sh) for op, s, t, own, th, sh in events]
+    return [FunctionEvent(op.full_name, s - started, t, own, th, sh) for op, s, t, own, th, sh in with_self_times(events)]
 
 
 def op_stats(events: Sequence[Event], group_by_shapes: bool = False) -> list[OpStats]:
     """Per op (and input shapes, when grouped by them), in order of first call."""
     sums: dict[tuple[Any, Any], list[int]] = {}
-    for op, _, total, own, _, shapes in events:
+    for op, _, total, own, _, shapes in with_self_times(events):
         key = (op, _hashable(shapes) if group_by_shapes else None)
         entry = sums.get(key)
         if entry is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -180,4 +179,6 @@ def chrome_trace(events: Sequence[FunctionEvent]) -> dict[str, Any]:
 
 
 def write_chrome_trace(events: Sequence[FunctionEvent], path: str | os.PathLike[str]) -> None:
+    import json  # here: json costs milliseconds to import, and import typedops pays for this module
+
     Path(path).write_text(json.dumps(chrome_trace(events)))

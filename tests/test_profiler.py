@@ -192,3 +192,12 @@ def test_counts_and_times_add_up_for_any_chain(names: list[str]) -> None:
     assert len(outermost) == len(names)
     assert sum(e.self_ns for e in events) == sum(e.total_ns for e in outermost)
     assert all(0 <= e.self_ns <= e.total_ns for e in events)
+
+
+def test_nested_profiles_each_record_the_calls_inside_them() -> None:
+    with profile() as outer:
+        core.neg(X)
+        with profile(record_shapes=True) as inner:
+            core.exp(X)
+    assert outer.counts() == {"core::neg": 1, "core::exp": 1}
+    assert inner.counts() == {"core::exp": 1} and inner.events()[0].shapes == ([2, 2],)

@@ -229,3 +229,13 @@ def test_a_traced_chain_runs_like_the_function(steps: list[tuple[str, int]]) -> 
     program.check()
     a, b = tensor([1.5, 0.0]), tensor([-0.5, 3.0])
     assert _same(program(a, b), chain(a, b))
+
+
+def test_tracing_fake_tensors_records_the_same_program() -> None:
+    from typedops import FakeTensorMode
+
+    with FakeTensorMode() as mode:
+        fx, fy = mode.from_tensor(X), mode.from_tensor(Y)
+        program = trace(f, fx, fy, 1)
+    assert [c.full_name for c in program.calls] == [c.full_name for c in trace(f, X, Y, 1).calls]
+    assert _same(program(X, Y, 1), f(X, Y, 1))

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 from ..tensor import Tensor
@@ -40,6 +40,7 @@ _MODES: Final = contextvars.ContextVar["tuple[DispatchMode, ...]"]("typedops_dis
 _get_modes: Final = _MODES.get
 _PYTHON_ON: Final = include_keys(DispatchKey.Python)
 _DISPATCH_CLASSES: Final[set[type]] = set()  # Note [Tensor subclasses that dispatch]
+_M = TypeVar("_M", bound="DispatchMode")
 
 
 class DispatchMode:
@@ -55,7 +56,7 @@ class DispatchMode:
     ) -> Any:
         return op(*args, **kwargs)
 
-    def __enter__(self) -> Any:
+    def __enter__(self: _M) -> _M:
         _MODES.set((*_get_modes(), self))
         _PYTHON_ON.__enter__()
         return self

@@ -112,9 +112,9 @@ def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
     finally:
         remove()
     assert seen == ["core::neg"] and "test_extra" not in checks()
-    with pytest.raises(KeyError, match="opcheck has no check 'test_vmap'; its checks are test_schema"):
+    with pytest.raises(ValueError, match="opcheck has no check 'test_vmap'; its checks are test_schema"):
         opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_vmap")
-    with pytest.raises(TypeError, match="opcheck takes an OperatorHandle or an @op operator, not a int"):
+    with pytest.raises(typedops.TypedopsError, match="opcheck takes an OperatorHandle or an @op operator, not a int"):
         opcheck(3, ())
 
 

@@ -34,4 +34,3 @@ REAL_TENSOR: Final = (
     "with mode.from_tensor(t), or create the mode with FakeTensorMode(allow_non_fake_inputs=True)"
 )
 DEVICES: Final = "{op} was given fake tensors on different devices ({devices}); move them to one device"
-NOT_A_MODE: Final = "__typedops_dispatch__ must be defined by a DispatchMode subclass; {cls} does not define it"

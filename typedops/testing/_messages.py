@@ -33,7 +33,6 @@ UNDECLARED_ALIAS: Final = (
     "result {index} shares memory with argument {arg!r}, but the schema does not say so: return a "
     "new tensor (a copy), or declare the alias (Tensor(a) {arg} -> Tensor(a))"
 )
-NO_FAKE_RULE: Final = "{error}"
 FAKE_DIFFERS: Final = (
     "result {index}: the fake rule gives {fake}, the kernel gives {real}: make the Meta kernel "
     "(register_fake) compute what the kernel computes"

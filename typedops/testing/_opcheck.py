@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
+from ..vocabulary import ArgumentError, ArgumentValueError
 from ..schema import Argument, FunctionSchema
 from ..boxing import default_value
 from ..tensor import Tensor, array_of
@@ -73,11 +74,11 @@ def opcheck(
     check and the fix."""
     handle = op if isinstance(op, OperatorHandle) else getattr(op, "handle", None)
     if not isinstance(handle, OperatorHandle):
-        raise TypeError(msg.NOT_AN_OP.format(kind=type(op).__name__))
+        raise ArgumentError(msg.NOT_AN_OP.format(kind=type(op).__name__))
     names = list(_CHECKS) if test_utils is None else [test_utils] if isinstance(test_utils, str) else list(test_utils)
     for name in names:
         if name not in _CHECKS:
-            raise KeyError(msg.UNKNOWN_CHECK.format(name=name, names=", ".join(_CHECKS)))
+            raise ArgumentValueError(msg.UNKNOWN_CHECK.format(name=name, names=", ".join(_CHECKS)))
     arguments, keywords = tuple(args), dict(kwargs or {})
     results: dict[str, str] = {}
     for name in names:

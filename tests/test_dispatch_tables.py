@@ -709,6 +709,9 @@ def test_dump_table_marks_every_slot(ns: str) -> None:
         autograd_at = next_line()
         lib.impl("f", returning("autograd_kernel"), K.Autograd)
         builtin = "fallthrough (fallback at <typedops built-in>)"
+        # The Python key is served by the dispatch modes' fallback (typedops.modes, issue 15).
+        python = re.findall(r"^fallback _ Python: (.*)$", dispatcher.dump_state(), re.M)[-1]
+        assert "_python_fallback" in python
         cea = f"composite [CompositeExplicitAutograd]: unboxed explicit at {cea_at}"
         alias = f"kernel [Autograd alias]: unboxed autograd_kernel at {autograd_at}"
         rows = [
@@ -723,7 +726,7 @@ def test_dump_table_marks_every_slot(ns: str) -> None:
             ("AutogradCPU", alias),
             ("AutogradOther", alias),
             ("ADInplaceOrView", builtin),
-            ("Python", builtin),
+            ("Python", f"fallback: {python}"),
             ("BackendSelect", builtin),
             ("PrivateUse3", cea),
             ("PrivateUse2", cea),
@@ -804,7 +807,7 @@ def test_each_slot_names_the_precedence_rule_that_filled_it(ns: str) -> None:
             "Meta": SlotRule.composite_implicit,
             "AutogradCPU": SlotRule.autograd_alias,
             "Profiler": SlotRule.fallback,
-            "Python": SlotRule.fallback,  # the global built-in fallthrough fallback
+            "Python": SlotRule.fallback,  # the dispatch modes' global fallback
         }
         assert slots[0][1] is SlotRule.composite_implicit
         lib.impl("f", returning("explicit"), CEA)

@@ -21,6 +21,7 @@ from .dispatch import (
     ops,
     register_bundled_library,
 )
+from .modes import DispatchMode, FakeTensor, FakeTensorMode
 from .tensor import Tensor, tensor
 from .vocabulary import (
     Device,
@@ -77,6 +78,14 @@ __all__ = [
     "boxed",
     "dispatcher",
     "ops",
+    # the boxed path's other consumers: tracing, profiling, dispatch modes, fake tensors
+    "trace",
+    "Program",
+    "profile",
+    "DispatchMode",
+    "FakeTensorMode",
+    "FakeTensor",
+    "opcheck",
 ]
 __version__ = "0.1.0"
 
@@ -90,13 +99,27 @@ def _load_core() -> Any:
 # library] in dispatch/_ops.py): ops.core loads it on first use.
 register_bundled_library("core", _load_core)
 
+# Imported on first use, so ``import typedops`` does not pay for them: name -> its package.
+# (The modes are imported above: their Python-key fallback is registered at import.)
+_ON_FIRST_USE = {"trace": "tracing", "Program": "tracing", "profile": "profiler", "opcheck": "testing"}
+
 if TYPE_CHECKING:
     from . import core as core
+    from .profiler import profile as profile
+    from .testing import opcheck as opcheck
+    from .tracing import Program as Program
+    from .tracing import trace as trace
 else:
 
     def __getattr__(name: str) -> Any:
         """``typedops.core`` imports the bundled core library on first use (see Note
-        [Loading the core library] in dispatch/_ops.py)."""
+        [Loading the core library] in dispatch/_ops.py); ``trace``, ``Program``,
+        ``profile`` and ``opcheck`` import their packages on first use."""
         if name == "core":
             return _load_core()
+        package = _ON_FIRST_USE.get(name)
+        if package is not None:
+            value = getattr(import_module(f"{__name__}.{package}"), name)
+            globals()[name] = value
+            return value
         raise AttributeError(f"module 'typedops' has no attribute {name!r}")

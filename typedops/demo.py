@@ -175,12 +175,42 @@ def codegen() -> None:
     print(f"Meta matmul               = shape {out.shape}, dtype {out.dtype.name}, no data: {out}")
 
 
+def observing() -> None:
+    from . import FakeTensorMode, core, profile, trace
+    from .vocabulary import Device
+
+    def mlp(x: Tensor, w: Tensor, b: Tensor) -> Tensor:
+        return core.relu(core.add(core.matmul(x, w), b)).sum()
+
+    _section("Tracing: a function as a Program of op calls")
+    x, w, b = core.ones([4, 3]), core.ones([3, 2]), tensor([0.5, -9.0])
+    program = trace(mlp, x, w, b)
+    print(program)
+    print(f"runs:        program(x, w, b) = {program(x, w, b)}; mlp(x, w, b) = {mlp(x, w, b)}")
+    print(f"ops():       {program.ops()}  (the op list of a selective build)")
+
+    _section("Profiling: every op call timed through one boxed fallback")
+    with profile() as prof:
+        for _round in range(20):
+            program(x, w, b)
+    print(prof.table(sort_by="self_time"))
+
+    _section("Fake tensors: the same program, shapes without data")
+    device = Device("privateuseone")
+    with FakeTensorMode():
+        h = core.matmul(core.ones([1024, 4096], device=device), core.ones([4096, 512], device=device))
+        big = program(h, core.ones([512, 256], device=device), core.ones([256], device=device))
+    print(f"hidden:      {h}")
+    print(f"result:      {big}")
+
+
 def main() -> None:
     schema_language()
     errors()
     compatibility()
     operators()
     codegen()
+    observing()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """``typedops trace-ops``: run a script and record every operator it calls, nested calls too.
 
-A boxed fallback on ``DispatchKey.Profiler`` for every namespace records ``op.full_name``
-and redispatches; ``include_keys(Profiler)`` turns it on for the script's run, so a
-composite kernel's own op calls pass through it as well.
+An observer of the profiler (``typedops.profiler.add_observer``) records ``op.full_name``
+of every call while ``observing()`` turns the Profiler key on for the script's run, so a
+composite kernel's own op calls are seen as well: the same boxed fallback the profiler
+times calls with, not a second one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..dispatch import DispatchKey, DispatchKeySet, Library, include_keys
+from ..profiler import add_observer, observing
 
 __all__ = ["trace_ops", "ops_yaml"]
 
@@ -22,17 +23,14 @@ def trace_ops(script: Path, argv: Sequence[str] = ()) -> list[str]:
     """Run ``script`` as ``__main__`` and return the sorted full names of the ops it called."""
     seen: set[str] = set()
 
-    def record(op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
+    def record(op: Any, args: Any) -> None:
         seen.add(op.full_name)
-        op.redispatch_boxed(keys, stack)
 
     saved_argv = sys.argv[:]
     sys.argv = [str(script), *argv]
     try:
-        with Library("_", "IMPL") as lib:
-            lib.fallback(record, DispatchKey.Profiler)
-            with include_keys(DispatchKey.Profiler):
-                runpy.run_path(str(script), run_name="__main__")
+        with add_observer(record), observing():
+            runpy.run_path(str(script), run_name="__main__")
     finally:
         sys.argv = saved_argv
     return sorted(seen)

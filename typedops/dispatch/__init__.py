@@ -18,8 +18,9 @@ from ._signature import check_kernel_signature
 from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._entry import check_devices
 from ._library import DefinitionHandle, Library, RegistrationHandle
+from ._scoped import ScopedFallback
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, call_overload, ops, register_bundled_library
-from ._tls import exclude_keys, include_keys, local_exclude, local_include
+from ._tls import exclude_keys, hide_included, include_keys, local_exclude, local_include, restore_included
 
 __all__ = [
     # keys
@@ -35,6 +36,8 @@ __all__ = [
     "exclude_keys",
     "local_include",
     "local_exclude",
+    "hide_included",
+    "restore_included",
     # registration
     "Library",
     "RegistrationHandle",
@@ -45,6 +48,7 @@ __all__ = [
     "boxed",
     "Boxed",
     "add_registration_machinery",
+    "ScopedFallback",
     # finding and calling
     "Dispatcher",
     "dispatcher",

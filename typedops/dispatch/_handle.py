@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from typing_extensions import ParamSpec
 
 from ..schema import FunctionSchema
-from ..vocabulary import DispatchKeySet
+from ..vocabulary import DispatchKey, DispatchKeySet
 from ._typed import TypedOperatorHandle, typed
 
 if TYPE_CHECKING:
@@ -126,6 +126,11 @@ class OperatorHandle:
             definition.remove()
 
     # -- seeing inside ----------------------------------------------------------------
+    def has_kernel_for(self, key: DispatchKey | str) -> bool:
+        """Whether a kernel is registered for ``key`` itself (a runtime or an alias key;
+        fallbacks do not count), as torch's ``_dispatch_has_kernel_for_dispatch_key``."""
+        return bool(self._entry.registrations.get(DispatchKey.parse(key)))
+
     def dump(self) -> str:
         """The schema and every registration with its key and source ``file:line``."""
         return self._entry.dump()

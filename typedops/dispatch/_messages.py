@@ -111,3 +111,7 @@ ONE_KEY_LIBRARY: Final = (
     "{library} registers for {own} only, not {key}; omit the key, or register through "
     "Library({ns!r}, 'IMPL', {key!r})"
 )
+SCOPED_FALLBACK_TAKEN: Final = (
+    "{user} serves the {key} key with its own fallback, but {error}. "
+    "Remove that fallback (or leave its Library block) before using {user}"
+)

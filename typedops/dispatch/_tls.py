@@ -37,7 +37,10 @@ from typing import Any, Final, TypeVar
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 
-__all__ = ["include_keys", "exclude_keys", "KeysChanged", "local_include", "local_exclude", "apply_local", "keep_flag_in", "STATE"]
+__all__ = [
+    "include_keys", "exclude_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
+    "keep_flag_in", "STATE", "hide_included", "restore_included",
+]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -110,6 +113,31 @@ def apply_local(bits: int) -> int:
     """``bits`` with this context's include set added and exclude set removed."""
     include, exclude, _ = _get()
     return (bits | include) & ~exclude
+
+
+# Note [Hiding included keys]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A boxed fallback that hands a call to user code which calls the op again (a dispatch
+# mode's handler) wants that inner call to skip its key when nothing remains for the key
+# to do. An exclude block would do it, but opening and closing one costs microseconds (the
+# process-wide counter, under a lock). ``hide_included(bits)`` only drops ``bits`` from
+# this context's *include* set -- keys a tensor carries still count -- and
+# ``restore_included(saved)`` puts back what it saved. It opens no block, so it matters only
+# while some block is open (the one that included the key is). A block entered or left in
+# between recomputes the sets from the open blocks, which brings the hidden keys back:
+# code using this must still be right when its key is reached again (only slower).
+def hide_included(bits: int) -> _Sets:
+    """Drop ``bits`` from this context's include set until ``restore_included``: Note
+    [Hiding included keys]. Returns what ``restore_included`` needs."""
+    sets = _get()
+    _SETS.set((sets[0] & ~bits, sets[1], sets[2]))
+    return sets
+
+
+def restore_included(saved: _Sets) -> None:
+    """Undo ``hide_included``; blocks opened or closed meanwhile are kept."""
+    blocks = _get()[2]
+    _SETS.set(saved if blocks is saved[2] else _sets_of(blocks))
 
 
 def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> int:

@@ -1,0 +1,195 @@
+"""typedops.opcheck (issue 15): deliberately wrong ops make each check fire; every core op
+passes. The autograd and vmap checks come with issues 13 and 14 (register_check)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+import pytest
+
+import typedops
+from typedops import Tensor, core, op, opcheck, tensor
+from typedops.schema import Argument, FunctionSchema
+from typedops.tensor import bump_version, empty_meta
+from typedops.testing import OpCheckError, checks, register_check
+from typedops.vocabulary import ScalarType
+
+_fresh = itertools.count()
+
+
+def _ns() -> str:
+    return f"opcheck_test_{next(_fresh)}"
+
+
+def _x() -> Tensor:
+    return tensor([[0.5, 1.0, 1.5], [2.0, 2.5, 3.0]])
+
+
+def test_each_check_fires_on_a_deliberately_wrong_op() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::scribble")
+    def scribble(x: Tensor) -> Tensor:  # writes to x, but does not say so
+        x.numpy()[...] = 0
+        return Tensor.from_numpy(x.numpy() + 1)
+
+    @op(f"{ns}::same")
+    def same(x: Tensor) -> Tensor:  # returns its input
+        return x
+
+    @op(f"{ns}::total")
+    def total(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy().sum(0))
+
+    @total.register_fake
+    def _(x: Tensor) -> Tensor:  # wrong: the kernel reduces dimension 0
+        return empty_meta(x.shape, x.dtype)
+
+    @op(f"{ns}::claims", mutates_args=("x",))
+    def claims(x: Tensor) -> Tensor:  # says it writes x, never does
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    with pytest.raises(OpCheckError) as info:
+        opcheck(scribble, (_x(),))
+    assert str(info.value) == (
+        f"opcheck({ns}::scribble): test_schema failed: it changed argument 'x' (its values), but the "
+        "schema does not declare that: declare it Tensor(a!) x (for an @op operator: mutates_args=('x',)), "
+        "or work on a copy"
+    )
+    assert (info.value.op, info.value.check) == (f"{ns}::scribble", "test_schema")
+    assert isinstance(info.value, AssertionError)
+    with pytest.raises(OpCheckError, match=re.escape("test_schema failed: result 0 shares memory with argument 'x'")):
+        opcheck(same, (_x(),))
+    with pytest.raises(OpCheckError, match=re.escape("test_schema failed: the schema declares argument 'x' written")):
+        opcheck(claims, (_x(),))
+    results = opcheck(total, (_x(),), raise_exception=False)
+    assert results["test_schema"] == results["test_boxed"] == "SUCCESS"
+    assert results["test_faketensor"] == (
+        "result 0: the fake rule gives shape [2, 3], dtype float32, strides [3, 1], device cpu, the kernel "
+        "gives shape [3], dtype float32, strides [1], device cpu: make the Meta kernel (register_fake) "
+        "compute what the kernel computes"
+    )
+    no_fake = opcheck(scribble, (_x(),), test_utils="test_faketensor", raise_exception=False)["test_faketensor"]
+    assert no_fake.startswith(f"{ns}::scribble has no fake rule, so FakeTensorMode cannot run it (its kernel ran")
+    for f in (scribble, same, total, claims):
+        f.library.remove()
+
+
+def test_a_bumped_version_counts_as_a_write() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::touch")
+    def touch(x: Tensor) -> Tensor:
+        bump_version(x)
+        return Tensor.from_numpy(x.numpy() * 1)
+
+    with pytest.raises(OpCheckError, match=re.escape("it changed argument 'x' (its version counter)")):
+        opcheck(touch, (_x(),), test_utils=["test_schema"])
+    touch.library.remove()
+
+
+def test_a_boxed_call_that_differs_is_caught() -> None:
+    ns = _ns()
+    calls = itertools.count()
+
+    @op(f"{ns}::moody")
+    def moody(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy() * next(calls))
+
+    with pytest.raises(OpCheckError, match=re.escape("test_boxed failed: the boxed call (call_boxed) gives")):
+        opcheck(moody, (_x(),), test_utils="test_boxed")
+    moody.library.remove()
+
+
+def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
+    assert checks() == ["test_schema", "test_faketensor", "test_boxed"]
+    seen: list[str] = []
+    remove = register_check("test_extra", lambda handle, args, kwargs: seen.append(handle.full_name))
+    try:
+        assert opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_extra") == {"test_extra": "SUCCESS"}
+    finally:
+        remove()
+    assert seen == ["core::neg"] and "test_extra" not in checks()
+    with pytest.raises(ValueError, match="opcheck has no check 'test_vmap'; its checks are test_schema"):
+        opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_vmap")
+    with pytest.raises(typedops.TypedopsError, match="opcheck takes an OperatorHandle or an @op operator, not a int"):
+        opcheck(3, ())
+
+
+# -- every core op ------------------------------------------------------------------------------
+def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
+    x = _x()
+    square = tensor([[1.0, 2.0], [3.0, 4.0]])
+    row = tensor([[1.0, 2.0, 3.0]])
+    f64 = ScalarType.float64
+    return {
+        "core::pow.Tensor_Scalar": ((x, 2), {}),
+        "core::fill_.Scalar": ((x, 3.0), {}),
+        "core::where.self": ((tensor([[True, False, True], [False, True, False]]), x, x * 2), {}),
+        "core::sum.dim_IntList": ((x, [1]), {}),
+        "core::mean.dim": ((x, [1]), {}),
+        "core::amax": ((x, [1]), {}),
+        "core::max.dim": ((x, 1), {}),
+        "core::argmax": ((x, 1), {}),
+        "core::matmul": ((square, square), {}),
+        "core::mm": ((square, square), {}),
+        "core::as_strided": ((x, [3, 2], [1, 3]), {}),
+        "core::view": ((x, [3, 2]), {}),
+        "core::reshape": ((x, [6]), {}),
+        "core::permute": ((x, [1, 0]), {}),
+        "core::transpose.int": ((x, 0, 1), {}),
+        "core::select.int": ((x, 0, 1), {}),
+        "core::slice.Tensor": ((x, 1, 0, 2), {}),
+        "core::unsqueeze": ((x, 0), {}),
+        "core::squeeze.dim": ((row, 0), {}),
+        "core::expand": ((row, [2, 3]), {}),
+        "core::contiguous": ((x.t(),), {}),
+        "core::copy_": ((x, x * 2), {}),
+        "core::cat": (([x, x],), {}),
+        "core::stack": (([x, x],), {}),
+        "core::empty.memory_format": (([2, 3],), {}),
+        "core::zeros": (([2, 3],), {}),
+        "core::ones": (([2, 3],), {}),
+        "core::full": (([2, 3], 1.5), {}),
+        "core::scalar_tensor": ((2.5,), {}),
+        "core::randn": (([2, 3],), {}),
+        "core::arange": ((5,), {}),
+        "core::arange.start_step": ((1, 7, 2), {}),
+        "core::_to_copy": ((x,), {"dtype": f64}),
+        "core::to.dtype": ((x, f64), {}),
+        "core::eq.Scalar": ((x, 1.0), {}),
+        "core::gt.Scalar": ((x, 1.0), {}),
+        "core::add.Scalar": ((x, 2), {}),
+        "core::mul.Scalar": ((x, 2), {}),
+    }
+
+
+def _generic(schema: FunctionSchema) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Arguments for an element-wise op: a 2x3 tensor per tensor argument (and out=)."""
+
+    def value(argument: Argument) -> Any:
+        assert str(argument.type) == "Tensor", f"{schema}: add a sample for it in _samples()"
+        return _x() * 1.5
+
+    args = tuple(value(a) for a in schema.positional if not a.has_default)
+    kwargs = {a.name: value(a) for a in schema.kwarg_only if not a.has_default}
+    return args, kwargs
+
+
+def test_every_core_op_passes() -> None:
+    core.neg(_x())  # loads the core library
+    samples = _samples()
+    handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
+    assert len(handles) == 128
+    failures = {}
+    for handle in handles:
+        args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)
+        # randn draws new numbers on every call: the boxed and unboxed calls differ on purpose.
+        wanted = [c for c in checks() if not (handle.full_name == "core::randn" and c == "test_boxed")]
+        results = opcheck(handle, args, kwargs, test_utils=wanted, raise_exception=False)
+        bad = {k: v for k, v in results.items() if v != "SUCCESS"}
+        if bad:
+            failures[handle.full_name] = bad
+    assert failures == {}

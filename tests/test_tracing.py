@@ -1,0 +1,252 @@
+"""typedops.trace and Program (issue 15): recording, printing, running, ops(), check()."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import typedops
+from typedops import Library, Tensor, core, op, tensor
+from typedops.dispatch import DispatchKey
+from typedops.tracing import (
+    Call,
+    Constant,
+    InputRef,
+    ListOf,
+    OutputKind,
+    Program,
+    ProgramError,
+    ResultRef,
+    TensorConstant,
+    TensorInput,
+    TraceError,
+    trace,
+)
+from typedops.vocabulary import Device, ScalarType
+
+_fresh = itertools.count()
+
+
+def _ns() -> str:
+    return f"trace_test_{next(_fresh)}"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Tensor):
+        return isinstance(b, Tensor) and a.dtype is b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def f(x: Tensor, y: Tensor, n: int) -> Any:
+    z = core.mul(x, y)
+    for _ in range(n):
+        z = core.add(z, x, alpha=2)
+    return z.sum(), core.zeros([2])
+
+
+X, Y = tensor([1.0, 2.0]), tensor([3.0, 4.0])
+
+PRINTED = """\
+program(x: Tensor(float32[2]), y: Tensor(float32[2]), n=2):
+  %0: Tensor = core::mul.Tensor(x, y)
+  %1: Tensor = core::add.Tensor(%0, x, alpha=2)
+  %2: Tensor = core::add.Tensor(%1, x, alpha=2)
+  %3: Tensor = core::sum(%2, dtype=None)
+  %4: Tensor = core::zeros([2], dtype=None, layout=None, device=None, pin_memory=None)
+  return (%3, %4)"""
+
+
+def test_trace_records_every_call_and_prints_one_a_line() -> None:
+    program = trace(f, X, Y, 2)
+    assert str(program) == PRINTED
+    assert program.ops() == ["core::add.Tensor", "core::mul.Tensor", "core::sum", "core::zeros"]
+    assert program.calls[1] == Call(
+        "core::add", "Tensor", str(typedops.ops.core.add.Tensor.schema), (ResultRef(0), InputRef(0), Constant(2)), 1
+    )
+    assert program.inputs[0] == TensorInput("x", ScalarType.float32, (2,), Device("cpu"))
+    assert program.output_kind is OutputKind.tuple
+
+
+def test_a_program_runs_and_gives_what_the_function_gave() -> None:
+    program = trace(f, X, Y, 2)
+    a, b = tensor([5.0, -1.0]), tensor([0.5, 2.0])
+    assert _same(program(a, b, 2), f(a, b, 2))
+    assert _same(program(a, y=b, n=2), f(a, b, 2))
+    program.check()
+
+
+def test_inputs_used_as_constants_are_specialized() -> None:
+    program = trace(f, X, Y, 2)
+    message = (
+        "input 'n' was 2 when the program was traced, and the program is specialized to that value "
+        "(Python code used it as a constant); got 3. Trace again with n=3"
+    )
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        program(X, Y, 3)
+    with pytest.raises(ProgramError, match=re.escape("input 'x' must be a Tensor, got float")):
+        program(1.0, Y, 2)
+    with pytest.raises(ProgramError, match=re.escape("the program takes 3 input(s) (x, y, n), got 2")):
+        program(X, Y)
+    with pytest.raises(ProgramError, match=re.escape("the program has no input 'z'; its inputs are x, y, n")):
+        program(X, Y, 2, z=1)
+
+
+def test_calls_inside_kernels_are_recorded_at_the_outermost_level_or_decomposed() -> None:
+    # sub is CompositeImplicitAutograd: its kernel calls add.
+    outer = trace(lambda a: core.sub(a, a, alpha=3), X)
+    assert [c.full_name for c in outer.calls] == ["core::sub.Tensor"]
+    inner = trace(lambda a: core.sub(a, a, alpha=3), X, decompose=True)
+    assert [c.full_name for c in inner.calls] == ["core::add.Tensor"]
+    assert inner.calls[0].args == (InputRef(0), InputRef(0), Constant(-3))
+    assert _same(outer(tensor([2.0])), inner(tensor([2.0])))
+
+
+def test_tensors_made_from_data_become_tensor_constants_and_lists_are_recorded() -> None:
+    def g(a: Tensor) -> Tensor:
+        return core.cat([a, tensor([[7.0, 8.0]]).reshape([2])])
+
+    program = trace(g, X)
+    assert program.calls[-1].args[0] == ListOf((InputRef(0), ResultRef(0)))
+    assert program.calls[0].args[0] == TensorConstant(ScalarType.float32, (1, 2), Device("cpu"), (7.0, 8.0))
+    assert "core::reshape(tensor([7.0, 8.0], shape=[1, 2], dtype=float32), [2])" in str(program)
+    assert _same(program(tensor([0.0, 1.0])), g(tensor([0.0, 1.0])))
+
+
+def test_multiple_results_are_referenced_one_by_one() -> None:
+    program = trace(lambda a: core.max(a.reshape([1, 2]), 1)[1], X)
+    assert "%1, %1.1: Tensor, Tensor = core::max.dim(%0, 1, False)" in str(program)
+    assert program.outputs == (ResultRef(1, 1),)
+    assert program(tensor([3.0, 9.0])).tolist() == [1]
+
+
+def test_output_kinds() -> None:
+    assert trace(lambda a: None, X).output_kind is OutputKind.none
+    assert trace(lambda a: None, X)(X) is None
+    as_list = trace(lambda a: [a, 3], X)
+    assert as_list.outputs == (InputRef(0), Constant(3)) and as_list(X)[1] == 3
+    with pytest.raises(TraceError, match=re.escape("the traced function returned a nested tuple")):
+        trace(lambda a: ((a,),), X)
+    with pytest.raises(TraceError, match=re.escape("the traced function returned a object: a traced")):
+        trace(lambda a: object(), X)
+
+
+def test_a_value_neither_tensor_nor_constant_is_refused_naming_the_op_and_argument() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::scale")
+    def scale(x: Tensor, factor: float) -> Tensor:
+        return x
+
+    before = typedops.dispatcher.dump_state()
+    # A typed argument is checked by the call itself (Note [Unboxed calls check like boxed ones])
+    with pytest.raises(TypeError) as checked:
+        trace(lambda a: scale(a, object()), X)  # type: ignore[arg-type]
+    assert str(checked.value) == f"{ns}::scale(): argument 'factor' (float): expected float, got object"
+    assert typedops.dispatcher.dump_state() == before
+    # one the call does not check (Any) reaches the tracer, which refuses it
+    lib = typedops.Library(ns, "FRAGMENT")
+    anything = lib.define("anything(Tensor x, Any v) -> Tensor")
+    lib.impl("anything", typedops.boxed(lambda op, keys, stack: stack.__setitem__(slice(None), [stack[0]])), "CPU")
+    before = typedops.dispatcher.dump_state()
+    with pytest.raises(TraceError) as info:
+        trace(lambda a: anything(a, object()), X)
+    assert str(info.value) == (
+        f"cannot trace {ns}::anything: argument 'v' is a object, neither a tensor nor a constant "
+        "(None, bool, int, float, complex, str, a dtype, layout, memory format or device, or a list of these); "
+        "pass a tensor, or convert the value (int(...), float(...)) before the call"
+    )
+    assert isinstance(info.value, TypeError)
+    assert typedops.dispatcher.dump_state() == before  # the Tracer fallback is gone again
+    lib.remove()
+    with pytest.raises(TraceError, match="cannot trace with input 'input1': a object is neither"):
+        trace(lambda *a: a[0], X, object())
+    scale.library.remove()
+
+
+def test_tracing_costs_nothing_after_it_ends() -> None:
+    trace(f, X, Y, 1)
+    assert "Tracer               fallthrough" in typedops.ops.core.add.Tensor.dump_table()
+
+
+def test_a_user_tracer_fallback_is_named_when_trace_needs_the_key() -> None:
+    def mine(op: Any, keys: Any, stack: list[Any]) -> None:
+        op.redispatch_boxed(keys, stack)
+
+    with Library("_", "IMPL") as lib:
+        lib.fallback(mine, DispatchKey.Tracer)
+        with pytest.raises(typedops.RegistrationError, match="typedops.trace serves the Tracer key with its own"):
+            trace(f, X, Y, 1)
+    trace(f, X, Y, 1)
+
+
+def test_check_finds_what_no_longer_fits() -> None:
+    ns = _ns()
+    with Library(ns, "DEF") as lib:
+        lib.define("g(Tensor x, int n) -> Tensor")
+        lib.impl("g", lambda x, n: x, "CompositeExplicitAutograd", check=False)
+        program = trace(lambda a: getattr(typedops.ops, ns).g(a, 2), X)
+        program.check()
+        schema = program.calls[0].schema
+        bad = Program(
+            program.inputs,
+            (
+                Call(f"{ns}::g", "", schema, (InputRef(0), Constant("two")), 1),
+                Call(f"{ns}::g", "", schema, (ResultRef(5), Constant(1)), 1),
+                Call(f"{ns}::g", "", schema, (InputRef(0),), 1),
+                Call(f"{ns}::nope", "", schema, (InputRef(0), Constant(1)), 1),
+            ),
+            (ResultRef(0, 3),),
+            OutputKind.single,
+        )
+        with pytest.raises(ProgramError) as info:
+            bad.check()
+        assert info.value.problems == [
+            f"call %0 ({ns}::g): argument 'n': expected int, got str",
+            f"call %1 ({ns}::g): argument 'x': refers to %5, which is not an earlier call",
+            f"call %2 ({ns}::g): 1 argument(s) for a schema of 2",
+            f"call %3 ({ns}::nope): no operator {ns}::nope is registered now",
+            "output 0: refers to result 3 of %0, which has 1",
+        ]
+    with Library(ns, "DEF") as lib:
+        lib.define("g(Tensor x, float n) -> Tensor")
+        with pytest.raises(ProgramError, match=re.escape(f"its schema changed since tracing: traced {schema}")):
+            program.check()
+
+
+_UNARY = ["neg", "exp", "abs", "sigmoid", "tanh"]
+_BINARY = ["add", "mul", "maximum", "sub"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_UNARY + _BINARY), st.integers(0, 5)), min_size=1, max_size=8))
+def test_a_traced_chain_runs_like_the_function(steps: list[tuple[str, int]]) -> None:
+    def chain(a: Tensor, b: Tensor) -> Tensor:
+        values = [a, b]
+        for name, pick in steps:
+            fn = getattr(core, name)
+            operand = values[pick % len(values)]
+            values.append(fn(operand) if name in _UNARY else fn(values[-1], operand))
+        return values[-1]
+
+    program = trace(chain, tensor([0.5, -1.0]), tensor([2.0, 0.25]))
+    assert len(program.calls) == len(steps)
+    program.check()
+    a, b = tensor([1.5, 0.0]), tensor([-0.5, 3.0])
+    assert _same(program(a, b), chain(a, b))
+
+
+def test_tracing_fake_tensors_records_the_same_program() -> None:
+    from typedops import FakeTensorMode
+
+    with FakeTensorMode() as mode:
+        fx, fy = mode.from_tensor(X), mode.from_tensor(Y)
+        program = trace(f, fx, fy, 1)
+    assert [c.full_name for c in program.calls] == [c.full_name for c in trace(f, X, Y, 1).calls]
+    assert _same(program(X, Y, 1), f(X, Y, 1))

@@ -1,0 +1,45 @@
+"""opcheck's error and messages, in one place."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..vocabulary import TypedopsError
+
+__all__ = ["OpCheckError"]
+
+
+class OpCheckError(TypedopsError, AssertionError):
+    """An op whose schema or rules do not tell the truth about its kernel. ``op`` is its
+    full name, ``check`` the failing check (``test_schema``, ...)."""
+
+    def __init__(self, message: str, op: str, check: str) -> None:
+        self.op = op
+        self.check = check
+        super().__init__(message)
+
+
+FAILED: Final = "opcheck({op}): {check} failed: {problem}"
+UNKNOWN_CHECK: Final = "opcheck has no check {name!r}; its checks are {names}"
+UNDECLARED_MUTATION: Final = (
+    "it changed argument {arg!r} ({how}), but the schema does not declare that: declare it "
+    "Tensor(a!) {arg} (for an @op operator: mutates_args=({arg!r},)), or work on a copy"
+)
+UNUSED_MUTATION: Final = (
+    "the schema declares argument {arg!r} written (Tensor(a!)), but the kernel left its values and "
+    "version counter unchanged: drop the '!', or bump the version when writing (typedops.tensor.bump_version)"
+)
+UNDECLARED_ALIAS: Final = (
+    "result {index} shares memory with argument {arg!r}, but the schema does not say so: return a "
+    "new tensor (a copy), or declare the alias (Tensor(a) {arg} -> Tensor(a))"
+)
+FAKE_DIFFERS: Final = (
+    "result {index}: the fake rule gives {fake}, the kernel gives {real}: make the Meta kernel "
+    "(register_fake) compute what the kernel computes"
+)
+FAKE_COUNT: Final = "the fake rule returns {fake} value(s), the kernel {real}"
+BOXED_DIFFERS: Final = (
+    "the boxed call (call_boxed) gives {boxed}, the unboxed call gives {unboxed}: the kernel must "
+    "not depend on how it was called (check its defaults and list conversions)"
+)
+NOT_AN_OP: Final = "opcheck takes an OperatorHandle or an @op operator, not a {kind}"

@@ -1,0 +1,70 @@
+"""What opcheck's checks share: copying arguments, comparing results, describing them."""
+
+# Checked by pyright in standard mode, not strict yet: this module handles boxed values
+# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
+# pyright: standard
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..tensor import Tensor, array_of, make_view, wrap_array
+
+__all__ = ["clone", "map_tensors", "tensors_of", "same_values", "describe"]
+
+
+def map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_tensors(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {k: map_tensors(v, fn) for k, v in value.items()}
+    return value
+
+
+def _clone_tensor(t: Tensor) -> Tensor:
+    """A copy with the same shape, strides, offset, dtype and device, on a storage of its own."""
+    if t.is_meta:
+        return t
+    data = t.storage.data
+    assert data is not None
+    base = wrap_array(data.copy(), t.dtype, t.device)
+    return make_view(base, t.shape, t.stride(), t.storage_offset())
+
+
+def clone(value: Any) -> Any:
+    return map_tensors(value, _clone_tensor)
+
+
+def tensors_of(value: Any) -> list[Tensor]:
+    found: list[Tensor] = []
+    map_tensors(value, found.append)
+    return found
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """Whether two results are equal: tensors by dtype, shape and elements (NaN equals NaN)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+            return False
+        if a.dtype is not b.dtype or a.shape != b.shape:
+            return False
+        if a.is_meta or b.is_meta:
+            return a.is_meta == b.is_meta
+        import numpy as np
+
+        x, y = array_of(a), array_of(b)
+        return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_values(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, Tensor):
+        return f"a {value.dtype.name} tensor of shape {list(value.shape)}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(describe(v) for v in value) + ")"
+    return repr(value)

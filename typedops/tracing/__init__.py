@@ -1,0 +1,44 @@
+"""Tracing: ``typedops.trace(fn, *inputs)`` records the op calls of a function as a
+``Program`` -- a small typed IR of frozen dataclasses that prints, runs, lists its ops and
+checks itself against the registered schemas (docs/tracing.md).
+
+It sits in the functionality layer beside autograd, the profiler and dispatch modes;
+none of them imports another.
+"""
+
+from ._messages import ProgramError, TraceError
+from ._program import Program
+from ._trace import trace
+from ._values import (
+    Call,
+    Constant,
+    ConstantInput,
+    Input,
+    InputRef,
+    ListOf,
+    OutputKind,
+    ResultRef,
+    TensorConstant,
+    TensorInput,
+    Value,
+)
+
+__all__ = [
+    "trace",
+    "Program",
+    # the program's pieces
+    "Call",
+    "Value",
+    "InputRef",
+    "ResultRef",
+    "Constant",
+    "TensorConstant",
+    "ListOf",
+    "Input",
+    "TensorInput",
+    "ConstantInput",
+    "OutputKind",
+    # errors
+    "TraceError",
+    "ProgramError",
+]

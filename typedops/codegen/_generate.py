@@ -18,6 +18,8 @@ import ast
 from pathlib import Path
 
 from ..dispatch import DispatchKey
+from ._derivatives import CORE_HELPERS, load_derivatives
+from ._derivatives_source import autograd_module
 from ._api import functions_section, group, library_stub, methods_section
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
@@ -29,6 +31,8 @@ from ._validate import load_entries, load_op_list
 __all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML"]
 
 DEFAULT_CORE_YAML = Path(__file__).resolve().parent.parent / "core" / "native_functions.yaml"
+# The derivatives of a library's ops, read from beside its op yaml (docs/autograd.md).
+DERIVATIVES_NAME = "derivatives.yaml"
 
 
 def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
@@ -87,12 +91,36 @@ def generate(
     )
     files: dict[Path, str] = {}
     files[out / "__init__.py"] = module
+    derivatives_yaml = yaml_path.parent / DERIVATIVES_NAME
+    if derivatives_yaml.is_file() and ops_list is None and not options.static_dispatch:
+        files[out / "autograd.py"] = _autograd_text(derivatives_yaml, entries, options)
+        files[out / "autograd.pyi"] = (
+            f"# {HEADER} from {DERIVATIVES_NAME} -- do not edit.\n"
+            "# autograd.py registers the library's autograd kernels when imported; nothing in it is public API.\n"
+        )
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
         files[stubs / f"{stub_module_name(namespace)}.pyi"] = ops_stub(entries, options)
     for path, text in files.items():
         compile(text, str(path), "exec")  # a generator bug must not reach the disk
     return files
+
+
+def _autograd_text(path: Path, entries: list[OpEntry], options: Options) -> str:
+    """The library's autograd kernels from the derivatives.yaml beside its op yaml (the core
+    library's only, for now: its formulas call the core helpers)."""
+    if options.namespace != "core":
+        raise CodegenError(f"{path.name}: derivatives are generated for the core library only (namespace 'core')")
+    functions = frozenset(e.schema.name for e in entries if e.function) | CORE_HELPERS
+    derivatives = load_derivatives(path, entries, functions)
+    return autograd_module(
+        derivatives,
+        entries,
+        functions,
+        source_label=path.name,
+        package="typedops.core._generated",
+        helpers="typedops.core._derivatives",
+    )
 
 
 def _check_function_names(

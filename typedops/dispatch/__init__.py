@@ -17,7 +17,7 @@ from ._signature import check_kernel_signature
 from ._typed import TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
-from ._tls import exclude_keys, include_keys, local_exclude, local_include
+from ._tls import KeysChanged, allow_keys, exclude_keys, include_keys, local_exclude, local_include
 
 __all__ = [
     # keys
@@ -31,6 +31,8 @@ __all__ = [
     "backend_key_for",
     "include_keys",
     "exclude_keys",
+    "allow_keys",
+    "KeysChanged",
     "local_include",
     "local_exclude",
     # registration

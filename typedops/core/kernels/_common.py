@@ -265,7 +265,6 @@ def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType)
         import numpy as np
 
         data(out)[...] = np.asarray(values, dtype=numpy_dtype(dtype)).astype(numpy_dtype(out.dtype))
-    bump_version(out)
     return out
 
 
@@ -276,5 +275,4 @@ def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:
         import numpy as np
 
         data(self)[...] = np.asarray(values).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self

@@ -253,7 +253,6 @@ def _check_copy(self: Tensor, src: Tensor) -> None:
 def copy__cpu(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
     _check_copy(self, src)
     data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self
 
 
@@ -263,7 +262,6 @@ def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
         raise NotImplementedError(f"Cannot copy out of meta tensor; {NO_DATA}")
     if not self.is_meta:  # a meta source was ruled out: copying real data into a real tensor
         data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self
 
 

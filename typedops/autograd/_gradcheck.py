@@ -19,7 +19,7 @@ from typing import Any
 from ..tensor import Tensor, array_of
 from ..vocabulary import ScalarType
 from ._engine import filled, grad
-from ._grad_mode import no_grad
+from ._grad_mode import enable_grad, no_grad
 from ._messages import GRADCHECK_DTYPE, GRADCHECK_FAILED, AutogradError
 
 __all__ = ["gradcheck", "gradgradcheck"]
@@ -96,8 +96,9 @@ def gradgradcheck(fn: Fn, inputs: Sequence[Any], eps: float = 1e-6, atol: float 
 
     def first_derivatives(*args: Any) -> tuple[Tensor, ...]:
         xs, grad_outputs = args[: len(inputs)], args[len(inputs) :]
-        outs = [o for o in _outputs(fn(*xs)) if o.requires_grad]
-        gs = grad(outs, [xs[i] for i in diff], list(grad_outputs), create_graph=True, allow_unused=True)
+        with enable_grad():  # also when gradcheck evaluates it under no_grad()
+            outs = [o for o in _outputs(fn(*xs)) if o.requires_grad]
+            gs = grad(outs, [xs[i] for i in diff], list(grad_outputs), create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_derivatives, (*inputs, *vs), eps, atol, rtol)

@@ -154,7 +154,7 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
         offset = f"{offset} + {width}" if offset != "0" else width
     body.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     fields = list(dict.fromkeys(fields))
-    backward = [*_def(f"_{d.entry.attr_name}_backward", "_node, grads"), *body]
+    backward = [*_def(f"backward_{d.entry.attr_name}", "_node, grads"), *body]
     tensor_fields = list(dict.fromkeys(tensor_fields))
     cls = [
         f"class {node_name}(_Node):",
@@ -162,7 +162,7 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
         f"    _name = {node_name!r}",
         "",
         "    def apply(self, grads):",
-        f"        return _{d.entry.attr_name}_backward(self, grads)",
+        f"        return backward_{d.entry.attr_name}(self, grads)",
     ]
     if tensor_fields:
         cls += [

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ..dispatch import ops
 from ..tensor import Tensor, wrap_array
 from ..vocabulary import Scalar
 from . import _generated as F
@@ -42,8 +43,14 @@ def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
     lead = grad.ndim - len(shape)
     dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
     if dims:
-        grad = F.sum(grad, dims, True)
+        grad = _sum_dims(grad, dims, True)
     return grad if grad.shape == shape else F.reshape(grad, list(shape))
+
+
+def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
+    """``sum`` over several dimensions (the functional ``sum`` reads ``int[1]`` as exactly one)."""
+    result: Tensor = ops.core.sum.dim_IntList(x, dims, keepdim)
+    return result
 
 
 def scale(grad: Tensor, alpha: Scalar) -> Tensor:
@@ -92,7 +99,7 @@ def amax_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Sequence[int]
     """Shared equally among the elements equal to the maximum, as PyTorch does."""
     g = _restore(grad, self.ndim, dim, keepdim)
     mask = F.eq(self, _restore(result, self.ndim, dim, keepdim)).to(grad.dtype)
-    count = F.sum(mask, _wrap(dim, self.ndim), True) if self.ndim else mask
+    count = _sum_dims(mask, _wrap(dim, self.ndim), True) if self.ndim else mask
     return g * mask / count
 
 

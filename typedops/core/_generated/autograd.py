@@ -132,10 +132,10 @@ class AddBackward0(_Node):
     _name = 'AddBackward0'
 
     def apply(self, grads):
-        return _add__Tensor_backward(self, grads)
+        return backward_add__Tensor(self, grads)
 
 
-def _add__Tensor_backward(_node, grads):
+def backward_add__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -172,14 +172,14 @@ class MulBackward0(_Node):
     _name = 'MulBackward0'
 
     def apply(self, grads):
-        return _mul__Tensor_backward(self, grads)
+        return backward_mul__Tensor(self, grads)
 
     def release(self):
         self.s_other = self.s_self = None
         self.released = True
 
 
-def _mul__Tensor_backward(_node, grads):
+def backward_mul__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -218,14 +218,14 @@ class DivBackward0(_Node):
     _name = 'DivBackward0'
 
     def apply(self, grads):
-        return _div__Tensor_backward(self, grads)
+        return backward_div__Tensor(self, grads)
 
     def release(self):
         self.s_other = self.s_self = None
         self.released = True
 
 
-def _div__Tensor_backward(_node, grads):
+def backward_div__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -266,14 +266,14 @@ class PowBackward0(_Node):
     _name = 'PowBackward0'
 
     def apply(self, grads):
-        return _pow__Tensor_Scalar_backward(self, grads)
+        return backward_pow__Tensor_Scalar(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _pow__Tensor_Scalar_backward(_node, grads):
+def backward_pow__Tensor_Scalar(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -303,14 +303,14 @@ class MaximumBackward0(_Node):
     _name = 'MaximumBackward0'
 
     def apply(self, grads):
-        return _maximum__default_backward(self, grads)
+        return backward_maximum__default(self, grads)
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def _maximum__default_backward(_node, grads):
+def backward_maximum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -353,14 +353,14 @@ class MinimumBackward0(_Node):
     _name = 'MinimumBackward0'
 
     def apply(self, grads):
-        return _minimum__default_backward(self, grads)
+        return backward_minimum__default(self, grads)
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def _minimum__default_backward(_node, grads):
+def backward_minimum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -403,10 +403,10 @@ class NegBackward0(_Node):
     _name = 'NegBackward0'
 
     def apply(self, grads):
-        return _neg__default_backward(self, grads)
+        return backward_neg__default(self, grads)
 
 
-def _neg__default_backward(_node, grads):
+def backward_neg__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -431,14 +431,14 @@ class AbsBackward0(_Node):
     _name = 'AbsBackward0'
 
     def apply(self, grads):
-        return _abs__default_backward(self, grads)
+        return backward_abs__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _abs__default_backward(_node, grads):
+def backward_abs__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -466,14 +466,14 @@ class ExpBackward0(_Node):
     _name = 'ExpBackward0'
 
     def apply(self, grads):
-        return _exp__default_backward(self, grads)
+        return backward_exp__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _exp__default_backward(_node, grads):
+def backward_exp__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -501,14 +501,14 @@ class Exp2Backward0(_Node):
     _name = 'Exp2Backward0'
 
     def apply(self, grads):
-        return _exp2__default_backward(self, grads)
+        return backward_exp2__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _exp2__default_backward(_node, grads):
+def backward_exp2__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -536,14 +536,14 @@ class Expm1Backward0(_Node):
     _name = 'Expm1Backward0'
 
     def apply(self, grads):
-        return _expm1__default_backward(self, grads)
+        return backward_expm1__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _expm1__default_backward(_node, grads):
+def backward_expm1__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -571,14 +571,14 @@ class LogBackward0(_Node):
     _name = 'LogBackward0'
 
     def apply(self, grads):
-        return _log__default_backward(self, grads)
+        return backward_log__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _log__default_backward(_node, grads):
+def backward_log__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -606,14 +606,14 @@ class Log2Backward0(_Node):
     _name = 'Log2Backward0'
 
     def apply(self, grads):
-        return _log2__default_backward(self, grads)
+        return backward_log2__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _log2__default_backward(_node, grads):
+def backward_log2__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -641,14 +641,14 @@ class Log10Backward0(_Node):
     _name = 'Log10Backward0'
 
     def apply(self, grads):
-        return _log10__default_backward(self, grads)
+        return backward_log10__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _log10__default_backward(_node, grads):
+def backward_log10__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -676,14 +676,14 @@ class Log1pBackward0(_Node):
     _name = 'Log1pBackward0'
 
     def apply(self, grads):
-        return _log1p__default_backward(self, grads)
+        return backward_log1p__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _log1p__default_backward(_node, grads):
+def backward_log1p__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -711,14 +711,14 @@ class SqrtBackward0(_Node):
     _name = 'SqrtBackward0'
 
     def apply(self, grads):
-        return _sqrt__default_backward(self, grads)
+        return backward_sqrt__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _sqrt__default_backward(_node, grads):
+def backward_sqrt__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -746,14 +746,14 @@ class RsqrtBackward0(_Node):
     _name = 'RsqrtBackward0'
 
     def apply(self, grads):
-        return _rsqrt__default_backward(self, grads)
+        return backward_rsqrt__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _rsqrt__default_backward(_node, grads):
+def backward_rsqrt__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -781,14 +781,14 @@ class ReciprocalBackward0(_Node):
     _name = 'ReciprocalBackward0'
 
     def apply(self, grads):
-        return _reciprocal__default_backward(self, grads)
+        return backward_reciprocal__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _reciprocal__default_backward(_node, grads):
+def backward_reciprocal__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -816,14 +816,14 @@ class SigmoidBackward0(_Node):
     _name = 'SigmoidBackward0'
 
     def apply(self, grads):
-        return _sigmoid__default_backward(self, grads)
+        return backward_sigmoid__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _sigmoid__default_backward(_node, grads):
+def backward_sigmoid__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -851,14 +851,14 @@ class SinBackward0(_Node):
     _name = 'SinBackward0'
 
     def apply(self, grads):
-        return _sin__default_backward(self, grads)
+        return backward_sin__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _sin__default_backward(_node, grads):
+def backward_sin__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -886,14 +886,14 @@ class CosBackward0(_Node):
     _name = 'CosBackward0'
 
     def apply(self, grads):
-        return _cos__default_backward(self, grads)
+        return backward_cos__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _cos__default_backward(_node, grads):
+def backward_cos__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -921,14 +921,14 @@ class TanBackward0(_Node):
     _name = 'TanBackward0'
 
     def apply(self, grads):
-        return _tan__default_backward(self, grads)
+        return backward_tan__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _tan__default_backward(_node, grads):
+def backward_tan__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -956,14 +956,14 @@ class AsinBackward0(_Node):
     _name = 'AsinBackward0'
 
     def apply(self, grads):
-        return _asin__default_backward(self, grads)
+        return backward_asin__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _asin__default_backward(_node, grads):
+def backward_asin__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -991,14 +991,14 @@ class AcosBackward0(_Node):
     _name = 'AcosBackward0'
 
     def apply(self, grads):
-        return _acos__default_backward(self, grads)
+        return backward_acos__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _acos__default_backward(_node, grads):
+def backward_acos__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1026,14 +1026,14 @@ class AtanBackward0(_Node):
     _name = 'AtanBackward0'
 
     def apply(self, grads):
-        return _atan__default_backward(self, grads)
+        return backward_atan__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _atan__default_backward(_node, grads):
+def backward_atan__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1061,14 +1061,14 @@ class SinhBackward0(_Node):
     _name = 'SinhBackward0'
 
     def apply(self, grads):
-        return _sinh__default_backward(self, grads)
+        return backward_sinh__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _sinh__default_backward(_node, grads):
+def backward_sinh__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1096,14 +1096,14 @@ class CoshBackward0(_Node):
     _name = 'CoshBackward0'
 
     def apply(self, grads):
-        return _cosh__default_backward(self, grads)
+        return backward_cosh__default(self, grads)
 
     def release(self):
         self.s_self = None
         self.released = True
 
 
-def _cosh__default_backward(_node, grads):
+def backward_cosh__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1131,14 +1131,14 @@ class TanhBackward0(_Node):
     _name = 'TanhBackward0'
 
     def apply(self, grads):
-        return _tanh__default_backward(self, grads)
+        return backward_tanh__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _tanh__default_backward(_node, grads):
+def backward_tanh__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1166,14 +1166,14 @@ class ReluBackward0(_Node):
     _name = 'ReluBackward0'
 
     def apply(self, grads):
-        return _relu__default_backward(self, grads)
+        return backward_relu__default(self, grads)
 
     def release(self):
         self.s_result = None
         self.released = True
 
 
-def _relu__default_backward(_node, grads):
+def backward_relu__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1201,10 +1201,10 @@ class FillBackward0(_Node):
     _name = 'FillBackward0'
 
     def apply(self, grads):
-        return _fill___Scalar_backward(self, grads)
+        return backward_fill___Scalar(self, grads)
 
 
-def _fill___Scalar_backward(_node, grads):
+def backward_fill___Scalar(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1254,14 +1254,14 @@ class WhereBackward0(_Node):
     _name = 'WhereBackward0'
 
     def apply(self, grads):
-        return _where__self_backward(self, grads)
+        return backward_where__self(self, grads)
 
     def release(self):
         self.s_condition = None
         self.released = True
 
 
-def _where__self_backward(_node, grads):
+def backward_where__self(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1300,10 +1300,10 @@ class SumBackward0(_Node):
     _name = 'SumBackward0'
 
     def apply(self, grads):
-        return _sum__default_backward(self, grads)
+        return backward_sum__default(self, grads)
 
 
-def _sum__default_backward(_node, grads):
+def backward_sum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1331,10 +1331,10 @@ class SumBackward1(_Node):
     _name = 'SumBackward1'
 
     def apply(self, grads):
-        return _sum__dim_IntList_backward(self, grads)
+        return backward_sum__dim_IntList(self, grads)
 
 
-def _sum__dim_IntList_backward(_node, grads):
+def backward_sum__dim_IntList(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1366,14 +1366,14 @@ class AmaxBackward0(_Node):
     _name = 'AmaxBackward0'
 
     def apply(self, grads):
-        return _amax__default_backward(self, grads)
+        return backward_amax__default(self, grads)
 
     def release(self):
         self.s_self = self.s_result = None
         self.released = True
 
 
-def _amax__default_backward(_node, grads):
+def backward_amax__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1408,14 +1408,14 @@ class MaxBackward0(_Node):
     _name = 'MaxBackward0'
 
     def apply(self, grads):
-        return _max__dim_backward(self, grads)
+        return backward_max__dim(self, grads)
 
     def release(self):
         self.s_indices = None
         self.released = True
 
 
-def _max__dim_backward(_node, grads):
+def backward_max__dim(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1451,14 +1451,14 @@ class MatmulBackward0(_Node):
     _name = 'MatmulBackward0'
 
     def apply(self, grads):
-        return _matmul__default_backward(self, grads)
+        return backward_matmul__default(self, grads)
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def _matmul__default_backward(_node, grads):
+def backward_matmul__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1497,14 +1497,14 @@ class MmBackward0(_Node):
     _name = 'MmBackward0'
 
     def apply(self, grads):
-        return _mm__default_backward(self, grads)
+        return backward_mm__default(self, grads)
 
     def release(self):
         self.s_mat2 = self.s_self = None
         self.released = True
 
 
-def _mm__default_backward(_node, grads):
+def backward_mm__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1539,10 +1539,10 @@ class AsStridedBackward0(_Node):
     _name = 'AsStridedBackward0'
 
     def apply(self, grads):
-        return _as_strided__default_backward(self, grads)
+        return backward_as_strided__default(self, grads)
 
 
-def _as_strided__default_backward(_node, grads):
+def backward_as_strided__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1568,10 +1568,10 @@ class ViewBackward0(_Node):
     _name = 'ViewBackward0'
 
     def apply(self, grads):
-        return _view__default_backward(self, grads)
+        return backward_view__default(self, grads)
 
 
-def _view__default_backward(_node, grads):
+def backward_view__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1600,10 +1600,10 @@ class PermuteBackward0(_Node):
     _name = 'PermuteBackward0'
 
     def apply(self, grads):
-        return _permute__default_backward(self, grads)
+        return backward_permute__default(self, grads)
 
 
-def _permute__default_backward(_node, grads):
+def backward_permute__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1632,10 +1632,10 @@ class TransposeBackward0(_Node):
     _name = 'TransposeBackward0'
 
     def apply(self, grads):
-        return _transpose__int_backward(self, grads)
+        return backward_transpose__int(self, grads)
 
 
-def _transpose__int_backward(_node, grads):
+def backward_transpose__int(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1666,10 +1666,10 @@ class SelectBackward0(_Node):
     _name = 'SelectBackward0'
 
     def apply(self, grads):
-        return _select__int_backward(self, grads)
+        return backward_select__int(self, grads)
 
 
-def _select__int_backward(_node, grads):
+def backward_select__int(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1702,10 +1702,10 @@ class SliceBackward0(_Node):
     _name = 'SliceBackward0'
 
     def apply(self, grads):
-        return _slice__Tensor_backward(self, grads)
+        return backward_slice__Tensor(self, grads)
 
 
-def _slice__Tensor_backward(_node, grads):
+def backward_slice__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1742,10 +1742,10 @@ class UnsqueezeBackward0(_Node):
     _name = 'UnsqueezeBackward0'
 
     def apply(self, grads):
-        return _unsqueeze__default_backward(self, grads)
+        return backward_unsqueeze__default(self, grads)
 
 
-def _unsqueeze__default_backward(_node, grads):
+def backward_unsqueeze__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1774,10 +1774,10 @@ class SqueezeBackward0(_Node):
     _name = 'SqueezeBackward0'
 
     def apply(self, grads):
-        return _squeeze__dim_backward(self, grads)
+        return backward_squeeze__dim(self, grads)
 
 
-def _squeeze__dim_backward(_node, grads):
+def backward_squeeze__dim(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1808,10 +1808,10 @@ class ExpandBackward0(_Node):
     _name = 'ExpandBackward0'
 
     def apply(self, grads):
-        return _expand__default_backward(self, grads)
+        return backward_expand__default(self, grads)
 
 
-def _expand__default_backward(_node, grads):
+def backward_expand__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1840,10 +1840,10 @@ class CloneBackward0(_Node):
     _name = 'CloneBackward0'
 
     def apply(self, grads):
-        return _clone__default_backward(self, grads)
+        return backward_clone__default(self, grads)
 
 
-def _clone__default_backward(_node, grads):
+def backward_clone__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1868,10 +1868,10 @@ class CopyBackward0(_Node):
     _name = 'CopyBackward0'
 
     def apply(self, grads):
-        return _copy___default_backward(self, grads)
+        return backward_copy___default(self, grads)
 
 
-def _copy___default_backward(_node, grads):
+def backward_copy___default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None
@@ -1904,10 +1904,10 @@ class CatBackward0(_Node):
     _name = 'CatBackward0'
 
     def apply(self, grads):
-        return _cat__default_backward(self, grads)
+        return backward_cat__default(self, grads)
 
 
-def _cat__default_backward(_node, grads):
+def backward_cat__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = [None] * _node.s_tensors_count
@@ -1938,10 +1938,10 @@ class ToCopyBackward0(_Node):
     _name = 'ToCopyBackward0'
 
     def apply(self, grads):
-        return __to_copy__default_backward(self, grads)
+        return backward__to_copy__default(self, grads)
 
 
-def __to_copy__default_backward(_node, grads):
+def backward__to_copy__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
     _g0 = None

@@ -7,6 +7,7 @@ registered with ``register_autograd``), which runs the op below autograd and rec
 task-local exclude set of the Autograd keys.
 """
 
+from ._custom import BackwardContext, install_registrar, register_autograd
 from ._engine import backward, grad
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._gradcheck import gradcheck, gradgradcheck
@@ -47,6 +48,8 @@ __all__ = [
     "Node",
     "AccumulateGrad",
     "RemovableHandle",
+    "register_autograd",
+    "BackwardContext",
     # what generated autograd kernels call (re-exported by typedops.runtime)
     "SavedTensor",
     "add_output_meta",
@@ -64,4 +67,5 @@ __all__ = [
 ]
 
 install_methods()
+install_registrar()
 _FALLBACKS = install_fallbacks()

@@ -1,7 +1,7 @@
 """The dispatcher: keys and key sets, operators and their tables, registration."""
 
 from ._dispatcher import Dispatcher, dispatcher
-from ._handle import OperatorHandle
+from ._handle import RULE_REGISTRARS, OperatorHandle
 from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, fallthrough
 from ..vocabulary import (
     ALIAS_KEYS,
@@ -14,7 +14,7 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._signature import check_kernel_signature
-from ._typed import TypedOperatorHandle, describe_as, function_for, typed
+from ._typed import AutogradContext, Gradients, TypedOperatorHandle, describe_as, function_for, typed
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, ops, register_bundled_library
 from ._tls import KeysChanged, allow_keys, exclude_keys, include_keys, local_exclude, local_include
@@ -54,6 +54,9 @@ __all__ = [
     "register_bundled_library",
     # typed handles
     "TypedOperatorHandle",
+    "AutogradContext",
+    "Gradients",
+    "RULE_REGISTRARS",
     "typed",
     "function_for",
     "describe_as",

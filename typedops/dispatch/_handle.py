@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from typing_extensions import ParamSpec
 
 from ..schema import FunctionSchema
-from ..vocabulary import DispatchKeySet
+from ..vocabulary import DispatchKeySet, RegistrationError
 from ._typed import TypedOperatorHandle, typed
 
 if TYPE_CHECKING:
@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-__all__ = ["OperatorHandle"]
+__all__ = ["OperatorHandle", "RULE_REGISTRARS"]
+
+# Rule registration the functionality layers install (they sit above this one): name ->
+# fn(handle, rule, **options). ``register_autograd`` calls RULE_REGISTRARS["autograd"].
+RULE_REGISTRARS: Final[dict[str, Callable[..., Any]]] = {}
 
 
 class _EntryCall:
@@ -100,6 +104,14 @@ class OperatorHandle:
         types cannot silently disagree with the registered schema.
         """
         return typed(self, prototype)
+
+    def register_autograd(self, backward: Callable[..., Any], *, setup_context: Callable[..., Any] | None = None) -> Any:
+        """Give the op a backward rule (see ``TypedOperatorHandle.register_autograd``);
+        returns the registration's handle (``remove()`` undoes it)."""
+        registrar = RULE_REGISTRARS.get("autograd")
+        if registrar is None:
+            raise RegistrationError("register_autograd needs the autograd layer: import typedops.autograd first")
+        return registrar(self, backward, setup_context=setup_context)
 
     def remove(self) -> None:
         """Remove the op's definition (as leaving the library that defined it would);

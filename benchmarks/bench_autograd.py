@@ -120,6 +120,12 @@ def _mlp(torch: Any) -> Report:
             ((d * d).mean()).backward()
 
         report.add("torch", best_time(theirs, number=500, repeat=REPEAT))
+        # torch's intra-op threads contend with the other agents on this 2-core machine; one
+        # thread is the fairer peer for a single-threaded library (both rows are shown).
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        report.add("torch, 1 thread", best_time(theirs, number=500, repeat=REPEAT))
+        torch.set_num_threads(threads)
     report.add("typedops", best_time(ours, number=500, repeat=REPEAT))
     return report
 

@@ -26,6 +26,8 @@ from ._graph import (
 from ._messages import AutogradError
 from ._methods import RemovableHandle, install_methods
 from ._record import (
+    AUTOGRAD_OTHER_BIT,
+    BELOW_AUTOGRAD_MASK,
     add_output_meta,
     below_autograd,
     install_fallbacks,
@@ -54,6 +56,8 @@ __all__ = [
     "SavedTensor",
     "add_output_meta",
     "below_autograd",
+    "BELOW_AUTOGRAD_MASK",
+    "AUTOGRAD_OTHER_BIT",
     "check_inplace",
     "edge_of",
     "mark_view",

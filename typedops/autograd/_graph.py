@@ -26,7 +26,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final
 
-from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, Tensor
+from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor
 from ..vocabulary import ScalarType
 from ._messages import FREED, LEAF_INPLACE, VERSION, VIEW_INPLACE, AutogradError
 
@@ -106,10 +106,11 @@ class AutogradMeta:
     """Per-tensor autograd state beyond ``grad_fn``: the leaf's AccumulateGrad node, the
     leaf's hooks, the base of a recorded view."""
 
-    __slots__ = ("accumulate", "hooks", "view_base", "retains_grad")
+    __slots__ = ("accumulate", "edge", "hooks", "view_base", "retains_grad")
 
     def __init__(self) -> None:
         self.accumulate: AccumulateGrad | None = None
+        self.edge: Edge | None = None  # (accumulate, 0), made once
         self.hooks: list[Callable[[Tensor], Tensor | None]] = []
         self.view_base: Tensor | None = None
         self.retains_grad = False
@@ -132,18 +133,25 @@ def gradient_edge(t: Tensor) -> Edge:
     if fn is not None:
         return fn, t._output_nr
     meta = autograd_meta(t)
-    if meta.accumulate is None:
+    if meta.edge is None:
         meta.accumulate = AccumulateGrad(t)
-    return meta.accumulate, 0
+        meta.edge = (meta.accumulate, 0)
+    return meta.edge
 
 
 def edge_of(t: Tensor | None) -> Edge | None:
-    """``gradient_edge(t)`` for a tensor that requires grad, else None."""
-    if t is None or not t.requires_grad:
+    """``gradient_edge(t)`` for a tensor that requires grad, else None (every recorded op
+    calls it per input: the common cases come first)."""
+    if t is None:
         return None
     fn = t.grad_fn
     if fn is not None:
         return fn, t._output_nr
+    if not t.key_bits & AUTOGRAD_BITS:
+        return None
+    meta: AutogradMeta | None = t._autograd_meta
+    if meta is not None and meta.edge is not None:
+        return meta.edge
     return gradient_edge(t)
 
 

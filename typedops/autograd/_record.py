@@ -35,6 +35,8 @@ from ._messages import NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, YAML
 
 __all__ = [
     "below_autograd",
+    "BELOW_AUTOGRAD_MASK",
+    "AUTOGRAD_OTHER_BIT",
     "add_output_meta",
     "not_implemented",
     "out_not_differentiable",
@@ -44,13 +46,13 @@ __all__ = [
     "tensors_in",
 ]
 
-_BELOW_MASK: Final = (1 << DispatchKey.AutogradOther) - 1
-_AUTOGRAD_OTHER: Final = 1 << DispatchKey.AutogradOther
+BELOW_AUTOGRAD_MASK: Final = (1 << DispatchKey.AutogradOther) - 1
+AUTOGRAD_OTHER_BIT: Final = 1 << DispatchKey.AutogradOther
 
 
 def below_autograd(keys: int) -> int:
     """The key set to redispatch with to land below autograd (Note [Redispatch below Autograd])."""
-    return (keys & _BELOW_MASK) | _AUTOGRAD_OTHER
+    return (keys & BELOW_AUTOGRAD_MASK) | AUTOGRAD_OTHER_BIT
 
 
 def add_output_meta(node: Node, output: Tensor) -> None:

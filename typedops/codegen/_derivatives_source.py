@@ -98,7 +98,7 @@ def _handle(entry: OpEntry) -> str:
 
 def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
     """``prefix`` followed by the redispatch call, one argument a line if it is too long."""
-    args = ["_below(_ks)", *_call_args(entry.schema).split(", ")]
+    args = ["_and(_ks, _BELOW) | _OTHER", *_call_args(entry.schema).split(", ")]
     line = f"{prefix}{_handle(entry)}.redispatch({', '.join(args)})"
     if len(line) <= 120:
         return [line]
@@ -312,9 +312,10 @@ def autograd_module(
         "# importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.",
         "# fmt: off",
         "from typedops.runtime import (",
+        "    AUTOGRAD_OTHER_BIT as _OTHER,",
+        "    BELOW_AUTOGRAD_MASK as _BELOW,",
         "    Node as _Node,",
         "    add_output_meta as _add_output,",
-        "    below_autograd as _below,",
         "    check_inplace as _check_inplace,",
         "    edge_of as _edge,",
         "    mark_view as _mark_view,",
@@ -332,6 +333,8 @@ def autograd_module(
         f"from {package} import (",
         *handles,
         ")",
+        "",
+        "_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method",
     ]
     table = ["_register_autograd_kernels(_LIBRARY, ("]
     table += [f"    ({_handle(e)}, {e.attr_name}_autograd)," for e in registered]

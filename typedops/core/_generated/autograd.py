@@ -3,9 +3,10 @@
 # importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.
 # fmt: off
 from typedops.runtime import (
+    AUTOGRAD_OTHER_BIT as _OTHER,
+    BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
     add_output_meta as _add_output,
-    below_autograd as _below,
     check_inplace as _check_inplace,
     edge_of as _edge,
     mark_view as _mark_view,
@@ -126,6 +127,8 @@ from typedops.core._generated import (
     tanh__out as _op_tanh__out,
 )
 
+_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method
+
 
 class AddBackward0(_Node):
     __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
@@ -154,7 +157,7 @@ def add__Tensor_autograd(_ks, self, other, *, alpha):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_add__Tensor.redispatch(_below(_ks), self, other, alpha=alpha)
+        return _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -162,7 +165,7 @@ def add__Tensor_autograd(_ks, self, other, *, alpha):
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other.shape
-    _result = _op_add__Tensor.redispatch(_below(_ks), self, other, alpha=alpha)
+    _result = _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _set_history(_result, _node)
     return _result
 
@@ -199,7 +202,7 @@ def mul__Tensor_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_mul__Tensor.redispatch(_below(_ks), self, other)
+        return _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -208,7 +211,7 @@ def mul__Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(self)
         _node.s_other_shape = other.shape
-    _result = _op_mul__Tensor.redispatch(_below(_ks), self, other)
+    _result = _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -246,7 +249,7 @@ def div__Tensor_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_div__Tensor.redispatch(_below(_ks), self, other)
+        return _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -256,7 +259,7 @@ def div__Tensor_autograd(_ks, self, other):
         _node.s_self = _save(self)
         _node.s_other = _save(other)
         _node.s_other_shape = other.shape
-    _result = _op_div__Tensor.redispatch(_below(_ks), self, other)
+    _result = _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -287,13 +290,13 @@ def backward_pow__Tensor_Scalar(_node, grads):
 def pow__Tensor_Scalar_autograd(_ks, self, exponent):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_pow__Tensor_Scalar.redispatch(_below(_ks), self, exponent)
+        return _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
     _node = PowBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
         _node.s_exponent = exponent
-    _result = _op_pow__Tensor_Scalar.redispatch(_below(_ks), self, exponent)
+    _result = _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
     _set_history(_result, _node)
     return _result
 
@@ -332,7 +335,7 @@ def maximum__default_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_maximum__default.redispatch(_below(_ks), self, other)
+        return _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MaximumBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -343,7 +346,7 @@ def maximum__default_autograd(_ks, self, other):
         _node.s_other = _save(other)
         _node.s_self = _save(self)
         _node.s_other_shape = other.shape
-    _result = _op_maximum__default.redispatch(_below(_ks), self, other)
+    _result = _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -382,7 +385,7 @@ def minimum__default_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_minimum__default.redispatch(_below(_ks), self, other)
+        return _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -393,7 +396,7 @@ def minimum__default_autograd(_ks, self, other):
         _node.s_other = _save(other)
         _node.s_self = _save(self)
         _node.s_other_shape = other.shape
-    _result = _op_minimum__default.redispatch(_below(_ks), self, other)
+    _result = _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -418,10 +421,10 @@ def backward_neg__default(_node, grads):
 def neg__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_neg__default.redispatch(_below(_ks), self)
+        return _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = NegBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_neg__default.redispatch(_below(_ks), self)
+    _result = _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -451,12 +454,12 @@ def backward_abs__default(_node, grads):
 def abs__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_abs__default.redispatch(_below(_ks), self)
+        return _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AbsBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_abs__default.redispatch(_below(_ks), self)
+    _result = _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -486,10 +489,10 @@ def backward_exp__default(_node, grads):
 def exp__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_exp__default.redispatch(_below(_ks), self)
+        return _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp__default.redispatch(_below(_ks), self)
+    _result = _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -521,10 +524,10 @@ def backward_exp2__default(_node, grads):
 def exp2__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_exp2__default.redispatch(_below(_ks), self)
+        return _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp2__default.redispatch(_below(_ks), self)
+    _result = _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -556,10 +559,10 @@ def backward_expm1__default(_node, grads):
 def expm1__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_expm1__default.redispatch(_below(_ks), self)
+        return _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_expm1__default.redispatch(_below(_ks), self)
+    _result = _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -591,12 +594,12 @@ def backward_log__default(_node, grads):
 def log__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log__default.redispatch(_below(_ks), self)
+        return _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_log__default.redispatch(_below(_ks), self)
+    _result = _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -626,12 +629,12 @@ def backward_log2__default(_node, grads):
 def log2__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log2__default.redispatch(_below(_ks), self)
+        return _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_log2__default.redispatch(_below(_ks), self)
+    _result = _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -661,12 +664,12 @@ def backward_log10__default(_node, grads):
 def log10__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log10__default.redispatch(_below(_ks), self)
+        return _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_log10__default.redispatch(_below(_ks), self)
+    _result = _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -696,12 +699,12 @@ def backward_log1p__default(_node, grads):
 def log1p__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log1p__default.redispatch(_below(_ks), self)
+        return _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_log1p__default.redispatch(_below(_ks), self)
+    _result = _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -731,10 +734,10 @@ def backward_sqrt__default(_node, grads):
 def sqrt__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sqrt__default.redispatch(_below(_ks), self)
+        return _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sqrt__default.redispatch(_below(_ks), self)
+    _result = _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -766,10 +769,10 @@ def backward_rsqrt__default(_node, grads):
 def rsqrt__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_rsqrt__default.redispatch(_below(_ks), self)
+        return _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_rsqrt__default.redispatch(_below(_ks), self)
+    _result = _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -801,10 +804,10 @@ def backward_reciprocal__default(_node, grads):
 def reciprocal__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_reciprocal__default.redispatch(_below(_ks), self)
+        return _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_reciprocal__default.redispatch(_below(_ks), self)
+    _result = _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -836,10 +839,10 @@ def backward_sigmoid__default(_node, grads):
 def sigmoid__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sigmoid__default.redispatch(_below(_ks), self)
+        return _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sigmoid__default.redispatch(_below(_ks), self)
+    _result = _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -871,12 +874,12 @@ def backward_sin__default(_node, grads):
 def sin__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sin__default.redispatch(_below(_ks), self)
+        return _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_sin__default.redispatch(_below(_ks), self)
+    _result = _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -906,12 +909,12 @@ def backward_cos__default(_node, grads):
 def cos__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_cos__default.redispatch(_below(_ks), self)
+        return _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_cos__default.redispatch(_below(_ks), self)
+    _result = _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -941,10 +944,10 @@ def backward_tan__default(_node, grads):
 def tan__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_tan__default.redispatch(_below(_ks), self)
+        return _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tan__default.redispatch(_below(_ks), self)
+    _result = _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -976,12 +979,12 @@ def backward_asin__default(_node, grads):
 def asin__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_asin__default.redispatch(_below(_ks), self)
+        return _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_asin__default.redispatch(_below(_ks), self)
+    _result = _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -1011,12 +1014,12 @@ def backward_acos__default(_node, grads):
 def acos__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_acos__default.redispatch(_below(_ks), self)
+        return _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_acos__default.redispatch(_below(_ks), self)
+    _result = _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -1046,12 +1049,12 @@ def backward_atan__default(_node, grads):
 def atan__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_atan__default.redispatch(_below(_ks), self)
+        return _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_atan__default.redispatch(_below(_ks), self)
+    _result = _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -1081,12 +1084,12 @@ def backward_sinh__default(_node, grads):
 def sinh__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sinh__default.redispatch(_below(_ks), self)
+        return _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_sinh__default.redispatch(_below(_ks), self)
+    _result = _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -1116,12 +1119,12 @@ def backward_cosh__default(_node, grads):
 def cosh__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_cosh__default.redispatch(_below(_ks), self)
+        return _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
-    _result = _op_cosh__default.redispatch(_below(_ks), self)
+    _result = _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -1151,10 +1154,10 @@ def backward_tanh__default(_node, grads):
 def tanh__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_tanh__default.redispatch(_below(_ks), self)
+        return _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tanh__default.redispatch(_below(_ks), self)
+    _result = _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -1186,10 +1189,10 @@ def backward_relu__default(_node, grads):
 def relu__default_autograd(_ks, self):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_relu__default.redispatch(_below(_ks), self)
+        return _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReluBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_relu__default.redispatch(_below(_ks), self)
+    _result = _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -1217,36 +1220,36 @@ def fill___Scalar_autograd(_ks, self, value):
     _check_inplace(self, 'core::fill_.Scalar')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_fill___Scalar.redispatch(_below(_ks), self, value)
+        return _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
     _node = FillBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_fill___Scalar.redispatch(_below(_ks), self, value)
+    _result = _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
     _set_history(_result, _node)
     return _result
 
 
 def eq__Tensor_autograd(_ks, self, other):
-    return _op_eq__Tensor.redispatch(_below(_ks), self, other)
+    return _op_eq__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 def ne__Tensor_autograd(_ks, self, other):
-    return _op_ne__Tensor.redispatch(_below(_ks), self, other)
+    return _op_ne__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 def lt__Tensor_autograd(_ks, self, other):
-    return _op_lt__Tensor.redispatch(_below(_ks), self, other)
+    return _op_lt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 def le__Tensor_autograd(_ks, self, other):
-    return _op_le__Tensor.redispatch(_below(_ks), self, other)
+    return _op_le__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 def gt__Tensor_autograd(_ks, self, other):
-    return _op_gt__Tensor.redispatch(_below(_ks), self, other)
+    return _op_gt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 def ge__Tensor_autograd(_ks, self, other):
-    return _op_ge__Tensor.redispatch(_below(_ks), self, other)
+    return _op_ge__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
 class WhereBackward0(_Node):
@@ -1281,7 +1284,7 @@ def where__self_autograd(_ks, condition, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_where__self.redispatch(_below(_ks), condition, self, other)
+        return _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -1290,7 +1293,7 @@ def where__self_autograd(_ks, condition, self, other):
     if _e1 is not None:
         _node.s_condition = _save(condition)
         _node.s_other_shape = other.shape
-    _result = _op_where__self.redispatch(_below(_ks), condition, self, other)
+    _result = _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -1316,12 +1319,12 @@ def backward_sum__default(_node, grads):
 def sum__default_autograd(_ks, self, *, dtype):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sum__default.redispatch(_below(_ks), self, dtype=dtype)
+        return _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self_shape = self.shape
-    _result = _op_sum__default.redispatch(_below(_ks), self, dtype=dtype)
+    _result = _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _set_history(_result, _node)
     return _result
 
@@ -1349,14 +1352,14 @@ def backward_sum__dim_IntList(_node, grads):
 def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sum__dim_IntList.redispatch(_below(_ks), self, dim, keepdim, dtype=dtype)
+        return _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim = dim
         _node.s_keepdim = keepdim
         _node.s_self_shape = self.shape
-    _result = _op_sum__dim_IntList.redispatch(_below(_ks), self, dim, keepdim, dtype=dtype)
+    _result = _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _set_history(_result, _node)
     return _result
 
@@ -1389,14 +1392,14 @@ def backward_amax__default(_node, grads):
 def amax__default_autograd(_ks, self, dim, keepdim):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_amax__default.redispatch(_below(_ks), self, dim, keepdim)
+        return _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = AmaxBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(self)
         _node.s_dim = dim
         _node.s_keepdim = keepdim
-    _result = _op_amax__default.redispatch(_below(_ks), self, dim, keepdim)
+    _result = _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -1431,14 +1434,14 @@ def backward_max__dim(_node, grads):
 def max__dim_autograd(_ks, self, dim, keepdim):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_max__dim.redispatch(_below(_ks), self, dim, keepdim)
+        return _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim = dim
         _node.s_keepdim = keepdim
         _node.s_self_shape = self.shape
-    _result = _op_max__dim.redispatch(_below(_ks), self, dim, keepdim)
+    _result = _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
     if _e0 is not None:
@@ -1478,7 +1481,7 @@ def matmul__default_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_matmul__default.redispatch(_below(_ks), self, other)
+        return _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -1487,7 +1490,7 @@ def matmul__default_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(self)
         _node.s_other = _save(other)
-    _result = _op_matmul__default.redispatch(_below(_ks), self, other)
+    _result = _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -1522,14 +1525,14 @@ def mm__default_autograd(_ks, self, mat2):
     _e0 = _edge(self)
     _e1 = _edge(mat2)
     if _e0 is None and _e1 is None:
-        return _op_mm__default.redispatch(_below(_ks), self, mat2)
+        return _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
     _node = MmBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
         _node.s_mat2 = _save(mat2)
     if _e1 is not None:
         _node.s_self = _save(self)
-    _result = _op_mm__default.redispatch(_below(_ks), self, mat2)
+    _result = _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
     _set_history(_result, _node)
     return _result
 
@@ -1554,10 +1557,10 @@ def backward_as_strided__default(_node, grads):
 def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_as_strided__default.redispatch(_below(_ks), self, size, stride, storage_offset)
+        return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_as_strided__default.redispatch(_below(_ks), self, size, stride, storage_offset)
+    _result = _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1584,12 +1587,12 @@ def backward_view__default(_node, grads):
 def view__default_autograd(_ks, self, size):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_view__default.redispatch(_below(_ks), self, size)
+        return _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self_shape = self.shape
-    _result = _op_view__default.redispatch(_below(_ks), self, size)
+    _result = _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1616,12 +1619,12 @@ def backward_permute__default(_node, grads):
 def permute__default_autograd(_ks, self, dims):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_permute__default.redispatch(_below(_ks), self, dims)
+        return _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
     _node = PermuteBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dims = dims
-    _result = _op_permute__default.redispatch(_below(_ks), self, dims)
+    _result = _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1649,13 +1652,13 @@ def backward_transpose__int(_node, grads):
 def transpose__int_autograd(_ks, self, dim0, dim1):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_transpose__int.redispatch(_below(_ks), self, dim0, dim1)
+        return _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
     _node = TransposeBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim0 = dim0
         _node.s_dim1 = dim1
-    _result = _op_transpose__int.redispatch(_below(_ks), self, dim0, dim1)
+    _result = _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1684,14 +1687,14 @@ def backward_select__int(_node, grads):
 def select__int_autograd(_ks, self, dim, index):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_select__int.redispatch(_below(_ks), self, dim, index)
+        return _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim = dim
         _node.s_index = index
         _node.s_self_shape = self.shape
-    _result = _op_select__int.redispatch(_below(_ks), self, dim, index)
+    _result = _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1722,7 +1725,7 @@ def backward_slice__Tensor(_node, grads):
 def slice__Tensor_autograd(_ks, self, dim, start, end, step):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_slice__Tensor.redispatch(_below(_ks), self, dim, start, end, step)
+        return _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _node = SliceBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
@@ -1731,7 +1734,7 @@ def slice__Tensor_autograd(_ks, self, dim, start, end, step):
         _node.s_end = end
         _node.s_step = step
         _node.s_self_shape = self.shape
-    _result = _op_slice__Tensor.redispatch(_below(_ks), self, dim, start, end, step)
+    _result = _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1758,12 +1761,12 @@ def backward_unsqueeze__default(_node, grads):
 def unsqueeze__default_autograd(_ks, self, dim):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_unsqueeze__default.redispatch(_below(_ks), self, dim)
+        return _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = UnsqueezeBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim = dim
-    _result = _op_unsqueeze__default.redispatch(_below(_ks), self, dim)
+    _result = _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1791,13 +1794,13 @@ def backward_squeeze__dim(_node, grads):
 def squeeze__dim_autograd(_ks, self, dim):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_squeeze__dim.redispatch(_below(_ks), self, dim)
+        return _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_dim = dim
         _node.s_self_shape = self.shape
-    _result = _op_squeeze__dim.redispatch(_below(_ks), self, dim)
+    _result = _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1824,12 +1827,12 @@ def backward_expand__default(_node, grads):
 def expand__default_autograd(_ks, self, size, *, implicit):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_expand__default.redispatch(_below(_ks), self, size, implicit=implicit)
+        return _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self_shape = self.shape
-    _result = _op_expand__default.redispatch(_below(_ks), self, size, implicit=implicit)
+    _result = _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1855,10 +1858,10 @@ def backward_clone__default(_node, grads):
 def clone__default_autograd(_ks, self, *, memory_format):
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_clone__default.redispatch(_below(_ks), self, memory_format=memory_format)
+        return _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
     _node = CloneBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_clone__default.redispatch(_below(_ks), self, memory_format=memory_format)
+    _result = _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
     _set_history(_result, _node)
     return _result
 
@@ -1889,12 +1892,12 @@ def copy___default_autograd(_ks, self, src, non_blocking):
     _e0 = _edge(self)
     _e1 = _edge(src)
     if _e0 is None and _e1 is None:
-        return _op_copy___default.redispatch(_below(_ks), self, src, non_blocking)
+        return _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
     _node = CopyBackward0()
     _node.next_edges = (_e0, _e1)
     if _e1 is not None:
         _node.s_src_shape = src.shape
-    _result = _op_copy___default.redispatch(_below(_ks), self, src, non_blocking)
+    _result = _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
     _set_history(_result, _node)
     return _result
 
@@ -1921,14 +1924,14 @@ def backward_cat__default(_node, grads):
 def cat__default_autograd(_ks, tensors, dim):
     _e0 = tuple(_edge(_t) for _t in tensors)
     if not any(_e0):
-        return _op_cat__default.redispatch(_below(_ks), tensors, dim)
+        return _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
     _node = CatBackward0()
     _node.next_edges = (*_e0,)
     if any(_e0):
         _node.s_dim = dim
         _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
-    _result = _op_cat__default.redispatch(_below(_ks), tensors, dim)
+    _result = _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
     _set_history(_result, _node)
     return _result
 
@@ -1954,7 +1957,7 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
     _e0 = _edge(self)
     if _e0 is None:
         return _op__to_copy__default.redispatch(
-            _below(_ks),
+            _and(_ks, _BELOW) | _OTHER,
             self,
             dtype=dtype,
             layout=layout,
@@ -1966,7 +1969,7 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
     _node = ToCopyBackward0()
     _node.next_edges = (_e0,)
     _result = _op__to_copy__default.redispatch(
-        _below(_ks),
+        _and(_ks, _BELOW) | _OTHER,
         self,
         dtype=dtype,
         layout=layout,
@@ -1984,7 +1987,7 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_add___Tensor.redispatch(_below(_ks), self, other, alpha=alpha)
+        return _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -1992,7 +1995,7 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other.shape
-    _result = _op_add___Tensor.redispatch(_below(_ks), self, other, alpha=alpha)
+    _result = _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _set_history(_result, _node)
     return _result
 
@@ -2002,7 +2005,7 @@ def mul___Tensor_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_mul___Tensor.redispatch(_below(_ks), self, other)
+        return _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -2011,7 +2014,7 @@ def mul___Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(_original(self))
         _node.s_other_shape = other.shape
-    _result = _op_mul___Tensor.redispatch(_below(_ks), self, other)
+    _result = _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -2021,7 +2024,7 @@ def div___Tensor_autograd(_ks, self, other):
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _op_div___Tensor.redispatch(_below(_ks), self, other)
+        return _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -2031,7 +2034,7 @@ def div___Tensor_autograd(_ks, self, other):
         _node.s_self = _save(_original(self))
         _node.s_other = _save(other)
         _node.s_other_shape = other.shape
-    _result = _op_div___Tensor.redispatch(_below(_ks), self, other)
+    _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -2040,10 +2043,10 @@ def exp___default_autograd(_ks, self):
     _check_inplace(self, 'core::exp_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_exp___default.redispatch(_below(_ks), self)
+        return _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp___default.redispatch(_below(_ks), self)
+    _result = _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2054,10 +2057,10 @@ def exp2___default_autograd(_ks, self):
     _check_inplace(self, 'core::exp2_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_exp2___default.redispatch(_below(_ks), self)
+        return _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp2___default.redispatch(_below(_ks), self)
+    _result = _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2068,10 +2071,10 @@ def expm1___default_autograd(_ks, self):
     _check_inplace(self, 'core::expm1_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_expm1___default.redispatch(_below(_ks), self)
+        return _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_expm1___default.redispatch(_below(_ks), self)
+    _result = _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2082,12 +2085,12 @@ def log___default_autograd(_ks, self):
     _check_inplace(self, 'core::log_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log___default.redispatch(_below(_ks), self)
+        return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_log___default.redispatch(_below(_ks), self)
+    _result = _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2096,12 +2099,12 @@ def log2___default_autograd(_ks, self):
     _check_inplace(self, 'core::log2_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log2___default.redispatch(_below(_ks), self)
+        return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_log2___default.redispatch(_below(_ks), self)
+    _result = _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2110,12 +2113,12 @@ def log10___default_autograd(_ks, self):
     _check_inplace(self, 'core::log10_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log10___default.redispatch(_below(_ks), self)
+        return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_log10___default.redispatch(_below(_ks), self)
+    _result = _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2124,12 +2127,12 @@ def log1p___default_autograd(_ks, self):
     _check_inplace(self, 'core::log1p_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_log1p___default.redispatch(_below(_ks), self)
+        return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_log1p___default.redispatch(_below(_ks), self)
+    _result = _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2138,10 +2141,10 @@ def sqrt___default_autograd(_ks, self):
     _check_inplace(self, 'core::sqrt_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sqrt___default.redispatch(_below(_ks), self)
+        return _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sqrt___default.redispatch(_below(_ks), self)
+    _result = _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2152,10 +2155,10 @@ def rsqrt___default_autograd(_ks, self):
     _check_inplace(self, 'core::rsqrt_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_rsqrt___default.redispatch(_below(_ks), self)
+        return _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_rsqrt___default.redispatch(_below(_ks), self)
+    _result = _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2166,10 +2169,10 @@ def reciprocal___default_autograd(_ks, self):
     _check_inplace(self, 'core::reciprocal_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_reciprocal___default.redispatch(_below(_ks), self)
+        return _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_reciprocal___default.redispatch(_below(_ks), self)
+    _result = _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2180,10 +2183,10 @@ def sigmoid___default_autograd(_ks, self):
     _check_inplace(self, 'core::sigmoid_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sigmoid___default.redispatch(_below(_ks), self)
+        return _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sigmoid___default.redispatch(_below(_ks), self)
+    _result = _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2194,12 +2197,12 @@ def sin___default_autograd(_ks, self):
     _check_inplace(self, 'core::sin_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sin___default.redispatch(_below(_ks), self)
+        return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_sin___default.redispatch(_below(_ks), self)
+    _result = _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2208,12 +2211,12 @@ def cos___default_autograd(_ks, self):
     _check_inplace(self, 'core::cos_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_cos___default.redispatch(_below(_ks), self)
+        return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_cos___default.redispatch(_below(_ks), self)
+    _result = _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2222,10 +2225,10 @@ def tan___default_autograd(_ks, self):
     _check_inplace(self, 'core::tan_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_tan___default.redispatch(_below(_ks), self)
+        return _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tan___default.redispatch(_below(_ks), self)
+    _result = _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
@@ -2236,12 +2239,12 @@ def asin___default_autograd(_ks, self):
     _check_inplace(self, 'core::asin_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_asin___default.redispatch(_below(_ks), self)
+        return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_asin___default.redispatch(_below(_ks), self)
+    _result = _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2250,12 +2253,12 @@ def acos___default_autograd(_ks, self):
     _check_inplace(self, 'core::acos_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_acos___default.redispatch(_below(_ks), self)
+        return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_acos___default.redispatch(_below(_ks), self)
+    _result = _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2264,12 +2267,12 @@ def atan___default_autograd(_ks, self):
     _check_inplace(self, 'core::atan_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_atan___default.redispatch(_below(_ks), self)
+        return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_atan___default.redispatch(_below(_ks), self)
+    _result = _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2278,12 +2281,12 @@ def sinh___default_autograd(_ks, self):
     _check_inplace(self, 'core::sinh_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_sinh___default.redispatch(_below(_ks), self)
+        return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_sinh___default.redispatch(_below(_ks), self)
+    _result = _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2292,12 +2295,12 @@ def cosh___default_autograd(_ks, self):
     _check_inplace(self, 'core::cosh_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_cosh___default.redispatch(_below(_ks), self)
+        return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
     if _e0 is not None:
         _node.s_self = _save(_original(self))
-    _result = _op_cosh___default.redispatch(_below(_ks), self)
+    _result = _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
 
@@ -2306,10 +2309,10 @@ def tanh___default_autograd(_ks, self):
     _check_inplace(self, 'core::tanh_')
     _e0 = _edge(self)
     if _e0 is None:
-        return _op_tanh___default.redispatch(_below(_ks), self)
+        return _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tanh___default.redispatch(_below(_ks), self)
+    _result = _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ...vocabulary import Device, Scalar, ScalarType
-from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 
 if TYPE_CHECKING:

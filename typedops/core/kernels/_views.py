@@ -20,7 +20,7 @@ from ...tensor import (
     wrap_dim,
 )
 from ...tensor import (
-    NO_DATA, Tensor, bump_version, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
+    NO_DATA, Tensor, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
 )  # fmt: skip
 from ._common import call_op, data, meta_like, result_type
 

@@ -312,3 +312,27 @@ def test_gradient_of_a_product_is_the_other_factor(values: list[float], c: float
     (gx, gw) = grad((x * w).sum(), [x, w])
     assert gx is not None and gw is not None
     assert gx.tolist() == [c] * len(values) and gw.tolist() == values
+
+
+def test_set_grad_enabled_called_alone_changes_the_mode_of_this_context() -> None:
+    import contextvars
+
+    def body() -> tuple[bool, bool]:
+        set_grad_enabled(False)
+        off = is_grad_enabled()
+        set_grad_enabled(True)
+        return off, is_grad_enabled()
+
+    assert contextvars.copy_context().run(body) == (False, True)
+    assert is_grad_enabled()
+
+
+def test_views_of_a_tensor_that_requires_grad_are_recorded_and_share_its_version() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    v = core.transpose(x, 0, 1)
+    assert v.grad_fn.name() == "TransposeBackward0" and v.storage is x.storage
+    with no_grad():
+        w = core.transpose(x, 0, 1)
+    assert not w.requires_grad and w.grad_fn is None
+    core.select(v, 0, 1).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [[0.0, 1.0], [0.0, 1.0]]  # column 1 of x

@@ -81,6 +81,10 @@ CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
     ("flatten", lambda a: core.flatten(a, 1), lambda a: torch.flatten(a, 1), lambda: arrays((2, 3, 2))),
     ("contiguous", lambda a: core.transpose(a, 0, 1).contiguous(), lambda a: a.t().contiguous(),
      lambda: arrays((2, 3))),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 2], 1), lambda a: torch.as_strided(a, (2, 2), (1, 2), 1),
+     lambda: arrays((6,))),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]),
+     lambda a: torch.as_strided(a, (3, 2), (1, 1)), lambda: arrays((4,))),
     ("clone", core.clone, torch.clone, lambda: arrays((3,))),
     ("cat", lambda a, b: core.cat([a, b], 0), lambda a, b: torch.cat([a, b], 0), lambda: arrays((1, 3), (2, 3))),
     ("stack", lambda a, b: core.stack([a, b], 1), lambda a, b: torch.stack([a, b], 1), lambda: arrays((3,), (3,))),
@@ -265,7 +269,8 @@ def test_in_place_on_a_recorded_view_is_refused_where_torch_rebases() -> None:
 def test_leaf_in_place_error_where_torch_raises() -> None:
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
         torch.tensor([1.0], requires_grad=True).add_(1)
-    with pytest.raises(AutogradError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+    leaf = "a leaf Variable that requires grad is being used in an in-place operation"
+    with pytest.raises(AutogradError, match=leaf):
         tensor([1.0], requires_grad=True).add_(tensor([1.0]))
 
 

@@ -93,6 +93,9 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("cat", lambda a, b: core.cat([a, b], 1), lambda: (rand(2, 1), rand(2, 3))),
     ("stack", lambda a, b: core.stack([a, b]), lambda: (rand(3), rand(3))),
     ("_to_copy", lambda a: core._to_copy(a, dtype=F64), lambda: (rand(3),)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 2], 1), lambda: (rand(6),)),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]), lambda: (rand(4),)),
+    ("as_strided of an expanded input", lambda a: core.as_strided(a.expand([3, 2]), [2], [1]), lambda: (rand(1, 2),)),
     ("to dtype and back", lambda a: a.to(ScalarType.float32).to(F64) * 0 + a, lambda: (rand(3),)),
     ("in-place on a non-leaf", lambda a, b: (a * 1).mul_(b).exp_(), lambda: (rand(3), rand(3))),
     ("copy_ into a non-leaf", lambda a, b: (a * 1).copy_(b) * a, lambda: (rand(3), rand(3))),
@@ -132,10 +135,14 @@ def test_gradcheck_wants_float64() -> None:
         gradcheck(core.exp, (tensor([1.0], requires_grad=True),))
 
 
-def test_as_strided_has_no_derivative_yet() -> None:
-    y = core.as_strided(rand(4), [2], [2])
-    with pytest.raises(AutogradError, match="the derivative for 'core::as_strided' is not implemented"):
-        y.sum().backward()
+def test_not_implemented_in_the_yaml_raises_when_differentiated(tmp_path: Any) -> None:
+    from typedops.autograd import not_implemented
+
+    error = not_implemented("core::as_strided", "self")
+    assert str(error).startswith(
+        "the derivative for 'core::as_strided' is not implemented: derivatives.yaml marks the gradient of "
+        "'self' not_implemented. Register one with register_autograd(backward) on the op"
+    )
 
 
 def test_every_op_with_a_backend_kernel_is_covered() -> None:

@@ -87,6 +87,12 @@ def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> N
     assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
 
 
+def test_not_implemented_generates_a_raising_branch(tmp_path: Path) -> None:
+    files = _generate(tmp_path, MUL + "  self: not_implemented\n  other: grad * self\n")
+    text = files[tmp_path / "out" / "autograd.py"]
+    assert "    if _e[0] is not None:\n        raise _not_implemented('core::mul.Tensor', 'self')\n" in text
+
+
 def test_core_helpers_list_matches_the_helpers_module() -> None:
     from typedops.core._derivatives import HELPERS
 

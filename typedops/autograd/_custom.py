@@ -106,7 +106,9 @@ class CustomBackward(Node):
         results = result if isinstance(result, tuple) else (result,)
         if len(results) != len(self.next_edges):
             raise AutogradError(
-                RULE_RESULT_COUNT.format(op=self.op, got=len(results), expected=len(self.next_edges), inputs=self.inputs)
+                RULE_RESULT_COUNT.format(
+                    op=self.op, got=len(results), expected=len(self.next_edges), inputs=self.inputs
+                )
             )
         return results
 

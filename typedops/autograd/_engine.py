@@ -216,7 +216,8 @@ def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Seque
         buffer = [filled(*m, 0.0) if g is None else g for g, m in zip(buffer, node.out_meta)]
     results = node.apply(buffer)
     if len(results) != len(node.next_edges):
-        raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=len(node.next_edges)))
+        expected = len(node.next_edges)
+        raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=expected))
     return [_validate(node, i, g, edge) for i, (g, edge) in enumerate(zip(results, node.next_edges))]
 
 
@@ -227,7 +228,9 @@ def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Te
     target, nr = edge
     shape, dtype, _ = target.out_meta[nr]
     if tuple(g.shape) != tuple(shape):
-        raise AutogradError(INVALID_GRAD_SHAPE.format(node=node.name(), index=index, got=list(g.shape), expected=list(shape)))
+        raise AutogradError(
+            INVALID_GRAD_SHAPE.format(node=node.name(), index=index, got=list(g.shape), expected=list(shape))
+        )
     if g.dtype is not dtype:
         g = g.to(dtype)
     return g

@@ -79,7 +79,9 @@ def gradcheck(fn: Fn, inputs: Sequence[Any], eps: float = 1e-6, atol: float = 1e
             for element, (n, a) in enumerate(zip(row_n, row_a)):
                 if abs(n - a) > atol + rtol * abs(n):
                     raise AutogradError(
-                        GRADCHECK_FAILED.format(index=index, element=element, numerical=n, analytical=a, atol=atol, rtol=rtol)
+                        GRADCHECK_FAILED.format(
+                            index=index, element=element, numerical=n, analytical=a, atol=atol, rtol=rtol
+                        )
                     )
     return True
 

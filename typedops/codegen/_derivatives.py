@@ -40,7 +40,7 @@ __all__ = ["Derivative", "Formula", "load_derivatives", "CORE_HELPERS", "FORMULA
 CORE_HELPERS: Final = frozenset({
     "sum_to_size", "scale", "pow_backward", "minmax_backward", "sign", "sum_backward", "amax_backward",
     "max_dim_backward", "matmul_backward_self", "matmul_backward_other", "inverse_permutation",
-    "select_backward", "slice_backward", "squeeze_backward", "cat_backward",
+    "select_backward", "slice_backward", "squeeze_backward", "cat_backward", "as_strided_backward",
 })  # fmt: skip
 FORMULA_ATTRIBUTES: Final = frozenset({"shape", "dtype", "ndim"})
 NOT_IMPLEMENTED: Final = "not_implemented"
@@ -179,7 +179,9 @@ def _formula_names(schema: FunctionSchema) -> dict[str, str]:
     return names
 
 
-def _formula(input_name: str, text: object, where: str, names: dict[str, str], functions: frozenset[str], line: int) -> Formula:
+def _formula(
+    input_name: str, text: object, where: str, names: dict[str, str], functions: frozenset[str], line: int
+) -> Formula:
     if text == NOT_IMPLEMENTED:
         return Formula(input_name, None, line)
     if not isinstance(text, str):
@@ -265,7 +267,9 @@ def _inplace_variants(found: list[Derivative], entries: list[OpEntry]) -> list[D
         if functional is None or not _same_arguments(schema, functional.entry.schema):
             continue
         extra.append(
-            Derivative(entry, functional.formulas, functional.differentiable_outputs, functional.line, functional.entry.schema)
+            Derivative(
+                entry, functional.formulas, functional.differentiable_outputs, functional.line, functional.entry.schema
+            )
         )
     return extra
 

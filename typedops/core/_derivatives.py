@@ -8,7 +8,7 @@ allow-list of formula functions is ``HELPERS`` plus the core ops' functional nam
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from ..dispatch import ops
 from ..tensor import Tensor, wrap_array
@@ -32,6 +32,7 @@ __all__ = [
     "slice_backward",
     "squeeze_backward",
     "cat_backward",
+    "as_strided_backward",
 ]
 
 
@@ -192,6 +193,37 @@ def cat_backward(grad: Tensor, dim: int, shapes: Sequence[Sequence[int]]) -> lis
         grads.append(F.slice(grad, d, start, start + shape[d]))
         start += shape[d]
     return grads
+
+
+def _storage_indices(shape: Sequence[int], strides: Sequence[int], offset: int) -> Any:
+    """The storage index of every element of a strided geometry, as a numpy array of ``shape``."""
+    import numpy as np
+
+    index = np.full(tuple(shape), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape([n if i == d else 1 for i in range(len(shape))])
+    return index
+
+
+def as_strided_backward(
+    grad: Tensor, self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None
+) -> Tensor:
+    """Scatter-add ``grad`` into the storage positions the result viewed, then read the
+    input's positions back, each storage slot shared by several input elements (an
+    expanded input) divided among them, as PyTorch does. Computed in numpy: this gradient
+    is not itself differentiable."""
+    import numpy as np
+
+    from ..tensor import array_of, numpy_dtype
+
+    out_index = _storage_indices(size, stride, self.storage_offset() if storage_offset is None else storage_offset)
+    in_index = _storage_indices(self.shape, self.stride(), self.storage_offset())
+    span = int(max(out_index.max(initial=0), in_index.max(initial=0))) + 1
+    storage = np.zeros(span, dtype=numpy_dtype(grad.dtype))
+    np.add.at(storage, out_index.reshape(-1), array_of(grad).reshape(-1))
+    counts = np.bincount(in_index.reshape(-1), minlength=span)
+    values = storage[in_index] / np.maximum(counts[in_index], 1)
+    return wrap_array(values.astype(storage.dtype), grad.dtype, grad.device)
 
 
 HELPERS: Final = frozenset(__all__) - {"HELPERS"}

@@ -1538,11 +1538,15 @@ def mm__default_autograd(_ks, self, mat2):
 
 
 class AsStridedBackward0(_Node):
-    __slots__ = ()
+    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
     _name = 'AsStridedBackward0'
 
     def apply(self, grads):
         return backward_as_strided__default(self, grads)
+
+    def release(self):
+        self.s_self = None
+        self.released = True
 
 
 def backward_as_strided__default(_node, grads):
@@ -1550,7 +1554,11 @@ def backward_as_strided__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        raise _not_implemented('core::as_strided', 'self')
+        self = _unpack(_node.s_self, _node)
+        size = _node.s_size
+        stride = _node.s_stride
+        storage_offset = _node.s_storage_offset
+        _g0 = _H.as_strided_backward(grad, self, size, stride, storage_offset)
     return (_g0,)
 
 
@@ -1560,6 +1568,11 @@ def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
         return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
+    if _e0 is not None:
+        _node.s_self = _save(self)
+        _node.s_size = size
+        _node.s_stride = stride
+        _node.s_storage_offset = storage_offset
     _result = _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _set_history(_result, _node)
     _mark_view(_result, self)

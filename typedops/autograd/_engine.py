@@ -156,7 +156,8 @@ def run_backward(
             _call_pre_hooks(node, buffer)
             for nr, arrived in enumerate(buffer):
                 for index in captures.get((node, nr), ()):
-                    captured[index] = arrived if arrived is None or create_graph else arrived.detach()
+                    keep = arrived is None or create_graph or not arrived.requires_grad
+                    captured[index] = arrived if keep else arrived.detach()
             run = inputs is None or (node in needed and not isinstance(node, AccumulateGrad))
             if run:
                 results = _apply(node, buffer, create_graph)
@@ -239,7 +240,7 @@ def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Te
 def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     if g is None:
         return
-    if not create_graph:
+    if not create_graph and g.requires_grad:
         g = g.detach()
     variable.grad = g if variable.grad is None else variable.grad + g
 

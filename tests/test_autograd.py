@@ -336,3 +336,32 @@ def test_views_of_a_tensor_that_requires_grad_are_recorded_and_share_its_version
     assert not w.requires_grad and w.grad_fn is None
     core.select(v, 0, 1).sum().backward()
     assert x.grad is not None and x.grad.tolist() == [[0.0, 1.0], [0.0, 1.0]]  # column 1 of x
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=1, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+    st.integers(0, 2),
+)
+def test_broadcast_gradients_count_the_copies(shape: list[int], keep: list[bool], lead: int) -> None:
+    """d/dy sum(x + y) is, per element of y, how many times broadcasting copied it."""
+    small = [n if k else 1 for n, k in zip(shape, keep)]
+    x = t(np.zeros([2] * lead + shape))
+    y = t(np.zeros(small))
+    (gy,) = grad(core.add(x, y).sum(), [y])
+    assert gy is not None and tuple(gy.shape) == tuple(small)
+    copies = np.prod([2] * lead + shape) / np.prod(small)
+    assert np.all(gy.numpy() == copies)
+
+
+def test_grad_mode_is_per_thread() -> None:
+    import threading
+
+    seen: list[bool] = []
+    with no_grad():
+        worker = threading.Thread(target=lambda: seen.append(is_grad_enabled()))
+        worker.start()
+        worker.join()
+        seen.append(is_grad_enabled())
+    assert seen == [True, False]

@@ -156,8 +156,9 @@ def run_backward(
             _call_pre_hooks(node, buffer)
             for nr, arrived in enumerate(buffer):
                 for index in captures.get((node, nr), ()):
-                    keep = arrived is None or create_graph or not arrived.requires_grad
-                    captured[index] = arrived if keep else arrived.detach()
+                    if arrived is not None and not create_graph and arrived.requires_grad:
+                        arrived = arrived.detach()
+                    captured[index] = arrived
             run = inputs is None or (node in needed and not isinstance(node, AccumulateGrad))
             if run:
                 results = _apply(node, buffer, create_graph)

@@ -817,3 +817,26 @@ def test_each_slot_names_the_precedence_rule_that_filled_it(ns: str) -> None:
     with Library(ns, "DEF") as lib:
         slots = lib.define(F)._entry.slots()
         assert slots[0] == (None, SlotRule.missing) and slots[K.CPU + 1] == (None, SlotRule.missing)
+
+
+def test_a_fallback_limited_by_only_for_serves_only_the_ops_it_accepts(ns: str) -> None:
+    calls: list[str] = []
+
+    def tracer(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+        calls.append(op.schema.name)
+        op.redispatch_boxed(keys, stack)
+
+    def only_g(schema: Any, keys: Any) -> bool:
+        return bool(schema.name == "g")
+
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL") as impl:
+        f = lib.define("f(Tensor x) -> str")
+        g = lib.define("g(Tensor x) -> str")
+        lib.impl("f", returning("f"), "CPU")
+        lib.impl("g", returning("g"), "CPU")
+        impl.fallback(boxed(tracer, only_for=only_g), K.Tracer)
+        with include_keys(K.Tracer):
+            assert (f(tensor([1.0])), g(tensor([1.0]))) == ("f", "g")
+        assert calls == ["g"]
+        assert re.search(r"^  Tracer +fallthrough \(fallback at ", f.dump_table(), re.M)
+        assert re.search(r"^  Tracer +fallback: boxed \S*tracer at ", g.dump_table(), re.M)

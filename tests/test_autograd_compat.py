@@ -226,6 +226,7 @@ PROGRAMS: list[tuple[str, Fn]] = [
     ("saved output changed", lambda m, x, two: (lambda r: (r * 1, r.mul_(two))[0])(m.exp(x * 1))),
     ("other operand changed", lambda m, x, two: (lambda a, b: (a * b, b.add_(two))[0])(x * 1, x * 2)),
     ("in-place chain", lambda m, x, two: m.sin_(m.tanh_(x * 2))),
+    ("view of a saved tensor changed", lambda m, x, two: (lambda a: (m.sin(a), m.select(a, 0, 0).mul_(two))[0])(x * 1)),
     ("not saved: add", lambda m, x, two: (lambda a: (a + x, a.mul_(two))[0])(x * 1)),
     ("not saved: sum", lambda m, x, two: (lambda a: (m.sum(a), a.mul_(two))[0])(x * 1)),
     ("not saved: only the shape", lambda m, x, two: (lambda a: (a.expand([3, 2]), a.mul_(two))[0])(x * 1)),
@@ -256,14 +257,31 @@ def test_version_errors_fire_where_torch_raises(program: tuple[str, Fn]) -> None
     assert _outcome(ours) == _outcome(theirs)
 
 
-def test_in_place_on_a_recorded_view_is_refused_where_torch_rebases() -> None:
-    """A documented difference (docs/autograd.md): typedops has no CopySlices yet."""
-    data = np.array([0.5, 1.5], dtype=np.float32)
-    ta = torch.tensor(data, requires_grad=True) * 1
-    ta.select(0, 0).mul_(2)  # torch rebases ta's history
-    a = tensor(data, requires_grad=True) * 1
-    with pytest.raises(AutogradError, match="an in-place operation on a view of a tensor that requires grad"):
-        core.select(a, 0, 0).mul_(tensor(2.0))
+def _views_program(m: Any, x: Any, three: Any) -> tuple[Any, str, str]:
+    a = x * 1
+    v = m.select(a, 0, 1)
+    w = m.narrow(a, 0, 0, 2) if m is torch else m.slice(a, 0, 0, 2)  # stale after the in-place ops
+    v.mul_(three)
+    m.exp_(m.select(m.transpose(m.reshape(a, [3, 1]), 0, 1), 0, 0))  # a view of a view
+    y = (m.sin(a) * a).sum() + (w * w).sum() + v * 2
+    y.backward()
+    return x.grad.numpy(), a.grad_fn.name().rpartition("::")[2], v.grad_fn.name()
+
+
+def test_in_place_on_views_rebases_the_base_as_torch_does() -> None:
+    data = np.array([0.5, 1.5, 2.5], dtype=np.float32)
+    grads, base_fn, view_fn = _views_program(core, tensor(data, requires_grad=True), tensor(3.0))
+    t_grads, t_base_fn, t_view_fn = _views_program(torch, torch.tensor(data, requires_grad=True), torch.tensor(3.0))
+    np.testing.assert_allclose(grads, t_grads, rtol=1e-5, atol=1e-6)
+    assert (base_fn, view_fn) == (t_base_fn, t_view_fn) == ("CopySlices", "AsStridedBackward0")
+
+
+def test_in_place_on_a_view_of_a_leaf_errors_where_torch_does() -> None:
+    message = "a view of a leaf Variable that requires grad is being used in an in-place operation"
+    with pytest.raises(RuntimeError, match=message):
+        torch.tensor([1.0, 2.0], requires_grad=True).select(0, 0).mul_(2)
+    with pytest.raises(AutogradError, match=message):
+        core.select(tensor([1.0, 2.0], requires_grad=True), 0, 0).mul_(tensor(2.0))
 
 
 def test_leaf_in_place_error_where_torch_raises() -> None:

@@ -98,6 +98,8 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("as_strided of an expanded input", lambda a: core.as_strided(a.expand([3, 2]), [2], [1]), lambda: (rand(1, 2),)),
     ("to dtype and back", lambda a: a.to(ScalarType.float32).to(F64) * 0 + a, lambda: (rand(3),)),
     ("in-place on a non-leaf", lambda a, b: (a * 1).mul_(b).exp_(), lambda: (rand(3), rand(3))),
+    ("in-place on a view", lambda a, b: (lambda c: (core.select(c, 0, 0).mul_(b), c * a)[1])(a * 1),
+     lambda: (rand(2, 3), rand(3))),
     ("copy_ into a non-leaf", lambda a, b: (a * 1).copy_(b) * a, lambda: (rand(3), rand(3))),
 ]
 

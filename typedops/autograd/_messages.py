@@ -41,8 +41,13 @@ LEAF_INPLACE: Final = (
     "its data under typedops.no_grad(), or apply the operation to a clone()"
 )
 VIEW_INPLACE: Final = (
-    "{op}: an in-place operation on a view of a tensor that requires grad is not supported "
-    "yet (typedops has no CopySlices). Apply it to a clone() of the view, or to the base tensor"
+    "{op}: this op has no autograd support for in-place writes into a view of a tensor that "
+    "requires grad (only generated core kernels rebase the view's base). Apply it to a clone() "
+    "of the view, or to the base tensor"
+)
+VIEW_OF_LEAF_INPLACE: Final = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation ({op}). "
+    "Change the leaf's data under typedops.no_grad(), or apply the operation to a clone()"
 )
 OUT_NOT_DIFFERENTIABLE: Final = (
     "{op}(): functions with out=... arguments don't support automatic differentiation, but one "

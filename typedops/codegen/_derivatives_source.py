@@ -187,7 +187,8 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     inplace = d.inplace_of is not None or (schema.is_mutable and not schema.is_out_fn)
     lines = _def(f"{entry.attr_name}_autograd", _params(schema))
     mutated = [a.name for a in schema.arguments if a.is_write]
-    lines += [f"    _check_inplace({name}, {schema.full_name!r})" for name in mutated]
+    lines += [f"    _base = _check_inplace({name}, {schema.full_name!r}, True)" for name in mutated[:1]]
+    lines += [f"    _check_inplace({name}, {schema.full_name!r})" for name in mutated[1:]]
     edge_names = []
     for i, formula in enumerate(d.formulas):
         if _is_tensor_list(schema.argument(formula.input).type):
@@ -233,6 +234,8 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     lines += before
     lines += _redispatch(entry, "    _result = ")
     lines += _history(d, schema)
+    if mutated:
+        lines += ["    if _base is not None:", f"        _rebase_view({mutated[0]}, _base)"]
     lines += after
     lines.append("    return _result")
     return lines
@@ -319,6 +322,7 @@ def autograd_module(
         "    check_inplace as _check_inplace,",
         "    edge_of as _edge,",
         "    mark_view as _mark_view,",
+        "    rebase_view as _rebase_view,",
         "    not_implemented as _not_implemented,",
         "    out_not_differentiable as _out_not_differentiable,",
         "    register_autograd_kernels as _register_autograd_kernels,",

@@ -17,7 +17,8 @@ from ..tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, binding_problem
 from ..autograd import (
-    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD_MASK, Node, add_output_meta, below_autograd, check_inplace, edge_of, mark_view, not_implemented,
+    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD_MASK, Node, add_output_meta, below_autograd, check_inplace, edge_of, mark_view,
+    rebase_view, not_implemented,
     out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack,
 )  # fmt: skip
 from ..schema import (
@@ -37,7 +38,8 @@ __all__ = [
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",
     # for generated autograd kernels
-    "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace", "edge_of", "mark_view", "not_implemented",
+    "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
+    "edge_of", "mark_view", "rebase_view", "not_implemented",
     "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack",
 ]  # fmt: skip
 

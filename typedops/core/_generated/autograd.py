@@ -10,6 +10,7 @@ from typedops.runtime import (
     check_inplace as _check_inplace,
     edge_of as _edge,
     mark_view as _mark_view,
+    rebase_view as _rebase_view,
     not_implemented as _not_implemented,
     out_not_differentiable as _out_not_differentiable,
     register_autograd_kernels as _register_autograd_kernels,
@@ -1217,7 +1218,7 @@ def backward_fill___Scalar(_node, grads):
 
 
 def fill___Scalar_autograd(_ks, self, value):
-    _check_inplace(self, 'core::fill_.Scalar')
+    _base = _check_inplace(self, 'core::fill_.Scalar', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
@@ -1225,6 +1226,8 @@ def fill___Scalar_autograd(_ks, self, value):
     _node.next_edges = (_e0,)
     _result = _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
@@ -1901,7 +1904,7 @@ def backward_copy___default(_node, grads):
 
 
 def copy___default_autograd(_ks, self, src, non_blocking):
-    _check_inplace(self, 'core::copy_')
+    _base = _check_inplace(self, 'core::copy_', True)
     _e0 = _edge(self)
     _e1 = _edge(src)
     if _e0 is None and _e1 is None:
@@ -1912,6 +1915,8 @@ def copy___default_autograd(_ks, self, src, non_blocking):
         _node.s_src_shape = src.shape
     _result = _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
@@ -1996,7 +2001,7 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
 
 
 def add___Tensor_autograd(_ks, self, other, *, alpha):
-    _check_inplace(self, 'core::add_.Tensor')
+    _base = _check_inplace(self, 'core::add_.Tensor', True)
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
@@ -2010,11 +2015,13 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
         _node.s_other_shape = other.shape
     _result = _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def mul___Tensor_autograd(_ks, self, other):
-    _check_inplace(self, 'core::mul_.Tensor')
+    _base = _check_inplace(self, 'core::mul_.Tensor', True)
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
@@ -2029,11 +2036,13 @@ def mul___Tensor_autograd(_ks, self, other):
         _node.s_other_shape = other.shape
     _result = _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def div___Tensor_autograd(_ks, self, other):
-    _check_inplace(self, 'core::div_.Tensor')
+    _base = _check_inplace(self, 'core::div_.Tensor', True)
     _e0 = _edge(self)
     _e1 = _edge(other)
     if _e0 is None and _e1 is None:
@@ -2049,11 +2058,13 @@ def div___Tensor_autograd(_ks, self, other):
         _node.s_other_shape = other.shape
     _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def exp___default_autograd(_ks, self):
-    _check_inplace(self, 'core::exp_')
+    _base = _check_inplace(self, 'core::exp_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2061,13 +2072,15 @@ def exp___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def exp2___default_autograd(_ks, self):
-    _check_inplace(self, 'core::exp2_')
+    _base = _check_inplace(self, 'core::exp2_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2075,13 +2088,15 @@ def exp2___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def expm1___default_autograd(_ks, self):
-    _check_inplace(self, 'core::expm1_')
+    _base = _check_inplace(self, 'core::expm1_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2089,13 +2104,15 @@ def expm1___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def log___default_autograd(_ks, self):
-    _check_inplace(self, 'core::log_')
+    _base = _check_inplace(self, 'core::log_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2105,11 +2122,13 @@ def log___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def log2___default_autograd(_ks, self):
-    _check_inplace(self, 'core::log2_')
+    _base = _check_inplace(self, 'core::log2_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2119,11 +2138,13 @@ def log2___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def log10___default_autograd(_ks, self):
-    _check_inplace(self, 'core::log10_')
+    _base = _check_inplace(self, 'core::log10_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2133,11 +2154,13 @@ def log10___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def log1p___default_autograd(_ks, self):
-    _check_inplace(self, 'core::log1p_')
+    _base = _check_inplace(self, 'core::log1p_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2147,11 +2170,13 @@ def log1p___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def sqrt___default_autograd(_ks, self):
-    _check_inplace(self, 'core::sqrt_')
+    _base = _check_inplace(self, 'core::sqrt_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2159,13 +2184,15 @@ def sqrt___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def rsqrt___default_autograd(_ks, self):
-    _check_inplace(self, 'core::rsqrt_')
+    _base = _check_inplace(self, 'core::rsqrt_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2173,13 +2200,15 @@ def rsqrt___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def reciprocal___default_autograd(_ks, self):
-    _check_inplace(self, 'core::reciprocal_')
+    _base = _check_inplace(self, 'core::reciprocal_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2187,13 +2216,15 @@ def reciprocal___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def sigmoid___default_autograd(_ks, self):
-    _check_inplace(self, 'core::sigmoid_')
+    _base = _check_inplace(self, 'core::sigmoid_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2201,13 +2232,15 @@ def sigmoid___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def sin___default_autograd(_ks, self):
-    _check_inplace(self, 'core::sin_')
+    _base = _check_inplace(self, 'core::sin_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2217,11 +2250,13 @@ def sin___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def cos___default_autograd(_ks, self):
-    _check_inplace(self, 'core::cos_')
+    _base = _check_inplace(self, 'core::cos_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2231,11 +2266,13 @@ def cos___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def tan___default_autograd(_ks, self):
-    _check_inplace(self, 'core::tan_')
+    _base = _check_inplace(self, 'core::tan_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2243,13 +2280,15 @@ def tan___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result
 
 
 def asin___default_autograd(_ks, self):
-    _check_inplace(self, 'core::asin_')
+    _base = _check_inplace(self, 'core::asin_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2259,11 +2298,13 @@ def asin___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def acos___default_autograd(_ks, self):
-    _check_inplace(self, 'core::acos_')
+    _base = _check_inplace(self, 'core::acos_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2273,11 +2314,13 @@ def acos___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def atan___default_autograd(_ks, self):
-    _check_inplace(self, 'core::atan_')
+    _base = _check_inplace(self, 'core::atan_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2287,11 +2330,13 @@ def atan___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def sinh___default_autograd(_ks, self):
-    _check_inplace(self, 'core::sinh_')
+    _base = _check_inplace(self, 'core::sinh_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2301,11 +2346,13 @@ def sinh___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def cosh___default_autograd(_ks, self):
-    _check_inplace(self, 'core::cosh_')
+    _base = _check_inplace(self, 'core::cosh_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2315,11 +2362,13 @@ def cosh___default_autograd(_ks, self):
         _node.s_self = _save(_original(self))
     _result = _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     return _result
 
 
 def tanh___default_autograd(_ks, self):
-    _check_inplace(self, 'core::tanh_')
+    _base = _check_inplace(self, 'core::tanh_', True)
     _e0 = _edge(self)
     if _e0 is None:
         return _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
@@ -2327,6 +2376,8 @@ def tanh___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
+    if _base is not None:
+        _rebase_view(self, _base)
     if _e0 is not None:
         _node.s_result = _save_output(_result, 0)
     return _result

@@ -43,6 +43,8 @@ def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
         return grad
     lead = grad.ndim - len(shape)
     dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
+    if dims and len(dims) == lead:  # only broadcasting's leading dimensions: no reshape after
+        return _sum_dims(grad, dims, False)
     if dims:
         grad = _sum_dims(grad, dims, True)
     return grad if grad.shape == shape else F.reshape(grad, list(shape))

@@ -65,7 +65,8 @@ def test_generated_registration_matches_the_yaml(entry: dict[str, Any]) -> None:
     handle = dispatcher.find_schema_or_throw(schema.qualified_name, schema.overload_name)
     assert handle.schema == schema
     with_keys = set(entry.get("with_keys", ()))
-    registered = handle.dump().splitlines()[2:]
+    # (the autograd kernels come from derivatives.yaml: tests/test_autograd_codegen.py)
+    registered = [line for line in handle.dump().splitlines()[2:] if not line.strip().startswith("Autograd:")]
     expected = []
     for keys, ref in entry["dispatch"].items():
         for key in (k.strip() for k in keys.split(",")):

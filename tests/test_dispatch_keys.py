@@ -255,14 +255,16 @@ def test_repr_lists_keys_highest_first() -> None:
 
 def test_cpu_tensor_keys() -> None:
     t = tensor([1.0, 2.0])
-    assert t.keys == DispatchKeySet([K.CPU, K.AutogradCPU])
+    assert t.keys == DispatchKeySet([K.CPU, K.ADInplaceOrView])  # AutogradCPU only when it requires grad
     assert t.key_bits == int(t.keys)
-    assert repr(t.keys) == "DispatchKeySet(AutogradCPU, CPU)"
+    assert repr(t.keys) == "DispatchKeySet(ADInplaceOrView, CPU)"
+    t.requires_grad_()
+    assert repr(t.keys) == "DispatchKeySet(AutogradCPU, ADInplaceOrView, CPU)"
 
 
 def test_meta_tensor_keys_and_no_data() -> None:
     t = tensor([[1, 2, 3]], device="meta")
-    assert t.keys == DispatchKeySet([K.Meta, K.AutogradMeta])
+    assert t.keys == DispatchKeySet([K.Meta, K.ADInplaceOrView])
     assert t.shape == (1, 3)
     assert t.is_meta
     assert str(t.device) == "meta"

@@ -111,7 +111,7 @@ def test_calls_see_old_or_new_table_while_kernels_and_fallbacks_come_and_go(ns: 
     with Library(ns, "DEF") as lib:
         op = lib.define("s(Tensor x) -> str")
         lib.impl("s", old_kernel, "CPU")
-        x = tensor([1.0])
+        x = tensor([1.0], requires_grad=True)  # carries AutogradCPU, where new_kernel comes and goes
 
         def caller(index: int) -> Callable[[], None]:
             def loop() -> None:

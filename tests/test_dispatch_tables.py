@@ -45,11 +45,14 @@ def ns(request: pytest.FixtureRequest) -> str:
 
 
 def cpu_t() -> Tensor:
-    return tensor([1.0])
+    # Requiring grad, so the tensor carries its Autograd key (Note [Autograd keys only on
+    # tensors that require grad] in typedops/tensor/_tensor.py) and calls meet the
+    # autograd slots these tests are about.
+    return tensor([1.0], requires_grad=True)
 
 
 def meta_t() -> Tensor:
-    return tensor([1.0], device="meta")
+    return tensor([1.0], device="meta", requires_grad=True)
 
 
 def returning(label: str) -> Callable[[Tensor], str]:
@@ -154,12 +157,12 @@ def test_composite_implicit_not_used_for_autograd_key_when_its_backend_has_a_ker
         op = lib.define(F)
         lib.impl("f", returning("cpu"), "CPU")
         lib.impl("f", returning("cia"), CIA)
-        # AutogradCPU falls through (built-in fallthrough) to the CPU kernel ...
+        # AutogradCPU goes to autograd's fallback, which runs the CPU kernel ...
         assert op(cpu_t()) == "cpu"
         # ... while AutogradMeta, whose backend has no kernel, still decomposes.
         assert op(meta_t()) == "cia"
         table = op.dump_table()
-        assert re.search(r"^  AutogradCPU +fallthrough \(fallback at <typedops built-in>\)$", table, re.M)
+        assert re.search(r"^  AutogradCPU +fallback: boxed _autograd_fallback at ", table, re.M)
         assert re.search(r"^  AutogradMeta +composite \[CompositeImplicitAutograd\]", table, re.M)
         # With an Autograd kernel, AutogradCPU takes it rather than the composite.
         lib.impl("f", returning("autograd"), K.Autograd)
@@ -481,7 +484,7 @@ def test_fallback_redispatches_below_its_key(ns: str) -> None:
             stack: list[Any] = [cpu_t()]
             op.call_boxed(stack)
             assert stack == ["traced cpu"]
-        assert calls == ["tracer DispatchKeySet(Tracer, CPU)"] * 2
+        assert calls == ["tracer DispatchKeySet(Tracer, AutogradCPU, CPU)"] * 2
 
 
 # -- key extraction ------------------------------------------------------------------------
@@ -725,7 +728,8 @@ def test_dump_table_marks_every_slot(ns: str) -> None:
             ("AutogradMeta", alias),
             ("AutogradCPU", alias),
             ("AutogradOther", alias),
-            ("ADInplaceOrView", builtin),
+            # autograd's ADInplaceOrView fallback serves only ops that write an argument
+            ("ADInplaceOrView", f"fallthrough (fallback at {dispatcher.fallbacks_for(ns)[K.ADInplaceOrView].source})"),
             ("Python", f"fallback: {python}"),
             ("BackendSelect", builtin),
             ("PrivateUse3", cea),
@@ -816,3 +820,26 @@ def test_each_slot_names_the_precedence_rule_that_filled_it(ns: str) -> None:
     with Library(ns, "DEF") as lib:
         slots = lib.define(F)._entry.slots()
         assert slots[0] == (None, SlotRule.missing) and slots[K.CPU + 1] == (None, SlotRule.missing)
+
+
+def test_a_fallback_limited_by_only_for_serves_only_the_ops_it_accepts(ns: str) -> None:
+    calls: list[str] = []
+
+    def tracer(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+        calls.append(op.schema.name)
+        op.redispatch_boxed(keys, stack)
+
+    def only_g(schema: Any, keys: Any) -> bool:
+        return bool(schema.name == "g")
+
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL") as impl:
+        f = lib.define("f(Tensor x) -> str")
+        g = lib.define("g(Tensor x) -> str")
+        lib.impl("f", returning("f"), "CPU")
+        lib.impl("g", returning("g"), "CPU")
+        impl.fallback(boxed(tracer, only_for=only_g), K.Tracer)
+        with include_keys(K.Tracer):
+            assert (f(tensor([1.0])), g(tensor([1.0]))) == ("f", "g")
+        assert calls == ["g"]
+        assert re.search(r"^  Tracer +fallthrough \(fallback at ", f.dump_table(), re.M)
+        assert re.search(r"^  Tracer +fallback: boxed \S*tracer at ", g.dump_table(), re.M)

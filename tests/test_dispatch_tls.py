@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from typedops import DispatchKey, DispatchKeySet, Library, OperatorHandle, Tensor, exclude_keys, include_keys, tensor
-from typedops.dispatch import local_exclude, local_include
+from typedops.dispatch import allow_keys, local_exclude, local_include
 
 K = DispatchKey
 EMPTY = DispatchKeySet()
@@ -382,3 +382,13 @@ def test_one_block_object_open_in_two_threads_exits_in_each() -> None:
     for t in threads:
         t.join()
     assert after == [(EMPTY, EMPTY), (EMPTY, EMPTY)]
+
+
+def test_allow_keys_lifts_an_outer_exclusion_without_including() -> None:
+    K = DispatchKey
+    with exclude_keys([K.Tracer, K.Profiler]):
+        with allow_keys(K.Tracer):
+            assert local_exclude() == DispatchKeySet([K.Profiler])
+            assert local_include() == DispatchKeySet()
+        assert local_exclude() == DispatchKeySet([K.Tracer, K.Profiler])
+    assert local_exclude() == DispatchKeySet()

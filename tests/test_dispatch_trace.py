@@ -50,7 +50,7 @@ SCRIPT = textwrap.dedent(
             op.call_boxed(stack)
             print("boxed", stack, flush=True)
             lib.impl("f", autograd, "Autograd", with_keys=True)
-            print("nested", op(tensor([1.0])), flush=True)
+            print("nested", op(tensor([1.0], requires_grad=True)), flush=True)
     """
 )
 

@@ -434,7 +434,8 @@ def test_register_kernel_for_an_alias_key(ns: str) -> None:
         def f_autograd(x: Tensor) -> str:
             return "autograd"
 
-        assert (f(cpu_t()), f(meta_t())) == ("autograd", "autograd")
+        # tensors that require grad carry their Autograd key
+        assert (f(cpu_t().requires_grad_()), f(meta_t().requires_grad_())) == ("autograd", "autograd")
 
 
 def test_register_kernel_with_an_unknown_key(ns: str) -> None:

@@ -42,7 +42,7 @@ def test_tensor_factory_and_basic_properties() -> None:
     assert (t.shape, t.stride(), t.storage_offset(), t.dtype) == ((2, 3), (3, 1), 0, ScalarType.int64)
     assert (t.ndim, t.dim(), t.numel(), t.size(), t.size(-1), t.stride(0)) == (2, 2, 6, (2, 3), 3, 3)
     assert t.device == CPU and not t.is_meta and not t.requires_grad
-    assert t.keys == DispatchKeySet([DispatchKey.CPU, DispatchKey.AutogradCPU])
+    assert t.keys == DispatchKeySet([DispatchKey.CPU, DispatchKey.ADInplaceOrView])
     assert t.key_bits == int(t.keys)
     assert tensor(2.5).dtype is ScalarType.float32 and tensor(2.5).item() == 2.5
     assert tensor([True]).dtype is ScalarType.bool
@@ -54,7 +54,7 @@ def test_constructor_keeps_its_old_form() -> None:
     t = Tensor(np.array([[1.0, 2.0]], dtype=np.float32), dtype=ScalarType.float32, shape=(1, 2), device=CPU)
     assert t.tolist() == [[1.0, 2.0]] and t.stride() == (2, 1)
     m = Tensor(None, dtype=ScalarType.int32, shape=(3,), device=Device("meta"))
-    assert m.is_meta and m.keys == DispatchKeySet([DispatchKey.Meta, DispatchKey.AutogradMeta])
+    assert m.is_meta and m.keys == DispatchKeySet([DispatchKey.Meta, DispatchKey.ADInplaceOrView])
     with pytest.raises(ValueError, match=r"^a meta tensor has no data, and every other tensor has data$"):
         Tensor(None, dtype=ScalarType.int32, shape=(3,), device=CPU)
 
@@ -229,7 +229,7 @@ def test_from_array_wraps_without_copying_and_array_of_unwraps() -> None:
     t = Tensor._from_array(array, ScalarType.float32, CPU)
     assert array_of(t) is array and t.shape == (2, 3) and t.stride() == (3, 1)
     assert t.storage_offset() == 0 and t.storage.size == 6 and t._version == 0
-    assert t.keys == DispatchKeySet((DispatchKey.CPU, DispatchKey.AutogradCPU))
+    assert t.keys == DispatchKeySet((DispatchKey.CPU, DispatchKey.ADInplaceOrView))
     assert t.storage.data is not None and np.shares_memory(t.storage.data, array)
     assert t.storage.data.shape == (6,)  # the flat view is made on first read
     view = make_view(t, (3,), (1,), 3)

@@ -6,6 +6,8 @@ The public surface, grouped by topic; implementation lives in ``_``-prefixed mod
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .custom_ops import Op, op
 from .dispatch import (
     Library,
@@ -86,6 +88,12 @@ __all__ = [
     "FakeTensorMode",
     "FakeTensor",
     "opcheck",
+    # autograd
+    "autograd",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
 ]
 __version__ = "0.1.0"
 

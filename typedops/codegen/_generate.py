@@ -18,8 +18,17 @@ import ast
 from pathlib import Path
 
 from ..dispatch import DispatchKey
+from ._derivatives import CORE_HELPERS, load_derivatives
+from ._derivatives_source import autograd_module
 from ._api import functions_section, group, library_stub, methods_section
-from ._messages import BAD_NAMESPACE_OPTION, FUNCTION_NAME_TAKEN, NOT_A_BACKEND_KEY, SCHEMAS_ONLY_WITH, UNTYPED_METHOD
+from ._messages import (
+    BAD_NAMESPACE_OPTION,
+    FUNCTION_NAME_TAKEN,
+    DERIVATIVES_CORE_ONLY,
+    NOT_A_BACKEND_KEY,
+    SCHEMAS_ONLY_WITH,
+    UNTYPED_METHOD,
+)
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
@@ -31,6 +40,8 @@ __all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML", "PACKAGE"]
 
 PACKAGE = Path(__file__).resolve().parent.parent
 DEFAULT_CORE_YAML = PACKAGE / "core" / "native_functions.yaml"
+# The derivatives of a library's ops, read from beside its op yaml (docs/autograd.md).
+DERIVATIVES_NAME = "derivatives.yaml"
 
 
 def _static_keys(text: str | None) -> tuple[DispatchKey, ...]:
@@ -100,6 +111,13 @@ def generate(
     )
     files: dict[Path, str] = {}
     files[out / "__init__.py"] = module
+    derivatives_yaml = yaml_path.parent / DERIVATIVES_NAME
+    if derivatives_yaml.is_file() and ops_list is None and not options.static_dispatch:
+        files[out / "autograd.py"] = _autograd_text(derivatives_yaml, entries, options)
+        files[out / "autograd.pyi"] = (
+            f"# {HEADER} from {DERIVATIVES_NAME} -- do not edit.\n"
+            "# autograd.py registers the library's autograd kernels when imported; nothing in it is public API.\n"
+        )
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:
         section = namespace_section(namespace, f"from {options.source_label} by typedops codegen",
@@ -124,6 +142,23 @@ def _refuse_untyped_methods(entries: list[OpEntry], options: Options) -> None:
             raise CodegenError(UNTYPED_METHOD.format(
                 label=options.source_label, line=entry.line, name=entry.schema.full_name, function=entry.schema.name,
             ))  # fmt: skip
+
+
+def _autograd_text(path: Path, entries: list[OpEntry], options: Options) -> str:
+    """The library's autograd kernels from the derivatives.yaml beside its op yaml (the core
+    library's only, for now: its formulas call the core helpers)."""
+    if options.namespace != "core":
+        raise CodegenError(DERIVATIVES_CORE_ONLY.format(v0=path.name))
+    functions = frozenset(e.schema.name for e in entries if e.function) | CORE_HELPERS
+    derivatives = load_derivatives(path, entries, functions)
+    return autograd_module(
+        derivatives,
+        entries,
+        functions,
+        source_label=path.name,
+        package="typedops.core._generated",
+        helpers="typedops.core._derivatives",
+    )
 
 
 def _check_function_names(

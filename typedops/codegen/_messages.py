@@ -100,3 +100,16 @@ SCHEMAS_ONLY_KERNELS_ONLY: Final = (
     "drop the entry or the option"
 )
 SCHEMAS_ONLY_WITH: Final = "--schemas-only registers no kernels, so {option} has nothing to do; drop one of them"
+DERIVATIVES_NOT_A_LIST: Final = "{v0}:1: expected a list of '- name: ...' entries"
+DERIVATIVE_NAME_NOT_TEXT: Final = "{v0}:{v1}: 'name' must be the op's schema text"
+DERIVATIVE_NO_SUCH_OP: Final = '{v0}:{v1}: no op in the library has the schema {v2!r}'
+OUTPUT_DIFFERENTIABILITY_LENGTH: Final = '{v0}:{v1}: output_differentiability must list one true/false per output ({v2})'
+FORMULA_NOT_TEXT: Final = '{v0}: the formula for {v1!r} must be an expression (text)'
+FORMULA_NOT_ALLOWED: Final = '{v0}: {v1} is not allowed in a formula (see Note [Validated formulas])'
+DERIVATIVE_NOT_A_MAPPING: Final = "{v0}:{v1}: each entry is a mapping with a 'name:' (the op's schema)"
+DERIVATIVE_TWICE: Final = '{v0}:{v1}: {v2} has two entries'
+DERIVATIVE_NAME_NOT_A_SCHEMA: Final = "{v0}:{v1}: 'name' is not a schema: {v2}"
+DERIVATIVE_NOT_AN_ARGUMENT: Final = '{v0}:{v1}: {v2!r} is not an argument of {v3}'
+DERIVATIVE_NO_GRADIENT: Final = '{v0}:{v1}: argument {v2!r} of type {v3} has no gradient'
+FORMULA_NOT_PYTHON: Final = '{v0}: the formula for {v1!r} is not a Python expression: {v2}'
+DERIVATIVES_CORE_ONLY: Final = "{v0}: derivatives are generated for the core library only (namespace 'core')"

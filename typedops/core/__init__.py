@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _generated
 from ._generated import __all__ as __all__
+from ._generated import autograd as _autograd  # pyright: ignore[reportUnusedImport] -- registers the autograd kernels
 
 if TYPE_CHECKING:
     from ._generated import *  # noqa: F403 -- the typed functional API (_generated/__init__.pyi)

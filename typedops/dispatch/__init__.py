@@ -2,7 +2,7 @@
 
 from ._collector import bulk_registration
 from ._dispatcher import Dispatcher, dispatcher
-from ._handle import OperatorHandle
+from ._handle import RULE_REGISTRARS, OperatorHandle
 from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, fallthrough
 from ..vocabulary import (
     ALIAS_KEYS,
@@ -15,12 +15,21 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._signature import check_kernel_signature
-from ._typed import TypedOperatorHandle, describe_as, function_for, typed
+from ._typed import AutogradContext, Gradients, TypedOperatorHandle, describe_as, function_for, typed
 from ._entry import check_devices
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
 from ._ops import OpNamespace, OpOverloadPacket, binding_problem, call_overload, ops, register_bundled_library
-from ._tls import exclude_keys, hide_included, include_keys, local_exclude, local_include, restore_included
+from ._tls import (
+    KeysChanged,
+    allow_keys,
+    exclude_keys,
+    hide_included,
+    include_keys,
+    local_exclude,
+    local_include,
+    restore_included,
+)
 
 __all__ = [
     # keys
@@ -34,6 +43,8 @@ __all__ = [
     "backend_key_for",
     "include_keys",
     "exclude_keys",
+    "allow_keys",
+    "KeysChanged",
     "local_include",
     "local_exclude",
     "hide_included",
@@ -59,6 +70,9 @@ __all__ = [
     "register_bundled_library",
     # typed handles
     "TypedOperatorHandle",
+    "AutogradContext",
+    "Gradients",
+    "RULE_REGISTRARS",
     "typed",
     "function_for",
     "describe_as",

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from typing_extensions import ParamSpec
 
 from ..schema import FunctionSchema
-from ..vocabulary import DispatchKey, DispatchKeySet
+from ..vocabulary import DispatchKey, DispatchKeySet, RegistrationError
 from ._typed import TypedOperatorHandle, typed
+from ._messages import (
+    AUTOGRAD_NOT_LOADED,
+)
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
@@ -18,7 +21,11 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-__all__ = ["OperatorHandle"]
+__all__ = ["OperatorHandle", "RULE_REGISTRARS"]
+
+# Rule registration the functionality layers install (they sit above this one): name ->
+# fn(handle, rule, **options). ``register_autograd`` calls RULE_REGISTRARS["autograd"].
+RULE_REGISTRARS: Final[dict[str, Callable[..., Any]]] = {}
 
 
 class _EntryCall:
@@ -117,6 +124,14 @@ class OperatorHandle:
         types cannot silently disagree with the registered schema.
         """
         return typed(self, prototype)
+
+    def register_autograd(self, backward: Callable[..., Any], *, setup_context: Callable[..., Any] | None = None) -> Any:
+        """Give the op a backward rule (see ``TypedOperatorHandle.register_autograd``);
+        returns the registration's handle (``remove()`` undoes it)."""
+        registrar = RULE_REGISTRARS.get("autograd")
+        if registrar is None:
+            raise RegistrationError(AUTOGRAD_NOT_LOADED)
+        return registrar(self, backward, setup_context=setup_context)
 
     def remove(self) -> None:
         """Remove the op's definition (as leaving the library that defined it would);

@@ -38,14 +38,22 @@ fallthrough: Final = Fallthrough()
 
 
 class Boxed:
-    """A boxed kernel ``fn(op, keys, stack) -> None``, marked so registration knows its convention."""
+    """A boxed kernel ``fn(op, keys, stack) -> None``, marked so registration knows its convention.
 
-    __slots__ = ("fn",)
+    ``only_for(schema, keys)``, when given, limits a *fallback* to the ops it accepts (``keys``:
+    those the op has kernels for): for the others its key falls through, at no cost per
+    call (ADInplaceOrView serves only ops with a mutable argument).
+    """
 
-    def __init__(self, fn: Callable[[Any, Any, list[Any]], None]) -> None:
+    __slots__ = ("fn", "only_for")
+
+    def __init__(
+        self, fn: Callable[[Any, Any, list[Any]], None], only_for: Callable[[Any, Any], bool] | None = None
+    ) -> None:
         if not callable(fn):
             raise ArgumentError(BOXED_NOT_A_FUNCTION.format(kind=type(fn).__name__))
         self.fn = fn
+        self.only_for = only_for
 
     def __call__(self, op: Any, keys: Any, stack: list[Any]) -> None:
         self.fn(op, keys, stack)
@@ -54,9 +62,10 @@ class Boxed:
         return f"boxed({getattr(self.fn, '__qualname__', self.fn)!r})"
 
 
-def boxed(fn: Callable[[Any, Any, list[Any]], None]) -> Boxed:
-    """Mark ``fn(op, keys, stack)`` as a boxed kernel (usable as a decorator)."""
-    return Boxed(fn)
+def boxed(fn: Callable[[Any, Any, list[Any]], None], only_for: Callable[[Any, Any], bool] | None = None) -> Boxed:
+    """Mark ``fn(op, keys, stack)`` as a boxed kernel (usable as a decorator); see ``Boxed``
+    for ``only_for``."""
+    return Boxed(fn, only_for)
 
 
 class KernelKind(enum.Enum):

@@ -115,3 +115,4 @@ SCOPED_FALLBACK_TAKEN: Final = (
     "{user} serves the {key} key with its own fallback, but {error}. "
     "Remove that fallback (or leave its Library block) before using {user}"
 )
+AUTOGRAD_NOT_LOADED: Final = 'register_autograd needs the autograd layer: import typedops.autograd first'

@@ -74,7 +74,7 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._entry import make_entries
-from ._kernel import Boxed, KernelKind, Registration
+from ._kernel import Boxed, KernelKind, Registration, fallthrough
 from ._messages import (
     NO_DISPATCH_KEY,
     NO_KERNEL,
@@ -339,12 +339,15 @@ class OperatorEntry:
         else:
             result.append((None, _MISSING))
         for key in _RUNTIME_KEYS:
-            result.append(self._choose(key, regs, fallbacks))
+            result.append(self._choose(key, regs, fallbacks, self.schema))
         return result
 
     @staticmethod
     def _choose(
-        key: DispatchKey, regs: dict[DispatchKey, Registration], fallbacks: dict[DispatchKey, Registration]
+        key: DispatchKey,
+        regs: dict[DispatchKey, Registration],
+        fallbacks: dict[DispatchKey, Registration],
+        schema: FunctionSchema,
     ) -> Slot:
         direct = regs.get(key)
         if direct is not None:
@@ -360,6 +363,10 @@ class OperatorEntry:
             return regs[AUTOGRAD_ALIAS], SlotRule.autograd_alias
         fallback = fallbacks.get(key)
         if fallback is not None:
+            only_for = fallback.fn.only_for if isinstance(fallback.fn, Boxed) else None
+            if only_for is not None and not only_for(schema, frozenset(regs)):
+                # A fallback limited to some ops (see Boxed): the others fall through.
+                return Registration(key, fallthrough, _FALLTHROUGH, False, fallback.source), SlotRule.fallback
             return fallback, SlotRule.fallback
         return None, _MISSING
 

@@ -38,7 +38,7 @@ from typing import Any, Final, TypeVar
 from ..vocabulary import DispatchKey, DispatchKeySet
 
 __all__ = [
-    "include_keys", "exclude_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
+    "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
     "keep_flag_in", "STATE", "hide_included", "restore_included",
 ]  # fmt: skip
 
@@ -75,12 +75,13 @@ def keep_flag_in(namespace: dict[str, Any]) -> None:
 class _Block:
     """One open include/exclude block: which ``KeysChanged`` opened it, and its keys."""
 
-    __slots__ = ("owner", "include", "exclude")
+    __slots__ = ("owner", "include", "exclude", "allow")
 
-    def __init__(self, owner: object, include: int, exclude: int) -> None:
+    def __init__(self, owner: object, include: int, exclude: int, allow: int = 0) -> None:
         self.owner = owner
         self.include = include
         self.exclude = exclude
+        self.allow = allow  # keys whose outer exclusion this block lifts (not included)
 
 
 # (include bits, exclude bits, the open blocks in entry order): Note [Order-independent exits].
@@ -95,7 +96,7 @@ def _sets_of(blocks: tuple[_Block, ...]) -> _Sets:
     for block in blocks:
         # Including a key undoes an outer exclusion of it, and the other way round.
         include = (include | block.include) & ~block.exclude
-        exclude = (exclude | block.exclude) & ~block.include
+        exclude = (exclude | block.exclude) & ~block.include & ~block.allow
     return include, exclude, blocks
 
 
@@ -151,16 +152,17 @@ class KeysChanged:
     the current thread and asyncio task; a context manager, and a decorator (also of
     generator functions, entered around each step)."""
 
-    __slots__ = ("_include", "_exclude")
+    __slots__ = ("_include", "_exclude", "_allow")
 
-    def __init__(self, include: int, exclude: int) -> None:
+    def __init__(self, include: int, exclude: int, allow: int = 0) -> None:
         self._include = include
         self._exclude = exclude
+        self._allow = allow
 
     def __enter__(self) -> None:
         _, _, blocks = _get()
         STATE.change(+1)
-        _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude))))
+        _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude, self._allow))))
 
     def __exit__(self, *exc: object) -> None:
         # Remove the innermost block this object opened in this context; the same object
@@ -178,13 +180,13 @@ class KeysChanged:
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with KeysChanged(self._include, self._exclude):
+            with KeysChanged(self._include, self._exclude, self._allow):
                 return fn(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]  # same signature as fn
 
     def _wrap_generator(self, fn: F) -> F:
-        include, exclude = self._include, self._exclude
+        include, exclude, allow = self._include, self._exclude, self._allow
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
@@ -192,20 +194,20 @@ class KeysChanged:
             # steps, runs outside it (Note [Order-independent exits]).
             gen = fn(*args, **kwargs)
             try:
-                with KeysChanged(include, exclude):
+                with KeysChanged(include, exclude, allow):
                     response = gen.send(None)
                 while True:
                     try:
                         request = yield response
                     except GeneratorExit:
-                        with KeysChanged(include, exclude):
+                        with KeysChanged(include, exclude, allow):
                             gen.close()
                         raise
                     except BaseException as error:
-                        with KeysChanged(include, exclude):
+                        with KeysChanged(include, exclude, allow):
                             response = gen.throw(error)
                     else:
-                        with KeysChanged(include, exclude):
+                        with KeysChanged(include, exclude, allow):
                             response = gen.send(request)
             except StopIteration as stop:
                 return stop.value
@@ -229,3 +231,9 @@ def exclude_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySe
     """Remove ``keys`` from every call's key set in this thread and asyncio task, until
     the block exits; a decorator too, like ``include_keys``."""
     return KeysChanged(0, _as_bits(keys))
+
+
+def allow_keys(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> KeysChanged:
+    """Lift the exclusion of ``keys`` by enclosing blocks, without adding them to calls'
+    key sets, until the block exits (``enable_grad`` inside ``no_grad``); a decorator too."""
+    return KeysChanged(0, 0, _as_bits(keys))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Optional, Protocol, TypeVar, Union, cast, runtime_checkable
 
 from typing_extensions import ParamSpec
 
@@ -28,13 +28,38 @@ from ..vocabulary import DispatchKeySet
 from ._signature import check_kernel_signature
 
 if TYPE_CHECKING:
+    from ..tensor import Tensor
     from ._handle import OperatorHandle
 
-__all__ = ["TypedOperatorHandle", "typed", "function_for", "describe_as"]
+__all__ = ["TypedOperatorHandle", "AutogradContext", "Gradients", "typed", "function_for", "describe_as"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
+
+
+class AutogradContext(Protocol):
+    """What a backward rule registered with ``register_autograd`` receives first (the
+    autograd layer's ``BackwardContext`` implements it)."""
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        """Per differentiable (tensor) input of the op: whether its gradient is needed."""
+        ...
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor, ...]:
+        """The tensors ``save_for_backward`` kept, after their version check."""
+        ...
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None: ...
+
+    def mark_non_differentiable(self, *outputs: Tensor) -> None: ...
+
+
+# What a backward rule returns: one gradient (or None) per tensor input of the op; a
+# single one may be returned bare.
+Gradients = Union["Tensor", None, tuple[Optional["Tensor"], ...]]
 
 
 @runtime_checkable
@@ -74,6 +99,18 @@ class TypedOperatorHandle(Protocol[P, R_co]):
 
     def dump_table(self) -> str: ...
 
+    def register_autograd(
+        self,
+        backward: Callable[[AutogradContext, R_co], Gradients],
+        *,
+        setup_context: Callable[[AutogradContext, tuple[Any, ...], R_co], None] | None = None,
+    ) -> Any:
+        """Give the op a backward rule (``torch.library.register_autograd``): ``backward(ctx,
+        grad)`` gets the gradient of the op's result -- typed as the result ``R`` -- and
+        returns one gradient per tensor input, in order (None for one without). Checked
+        against the schema now, and by type checkers statically."""
+        ...
+
 
 def function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
     """A function running ``handle``'s generated entry, carrying the handle's attributes:
@@ -100,6 +137,7 @@ def function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
         redispatch_boxed=entry.redispatch_boxed,
         dump=handle.dump,
         dump_table=handle.dump_table,
+        register_autograd=handle.register_autograd,
     )
     return fn
 

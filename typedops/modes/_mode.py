@@ -34,9 +34,9 @@ import contextvars
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
-from ..vocabulary import DispatchKey, DispatchKeySet
+from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..tensor import Tensor
-from ..dispatch import Library, OperatorHandle, hide_included, include_keys, restore_included
+from ..dispatch import Library, OperatorHandle, exclude_keys, hide_included, include_keys, restore_included
 
 __all__ = ["DispatchMode", "current_modes", "dispatch_on_class", "PYTHON_FALLBACK"]
 
@@ -164,6 +164,13 @@ def _dispatching_class(values: list[Any]) -> Any:
 
 
 _PYTHON_BIT: Final = 1 << DispatchKey.Python
+# Note [Handlers call below the keys above Python]
+# A call reaches the Python key after the keys above it did their work (the autograd
+# keys recorded it, ADInplaceOrView bumped the versions of what it writes). Calls a
+# handler makes -- ``op(*args)`` going on to the kernels, a fake tensor's Meta kernel --
+# skip those keys, as in PyTorch, where the dispatcher restores the key state the call
+# had at the Python key: else every in-place op under a mode would bump twice.
+_ABOVE_PYTHON: Final = exclude_keys(DispatchKeySet([DispatchKey.ADInplaceOrView, *AUTOGRAD_KEYS]))
 
 
 def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
@@ -174,6 +181,7 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
         # With no mode left, the handler's own call skips the Python key (Note [Hiding
         # included keys] in dispatch/_tls.py); a fake tensor's key still counts.
         hidden = None if rest else hide_included(_PYTHON_BIT)
+        _ABOVE_PYTHON.__enter__()  # the handler's own calls start below what this call passed
         try:
             # _call_handler, inlined for the common case: plain tensors, no keyword-only arguments.
             split = _SPLITS.get(op) or _split_of(op)
@@ -194,6 +202,7 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
                 elif split.returns:
                     stack.extend(result)
         finally:
+            _ABOVE_PYTHON.__exit__(None, None, None)
             _MODES.reset(token)
             if hidden is not None:
                 restore_included(hidden)

@@ -17,6 +17,11 @@ from ..tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
+from ..autograd import (
+    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD_MASK, Node, add_output_meta, below_autograd, check_inplace, edge_of, mark_view,
+    rebase_view, not_implemented,
+    out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack,
+)  # fmt: skip
 from ..schema import (
     AwaitType, BaseType, ClassType, DictType, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
@@ -34,6 +39,10 @@ __all__ = [
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",
+    # for generated autograd kernels
+    "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
+    "edge_of", "mark_view", "rebase_view", "not_implemented",
+    "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack",
 ]  # fmt: skip
 
 

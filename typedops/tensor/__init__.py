@@ -25,6 +25,10 @@ from ._strides import (
 )
 from ._messages import NO_DATA
 from ._tensor import (
+    AUTOGRAD_BIT_FOR_DEVICE,
+    AUTOGRAD_BITS,
+    AUTOGRAD_METHODS,
+    DEVICE_KEY_BITS,
     Tensor,
     array_of,
     backend_key_for_device,
@@ -37,6 +41,7 @@ from ._tensor import (
     numpy_dtype,
     resize_,
     scalar_type_of,
+    set_requires_grad,
     tensor,
     wrap_array,
     wrapped_scalar,
@@ -70,6 +75,12 @@ __all__ = [
     "backend_key_for_device",
     "NO_DATA",
     "TENSOR_OWN_NAMES",
+    # autograd's view of a tensor (Note [Autograd keys only on tensors that require grad])
+    "AUTOGRAD_BITS",
+    "AUTOGRAD_BIT_FOR_DEVICE",
+    "AUTOGRAD_METHODS",
+    "DEVICE_KEY_BITS",
+    "set_requires_grad",
     # shapes and strides
     "numel_of",
     "contiguous_strides",

@@ -47,3 +47,9 @@ SHAPE_INVALID_FOR_SIZE: Final = "shape '{shape}' is invalid for input of size {n
 DIMENSION_OUT_OF_RANGE: Final = (
     "Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
 )
+NO_AUTOGRAD: Final = "Tensor.{name}() needs the autograd layer: import typedops (or typedops.autograd) first"
+REQUIRES_GRAD_DTYPE: Final = "only Tensors of floating point and complex dtype can require gradients (got {dtype}); convert first, e.g. x.to(float32)"
+NON_LEAF_REQUIRES_GRAD: Final = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)

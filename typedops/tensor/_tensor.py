@@ -24,12 +24,13 @@ checked form (it copies and casts).
 Note [Tensor fields with class defaults]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The fields every tensor reads on the plain path are slots, set by the constructors. The
-fields the functionality layers will use -- ``requires_grad``, ``grad``, ``grad_fn``,
+fields the functionality layers will use -- ``grad``, ``grad_fn``, ``_output_nr``,
 ``_autograd_meta``, ``is_wrapped_number``, ``_batch_level`` and ``_batch_value`` -- are
 *class-level defaults*: Tensor has a ``__dict__`` slot, which CPython creates only on the
 first write of such a field, so a plain tensor pays neither a store when it is made nor
 a dict. Reading a default costs a few nanoseconds more than reading a slot; writing one
-makes that tensor's dict.
+makes that tensor's dict. (``requires_grad`` is the tensor's Autograd key bit: Note
+[Autograd keys only on tensors that require grad].)
 """
 
 # Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
@@ -42,6 +43,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, overload
 
 from ..vocabulary import (
+    AUTOGRAD_KEYS,
     ArgumentError,
     ArgumentValueError,
     Device,
@@ -53,6 +55,9 @@ from ..vocabulary import (
     autograd_key_for,
 )
 from ._messages import (
+    NO_AUTOGRAD,
+    NON_LEAF_REQUIRES_GRAD,
+    REQUIRES_GRAD_DTYPE,
     AMBIGUOUS_BOOL,
     BAD_NUMPY_STRIDES,
     DATA_IFF_NOT_META,
@@ -102,13 +107,50 @@ _CPU: Final = Device("cpu")
 
 
 def keys_for_device(device: Device) -> DispatchKeySet:
-    """The keys a tensor on ``device`` carries: its backend and that backend's autograd key."""
+    """The keys a tensor on ``device`` carries while it does not require grad: its backend
+    and ADInplaceOrView (Note [Autograd keys only on tensors that require grad])."""
     backend = _BACKEND_FOR_DEVICE[device.type]
-    return DispatchKeySet((backend, autograd_key_for(backend)))
+    return DispatchKeySet((backend, DispatchKey.ADInplaceOrView))
 
+
+# Note [Autograd keys only on tensors that require grad]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor carries its backend's Autograd key (AutogradCPU for a CPU tensor) only while it
+# requires grad: ``requires_grad`` *is* that bit. Setting it sets the bit, and the autograd
+# layer sets it on the results of recorded ops. So a call on tensors that do not require
+# grad never reaches an autograd kernel: its key set has no Autograd key to dispatch to.
+# (PyTorch gives every tensor the key and lets the autograd kernel find out that nothing
+# requires grad; see docs/autograd.md for why typedops does not.)
 
 # The key bits of a plain tensor, per device type: built once, read by every constructor.
 DEVICE_KEY_BITS: Final = {kind: int(keys_for_device(Device(kind))) for kind in _BACKEND_FOR_DEVICE}
+# The Autograd key bit a tensor on each device type gains when it requires grad.
+AUTOGRAD_BIT_FOR_DEVICE: Final = {
+    kind: 1 << autograd_key_for(backend) for kind, backend in _BACKEND_FOR_DEVICE.items()
+}
+AUTOGRAD_BITS: Final = sum(1 << k for k in AUTOGRAD_KEYS)
+
+# Functions the autograd layer installs (it sits above this layer): name -> function.
+AUTOGRAD_METHODS: Final[dict[str, Any]] = {}
+
+
+def _autograd_method(name: str) -> Any:
+    fn = AUTOGRAD_METHODS.get(name)
+    if fn is None:
+        raise TensorError(NO_AUTOGRAD.format(name=name))
+    return fn
+
+
+def set_requires_grad(t: Tensor, value: bool) -> None:
+    """Set or clear ``t``'s Autograd key bit (Note [Autograd keys only on tensors that require grad])."""
+    if value:
+        if not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise TensorError(REQUIRES_GRAD_DTYPE.format(dtype=t._dtype.name))
+        t.key_bits |= AUTOGRAD_BIT_FOR_DEVICE[t._device.type]
+    else:
+        if t.grad_fn is not None:
+            raise TensorError(NON_LEAF_REQUIRES_GRAD)
+        t.key_bits &= ~AUTOGRAD_BITS
 
 # Contiguous strides by shape, for wrapping results (see contiguous_strides_cached).
 _CONTIGUOUS: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -157,10 +199,10 @@ class Tensor(_TensorMethods):
     )  # fmt: skip
 
     # See Note [Tensor fields with class defaults].
-    requires_grad: bool = False
     is_wrapped_number: bool = False
     grad: Tensor | None = None
     grad_fn: Any = None
+    _output_nr: int = 0  # which output of grad_fn this tensor is
     _autograd_meta: Any = None  # per-tensor autograd state, made by the autograd layer
     _batch_level: int | None = None  # the vmap level of a batching wrapper
     _batch_value: Tensor | None = None  # the tensor a batching wrapper holds
@@ -263,6 +305,44 @@ class Tensor(_TensorMethods):
         span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
         flat = np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(itemsize,))
         return cls._from_parts(Storage(flat, span), shape, strides, 0, dtype, _CPU)
+
+    # -- autograd (the autograd layer installs what it does: AUTOGRAD_METHODS) ------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are recorded for this tensor: its Autograd key bit."""
+        return self.key_bits & AUTOGRAD_BITS != 0
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        set_requires_grad(self, value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors no recorded op made (grad_fn is None)."""
+        return self.grad_fn is None
+
+    def backward(
+        self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False
+    ) -> None:
+        """Accumulate the gradients of this tensor into the ``.grad`` of the leaves it depends on."""
+        _autograd_method("backward")(self, gradient, retain_graph, create_graph)
+
+    def detach(self) -> Tensor:
+        """A view of the same data that does not require grad and has no history."""
+        result: Tensor = _autograd_method("detach")(self)
+        return result
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
+        _autograd_method("retain_grad")(self)
+
+    def register_hook(self, hook: Any) -> Any:
+        """Call ``hook(grad)`` with this tensor's gradient; a returned tensor replaces it."""
+        return _autograd_method("register_hook")(self, hook)
 
     # -- what the dispatcher and users read -----------------------------------------------
     @property
@@ -394,9 +474,14 @@ class Tensor(_TensorMethods):
         return bool(self.item())
 
     def __repr__(self) -> str:
+        grad = ""
+        if self.grad_fn is not None:
+            grad = f", grad_fn=<{self.grad_fn.name()}>"
+        elif self.requires_grad:
+            grad = ", requires_grad=True"
         if self.is_meta:
-            return f"tensor(..., shape={self._shape}, dtype={self._dtype.name}, device='meta')"
-        return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name})"
+            return f"tensor(..., shape={self._shape}, dtype={self._dtype.name}, device='meta'{grad})"
+        return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name}{grad})"
 
 
 _STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
@@ -508,8 +593,6 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     view.key_bits = DEVICE_KEY_BITS[device.type]
     view._array = None
     view._array_buffer = None
-    if self.requires_grad:
-        view.requires_grad = True
     return view
 
 
@@ -566,6 +649,7 @@ def tensor(
     *,
     dtype: ScalarType | None = None,
     device: str | Device = "cpu",
+    requires_grad: bool = False,
 ) -> Tensor:
     """A tensor from nested sequences, a number, a numpy array or another tensor's data.
 
@@ -589,6 +673,7 @@ def tensor(
             inferred = _FROM_NUMPY_NAME[array.dtype.name]  # numpy arrays keep their precision
         dtype = inferred
     shape = tuple(int(s) for s in array.shape)
-    if dev.type == "meta":
-        return empty_tensor(shape, dtype, dev)
-    return wrap_array(array, dtype, dev)
+    result = empty_tensor(shape, dtype, dev) if dev.type == "meta" else wrap_array(array, dtype, dev)
+    if requires_grad:
+        set_requires_grad(result, True)
+    return result

@@ -26,8 +26,8 @@ UNDECLARED_MUTATION: Final = (
     "Tensor(a!) {arg} (for an @op operator: mutates_args=({arg!r},)), or work on a copy"
 )
 UNUSED_MUTATION: Final = (
-    "the schema declares argument {arg!r} written (Tensor(a!)), but the kernel left its values and "
-    "version counter unchanged: drop the '!', or bump the version when writing (typedops.tensor.bump_version)"
+    "the schema declares argument {arg!r} written (Tensor(a!)), but the kernel left its values "
+    "unchanged: drop the '!' (for an @op operator: mutates_args), or write the argument"
 )
 UNDECLARED_ALIAS: Final = (
     "result {index} shares memory with argument {arg!r}, but the schema does not say so: return a "

@@ -123,7 +123,9 @@ def check_schema(op: OperatorHandle, args: tuple[Any, ...], kwargs: Mapping[str,
     for argument, t, snapshot, version in before:
         values_changed = snapshot is not None and not same_values(Tensor.from_numpy(snapshot), t)
         bumped = t.storage.version != version
-        if argument.is_write and not (values_changed or bumped):
+        # ADInplaceOrView bumps every declared-written argument itself (Note
+        # [ADInplaceOrView]), so only its values can show whether the kernel wrote it.
+        if argument.is_write and snapshot is not None and not values_changed:
             return msg.UNUSED_MUTATION.format(arg=argument.name)
         if not argument.is_write and (values_changed or bumped):
             how = "its values" if values_changed else "its version counter"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
-from ...tensor import Tensor, array_of, bump_version, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT
 
@@ -289,7 +289,6 @@ def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType)
         import numpy as np
 
         data(out)[...] = np.asarray(values, dtype=numpy_dtype(dtype)).astype(numpy_dtype(out.dtype))
-    bump_version(out)
     return out
 
 
@@ -300,5 +299,4 @@ def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:
         import numpy as np
 
         data(self)[...] = np.asarray(values).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self

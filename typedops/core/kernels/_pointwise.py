@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError
-from ...tensor import Tensor, broadcast_shapes, bump_version, numpy_dtype, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_FLOAT_FOR_INT,
     BOOL_NEGATION,
@@ -104,8 +104,7 @@ def _inplace_fast(self: Tensor, other: Tensor, ufunc_name: str) -> bool:
         getattr(np, ufunc_name)(target, data(other), out=target)
     except ValueError:
         return False
-    bump_version(self)
-    return True
+    return True  # the version bump is ADInplaceOrView's (Note [ADInplaceOrView])
 
 
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:

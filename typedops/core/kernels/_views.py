@@ -21,7 +21,7 @@ from ...tensor import (
     wrap_dim,
 )
 from ...tensor import (
-    NO_DATA, Tensor, bump_version, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
+    NO_DATA, Tensor, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype,
 )  # fmt: skip
 from ._common import call_op, data, meta_like, result_type
 from ._messages import (
@@ -259,7 +259,6 @@ def _check_copy(self: Tensor, src: Tensor) -> None:
 def copy__cpu(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
     _check_copy(self, src)
     data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self
 
 
@@ -269,7 +268,6 @@ def copy__meta(self: Tensor, src: Tensor, non_blocking: bool) -> Tensor:
         raise UnsupportedError(META_COPY.format(no_data=NO_DATA))
     if not self.is_meta:  # a meta source was ruled out: copying real data into a real tensor
         data(self)[...] = data(src).astype(numpy_dtype(self.dtype))
-    bump_version(self)
     return self
 
 

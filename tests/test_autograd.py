@@ -1,0 +1,367 @@
+"""Reverse-mode autograd: the user surface, routing by keys, versions, errors, the engine."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import typedops
+from typedops import DispatchKey, ScalarType, Tensor, core, tensor
+from typedops.autograd import AutogradError, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
+
+F64 = ScalarType.float64
+
+
+def t(data: Any, requires_grad: bool = True) -> Tensor:
+    return tensor(data, dtype=F64, requires_grad=requires_grad)
+
+
+# -- requires_grad is the Autograd key ----------------------------------------------------------
+
+
+def state(x: Tensor) -> tuple[bool, bool, bool]:
+    return DispatchKey.AutogradCPU in x.keys, x.requires_grad, x.is_leaf
+
+
+def test_only_tensors_that_require_grad_carry_the_autograd_key() -> None:
+    x = tensor([1.0, 2.0])
+    assert state(x) == (False, False, True)
+    x.requires_grad_()
+    assert state(x) == (True, True, True)
+    y = x * 2
+    assert state(y) == (True, True, False)
+    assert y.grad_fn.name() == "MulBackward0"
+    x.requires_grad = False
+    assert DispatchKey.AutogradCPU not in x.keys
+
+
+def test_requires_grad_is_refused_for_integers_and_non_leaves() -> None:
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
+        tensor([1, 2]).requires_grad_()
+    y = t([1.0]) * 2
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+
+
+def test_plain_calls_record_nothing() -> None:
+    y = core.mul(tensor([1.0]), tensor([2.0]))
+    assert y.grad_fn is None and not y.requires_grad
+
+
+def test_repr_shows_grad_fn_and_requires_grad() -> None:
+    x = t([1.0])
+    assert repr(x) == "tensor([1.0], dtype=float64, requires_grad=True)"
+    assert repr(x * 2) == "tensor([2.0], dtype=float64, grad_fn=<MulBackward0>)"
+
+
+# -- backward and grad ------------------------------------------------------------------------
+
+
+def test_backward_accumulates_into_leaves() -> None:
+    x, w = t([1.0, 2.0, 3.0]), t([0.5, -1.0, 2.0])
+    (x * w).sum().backward()
+    assert x.grad is not None and w.grad is not None
+    assert x.grad.tolist() == [0.5, -1.0, 2.0] and w.grad.tolist() == [1.0, 2.0, 3.0]
+    (x * w).sum().backward()
+    assert x.grad.tolist() == [1.0, -2.0, 4.0]
+
+
+def test_next_functions_name_the_graph() -> None:
+    x = t([1.0, 2.0])
+    y = (x * x).sum()
+    mul, _ = y.grad_fn.next_functions[0]
+    assert mul.name() == "MulBackward0"
+    assert [(n.name(), i) for n, i in mul.next_functions] == [("AccumulateGrad", 0), ("AccumulateGrad", 0)]
+
+
+def test_a_shared_input_gets_the_sum_of_its_gradients() -> None:
+    x = t([3.0])
+    y = x * x + x
+    y.backward(tensor([1.0], dtype=F64))
+    assert x.grad is not None and x.grad.tolist() == [7.0]
+
+
+def test_broadcasting_gradients_are_summed_back() -> None:
+    x, b = t([[1.0, 2.0], [3.0, 4.0]]), t([10.0, 20.0])
+    (x + b).sum().backward()
+    assert b.grad is not None and b.grad.tolist() == [2.0, 2.0]
+
+
+def test_grad_returns_gradients_without_touching_dot_grad() -> None:
+    x, w = t([1.0, 2.0]), t([3.0, 4.0])
+    (gx,) = grad((x * w).sum(), [x])
+    assert gx is not None and gx.tolist() == [3.0, 4.0] and x.grad is None and w.grad is None
+
+
+def test_grad_of_an_unused_input() -> None:
+    x, z = t([1.0]), t([2.0])
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        grad((x * 2).sum(), [x, z])
+    assert grad((x * 2).sum(), [x, z], allow_unused=True)[1] is None
+
+
+def test_second_derivatives_with_create_graph() -> None:
+    x = t([2.0])
+    y = x * x * x
+    (g,) = grad(y.sum(), [x], create_graph=True)
+    assert g is not None and g.tolist() == [12.0] and g.requires_grad
+    (gg,) = grad(g.sum(), [x])
+    assert gg is not None and gg.tolist() == [12.0]
+
+
+def test_hooks_and_retain_grad() -> None:
+    x = t([1.0, 2.0])
+    y = x * 3
+    y.retain_grad()
+    seen: list[list[float]] = []
+    def doubling(g: Tensor) -> Tensor:
+        seen.append(g.tolist())
+        return g * 2
+
+    handle = y.register_hook(doubling)
+    x.register_hook(lambda g: g + 1)
+    y.sum().backward()
+    assert seen == [[1.0, 1.0]]
+    # retain_grad keeps the gradient after the tensor's other hooks ran, as in PyTorch
+    assert y.grad is not None and y.grad.tolist() == [2.0, 2.0]
+    assert x.grad is not None and x.grad.tolist() == [7.0, 7.0]
+    handle.remove()
+
+
+def test_detach_shares_data_and_drops_history() -> None:
+    x = t([1.0, 2.0])
+    d = (x * 2).detach()
+    assert not d.requires_grad and d.grad_fn is None and d.tolist() == [2.0, 4.0]
+
+
+def test_multi_output_op_with_a_non_differentiable_output() -> None:
+    x = t([[1.0, 5.0], [7.0, 2.0]])
+    values, indices = core.max(x, 1)
+    assert values.requires_grad and not indices.requires_grad
+    values.sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_composite_ops_record_their_parts() -> None:
+    x = t([1.0, 2.0, 3.0, 4.0])
+    y = core.mean(core.sub(x, 1.0 * x * x))
+    y.backward()
+    assert x.grad is not None and np.allclose(x.grad.tolist(), [(1 - 2 * v) / 4 for v in [1, 2, 3, 4]])
+
+
+# -- grad mode ---------------------------------------------------------------------------------
+
+
+def test_no_grad_and_enable_grad() -> None:
+    x = t([1.0])
+    modes = []
+    with no_grad():
+        modes.append((is_grad_enabled(), (x * 2).requires_grad))
+        with enable_grad():
+            modes.append((is_grad_enabled(), (x * 2).requires_grad))
+    modes.append((is_grad_enabled(), (x * 2).requires_grad))
+    assert modes == [(False, False), (True, True), (True, True)]
+
+
+def test_grad_mode_decorators() -> None:
+    @no_grad()
+    def f(v: Tensor) -> Tensor:
+        return v * 2
+
+    @set_grad_enabled(False)
+    def g(v: Tensor) -> Tensor:
+        return v * 2
+
+    x = t([1.0])
+    assert not f(x).requires_grad and not g(x).requires_grad and (x * 2).requires_grad
+
+
+def test_set_grad_enabled_as_a_block() -> None:
+    x = t([1.0])
+    with set_grad_enabled(False):
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+
+
+def test_grad_mode_is_per_asyncio_task() -> None:
+    async def inside_no_grad(event: asyncio.Event, seen: list[bool]) -> None:
+        with no_grad():
+            event.set()
+            await asyncio.sleep(0.01)
+            seen.append(is_grad_enabled())
+
+    async def other(event: asyncio.Event, seen: list[bool]) -> None:
+        await event.wait()
+        seen.append(is_grad_enabled())
+
+    async def main() -> list[bool]:
+        event = asyncio.Event()
+        seen: list[bool] = []
+        await asyncio.gather(inside_no_grad(event, seen), other(event, seen))
+        return seen
+
+    assert asyncio.run(main()) == [True, False]
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def test_implicit_gradient_only_for_scalars() -> None:
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (t([1.0, 2.0]) * 2).backward()
+
+
+def test_backward_of_a_tensor_without_history() -> None:
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        tensor([1.0]).sum().backward()
+
+
+def test_second_backward_through_a_freed_graph() -> None:
+    x = t([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time") as info:
+        y.backward()
+    assert "MulBackward0" in str(info.value) and "retain_graph=True" in str(info.value)
+
+
+def test_retain_graph_allows_a_second_backward() -> None:
+    x = t([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad is not None and x.grad.tolist() == [4.0, 8.0]
+
+
+def test_in_place_on_a_leaf_that_requires_grad() -> None:
+    x = t([1.0])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        x.add_(tensor([1.0], dtype=F64))
+    with no_grad():
+        x.add_(tensor([1.0], dtype=F64))
+    assert x.tolist() == [2.0]
+
+
+def test_saved_tensor_modified_in_place() -> None:
+    x = t([1.0, 2.0])
+    a = x * 1
+    y = core.sin(a)
+    a.mul_(tensor([2.0, 2.0], dtype=F64))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value).startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [float64 tensor of shape [2]], which is an input of SinBackward0, is at version 1; "
+        "expected version 0 instead. "
+    )
+
+
+def test_in_place_on_a_non_leaf_records() -> None:
+    x = t([1.0, 2.0])
+    y = x * 2
+    y.mul_(y.detach() + 1)
+    y.sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [6.0, 10.0]
+    assert y.grad_fn.name() == "MulBackward0"
+
+
+def test_out_variant_is_not_differentiable() -> None:
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
+        core.add(t([1.0]), t([1.0]), out=tensor([0.0], dtype=F64))
+
+
+def test_op_without_autograd_rule_raises_at_backward() -> None:
+    @typedops.op("agtest::double_it")
+    def double_it(x: Tensor) -> Tensor:
+        return x * 2
+
+    y = double_it(t([1.0]))
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="the derivative for 'agtest::double_it' is not implemented"):
+        y.sum().backward()
+    double_it.library.remove()
+
+
+def test_versions_bump_once_per_in_place_op_including_custom_ops() -> None:
+    @typedops.op("agtest::fill_ones", mutates_args=["x"])
+    def fill_ones(x: Tensor) -> None:
+        x.numpy()[...] = 1
+
+    x = tensor([0.0, 0.0])
+    view = core.select(x, 0, 0)
+    fill_ones(x)
+    assert x._version == 1 and view._version == 1
+    x.add_(tensor([1.0]))
+    assert x._version == 2
+    fill_ones.library.remove()
+
+
+# -- invariants ---------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-10, 10), min_size=1, max_size=6), st.floats(-3, 3))
+def test_gradient_of_a_product_is_the_other_factor(values: list[float], c: float) -> None:
+    x = t(values)
+    w = t([c] * len(values))
+    (gx, gw) = grad((x * w).sum(), [x, w])
+    assert gx is not None and gw is not None
+    assert gx.tolist() == [c] * len(values) and gw.tolist() == values
+
+
+def test_set_grad_enabled_called_alone_changes_the_mode_of_this_context() -> None:
+    import contextvars
+
+    def body() -> tuple[bool, bool]:
+        set_grad_enabled(False)
+        off = is_grad_enabled()
+        set_grad_enabled(True)
+        return off, is_grad_enabled()
+
+    assert contextvars.copy_context().run(body) == (False, True)
+    assert is_grad_enabled()
+
+
+def test_views_of_a_tensor_that_requires_grad_are_recorded_and_share_its_version() -> None:
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    v = core.transpose(x, 0, 1)
+    assert v.grad_fn.name() == "TransposeBackward0" and v.storage is x.storage
+    with no_grad():
+        w = core.transpose(x, 0, 1)
+    assert not w.requires_grad and w.grad_fn is None
+    core.select(v, 0, 1).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [[0.0, 1.0], [0.0, 1.0]]  # column 1 of x
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=1, max_size=3),
+    st.lists(st.booleans(), min_size=3, max_size=3),
+    st.integers(0, 2),
+)
+def test_broadcast_gradients_count_the_copies(shape: list[int], keep: list[bool], lead: int) -> None:
+    """d/dy sum(x + y) is, per element of y, how many times broadcasting copied it."""
+    small = [n if k else 1 for n, k in zip(shape, keep)]
+    x = t(np.zeros([2] * lead + shape))
+    y = t(np.zeros(small))
+    (gy,) = grad(core.add(x, y).sum(), [y])
+    assert gy is not None and tuple(gy.shape) == tuple(small)
+    copies = np.prod([2] * lead + shape) / np.prod(small)
+    assert np.all(gy.numpy() == copies)
+
+
+def test_grad_mode_is_per_thread() -> None:
+    import threading
+
+    seen: list[bool] = []
+    with no_grad():
+        worker = threading.Thread(target=lambda: seen.append(is_grad_enabled()))
+        worker.start()
+        worker.join()
+        seen.append(is_grad_enabled())
+    assert seen == [True, False]

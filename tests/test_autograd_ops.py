@@ -1,0 +1,162 @@
+"""Every differentiable core op against finite differences (gradcheck, float64), and the
+second derivatives of the pointwise ops, matmul and the reductions (gradgradcheck)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from typedops import ScalarType, Tensor, core, ops, tensor
+from typedops.autograd import AutogradError, gradcheck, gradgradcheck
+
+F64 = ScalarType.float64
+RNG = np.random.default_rng(13)
+
+
+def rand(*shape: int, low: float = -1.0, high: float = 1.0, grad: bool = True) -> Tensor:
+    return tensor(RNG.uniform(low, high, size=shape), dtype=F64, requires_grad=grad)
+
+
+def pos(*shape: int) -> Tensor:
+    return rand(*shape, low=0.5, high=2.0)
+
+
+# (name, function, inputs): each row one op or one argument variant.
+CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
+    ("add", lambda a, b: core.add(a, b), lambda: (rand(2, 3), rand(2, 3))),
+    ("add broadcast alpha", lambda a, b: core.add(a, b, alpha=2.5), lambda: (rand(2, 3), rand(3))),
+    ("add scalar", lambda a: core.add(a, 2.0), lambda: (rand(3),)),
+    ("sub", lambda a, b: core.sub(a, b, alpha=0.5), lambda: (rand(2, 1), rand(1, 3))),
+    ("mul broadcast", lambda a, b: core.mul(a, b), lambda: (rand(2, 3), rand(2, 1))),
+    ("mul scalar", lambda a: core.mul(a, 3.0), lambda: (rand(3),)),
+    ("div", lambda a, b: core.div(a, b), lambda: (rand(2, 3), pos(3))),
+    ("pow", lambda a: core.pow(a, 3), lambda: (rand(4),)),
+    ("pow fractional", lambda a: core.pow(a, 0.5), lambda: (pos(4),)),
+    ("maximum", lambda a, b: core.maximum(a, b), lambda: (rand(2, 3), rand(3))),
+    ("minimum", lambda a, b: core.minimum(a, b), lambda: (rand(2, 3), rand(2, 3))),
+    ("neg", lambda a: core.neg(a), lambda: (rand(3),)),
+    ("abs", lambda a: core.abs(a), lambda: (rand(5),)),
+    ("exp", core.exp, lambda: (rand(3),)),
+    ("exp2", core.exp2, lambda: (rand(3),)),
+    ("expm1", core.expm1, lambda: (rand(3),)),
+    ("log", core.log, lambda: (pos(3),)),
+    ("log2", core.log2, lambda: (pos(3),)),
+    ("log10", core.log10, lambda: (pos(3),)),
+    ("log1p", core.log1p, lambda: (pos(3),)),
+    ("sqrt", core.sqrt, lambda: (pos(3),)),
+    ("rsqrt", core.rsqrt, lambda: (pos(3),)),
+    ("reciprocal", core.reciprocal, lambda: (pos(3),)),
+    ("sigmoid", core.sigmoid, lambda: (rand(3),)),
+    ("sin", core.sin, lambda: (rand(3),)),
+    ("cos", core.cos, lambda: (rand(3),)),
+    ("tan", core.tan, lambda: (rand(3),)),
+    ("asin", core.asin, lambda: (rand(3, low=-0.8, high=0.8),)),
+    ("acos", core.acos, lambda: (rand(3, low=-0.8, high=0.8),)),
+    ("atan", core.atan, lambda: (rand(3),)),
+    ("sinh", core.sinh, lambda: (rand(3),)),
+    ("cosh", core.cosh, lambda: (rand(3),)),
+    ("tanh", core.tanh, lambda: (rand(3),)),
+    ("relu", core.relu, lambda: (rand(6),)),
+    ("where", lambda c, a, b: core.where(c, a, b),
+     lambda: (tensor([True, False, True]), rand(2, 3), rand(3))),  # fmt: skip
+    ("sum", lambda a: core.sum(a), lambda: (rand(2, 3),)),
+    ("sum dim", lambda a: core.sum(a, [1]), lambda: (rand(2, 3),)),
+    ("sum dims keepdim", lambda a: ops.core.sum.dim_IntList(a, [0, -1], True), lambda: (rand(2, 3, 2),)),
+    ("mean", lambda a: core.mean(a), lambda: (rand(2, 3),)),
+    ("mean dim", lambda a: core.mean(a, [1], True), lambda: (rand(2, 3),)),
+    ("amax", lambda a: core.amax(a, [1]), lambda: (rand(2, 3),)),
+    ("max dim", lambda a: core.max(a, 1)[0], lambda: (rand(2, 3),)),
+    ("max dim keepdim", lambda a: core.max(a, 0, True)[0], lambda: (rand(2, 3),)),
+    ("matmul 2d", lambda a, b: core.matmul(a, b), lambda: (rand(2, 3), rand(3, 4))),
+    ("matmul batched", lambda a, b: core.matmul(a, b), lambda: (rand(2, 2, 3), rand(3, 2))),
+    ("matmul vector", lambda a, b: core.matmul(a, b), lambda: (rand(2, 3), rand(3))),
+    ("matmul vector left", lambda a, b: core.matmul(a, b), lambda: (rand(3), rand(3, 2))),
+    ("matmul dot", lambda a, b: core.matmul(a, b), lambda: (rand(3), rand(3))),
+    ("mm", lambda a, b: core.mm(a, b), lambda: (rand(2, 3), rand(3, 2))),
+    ("view", lambda a: a.view([3, 2]), lambda: (rand(2, 3),)),
+    ("reshape", lambda a: core.reshape(a, [6]), lambda: (rand(2, 3),)),
+    ("permute", lambda a: core.permute(a, [2, 0, 1]), lambda: (rand(2, 3, 2),)),
+    ("transpose", lambda a: core.transpose(a, 0, 1), lambda: (rand(2, 3),)),
+    ("t", lambda a: core.t(a), lambda: (rand(2, 3),)),
+    ("select", lambda a: core.select(a, 1, -1), lambda: (rand(2, 3),)),
+    ("slice step", lambda a: core.slice(a, 1, 0, 5, 2), lambda: (rand(2, 5),)),
+    ("slice", lambda a: core.slice(a, 0, 1), lambda: (rand(3, 2),)),
+    ("unsqueeze", lambda a: core.unsqueeze(a, 1), lambda: (rand(2, 3),)),
+    ("squeeze", lambda a: core.squeeze(a, 1), lambda: (rand(2, 1, 3),)),
+    ("expand", lambda a: a.expand([2, 3]), lambda: (rand(1, 3),)),
+    ("flatten", lambda a: core.flatten(a), lambda: (rand(2, 3),)),
+    ("contiguous of a view", lambda a: core.transpose(a, 0, 1).contiguous(), lambda: (rand(2, 3),)),
+    ("clone", lambda a: core.clone(a), lambda: (rand(3),)),
+    ("cat", lambda a, b: core.cat([a, b], 1), lambda: (rand(2, 1), rand(2, 3))),
+    ("stack", lambda a, b: core.stack([a, b]), lambda: (rand(3), rand(3))),
+    ("_to_copy", lambda a: core._to_copy(a, dtype=F64), lambda: (rand(3),)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 2], 1), lambda: (rand(6),)),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]), lambda: (rand(4),)),
+    ("as_strided of an expanded input", lambda a: core.as_strided(a.expand([3, 2]), [2], [1]), lambda: (rand(1, 2),)),
+    ("to dtype and back", lambda a: a.to(ScalarType.float32).to(F64) * 0 + a, lambda: (rand(3),)),
+    ("in-place on a non-leaf", lambda a, b: (a * 1).mul_(b).exp_(), lambda: (rand(3), rand(3))),
+    ("in-place on a view", lambda a, b: (lambda c: (core.select(c, 0, 0).mul_(b), c * a)[1])(a * 1),
+     lambda: (rand(2, 3), rand(3))),
+    ("copy_ into a non-leaf", lambda a, b: (a * 1).copy_(b) * a, lambda: (rand(3), rand(3))),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_gradients_match_finite_differences(case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]) -> None:
+    _, fn, make = case
+    assert gradcheck(fn, make())
+
+
+SECOND_ORDER = [c for c in CASES if c[0] in {
+    "add broadcast alpha", "mul broadcast", "div", "pow", "neg", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "matmul 2d", "matmul batched", "mm", "select", "slice step",
+    "transpose", "cat", "maximum", "abs",
+}]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_second_derivatives_match_finite_differences(
+    case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]],
+) -> None:
+    _, fn, make = case
+    assert gradgradcheck(fn, make())
+
+
+def test_gradcheck_catches_a_wrong_rule() -> None:
+    x = rand(3)
+    with pytest.raises(AutogradError, match="gradcheck failed for input 0, element 0: numerical"):
+        gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, (x,))
+
+
+def test_gradcheck_wants_float64() -> None:
+    with pytest.raises(AutogradError, match="gradcheck needs float64 inputs"):
+        gradcheck(core.exp, (tensor([1.0], requires_grad=True),))
+
+
+def test_not_implemented_in_the_yaml_raises_when_differentiated(tmp_path: Any) -> None:
+    from typedops.autograd import not_implemented
+
+    error = not_implemented("core::as_strided", "self")
+    assert str(error).startswith(
+        "the derivative for 'core::as_strided' is not implemented: derivatives.yaml marks the gradient of "
+        "'self' not_implemented. Register one with register_autograd(backward) on the op"
+    )
+
+
+def test_every_op_with_a_backend_kernel_is_covered() -> None:
+    """Each core op with a CPU kernel has an entry (or is an in-place/out variant of one)."""
+    from typedops import dispatcher
+
+    missing = []
+    for handle in dispatcher.all_ops():
+        if handle.schema.namespace != "core":
+            continue
+        dump = handle.dump()
+        if ("CPU:" in dump or "CompositeExplicitAutograd:" in dump) and "Autograd:" not in dump:
+            if any(a.type.is_tensor_like() for a in handle.schema.arguments):
+                missing.append(handle.full_name)
+    assert missing == []

@@ -1,0 +1,105 @@
+"""codegen/_derivatives.py: derivatives.yaml checked with ast against the allow-list, errors
+with the yaml file and line; the generated autograd module."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from typedops.codegen import generate
+from typedops.codegen._derivatives import CORE_HELPERS
+from typedops.codegen._generate import DEFAULT_CORE_YAML
+from typedops.codegen._model import CodegenError
+
+ROOT = Path(__file__).resolve().parent.parent
+NATIVE = DEFAULT_CORE_YAML.read_text()
+
+
+def _generate(tmp_path: Path, derivatives: str) -> dict[Path, str]:
+    (tmp_path / "native_functions.yaml").write_text(NATIVE)
+    (tmp_path / "derivatives.yaml").write_text(textwrap.dedent(derivatives))
+    return generate(tmp_path / "native_functions.yaml", tmp_path / "out", namespace="core")
+
+
+MUL = "- name: mul.Tensor(Tensor self, Tensor other) -> Tensor\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("  self: __import__('os').system('x')\n",
+         "derivatives.yaml:2: a call of \"__import__('os').system\" (allowed: the library's ops and the derivative helpers) "
+         "is not allowed in a formula (see Note [Validated formulas])"),
+        ("  self: grad * secret\n",
+         "derivatives.yaml:2: the name 'secret' (formulas see the op's arguments, grad, grads and result) "
+         "is not allowed in a formula (see Note [Validated formulas])"),
+        ("  self: grad.sum()\n",
+         "derivatives.yaml:2: a call of 'grad.sum' (allowed: the library's ops and the derivative helpers) "
+         "is not allowed in a formula (see Note [Validated formulas])"),
+        ("  self: other.__class__\n",
+         "derivatives.yaml:2: the attribute '__class__' (allowed: dtype, ndim, shape) is not allowed in a "
+         "formula (see Note [Validated formulas])"),
+        ("  self: \"(lambda: grad)()\"\n",
+         "derivatives.yaml:2: a call of 'lambda: grad' (allowed: the library's ops and the derivative "
+         "helpers) is not allowed in a formula (see Note [Validated formulas])"),
+        ("  self: grad * 'x'\n",
+         "derivatives.yaml:2: the constant 'x' is not allowed in a formula (see Note [Validated formulas])"),
+        ("  self: grad if\n",
+         "derivatives.yaml:2: the formula for 'self' is not a Python expression: invalid syntax"),
+        ("  self: \"[g for g in grads]\"\n",
+         "derivatives.yaml:2: ListComp is not allowed in a formula (see Note [Validated formulas])"),
+        ("  alpha: grad\n", "derivatives.yaml:2: 'alpha' is not an argument of core::mul.Tensor"),
+    ],
+)
+def test_formulas_outside_the_allow_list_are_refused_with_their_line(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, MUL + body)
+    assert str(info.value) == message
+
+
+def test_entries_must_name_an_op_of_the_library(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError, match=r"derivatives.yaml:1: no op in the library has the schema 'mul.Tensor\(Tensor self\) -> Tensor'"):
+        _generate(tmp_path, "- name: mul.Tensor(Tensor self) -> Tensor\n  self: grad\n")
+
+
+def test_output_differentiability_must_list_every_output(tmp_path: Path) -> None:
+    text = MUL + "  output_differentiability: [True, False]\n  self: grad\n"
+    with pytest.raises(CodegenError, match="derivatives.yaml:2: output_differentiability must list one true/false per output"):
+        _generate(tmp_path, text)
+
+
+def test_a_non_tensor_argument_has_no_gradient(tmp_path: Path) -> None:
+    text = "- name: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor\n  exponent: grad\n"
+    with pytest.raises(CodegenError, match="derivatives.yaml:2: argument 'exponent' of type Scalar has no gradient"):
+        _generate(tmp_path, text)
+
+
+def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> None:
+    files = _generate(tmp_path, MUL + "  self: sum_to_size(grad * other, self.shape)\n  other: grad\n")
+    text = files[tmp_path / "out" / "autograd.py"]
+    assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 's_self_shape')\n" in text
+    assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
+    assert "    if _e0 is not None:\n        _node.s_other = _save(other)\n        _node.s_self_shape = self.shape\n" in text
+    # mul_ reuses mul's formulas; out= refuses
+    assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
+    assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
+
+
+def test_not_implemented_generates_a_raising_branch(tmp_path: Path) -> None:
+    files = _generate(tmp_path, MUL + "  self: not_implemented\n  other: grad * self\n")
+    text = files[tmp_path / "out" / "autograd.py"]
+    assert "    if _e[0] is not None:\n        raise _not_implemented('core::mul.Tensor', 'self')\n" in text
+
+
+def test_core_helpers_list_matches_the_helpers_module() -> None:
+    from typedops.core._derivatives import HELPERS
+
+    assert HELPERS == CORE_HELPERS
+
+
+def test_the_checked_in_autograd_module_is_generated_from_the_yaml() -> None:
+    text = (ROOT / "typedops" / "core" / "_generated" / "autograd.py").read_text()
+    assert text.startswith("# @generated by typedops.codegen from derivatives.yaml -- do not edit.")
+    assert "class SumBackward1(_Node):" in text  # sum.dim_IntList, numbered after sum

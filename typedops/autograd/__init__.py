@@ -1,0 +1,77 @@
+"""Reverse-mode automatic differentiation on typedops' dispatch keys (docs/autograd.md).
+
+A tensor that requires grad carries its backend's Autograd key; a call with such a tensor
+reaches the op's autograd kernel (generated from the core library's derivatives.yaml, or
+registered with ``register_autograd``), which runs the op below autograd and records a
+``Node``. ``backward()``/``grad()`` walk the recorded graph. Grad mode is the thread- and
+task-local exclude set of the Autograd keys.
+"""
+
+from ._custom import BackwardContext, install_registrar, register_autograd
+from ._engine import backward, grad
+from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._gradcheck import gradcheck, gradgradcheck
+from ._graph import (
+    AccumulateGrad,
+    Node,
+    SavedTensor,
+    check_inplace,
+    edge_of,
+    mark_view,
+    rebase_view,
+    save,
+    save_output,
+    set_history,
+    unpack,
+)
+from ._messages import AutogradError
+from ._methods import RemovableHandle, install_methods
+from ._record import (
+    AUTOGRAD_OTHER_BIT,
+    BELOW_AUTOGRAD_MASK,
+    add_output_meta,
+    below_autograd,
+    install_fallbacks,
+    not_implemented,
+    out_not_differentiable,
+    register_autograd_kernels,
+)
+
+__all__ = [
+    # the user surface
+    "backward",
+    "grad",
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "is_grad_enabled",
+    "gradcheck",
+    "gradgradcheck",
+    "AutogradError",
+    "Node",
+    "AccumulateGrad",
+    "RemovableHandle",
+    "register_autograd",
+    "BackwardContext",
+    # what generated autograd kernels call (re-exported by typedops.runtime)
+    "SavedTensor",
+    "add_output_meta",
+    "below_autograd",
+    "BELOW_AUTOGRAD_MASK",
+    "AUTOGRAD_OTHER_BIT",
+    "check_inplace",
+    "edge_of",
+    "mark_view",
+    "rebase_view",
+    "not_implemented",
+    "out_not_differentiable",
+    "register_autograd_kernels",
+    "save",
+    "save_output",
+    "set_history",
+    "unpack",
+]
+
+install_methods()
+install_registrar()
+_FALLBACKS = install_fallbacks()

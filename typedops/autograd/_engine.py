@@ -1,0 +1,286 @@
+"""The backward pass: ``backward`` and ``grad`` over the recorded graph.
+
+Note [Engine order]
+~~~~~~~~~~~~~~~~~~~
+The engine first walks the graph from the outputs' edges and counts, per node, the edges
+that point at it. A node runs once every such edge has delivered its gradient (its count
+reaches zero), so it sees the sum of all of them: a topological order. Among ready nodes
+the one recorded last runs first (a heap on the recording sequence number), as PyTorch
+orders its CPU queue. Gradients arriving at the same node input are added. With
+``inputs`` (``grad()``), only nodes from which an input is reachable run, the gradient
+reaching each input is captured instead of accumulated, and no ``.grad`` changes.
+
+Before a node runs, the tensor hooks registered on its outputs run (a hook's result
+replaces the gradient), then ``retain_grad`` tensors get theirs. Its backward runs under
+``no_grad()``, or with grad mode on when ``create_graph`` is set, so that the formulas'
+own ops are recorded and the gradients can be differentiated again.
+"""
+
+# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
+# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
+# pyright: standard
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from ..tensor import Tensor, wrap_array
+from ..vocabulary import ScalarType
+from ._grad_mode import enable_grad, no_grad
+from ._graph import AccumulateGrad, Edge, Node, gradient_edge
+from ._messages import (
+    GRAD_OUTPUTS_COUNT,
+    GRAD_SHAPE,
+    IMPLICIT_GRAD,
+    INPUT_NO_GRAD,
+    INVALID_GRAD_COUNT,
+    INVALID_GRAD_SHAPE,
+    NO_GRAD_FN,
+    UNUSED_INPUT,
+    AutogradError,
+)
+
+__all__ = ["backward", "grad", "run_backward", "filled"]
+
+
+def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float) -> Tensor:
+    """A new tensor of ``shape`` holding ``value`` everywhere (no graph)."""
+    import numpy as np
+
+    from ..tensor import empty_meta, numpy_dtype
+
+    if device.type == "meta":
+        return empty_meta(shape, dtype)
+    return wrap_array(np.full(shape, value, dtype=numpy_dtype(dtype)), dtype, device)
+
+
+def _root_grads(
+    outputs: Sequence[Tensor], grad_outputs: Sequence[Tensor | None] | None
+) -> list[Tensor]:
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise AutogradError(GRAD_OUTPUTS_COUNT.format(got=len(grad_outputs), expected=len(outputs)))
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not out.requires_grad:
+            raise AutogradError(NO_GRAD_FN.format(index=i))
+        if g is None:
+            if out.numel() != 1:
+                raise AutogradError(IMPLICIT_GRAD.format(shape=list(out.shape)))
+            g = filled(out.shape, out.dtype, out.device, 1.0)
+        elif tuple(g.shape) != tuple(out.shape):
+            raise AutogradError(GRAD_SHAPE.format(index=i, got=list(g.shape), expected=list(out.shape)))
+        grads.append(g)
+    return grads
+
+
+def _dependencies(roots: list[Edge]) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    seen: set[Node] = set()
+    stack = [node for node, _ in roots]
+    for node in stack:
+        deps.setdefault(node, 0)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for edge in node.next_edges:
+            if edge is not None:
+                nxt = edge[0]
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    stack.append(nxt)
+    return deps
+
+
+def _needed(deps: dict[Node, int], targets: set[Node]) -> set[Node]:
+    """The nodes from which some target is reachable (the targets included)."""
+    needed: dict[Node, bool] = {}
+
+    def visit(root: Node) -> bool:
+        # Iterative post-order: a node is needed if it is a target or a successor is.
+        stack: list[tuple[Node, int]] = [(root, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0 and node in needed:
+                continue
+            edges = node.next_edges
+            if i < len(edges):
+                stack.append((node, i + 1))
+                edge = edges[i]
+                if edge is not None and edge[0] not in needed:
+                    stack.append((edge[0], 0))
+                continue
+            needed[node] = node in targets or any(e is not None and needed.get(e[0], False) for e in edges)
+        return needed[root]
+
+    for node in deps:
+        visit(node)
+    return {node for node, yes in needed.items() if yes}
+
+
+def _add(a: Tensor | None, b: Tensor) -> Tensor:
+    return b if a is None else a + b
+
+
+def run_backward(
+    outputs: Sequence[Tensor],
+    grad_outputs: Sequence[Tensor | None] | None,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Tensor] | None = None,
+) -> list[Tensor | None]:
+    """The backward pass (Note [Engine order]); with ``inputs``, their captured gradients."""
+    grads = _root_grads(outputs, grad_outputs)
+    roots = [gradient_edge(t) for t in outputs]
+    deps = _dependencies(roots)
+    captures: dict[Edge, list[int]] = {}
+    if inputs is not None:
+        for index, t in enumerate(inputs):
+            if not t.requires_grad:
+                raise AutogradError(INPUT_NO_GRAD.format(index=index))
+            captures.setdefault(gradient_edge(t), []).append(index)
+        needed = _needed(deps, {node for node, _ in captures})
+    captured: list[Tensor | None] = [None] * (0 if inputs is None else len(inputs))
+    buffers: dict[Node, list[Tensor | None]] = {}
+    for (node, nr), g in zip(roots, grads):
+        buffer = buffers.setdefault(node, [None] * max(len(node.out_meta), 1))
+        buffer[nr] = _add(buffer[nr], g)
+    ready = [(-node.seq, id(node), node) for node in deps if deps[node] == 0]
+    heapq.heapify(ready)
+    mode = enable_grad() if create_graph else no_grad()
+    with mode:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            empty: list[Tensor | None] = [None] * max(len(node.out_meta), 1)
+            buffer = buffers.pop(node) if node in buffers else empty
+            _call_pre_hooks(node, buffer)
+            for nr, arrived in enumerate(buffer):
+                for index in captures.get((node, nr), ()):
+                    if arrived is not None and not create_graph and arrived.requires_grad:
+                        arrived = arrived.detach()
+                    captured[index] = arrived
+            run = inputs is None or (node in needed and not isinstance(node, AccumulateGrad))  # pyright: ignore[reportPossiblyUnboundVariable] -- bound when inputs is given
+            if run:
+                results = _apply(node, buffer, create_graph)
+                if not retain_graph:
+                    node.release()
+            else:
+                results = [None] * len(node.next_edges)
+            for edge, result in zip(node.next_edges, results):
+                if edge is None:
+                    continue
+                nxt, nr = edge
+                if result is not None:
+                    slot = buffers.setdefault(nxt, [None] * max(len(nxt.out_meta), 1))
+                    slot[nr] = _add(slot[nr], result)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+    return captured
+
+
+def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
+    if isinstance(node, AccumulateGrad):
+        g = buffer[0]
+        meta = node.variable._autograd_meta
+        if g is not None and meta is not None:
+            for hook in meta.hooks:
+                new = hook(g)
+                if new is not None:
+                    g = new
+            buffer[0] = g
+        return
+    if node.pre_hooks:
+        for nr, hooks in node.pre_hooks.items():
+            g = buffer[nr]
+            if g is None:
+                continue
+            for hook in hooks:
+                new = hook(g)
+                if new is not None:
+                    g = new
+            buffer[nr] = g
+    if node.retains:
+        for nr, t in node.retains.items():
+            g = buffer[nr]
+            if g is not None:
+                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+
+
+def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Sequence[Tensor | None]:
+    if isinstance(node, AccumulateGrad):
+        _accumulate(node.variable, buffer[0], create_graph)
+        return ()
+    if all(g is None for g in buffer):
+        return [None] * len(node.next_edges)
+    if any(g is None for g in buffer):
+        # A multi-output op where only some outputs were used: zeros for the others.
+        buffer = [filled(*m, 0.0) if g is None else g for g, m in zip(buffer, node.out_meta)]
+    results = node.apply(buffer)
+    if len(results) != len(node.next_edges):
+        expected = len(node.next_edges)
+        raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=expected))
+    return [_validate(node, i, g, edge) for i, (g, edge) in enumerate(zip(results, node.next_edges))]
+
+
+def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Tensor | None:
+    """Check a gradient against the input it flows to; cast it to that input's dtype."""
+    if g is None or edge is None:
+        return None
+    target, nr = edge
+    shape, dtype, _ = target.out_meta[nr]
+    if tuple(g.shape) != tuple(shape):
+        raise AutogradError(
+            INVALID_GRAD_SHAPE.format(node=node.name(), index=index, got=list(g.shape), expected=list(shape))
+        )
+    if g.dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
+    if g is None:
+        return
+    if not create_graph and g.requires_grad:
+        g = g.detach()
+    variable.grad = g if variable.grad is None else variable.grad + g
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``Tensor.backward``)."""
+    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    run_backward(outputs, grad_tensors, create_graph if retain_graph is None else retain_graph, create_graph)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``."""
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    result = run_backward(outs, grad_outputs, create_graph if retain_graph is None else retain_graph, create_graph, ins)
+    if not allow_unused:
+        for index, g in enumerate(result):
+            if g is None:
+                raise AutogradError(UNUSED_INPUT.format(index=index))
+    return tuple(result)
+

@@ -1,0 +1,345 @@
+"""The recorded graph: nodes, edges, saved tensors, and what autograd kernels call to record.
+
+Note [The graph]
+~~~~~~~~~~~~~~~~
+A recorded op makes one ``Node`` (its ``grad_fn``). The node's ``next_edges`` hold, per
+differentiable input of the op, ``(node, input_nr)`` -- the input's own ``grad_fn`` and
+which of that node's outputs the input is -- or None when the input needs no gradient. A
+leaf that requires grad has an ``AccumulateGrad`` node instead of a grad_fn, made once
+and kept on the tensor, which adds what reaches it into ``.grad``. The backward pass
+(_engine.py) walks these edges from the outputs. ``next_functions`` shows them as PyTorch
+does: ``((MulBackward0, 0), (AccumulateGrad, 0))``.
+
+Note [Saved tensors and versions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A node keeps what its backward formula needs as ``SavedTensor``s: the tensor and the
+version of its storage when it was saved (views share their base's storage, hence its
+counter: Note [Shared version counter] in tensor/_storage.py). Unpacking at backward
+compares the version and raises PyTorch's "modified by an inplace operation" error when
+they differ. After a backward pass without ``retain_graph`` the node drops what it saved;
+unpacking then raises the "backward through the graph a second time" error.
+"""
+
+# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
+# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
+# pyright: standard
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Final
+
+from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor
+from ..vocabulary import ScalarType, UnsupportedError
+from ._messages import NO_BACKWARD, FREED, LEAF_INPLACE, VERSION, VIEW_INPLACE, VIEW_OF_LEAF_INPLACE, AutogradError
+
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "SavedTensor",
+    "AutogradMeta",
+    "Edge",
+    "gradient_edge",
+    "edge_of",
+    "save",
+    "save_output",
+    "unpack",
+    "set_history",
+    "check_inplace",
+    "mark_view",
+    "rebase_view",
+    "CopySlices",
+    "ViewOfBase",
+    "freed",
+    "meta_of",
+]
+
+Edge = tuple["Node", int]
+_SEQUENCE: Final = itertools.count()
+
+
+class Node:
+    """One recorded op of the graph: its backward is ``apply(grads) -> grads``.
+
+    ``grads`` holds one gradient per output of the forward op (None where nothing flowed);
+    the result holds one per entry of ``next_edges``.
+    """
+
+    __slots__ = ("next_edges", "out_meta", "seq", "pre_hooks", "retains", "released", "__weakref__")
+    _name: ClassVar[str] = "Node"
+
+    def __init__(self) -> None:
+        self.next_edges: tuple[Edge | None, ...] = ()
+        # (shape, dtype, device) of each output of the forward op, for checking and
+        # materializing the gradients that flow in.
+        self.out_meta: list[tuple[tuple[int, ...], ScalarType, Any]] = []
+        self.seq = next(_SEQUENCE)
+        self.pre_hooks: dict[int, list[Callable[[Tensor], Tensor | None]]] | None = None
+        self.retains: dict[int, Tensor] | None = None
+        self.released = False
+
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return tuple((None, 0) if e is None else e for e in self.next_edges)
+
+    def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        raise UnsupportedError(NO_BACKWARD.format(node=self.name()))
+
+    def release(self) -> None:
+        """Drop saved tensors (after a backward pass without retain_graph)."""
+        self.released = True
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: adds the gradient into the leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+    _name = "AccumulateGrad"
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+        self.out_meta = [meta_of(variable)]
+
+
+class AutogradMeta:
+    """Per-tensor autograd state beyond ``grad_fn``: the leaf's AccumulateGrad node, the
+    leaf's hooks, the base of a recorded view."""
+
+    __slots__ = ("accumulate", "edge", "hooks", "view_base", "view_base_fn", "retains_grad")
+
+    def __init__(self) -> None:
+        self.accumulate: AccumulateGrad | None = None
+        self.edge: Edge | None = None  # (accumulate, 0), made once
+        self.hooks: list[Callable[[Tensor], Tensor | None]] = []
+        self.view_base: Tensor | None = None
+        self.view_base_fn: Node | None = None  # the base's grad_fn when this view's was made
+        self.retains_grad = False
+
+
+def autograd_meta(t: Tensor) -> AutogradMeta:
+    meta: AutogradMeta | None = t._autograd_meta
+    if meta is None:
+        meta = t._autograd_meta = AutogradMeta()
+    return meta
+
+
+def meta_of(t: Tensor) -> tuple[tuple[int, ...], ScalarType, Any]:
+    return (t._shape, t._dtype, t._device)
+
+
+def gradient_edge(t: Tensor) -> Edge:
+    """Where a gradient for ``t`` goes: its grad_fn, or its leaf's AccumulateGrad node."""
+    fn = t.grad_fn
+    if fn is not None:
+        if t._autograd_meta is not None:
+            fn = _fresh_view_fn(t, fn)
+        return fn, t._output_nr
+    meta = autograd_meta(t)
+    if meta.edge is None:
+        meta.accumulate = AccumulateGrad(t)
+        meta.edge = (meta.accumulate, 0)
+    return meta.edge
+
+
+def edge_of(t: Tensor | None) -> Edge | None:
+    """``gradient_edge(t)`` for a tensor that requires grad, else None (every recorded op
+    calls it per input: the common cases come first)."""
+    if t is None:
+        return None
+    fn = t.grad_fn
+    if fn is not None:
+        if t._autograd_meta is not None:
+            fn = _fresh_view_fn(t, fn)
+        return fn, t._output_nr
+    if not t.key_bits & AUTOGRAD_BITS:
+        return None
+    meta: AutogradMeta | None = t._autograd_meta
+    if meta is not None and meta.edge is not None:
+        return meta.edge
+    return gradient_edge(t)
+
+
+class SavedTensor:
+    """A tensor a node saved, with its version then (Note [Saved tensors and versions])."""
+
+    __slots__ = ("tensor", "version", "output_nr")
+
+    def __init__(self, tensor: Tensor, output_nr: int) -> None:
+        self.tensor = tensor
+        self.version = tensor._version
+        self.output_nr = output_nr  # -1: an input of the op
+
+
+def save(t: Tensor | None) -> SavedTensor | None:
+    return None if t is None else SavedTensor(t, -1)
+
+
+def save_output(t: Tensor, output_nr: int = 0) -> SavedTensor:
+    return SavedTensor(t, output_nr)
+
+
+def unpack(saved: SavedTensor | None, node: Node) -> Any:
+    """The saved tensor, after the version check; raises if the node freed its tensors."""
+    if saved is None:
+        if node.released:
+            raise freed(node)
+        return None
+    t = saved.tensor
+    now = t._version
+    if now != saved.version:
+        what = f"{t._dtype.name} tensor of shape {list(t._shape)}"
+        role = f"output {saved.output_nr}" if saved.output_nr >= 0 else "an input"
+        raise AutogradError(VERSION.format(what=what, role=role, node=node.name(), now=now, saved=saved.version))
+    return t
+
+
+def freed(node: Node) -> AutogradError:
+    return AutogradError(FREED.format(node=node.name()))
+
+
+def set_history(result: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Make ``result`` output ``output_nr`` of ``node``: it requires grad and has a grad_fn."""
+    result.key_bits |= AUTOGRAD_BIT_FOR_DEVICE[result._device.type]
+    result.grad_fn = node
+    if output_nr or result._output_nr:
+        result._output_nr = output_nr
+    node.out_meta.append((result._shape, result._dtype, result._device))
+
+
+def check_inplace(t: Tensor, op: str, allow_view: bool = False) -> Tensor | None:
+    """Refuse an in-place op on a leaf that requires grad (or on a view of one); for a
+    recorded view, return its base, whose history the caller rebases (``rebase_view``) --
+    or, without ``allow_view``, refuse."""
+    if t.requires_grad:
+        if t.grad_fn is None:
+            raise AutogradError(LEAF_INPLACE.format(op=op))
+        meta: AutogradMeta | None = t._autograd_meta
+        if meta is not None and meta.view_base is not None:
+            base = meta.view_base
+            if not allow_view:
+                raise AutogradError(VIEW_INPLACE.format(op=op))
+            if base.grad_fn is None:
+                raise AutogradError(VIEW_OF_LEAF_INPLACE.format(op=op))
+            return base
+    return None
+
+
+def mark_view(result: Tensor, base: Tensor) -> None:
+    """Remember that ``result`` is a recorded view of ``base``: Note [In-place on views]."""
+    root = base._autograd_meta.view_base if base._autograd_meta is not None else None
+    if root is not None:
+        base = root  # a view of a view is a view of the first base
+    meta = autograd_meta(result)
+    meta.view_base = base
+    meta.view_base_fn = base.grad_fn
+
+
+# Note [In-place on views]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# An in-place op on a recorded view ``v`` of ``base`` changes ``base`` too. As PyTorch's
+# CopySlices does, the base gets a new grad_fn, ``CopySlices``: the gradient of the new
+# base flows to the old base with the view's elements zeroed, and the view's elements go
+# to the op's node (which leads, through the old view, to the old base again). The view's
+# grad_fn becomes a ``ViewOfBase`` node of the new base. Every other view of ``base`` made
+# before is stale: when it is next used (``edge_of``/``gradient_edge``) it too gets a
+# ``ViewOfBase`` node of the base's current history. Both nodes move gradients between
+# geometries through the storage positions (numpy), so they are not differentiable again.
+
+
+def _storage_index(t: Tensor) -> Any:
+    import numpy as np
+
+    shape = t.shape
+    index = np.full(shape, t.storage_offset(), dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, t.stride())):
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape([n if i == d else 1 for i in range(len(shape))])
+    return index
+
+
+class ViewOfBase(Node):
+    """A view's node after its base changed in place: the gradient scattered into the base."""
+
+    __slots__ = ("view_index", "base_index", "dtype", "device")
+    _name = "AsStridedBackward0"
+
+    def __init__(self, view: Tensor, base: Tensor) -> None:
+        super().__init__()
+        self.view_index = _storage_index(view)
+        self.base_index = _storage_index(base)
+        self.dtype, self.device = view._dtype, view._device
+        self.next_edges = ((base.grad_fn, base._output_nr),)
+
+    def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        import numpy as np
+
+        from ..tensor import array_of, wrap_array
+
+        g = grads[0]
+        assert g is not None
+        span = int(max(self.view_index.max(initial=0), self.base_index.max(initial=0))) + 1
+        storage = np.zeros(span, dtype=array_of(g).dtype)
+        np.add.at(storage, self.view_index.reshape(-1), array_of(g).reshape(-1))
+        return (wrap_array(storage[self.base_index], g._dtype, g._device),)
+
+
+class CopySlices(Node):
+    """A base's node after an in-place op on one of its views (Note [In-place on views])."""
+
+    __slots__ = ("view_index", "base_index")
+    _name = "CopySlices"
+
+    def __init__(self, view: Tensor, base: Tensor) -> None:
+        super().__init__()
+        self.view_index = _storage_index(view)
+        self.base_index = _storage_index(base)
+
+    def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        import numpy as np
+
+        from ..tensor import array_of, wrap_array
+
+        g = grads[0]
+        assert g is not None
+        values = array_of(g)
+        span = int(max(self.view_index.max(initial=0), self.base_index.max(initial=0))) + 1
+        storage = np.zeros(span, dtype=values.dtype)
+        storage[self.base_index] = values
+        to_view = wrap_array(storage[self.view_index], g._dtype, g._device)
+        storage[self.view_index] = 0
+        return (wrap_array(storage[self.base_index], g._dtype, g._device), to_view)
+
+
+def rebase_view(view: Tensor, base: Tensor) -> None:
+    """After an in-place op recorded on ``view`` (its grad_fn is the op's node), give
+    ``base`` and ``view`` the history Note [In-place on views] describes."""
+    old_base = edge_of(base)
+    node = CopySlices(view, base)
+    node.next_edges = (old_base, (view.grad_fn, view._output_nr))
+    set_history(base, node, 0)
+    view.grad_fn = ViewOfBase(view, base)
+    view._output_nr = 0
+    view.grad_fn.out_meta.append(meta_of(view))
+    meta = autograd_meta(view)
+    meta.view_base_fn = node
+
+
+def _fresh_view_fn(t: Tensor, fn: Node) -> Node:
+    """``t``'s grad_fn, remade if ``t`` is a view whose base changed in place since."""
+    meta: AutogradMeta = t._autograd_meta
+    base = meta.view_base
+    if base is None or base.grad_fn is meta.view_base_fn:
+        return fn
+    fresh = ViewOfBase(t, base)
+    fresh.out_meta.append(meta_of(t))
+    t.grad_fn = fresh
+    t._output_nr = 0
+    meta.view_base_fn = base.grad_fn
+    return fresh

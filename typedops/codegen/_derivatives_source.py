@@ -1,0 +1,355 @@
+"""The text of a library's generated ``autograd.py``: node classes, backward functions and
+autograd kernels from checked derivatives (see _derivatives.py), like PyTorch's
+``VariableType`` and ``Functions``.
+
+Each formula reaches the text only as a tree that passed Note [Validated formulas],
+rewritten here: calls qualified (``_F.`` ops, ``_H.`` helpers), ``x.shape`` read from the
+node's saved ``x_shape`` (Note [What a node saves]).
+"""
+
+# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
+# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
+# pyright: standard
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..schema import FunctionSchema
+from ._derivatives import CORE_HELPERS, Derivative, Formula, _formula_names, _is_tensor_list
+from ._model import HEADER, OpEntry
+
+__all__ = ["autograd_module"]
+
+
+@dataclass
+class _Saves:
+    """What one formula reads: name -> how it is saved ('tensor', 'tensors', 'value', 'output')
+    and (name, attr) pairs read as attributes."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    attrs: list[tuple[str, str]] = field(default_factory=list)
+
+
+class _Rewrite(ast.NodeTransformer):
+    def __init__(self, kinds: dict[str, str], functions: frozenset[str]) -> None:
+        self.kinds = kinds
+        self.functions = functions
+        self.saves = _Saves()
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        assert isinstance(node.func, ast.Name)
+        module = "_H" if node.func.id in CORE_HELPERS else "_F"
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [ast.keyword(k.arg, self.visit(k.value)) for k in node.keywords]
+        node.func = ast.Attribute(ast.Name(module, ast.Load()), node.func.id, ast.Load())
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        assert isinstance(node.value, ast.Name)
+        pair = (node.value.id, node.attr)
+        if pair not in self.saves.attrs:
+            self.saves.attrs.append(pair)
+        return ast.Name(f"{node.value.id}_{node.attr}", ast.Load())
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        kind = self.kinds[node.id]
+        if kind != "grad":
+            self.saves.names.setdefault(node.id, kind)
+        return node
+
+
+def _rewrite(formula: Formula, kinds: dict[str, str], functions: frozenset[str]) -> tuple[str, _Saves]:
+    assert formula.expr is not None
+    rewriter = _Rewrite(kinds, functions)
+    tree = rewriter.visit(ast.fix_missing_locations(_copy(formula.expr)))
+    return ast.unparse(tree), rewriter.saves
+
+
+def _copy(expr: ast.expr) -> ast.expr:
+    copied = ast.parse(ast.unparse(expr), mode="eval").body
+    return copied
+
+
+def _kinds(schema: FunctionSchema) -> dict[str, str]:
+    return _formula_names(schema)
+
+
+def _output_index(schema: FunctionSchema, name: str) -> int:
+    if name == "result":
+        return 0
+    return next(i for i, r in enumerate(schema.returns) if r.name == name)
+
+
+# -- the pieces of one op ------------------------------------------------------------------
+
+
+def _params(schema: FunctionSchema) -> str:
+    parts = ["_ks", *(a.name for a in schema.positional)]
+    if schema.kwarg_only:
+        parts += ["*", *(a.name for a in schema.kwarg_only)]
+    return ", ".join(parts)
+
+
+def _call_args(schema: FunctionSchema) -> str:
+    return ", ".join([a.name for a in schema.positional] + [f"{a.name}={a.name}" for a in schema.kwarg_only])
+
+
+def _handle(entry: OpEntry) -> str:
+    return f"_op_{entry.attr_name}"
+
+
+def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
+    """``prefix`` followed by the redispatch call, one argument a line if it is too long."""
+    args = ["_and(_ks, _BELOW) | _OTHER", *_call_args(entry.schema).split(", ")]
+    line = f"{prefix}{_handle(entry)}.redispatch({', '.join(args)})"
+    if len(line) <= 120:
+        return [line]
+    indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
+    return [f"{prefix}{_handle(entry)}.redispatch(", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+
+
+def _def(name: str, params: str) -> list[str]:
+    line = f"def {name}({params}):"
+    if len(line) <= 120:
+        return [line]
+    return [f"def {name}(", *(f"    {p.strip()}," for p in params.split(", ")), "):"]
+
+
+def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str) -> tuple[list[str], list[str]]:
+    """The node class and its backward function (for an op that owns its formulas)."""
+    schema = d.entry.schema
+    kinds = _kinds(schema)
+    fields: list[str] = []
+    tensor_fields: list[str] = []  # dropped by release(); shapes and numbers stay
+    body: list[str] = ["    grad = grads[0]", "    _e = _node.next_edges"]
+    results = []
+    offset = "0"
+    for i, formula in enumerate(d.formulas):
+        is_list = _is_tensor_list(schema.argument(formula.input).type)
+        width = f"_node.s_{formula.input}_count" if is_list else "1"
+        if is_list:
+            fields.append(f"s_{formula.input}_count")
+        edges = f"_e[{offset}:{offset} + {width}]" if is_list else f"_e[{offset}]"
+        needed = f"any(_x is not None for _x in {edges})" if is_list else f"{edges} is not None"
+        empty = f"[None] * {width}" if is_list else "None"
+        body.append(f"    _g{i} = {empty}")
+        body.append(f"    if {needed}:")
+        if formula.expr is None:
+            body.append(f"        raise _not_implemented({d.entry.schema.full_name!r}, {formula.input!r})")
+        else:
+            text, saves = _rewrite(formula, kinds, functions)
+            for name, kind in saves.names.items():
+                fields.append(f"s_{name}")
+                if kind in ("tensor", "output", "tensors"):
+                    tensor_fields.append(f"s_{name}")
+                if kind in ("tensor", "output"):
+                    body.append(f"        {name} = _unpack(_node.s_{name}, _node)")
+                elif kind == "tensors":
+                    body.append(f"        {name} = [_unpack(_s, _node) for _s in _node.s_{name}]")
+                else:
+                    body.append(f"        {name} = _node.s_{name}")
+            for name, attr in saves.attrs:
+                fields.append(f"s_{name}_{attr}")
+                body.append(f"        {name}_{attr} = _node.s_{name}_{attr}")
+            body.append(f"        _g{i} = {text}")
+        results.append(f"*_g{i}" if is_list else f"_g{i}")
+        offset = f"{offset} + {width}" if offset != "0" else width
+    body.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    fields = list(dict.fromkeys(fields))
+    backward = [*_def(f"backward_{d.entry.attr_name}", "_node, grads"), *body]
+    tensor_fields = list(dict.fromkeys(tensor_fields))
+    cls = [
+        f"class {node_name}(_Node):",
+        f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})",
+        f"    _name = {node_name!r}",
+        "",
+        "    def apply(self, grads):",
+        f"        return backward_{d.entry.attr_name}(self, grads)",
+    ]
+    if tensor_fields:
+        cls += [
+            "",
+            "    def release(self):",
+            f"        self.{' = self.'.join(tensor_fields)} = None",
+            "        self.released = True",
+        ]
+    return cls, backward
+
+
+def _saves_of(d: Derivative, functions: frozenset[str]) -> list[tuple[int, _Saves]]:
+    schema = (d.inplace_of or d.entry.schema)
+    kinds = _kinds(schema)
+    return [(i, _rewrite(f, kinds, functions)[1]) for i, f in enumerate(d.formulas) if f.expr is not None]
+
+
+def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[str]:
+    """The autograd kernel: edges, the redispatch, the node and its saved values, history."""
+    entry = d.entry
+    schema = entry.schema
+    inplace = d.inplace_of is not None or (schema.is_mutable and not schema.is_out_fn)
+    lines = _def(f"{entry.attr_name}_autograd", _params(schema))
+    mutated = [a.name for a in schema.arguments if a.is_write]
+    lines += [f"    _base = _check_inplace({name}, {schema.full_name!r}, True)" for name in mutated[:1]]
+    lines += [f"    _check_inplace({name}, {schema.full_name!r})" for name in mutated[1:]]
+    edge_names = []
+    for i, formula in enumerate(d.formulas):
+        if _is_tensor_list(schema.argument(formula.input).type):
+            lines.append(f"    _e{i} = tuple(_edge(_t) for _t in {formula.input})")
+            edge_names.append(f"*_e{i}")
+        else:
+            lines.append(f"    _e{i} = _edge({formula.input})")
+            edge_names.append(f"_e{i}")
+    checks = [f"_e{i} is None" if not n.startswith("*") else f"not any(_e{i})" for i, n in enumerate(edge_names)]
+    lines += [f"    if {' and '.join(checks)}:", *_redispatch(entry, "        return ")]
+    lines.append(f"    _node = {node_name}()")
+    lines.append(f"    _node.next_edges = ({', '.join(edge_names)}{',' if len(edge_names) == 1 else ''})")
+    before: list[str] = []
+    after: list[str] = []
+    for i, saves in _saves_of(d, functions):
+        needed = f"_e{i} is not None" if not edge_names[i].startswith("*") else f"any(_e{i})"
+        pre: list[str] = []
+        post: list[str] = []
+        for name, kind in saves.names.items():
+            if kind == "tensor":
+                value = f"_original({name})" if inplace and name in mutated else name
+                pre.append(f"_node.s_{name} = _save({value})")
+            elif kind == "tensors":
+                pre.append(f"_node.s_{name} = [_save(_t) for _t in {name}]")
+            elif kind == "output":
+                index = _output_index(schema, name)
+                out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
+                post.append(f"_node.s_{name} = _save_output({out}, {index})")
+            else:
+                pre.append(f"_node.s_{name} = {name}")
+        for name, attr in saves.attrs:
+            if kinds_of(d)[name] == "tensors":
+                pre.append(f"_node.s_{name}_{attr} = tuple(_t.{attr} for _t in {name})")
+            else:
+                pre.append(f"_node.s_{name}_{attr} = {name}.{attr}")
+        if pre:
+            before += [f"    if {needed}:", *(f"        {p}" for p in pre)]
+        if post:
+            after += [f"    if {needed}:", *(f"        {p}" for p in post)]
+    for i, formula in enumerate(d.formulas):
+        if _is_tensor_list(schema.argument(formula.input).type):
+            before.append(f"    _node.s_{formula.input}_count = len({formula.input})")
+    lines += before
+    lines += _redispatch(entry, "    _result = ")
+    lines += _history(d, schema)
+    if mutated:
+        lines += ["    if _base is not None:", f"        _rebase_view({mutated[0]}, _base)"]
+    lines += after
+    lines.append("    return _result")
+    return lines
+
+
+def kinds_of(d: Derivative) -> dict[str, str]:
+    return _kinds(d.inplace_of or d.entry.schema)
+
+
+def _history(d: Derivative, schema: FunctionSchema) -> list[str]:
+    if len(schema.returns) == 1:
+        lines = ["    _set_history(_result, _node)"]
+        ret = schema.returns[0]
+        if ret.alias is not None and not ret.alias.is_write:
+            first = schema.positional[0].name
+            lines.append(f"    _mark_view(_result, {first})")
+        return lines
+    lines = []
+    for i, differentiable in enumerate(d.differentiable_outputs):
+        if differentiable:
+            lines.append(f"    _set_history(_result[{i}], _node, {i})")
+        else:
+            lines.append(f"    _add_output(_node, _result[{i}])")
+    return lines
+
+
+def _passthrough(entry: OpEntry) -> list[str]:
+    """The kernel of an op none of whose outputs is differentiable: redispatch only."""
+    return [*_def(f"{entry.attr_name}_autograd", _params(entry.schema)), *_redispatch(entry, "    return ")]
+
+
+def _out_kernel(entry: OpEntry) -> list[str]:
+    return [
+        *_def(f"{entry.attr_name}_autograd", _params(entry.schema)),
+        f"    raise _out_not_differentiable({entry.schema.full_name!r})",
+    ]
+
+
+def autograd_module(
+    derivatives: list[Derivative],
+    entries: list[OpEntry],
+    functions: frozenset[str],
+    *,
+    source_label: str,
+    package: str,
+    helpers: str,
+) -> str:
+    """The generated ``autograd.py`` of a library."""
+    names: dict[str, str] = {}  # functional op -> node class: MulBackward0, SumBackward1...
+    counts: dict[str, int] = {}
+    for d in derivatives:
+        if d.inplace_of is None:
+            names[d.entry.schema.full_name] = f"{d.node_stem}{counts.get(d.node_stem, 0)}"
+            counts[d.node_stem] = counts.get(d.node_stem, 0) + 1
+    covered = {d.entry.schema.full_name for d in derivatives}
+    out_ops = [e for e in entries if e.schema.is_out_fn and not _composite(e)]
+    blocks: list[list[str]] = []
+    registered: list[OpEntry] = []
+    for d in derivatives:
+        if not any(d.differentiable_outputs) or not d.formulas:
+            blocks.append(_passthrough(d.entry))
+        elif d.inplace_of is None:
+            name = names[d.entry.schema.full_name]
+            cls, backward = _class_and_backward(d, functions, name)
+            blocks += [cls, backward, _kernel(d, functions, name)]
+        else:
+            blocks.append(_kernel(d, functions, names[d.inplace_of.full_name]))
+        registered.append(d.entry)
+    for entry in out_ops:
+        if entry.schema.full_name not in covered:
+            blocks.append(_out_kernel(entry))
+            registered.append(entry)
+    handles = [f"    LIBRARY as _LIBRARY,"] + [f"    {e.attr_name} as {_handle(e)}," for e in registered]
+    header = [
+        f"# {HEADER} from {source_label} -- do not edit.",
+        "# the autograd kernels and backward nodes of the library (typedops/codegen/_derivatives.py);",
+        "# importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.",
+        "# fmt: off",
+        "from typedops.runtime import (",
+        "    AUTOGRAD_OTHER_BIT as _OTHER,",
+        "    BELOW_AUTOGRAD_MASK as _BELOW,",
+        "    Node as _Node,",
+        "    add_output_meta as _add_output,",
+        "    check_inplace as _check_inplace,",
+        "    edge_of as _edge,",
+        "    mark_view as _mark_view,",
+        "    rebase_view as _rebase_view,",
+        "    not_implemented as _not_implemented,",
+        "    out_not_differentiable as _out_not_differentiable,",
+        "    register_autograd_kernels as _register_autograd_kernels,",
+        "    save as _save,",
+        "    save_output as _save_output,",
+        "    set_history as _set_history,",
+        "    unpack as _unpack,",
+        ")",
+        f"import {package} as _F",
+        f"import {helpers} as _H",
+        f"from {helpers} import original as _original",
+        f"from {package} import (",
+        *handles,
+        ")",
+        "",
+        "_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method",
+    ]
+    table = ["_register_autograd_kernels(_LIBRARY, ("]
+    table += [f"    ({_handle(e)}, {e.attr_name}_autograd)," for e in registered]
+    table.append("))")
+    parts = ["\n".join(header)] + ["\n".join(b) for b in blocks] + ["\n".join(table)]
+    return "\n\n\n".join(parts) + "\n"
+
+
+def _composite(entry: OpEntry) -> bool:
+    return any(k.key.name == "CompositeImplicitAutograd" for k in entry.kernels)

@@ -1,0 +1,245 @@
+"""Helpers the formulas of derivatives.yaml call (besides the core ops themselves).
+
+Each is built from core ops called through the dispatcher, so with ``create_graph=True``
+what they compute is recorded too and can be differentiated again. The code generator's
+allow-list of formula functions is ``HELPERS`` plus the core ops' functional names.
+"""
+
+# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
+# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
+# pyright: standard
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from ..dispatch import ops
+from ..tensor import Tensor, wrap_array
+from ..vocabulary import Scalar
+from . import _generated as F
+
+__all__ = [
+    "HELPERS",
+    "sum_to_size",
+    "scale",
+    "pow_backward",
+    "minmax_backward",
+    "sign",
+    "sum_backward",
+    "amax_backward",
+    "max_dim_backward",
+    "matmul_backward_self",
+    "matmul_backward_other",
+    "inverse_permutation",
+    "select_backward",
+    "slice_backward",
+    "squeeze_backward",
+    "cat_backward",
+    "as_strided_backward",
+]
+
+
+def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
+    """``grad`` summed over the dimensions broadcasting added or expanded, to ``shape``."""
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
+    if dims and len(dims) == lead:  # only broadcasting's leading dimensions: no reshape after
+        return _sum_dims(grad, dims, False)
+    if dims:
+        grad = _sum_dims(grad, dims, True)
+    return grad if grad.shape == shape else F.reshape(grad, list(shape))
+
+
+def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
+    """``sum`` over several dimensions (the functional ``sum`` reads ``int[1]`` as exactly one)."""
+    result: Tensor = ops.core.sum.dim_IntList(x, dims, keepdim)
+    return result
+
+
+def scale(grad: Tensor, alpha: Scalar) -> Tensor:
+    """``grad * alpha``, skipped for ``alpha == 1``."""
+    return grad if alpha == 1 else grad * alpha
+
+
+def pow_backward(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:
+    if exponent == 0:
+        return F.zeros_like(grad)
+    return grad * exponent * self ** (exponent - 1)
+
+
+def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> Tensor:
+    """The gradient of ``maximum``/``minimum`` for ``self``: where it was chosen; half on ties."""
+    chosen = F.gt(self, other) if is_max else F.lt(self, other)
+    tie = F.eq(self, other)
+    zero = F.zeros_like(grad)
+    return F.where(chosen, grad, F.where(tie, grad / 2, zero))
+
+
+def sign(x: Tensor) -> Tensor:
+    return (x > 0).to(x.dtype) - (x < 0).to(x.dtype)
+
+
+def _wrap(dims: Sequence[int] | None, ndim: int) -> list[int]:
+    if dims is None or len(dims) == 0:
+        return list(range(ndim))
+    return sorted(d % ndim if ndim else 0 for d in dims)
+
+
+def _restore(grad: Tensor, ndim: int, dims: Sequence[int] | None, keepdim: bool) -> Tensor:
+    """``grad`` with the reduced dimensions put back as size 1 (unless ``keepdim`` kept them)."""
+    if keepdim or ndim == 0:
+        return grad
+    for d in _wrap(dims, ndim):
+        grad = F.unsqueeze(grad, d)
+    return grad
+
+
+def sum_backward(grad: Tensor, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bool) -> Tensor:
+    return _restore(grad, len(shape), dim, keepdim).expand(list(shape))
+
+
+def amax_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
+    """Shared equally among the elements equal to the maximum, as PyTorch does."""
+    g = _restore(grad, self.ndim, dim, keepdim)
+    mask = F.eq(self, _restore(result, self.ndim, dim, keepdim)).to(grad.dtype)
+    count = _sum_dims(mask, _wrap(dim, self.ndim), True) if self.ndim else mask
+    return g * mask / count
+
+
+def max_dim_backward(grad: Tensor, shape: Sequence[int], dim: int, indices: Tensor, keepdim: bool) -> Tensor:
+    """The gradient flows to the element each index picked."""
+    ndim = len(shape)
+    if ndim == 0:
+        return grad
+    d = dim % ndim
+    g = grad if keepdim else F.unsqueeze(grad, d)
+    index = indices if keepdim else F.unsqueeze(indices, d)
+    positions = F.reshape(F.arange(shape[d]), [shape[d] if i == d else 1 for i in range(ndim)])
+    return F.eq(positions, index).to(grad.dtype) * g
+
+
+def matmul_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim == 1 and other.ndim == 1:
+        return grad * other
+    if self.ndim == 1:  # (n) @ (..., n, m) -> (..., m)
+        g = F.matmul(F.unsqueeze(grad, -2), F.transpose(other, -1, -2))
+        return sum_to_size(F.squeeze(g, -2), self.shape)
+    if other.ndim == 1:  # (..., k, n) @ (n) -> (..., k)
+        return sum_to_size(F.unsqueeze(grad, -1) * other, self.shape)
+    return sum_to_size(F.matmul(grad, F.transpose(other, -1, -2)), self.shape)
+
+
+def matmul_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    if self.ndim == 1 and other.ndim == 1:
+        return grad * self
+    if other.ndim == 1:  # (..., k, n) @ (n) -> (..., k)
+        g = F.matmul(F.transpose(self, -1, -2), F.unsqueeze(grad, -1))
+        return sum_to_size(F.squeeze(g, -1), other.shape)
+    if self.ndim == 1:  # (n) @ (..., n, m) -> (..., m)
+        return sum_to_size(F.unsqueeze(self, -1) * F.unsqueeze(grad, -2), other.shape)
+    return sum_to_size(F.matmul(F.transpose(self, -1, -2), grad), other.shape)
+
+
+def inverse_permutation(dims: Sequence[int]) -> list[int]:
+    n = len(dims)
+    inverse = [0] * n
+    for i, d in enumerate(dims):
+        inverse[d % n] = i
+    return inverse
+
+
+def _scatter_along(grad: Tensor, dim: int, size: int, positions: Sequence[int]) -> Tensor:
+    """``grad`` (``len(positions)`` long at ``dim``) placed at ``positions`` of a zero tensor
+    ``size`` long there: a product with a 0/1 selection matrix, so it stays differentiable."""
+    import numpy as np
+
+    from ..tensor import numpy_dtype
+
+    select = np.zeros((len(positions), size), dtype=numpy_dtype(grad.dtype))
+    select[np.arange(len(positions)), np.asarray(positions, dtype=np.int64)] = 1
+    moved = F.transpose(grad, dim, -1)
+    placed = F.matmul(moved, wrap_array(select, grad.dtype, grad.device))
+    return F.transpose(placed, dim, -1)
+
+
+def select_backward(grad: Tensor, shape: Sequence[int], dim: int, index: int) -> Tensor:
+    d = dim % len(shape)
+    return _scatter_along(F.unsqueeze(grad, d), d, shape[d], [index % shape[d]])
+
+
+def slice_backward(
+    grad: Tensor, shape: Sequence[int], dim: int, start: int | None, end: int | None, step: int
+) -> Tensor:
+    d = dim % len(shape)
+    positions = range(shape[d])[slice(start, end, step)]
+    if len(positions) == shape[d]:
+        return grad
+    return _scatter_along(grad, d, shape[d], list(positions))
+
+
+def squeeze_backward(grad: Tensor, shape: Sequence[int], dim: int) -> Tensor:
+    if not shape:
+        return grad
+    d = dim % len(shape)
+    return F.unsqueeze(grad, d) if shape[d] == 1 else grad
+
+
+def cat_backward(grad: Tensor, dim: int, shapes: Sequence[Sequence[int]]) -> list[Tensor | None]:
+    grads: list[Tensor | None] = []
+    d = dim % grad.ndim
+    start = 0
+    for shape in shapes:
+        if len(shape) == 1 and shape[0] == 0 and grad.ndim != 1:
+            grads.append(None)  # the legacy empty tensor cat skips
+            continue
+        grads.append(F.slice(grad, d, start, start + shape[d]))
+        start += shape[d]
+    return grads
+
+
+def _storage_indices(shape: Sequence[int], strides: Sequence[int], offset: int) -> Any:
+    """The storage index of every element of a strided geometry, as a numpy array of ``shape``."""
+    import numpy as np
+
+    index = np.full(tuple(shape), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        index = index + (np.arange(n, dtype=np.int64) * s).reshape([n if i == d else 1 for i in range(len(shape))])
+    return index
+
+
+def as_strided_backward(
+    grad: Tensor, self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None
+) -> Tensor:
+    """Scatter-add ``grad`` into the storage positions the result viewed, then read the
+    input's positions back, each storage slot shared by several input elements (an
+    expanded input) divided among them, as PyTorch does. Computed in numpy: this gradient
+    is not itself differentiable."""
+    import numpy as np
+
+    from ..tensor import array_of, numpy_dtype
+
+    out_index = _storage_indices(size, stride, self.storage_offset() if storage_offset is None else storage_offset)
+    in_index = _storage_indices(self.shape, self.stride(), self.storage_offset())
+    span = int(max(out_index.max(initial=0), in_index.max(initial=0))) + 1
+    storage = np.zeros(span, dtype=numpy_dtype(grad.dtype))
+    np.add.at(storage, out_index.reshape(-1), array_of(grad).reshape(-1))
+    counts = np.bincount(in_index.reshape(-1), minlength=span)
+    values = storage[in_index] / np.maximum(counts[in_index], 1)
+    return wrap_array(values.astype(storage.dtype), grad.dtype, grad.device)
+
+
+HELPERS: Final = frozenset(__all__) - {"HELPERS"}
+
+
+def original(t: Tensor) -> Tensor:
+    """A copy of ``t`` made before an in-place op overwrites it, for a formula that reads the
+    value it had (Note [What a node saves] in typedops/codegen/_derivatives.py)."""
+    from ..autograd import no_grad
+
+    with no_grad():
+        copy: Tensor = F.clone(t)
+    return copy

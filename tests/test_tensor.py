@@ -300,3 +300,29 @@ def test_a_wrapped_array_gets_its_storage_when_first_needed() -> None:
     w = Tensor._from_array(np.array([1.0, 2.0], dtype=np.float32), ScalarType.float32, CPU)
     resize_(w, (3,))
     assert w.tolist() == [1.0, 2.0, 0.0] and w.storage.size == 3
+
+
+# -- issue 11: overflow raises instead of wrapping ------------------------------------------------
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**70])
+def test_an_int_beyond_int64_raises_instead_of_wrapping(value: int) -> None:
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:
+        tensor([value])
+    assert str(info.value) == (
+        f"Overflow when unpacking long: {value} does not fit in int64; pass a float tensor "
+        "(dtype=float64) or a value between -2**63 and 2**63 - 1"
+    )
+    assert tensor([2**63 - 1]).tolist() == [2**63 - 1] and tensor([-(2**63)]).tolist() == [-(2**63)]
+
+
+@pytest.mark.parametrize("size", [[2**64], [2**62, 4]])
+def test_a_meta_tensor_too_large_to_count_raises(size: list[int]) -> None:
+    import typedops.core as core
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:
+        core.zeros(size, device="meta")
+    assert str(info.value) == (
+        f"Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 elements"
+    )

@@ -55,6 +55,8 @@ from ..vocabulary import (
     autograd_key_for,
 )
 from ._messages import (
+    INT_OVERFLOW,
+    SIZE_OVERFLOW,
     NO_AUTOGRAD,
     NON_LEAF_REQUIRES_GRAD,
     REQUIRES_GRAD_DTYPE,
@@ -103,6 +105,7 @@ _NUMPY_NAMES: Final = {
 _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 
 _META: Final = Device("meta")
+_INT64_MAX: Final = 2**63 - 1
 _CPU: Final = Device("cpu")
 
 
@@ -556,6 +559,8 @@ def empty_tensor(
             raise TensorError(NEGATIVE_DIMENSION.format(n=n, size=list(size)))
     strides = strides_for_format(size, memory_format)
     numel = numel_of(size)
+    if numel > _INT64_MAX or any(n > _INT64_MAX for n in size):  # as PyTorch, meta tensors too
+        raise TensorError(SIZE_OVERFLOW.format(size=list(size)))
     data = None
     if device.type != "meta":
         import numpy as np
@@ -644,6 +649,17 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
     return t
 
 
+def _check_int_range(data: Any) -> None:
+    """Refuse a Python int beyond int64 in ``data`` (numpy made it an object array)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif type(item) is int and not -_INT64_MAX - 1 <= item <= _INT64_MAX:
+            raise TensorError(INT_OVERFLOW.format(value=item))
+
+
 def tensor(
     data: Any,
     *,
@@ -663,6 +679,10 @@ def tensor(
     if isinstance(data, Tensor):
         data = array_of(data)
     array = np.asarray(data)
+    if array.dtype.kind == "u" and array.size and int(array.max()) > _INT64_MAX:
+        raise TensorError(INT_OVERFLOW.format(value=int(array.max())))  # numpy chose uint64
+    if array.dtype.kind == "O":
+        _check_int_range(data)
     if dtype is None:
         kind = array.dtype.kind
         inferred = {"b": ScalarType.bool, "i": ScalarType.int64, "u": ScalarType.int64,

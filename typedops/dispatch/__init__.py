@@ -29,6 +29,7 @@ from ._tls import (
     local_exclude,
     local_include,
     restore_included,
+    shift_keys,
 )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "local_exclude",
     "hide_included",
     "restore_included",
+    "shift_keys",
     # registration
     "Library",
     "RegistrationHandle",

@@ -39,7 +39,7 @@ from ..vocabulary import DispatchKey, DispatchKeySet
 
 __all__ = [
     "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
-    "keep_flag_in", "STATE", "hide_included", "restore_included",
+    "keep_flag_in", "STATE", "hide_included", "restore_included", "shift_keys",
 ]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -132,6 +132,18 @@ def hide_included(bits: int) -> _Sets:
     [Hiding included keys]. Returns what ``restore_included`` needs."""
     sets = _get()
     _SETS.set((sets[0] & ~bits, sets[1], sets[2]))
+    return sets
+
+
+def shift_keys(hide: int, exclude: int) -> _Sets | None:
+    """Drop ``hide`` from this context's include set and add ``exclude`` to its exclude set
+    until ``restore_included``, as ``hide_included`` does (Note [Hiding included keys]).
+    None when no block is open anywhere: calls then read no per-context state, so the
+    caller must open a block (``exclude_keys``) instead."""
+    if not STATE.active:
+        return None
+    sets = _get()
+    _SETS.set((sets[0] & ~hide, sets[1] | exclude, sets[2]))
     return sets
 
 

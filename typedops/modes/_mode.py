@@ -36,7 +36,7 @@ from typing import Any, Final, TypeVar
 
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..tensor import Tensor
-from ..dispatch import Library, OperatorHandle, exclude_keys, hide_included, include_keys, restore_included
+from ..dispatch import Library, OperatorHandle, exclude_keys, include_keys, restore_included, shift_keys
 
 __all__ = ["DispatchMode", "current_modes", "dispatch_on_class", "PYTHON_FALLBACK"]
 
@@ -170,7 +170,8 @@ _PYTHON_BIT: Final = 1 << DispatchKey.Python
 # handler makes -- ``op(*args)`` going on to the kernels, a fake tensor's Meta kernel --
 # skip those keys, as in PyTorch, where the dispatcher restores the key state the call
 # had at the Python key: else every in-place op under a mode would bump twice.
-_ABOVE_PYTHON: Final = exclude_keys(DispatchKeySet([DispatchKey.ADInplaceOrView, *AUTOGRAD_KEYS]))
+_ABOVE_PYTHON_BITS: Final = int(DispatchKeySet([DispatchKey.ADInplaceOrView, *AUTOGRAD_KEYS]))
+_ABOVE_PYTHON: Final = exclude_keys(DispatchKeySet.from_bits(_ABOVE_PYTHON_BITS))
 
 
 def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
@@ -180,8 +181,12 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
         token = _MODES.set(rest)  # Note [The mode stack]: popped while it handles the call
         # With no mode left, the handler's own call skips the Python key (Note [Hiding
         # included keys] in dispatch/_tls.py); a fake tensor's key still counts.
-        hidden = None if rest else hide_included(_PYTHON_BIT)
-        _ABOVE_PYTHON.__enter__()  # the handler's own calls start below what this call passed
+        # The handler's own calls also start below what this call passed (Note [Handlers
+        # call below the keys above Python]): a cheap shift of the sets when some block is
+        # open, else a block of its own.
+        shifted = shift_keys(0 if rest else _PYTHON_BIT, _ABOVE_PYTHON_BITS)
+        if shifted is None:
+            _ABOVE_PYTHON.__enter__()
         try:
             # _call_handler, inlined for the common case: plain tensors, no keyword-only arguments.
             split = _SPLITS.get(op) or _split_of(op)
@@ -202,10 +207,11 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
                 elif split.returns:
                     stack.extend(result)
         finally:
-            _ABOVE_PYTHON.__exit__(None, None, None)
             _MODES.reset(token)
-            if hidden is not None:
-                restore_included(hidden)
+            if shifted is None:
+                _ABOVE_PYTHON.__exit__(None, None, None)
+            else:
+                restore_included(shifted)
         return
     cls = _dispatching_class(stack) if _DISPATCH_CLASSES else None
     if cls is None:

@@ -43,9 +43,10 @@ def _ours(report: Report) -> None:
     def intercept(handle: OperatorHandle, keys: Any, stack: list[Any]) -> None:
         handle.redispatch_boxed(keys, stack)
 
-    # Tensors carry AutogradCPU, so a fallback there sees every call.
+    # Every tensor carries ADInplaceOrView (only tensors that require grad carry their
+    # Autograd key), so a fallback there sees every call of this namespace's ops.
     with Library(ns, "IMPL") as lib:
-        lib.fallback(boxed(intercept), DispatchKey.AutogradCPU)
+        lib.fallback(boxed(intercept), DispatchKey.ADInplaceOrView)
         report.add("typedops call with a boxed fallback redispatching",
                    timing(lambda: f(x, y, 2.0), number=N, repeat=9))
     f.library.remove()

@@ -24,11 +24,10 @@ from ._tls import (
     KeysChanged,
     allow_keys,
     exclude_keys,
-    hide_included,
     include_keys,
     local_exclude,
     local_include,
-    restore_included,
+    restore_keys,
     shift_keys,
 )
 
@@ -48,8 +47,7 @@ __all__ = [
     "KeysChanged",
     "local_include",
     "local_exclude",
-    "hide_included",
-    "restore_included",
+    "restore_keys",
     "shift_keys",
     # registration
     "Library",

@@ -39,7 +39,7 @@ from ..vocabulary import DispatchKey, DispatchKeySet
 
 __all__ = [
     "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
-    "keep_flag_in", "STATE", "hide_included", "restore_included", "shift_keys",
+    "keep_flag_in", "STATE", "restore_keys", "shift_keys",
 ]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -119,27 +119,19 @@ def apply_local(bits: int) -> int:
 # Note [Hiding included keys]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # A boxed fallback that hands a call to user code which calls the op again (a dispatch
-# mode's handler) wants that inner call to skip its key when nothing remains for the key
-# to do. An exclude block would do it, but opening and closing one costs microseconds (the
-# process-wide counter, under a lock). ``hide_included(bits)`` only drops ``bits`` from
-# this context's *include* set -- keys a tensor carries still count -- and
-# ``restore_included(saved)`` puts back what it saved. It opens no block, so it matters only
-# while some block is open (the one that included the key is). A block entered or left in
+# mode's handler) wants that inner call to skip keys the outer call already passed. An
+# exclude block would do it, but opening and closing one costs microseconds (the
+# process-wide counter, under a lock). ``shift_keys(hide, exclude)`` drops ``hide`` from
+# this context's *include* set -- keys a tensor carries still count -- and adds ``exclude``
+# to its exclude set; ``restore_keys(saved)`` puts back what it saved. It opens no block,
+# so it works only while some block is open (calls read the sets only then): it says so
+# by returning None, and the caller opens a block instead. A block entered or left in
 # between recomputes the sets from the open blocks, which brings the hidden keys back:
 # code using this must still be right when its key is reached again (only slower).
-def hide_included(bits: int) -> _Sets:
-    """Drop ``bits`` from this context's include set until ``restore_included``: Note
-    [Hiding included keys]. Returns what ``restore_included`` needs."""
-    sets = _get()
-    _SETS.set((sets[0] & ~bits, sets[1], sets[2]))
-    return sets
-
-
 def shift_keys(hide: int, exclude: int) -> _Sets | None:
     """Drop ``hide`` from this context's include set and add ``exclude`` to its exclude set
-    until ``restore_included``, as ``hide_included`` does (Note [Hiding included keys]).
-    None when no block is open anywhere: calls then read no per-context state, so the
-    caller must open a block (``exclude_keys``) instead."""
+    until ``restore_keys`` (Note [Hiding included keys]); None when no block is open
+    anywhere, so the caller must open one (``exclude_keys``) instead."""
     if not STATE.active:
         return None
     sets = _get()
@@ -147,8 +139,8 @@ def shift_keys(hide: int, exclude: int) -> _Sets | None:
     return sets
 
 
-def restore_included(saved: _Sets) -> None:
-    """Undo ``hide_included``; blocks opened or closed meanwhile are kept."""
+def restore_keys(saved: _Sets) -> None:
+    """Undo ``shift_keys``; blocks opened or closed meanwhile are kept."""
     blocks = _get()[2]
     _SETS.set(saved if blocks is saved[2] else _sets_of(blocks))
 

@@ -36,7 +36,7 @@ from typing import Any, Final, TypeVar
 
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..tensor import Tensor
-from ..dispatch import Library, OperatorHandle, exclude_keys, include_keys, restore_included, shift_keys
+from ..dispatch import Library, OperatorHandle, exclude_keys, include_keys, restore_keys, shift_keys
 
 __all__ = ["DispatchMode", "current_modes", "dispatch_on_class", "PYTHON_FALLBACK"]
 
@@ -211,7 +211,7 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
             if shifted is None:
                 _ABOVE_PYTHON.__exit__(None, None, None)
             else:
-                restore_included(shifted)
+                restore_keys(shifted)
         return
     cls = _dispatching_class(stack) if _DISPATCH_CLASSES else None
     if cls is None:

@@ -69,8 +69,7 @@ def _stubgen(args: argparse.Namespace) -> int:
 
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, "")  # the project's modules, as `python -m` would find them
-    command = " ".join(["typedops stubgen", *args.modules, "--out", args.out.as_posix()])
-    files, notes = stubgen(args.modules, args.out, command)
+    files, notes = stubgen(args.modules, args.out)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.check:

@@ -27,7 +27,7 @@ def _key(schema: FunctionSchema) -> tuple[str, str]:
     return schema.qualified_name, schema.overload_name
 
 
-def stubgen(modules: Sequence[str], out: Path, command: str) -> tuple[dict[Path, str], list[str]]:
+def stubgen(modules: Sequence[str], out: Path) -> tuple[dict[Path, str], list[str]]:
     """The stub files (path -> text) for the namespaces ``modules`` register, and notes on
     what was left out. Nothing is written (``write_files`` does that)."""
     before = {_key(handle.schema) for handle in dispatcher.all_ops()}

@@ -120,16 +120,16 @@ def load_derivatives(path: Path, entries: list[OpEntry], op_functions: frozenset
     label = path.name
     data = load_yaml(path, label)
     if not isinstance(data, LocatedList):
-        raise CodegenError(DERIVATIVES_NOT_A_LIST.format(v0=label))
+        raise CodegenError(DERIVATIVES_NOT_A_LIST.format(label=label))
     by_text = {_unqualified(e.schema): e for e in entries}
     found: list[Derivative] = []
     seen: set[str] = set()
     for item, line in zip(data, data.item_lines):
         if not isinstance(item, Located) or "name" not in item:
-            raise CodegenError(DERIVATIVE_NOT_A_MAPPING.format(v0=label, v1=line))
+            raise CodegenError(DERIVATIVE_NOT_A_MAPPING.format(label=label, line=line))
         derivative = _derivative(item, label, by_text, op_functions)
         if derivative.entry.schema.full_name in seen:
-            raise CodegenError(DERIVATIVE_TWICE.format(v0=label, v1=line, v2=derivative.entry.schema.full_name))
+            raise CodegenError(DERIVATIVE_TWICE.format(label=label, line=line, op=derivative.entry.schema.full_name))
         seen.add(derivative.entry.schema.full_name)
         found.append(derivative)
     return found + _inplace_variants(found, entries)
@@ -144,14 +144,14 @@ def _derivative(item: Located, label: str, by_text: dict[str, OpEntry], function
     line = item.line_of("name")
     name = item["name"]
     if not isinstance(name, str):
-        raise CodegenError(DERIVATIVE_NAME_NOT_TEXT.format(v0=label, v1=line))
+        raise CodegenError(DERIVATIVE_NAME_NOT_TEXT.format(label=label, line=line))
     try:
         text = _unqualified(FunctionSchema.parse(name))
     except Exception as error:  # noqa: BLE001 -- any parse failure becomes a located error
-        raise CodegenError(DERIVATIVE_NAME_NOT_A_SCHEMA.format(v0=label, v1=line, v2=error)) from None
+        raise CodegenError(DERIVATIVE_NAME_NOT_A_SCHEMA.format(label=label, line=line, error=error)) from None
     entry = by_text.get(text)
     if entry is None:
-        raise CodegenError(DERIVATIVE_NO_SUCH_OP.format(v0=label, v1=line, v2=text))
+        raise CodegenError(DERIVATIVE_NO_SUCH_OP.format(label=label, line=line, schema=text))
     schema = entry.schema
     outputs = _output_differentiability(item, label, schema)
     names = _formula_names(schema)
@@ -161,10 +161,10 @@ def _derivative(item: Located, label: str, by_text: dict[str, OpEntry], function
             continue
         key_line = item.line_of(key)
         if not isinstance(key, str) or key not in {a.name for a in schema.arguments}:
-            raise CodegenError(DERIVATIVE_NOT_AN_ARGUMENT.format(v0=label, v1=key_line, v2=key, v3=schema.full_name))
+            raise CodegenError(DERIVATIVE_NOT_AN_ARGUMENT.format(label=label, line=key_line, key=key, op=schema.full_name))
         arg = schema.argument(key)
         if not _differentiable_type(arg.type):
-            raise CodegenError(DERIVATIVE_NO_GRADIENT.format(v0=label, v1=key_line, v2=key, v3=arg.type))
+            raise CodegenError(DERIVATIVE_NO_GRADIENT.format(label=label, line=key_line, key=key, type=arg.type))
         formulas.append(_formula(key, item[key], f"{label}:{key_line}", names, functions, key_line))
     order = [a.name for a in schema.arguments]
     formulas.sort(key=lambda f: order.index(f.input))
@@ -178,7 +178,7 @@ def _output_differentiability(item: Located, label: str, schema: FunctionSchema)
     line = item.line_of("output_differentiability")
     if not isinstance(value, list) or len(value) != len(schema.returns) or not all(isinstance(v, bool) for v in value):
         raise CodegenError(
-            OUTPUT_DIFFERENTIABILITY_LENGTH.format(v0=label, v1=line, v2=len(schema.returns))
+            OUTPUT_DIFFERENTIABILITY_LENGTH.format(label=label, line=line, count=len(schema.returns))
         )
     return tuple(value)
 
@@ -203,11 +203,11 @@ def _formula(
     if text == NOT_IMPLEMENTED:
         return Formula(input_name, None, line)
     if not isinstance(text, str):
-        raise CodegenError(FORMULA_NOT_TEXT.format(v0=where, v1=input_name))
+        raise CodegenError(FORMULA_NOT_TEXT.format(where=where, input=input_name))
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
-        raise CodegenError(FORMULA_NOT_PYTHON.format(v0=where, v1=input_name, v2=error.msg)) from None
+        raise CodegenError(FORMULA_NOT_PYTHON.format(where=where, input=input_name, error=error.msg)) from None
     _check(tree.body, where, names, functions)
     return Formula(input_name, tree.body, line)
 
@@ -216,7 +216,7 @@ def _check(node: ast.expr, where: str, names: dict[str, str], functions: frozens
     """Refuse anything outside Note [Validated formulas]."""
 
     def refuse(what: str) -> CodegenError:
-        return CodegenError(FORMULA_NOT_ALLOWED.format(v0=where, v1=what))
+        return CodegenError(FORMULA_NOT_ALLOWED.format(where=where, what=what))
 
     def visit(n: ast.AST) -> None:
         if isinstance(n, ast.BinOp):

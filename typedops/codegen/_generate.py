@@ -148,7 +148,7 @@ def _autograd_text(path: Path, entries: list[OpEntry], options: Options) -> str:
     """The library's autograd kernels from the derivatives.yaml beside its op yaml (the core
     library's only, for now: its formulas call the core helpers)."""
     if options.namespace != "core":
-        raise CodegenError(DERIVATIVES_CORE_ONLY.format(v0=path.name))
+        raise CodegenError(DERIVATIVES_CORE_ONLY.format(label=path.name))
     functions = frozenset(e.schema.name for e in entries if e.function) | CORE_HELPERS
     derivatives = load_derivatives(path, entries, functions)
     return autograd_module(

@@ -75,6 +75,8 @@ FUNCTION_NAME_TAKEN: Final = (
 CANNOT_READ: Final = "{label}: cannot read the file ({error})"
 MALFORMED_YAML_AT: Final = "{label}:{line}: malformed yaml: {problem}"
 MALFORMED_YAML: Final = "{label}: malformed yaml: {error}"
+
+# -- typedops stubgen and a yaml's methods -------------------------------------------------------
 CANNOT_IMPORT: Final = "cannot import module {module!r}: {error}"
 NOTHING_REGISTERED: Final = (
     "importing {modules} registered no operators outside the core namespace; name the modules that "
@@ -100,16 +102,18 @@ SCHEMAS_ONLY_KERNELS_ONLY: Final = (
     "drop the entry or the option"
 )
 SCHEMAS_ONLY_WITH: Final = "--schemas-only registers no kernels, so {option} has nothing to do; drop one of them"
-DERIVATIVES_NOT_A_LIST: Final = "{v0}:1: expected a list of '- name: ...' entries"
-DERIVATIVE_NAME_NOT_TEXT: Final = "{v0}:{v1}: 'name' must be the op's schema text"
-DERIVATIVE_NO_SUCH_OP: Final = '{v0}:{v1}: no op in the library has the schema {v2!r}'
-OUTPUT_DIFFERENTIABILITY_LENGTH: Final = '{v0}:{v1}: output_differentiability must list one true/false per output ({v2})'
-FORMULA_NOT_TEXT: Final = '{v0}: the formula for {v1!r} must be an expression (text)'
-FORMULA_NOT_ALLOWED: Final = '{v0}: {v1} is not allowed in a formula (see Note [Validated formulas])'
-DERIVATIVE_NOT_A_MAPPING: Final = "{v0}:{v1}: each entry is a mapping with a 'name:' (the op's schema)"
-DERIVATIVE_TWICE: Final = '{v0}:{v1}: {v2} has two entries'
-DERIVATIVE_NAME_NOT_A_SCHEMA: Final = "{v0}:{v1}: 'name' is not a schema: {v2}"
-DERIVATIVE_NOT_AN_ARGUMENT: Final = '{v0}:{v1}: {v2!r} is not an argument of {v3}'
-DERIVATIVE_NO_GRADIENT: Final = '{v0}:{v1}: argument {v2!r} of type {v3} has no gradient'
-FORMULA_NOT_PYTHON: Final = '{v0}: the formula for {v1!r} is not a Python expression: {v2}'
-DERIVATIVES_CORE_ONLY: Final = "{v0}: derivatives are generated for the core library only (namespace 'core')"
+
+# -- derivatives.yaml ------------------------------------------------------------------------------
+DERIVATIVES_NOT_A_LIST: Final = "{label}:1: expected a list of '- name: ...' entries"
+DERIVATIVE_NAME_NOT_TEXT: Final = "{label}:{line}: 'name' must be the op's schema text"
+DERIVATIVE_NO_SUCH_OP: Final = '{label}:{line}: no op in the library has the schema {schema!r}'
+OUTPUT_DIFFERENTIABILITY_LENGTH: Final = '{label}:{line}: output_differentiability must list one true/false per output ({count})'
+FORMULA_NOT_TEXT: Final = '{where}: the formula for {input!r} must be an expression (text)'
+FORMULA_NOT_ALLOWED: Final = '{where}: {what} is not allowed in a formula (see Note [Validated formulas])'
+DERIVATIVE_NOT_A_MAPPING: Final = "{label}:{line}: each entry is a mapping with a 'name:' (the op's schema)"
+DERIVATIVE_TWICE: Final = '{label}:{line}: {op} has two entries'
+DERIVATIVE_NAME_NOT_A_SCHEMA: Final = "{label}:{line}: 'name' is not a schema: {error}"
+DERIVATIVE_NOT_AN_ARGUMENT: Final = '{label}:{line}: {key!r} is not an argument of {op}'
+DERIVATIVE_NO_GRADIENT: Final = '{label}:{line}: argument {key!r} of type {type} has no gradient'
+FORMULA_NOT_PYTHON: Final = '{where}: the formula for {input!r} is not a Python expression: {error}'
+DERIVATIVES_CORE_ONLY: Final = "{label}: derivatives are generated for the core library only (namespace 'core')"

@@ -316,12 +316,16 @@ def _value_checks(shape: CallShape, names: _Names, params: tuple[str, ...]) -> l
     the full check, which converts what the schema converts (a lone int for ``int[1]``)
     or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones]). ``params``
     are the arguments' names in the source (``_source_names``)."""
-    checked = [(i, p) for i, (a, p) in enumerate(zip(shape.args, params)) if _check_expr(a.check, i, p, names) is not None]
+    checked = [
+        (i, p, test)
+        for i, (a, p) in enumerate(zip(shape.args, params))
+        if (test := _check_expr(a.check, i, p, names)) is not None
+    ]
     if not checked:
         return []
-    tests = " and ".join(e for i, p in checked if (e := _check_expr(shape.args[i].check, i, p, names)) is not None)
-    refs = "".join(f"{p}, " for _, p in checked)
-    indices = "".join(f"{i}, " for i, _ in checked)
+    tests = " and ".join(test for _, _, test in checked)
+    refs = "".join(f"{p}, " for _, p, _ in checked)
+    indices = "".join(f"{i}, " for i, _, _ in checked)
     return [
         f"        if not ({tests}):",
         f"            {refs}= {names.fix}({names.op}, ({indices}), ({refs}))",

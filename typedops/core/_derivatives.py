@@ -5,10 +5,6 @@ what they compute is recorded too and can be differentiated again. The code gene
 allow-list of formula functions is ``HELPERS`` plus the core ops' functional names.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Sequence

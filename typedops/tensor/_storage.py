@@ -49,7 +49,7 @@ class Storage:
         """The elements as a flat numpy array (None on the meta device)."""
         flat = self._flat
         if flat is None and self.buffer is not None:
-            flat = self._flat = self.buffer.reshape(-1)  # pyright: ignore[reportUnknownMemberType] -- numpy's overloads
+            flat = self._flat = self.buffer.reshape(-1)
         return flat
 
     @data.setter

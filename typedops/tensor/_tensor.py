@@ -33,14 +33,10 @@ makes that tensor's dict. (``requires_grad`` is the tensor's Autograd key bit: N
 [Autograd keys only on tensors that require grad].)
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, overload
+from typing import TYPE_CHECKING, Any, Final, cast, overload
 
 from ..vocabulary import (
     AUTOGRAD_KEYS,
@@ -651,11 +647,11 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
 
 def _check_int_range(data: Any) -> None:
     """Refuse a Python int beyond int64 in ``data`` (numpy made it an object array)."""
-    stack = [data]
+    stack: list[object] = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, (list, tuple)):
-            stack.extend(item)
+            stack.extend(cast("list[object] | tuple[object, ...]", item))
         elif type(item) is int and not -_INT64_MAX - 1 <= item <= _INT64_MAX:
             raise TensorError(INT_OVERFLOW.format(value=item))
 

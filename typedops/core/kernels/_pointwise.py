@@ -5,10 +5,6 @@ A CPU kernel and its Meta twin share one ``_plan_*`` function that checks the ar
 and computes the result's shape and dtype, so the two cannot disagree.
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import operator
@@ -77,7 +73,7 @@ def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
         result = binary_fast(self, other, operator.add)
         if result is not None:
             return result
-    shape, dtype = _plan_add(self, other, alpha)
+    _shape, dtype = _plan_add(self, other, alpha)
     return fresh(_add_values(self, other, alpha, dtype), dtype, self._device)
 
 

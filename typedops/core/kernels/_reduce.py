@@ -1,10 +1,6 @@
 """Reductions over dimensions (``sum``, ``mean``, ``amax``, ``max.dim``, ``argmax``) and
 matrix products (``matmul``, ``mm``)."""
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import operator
@@ -67,7 +63,7 @@ def _plan_sum(
 def sum_dim_cpu(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
 ) -> Tensor:
-    shape, result_dtype, dims = _plan_sum(self, dim, keepdim, dtype)
+    _shape, result_dtype, dims = _plan_sum(self, dim, keepdim, dtype)
     values = data(self).sum(axis=_axes(self.shape, dims), dtype=numpy_dtype(result_dtype), keepdims=keepdim)
     return fresh(values, result_dtype, self._device)
 
@@ -146,7 +142,7 @@ def _plan_amax(self: Tensor, dim: Sequence[int], keepdim: bool) -> tuple[Shape, 
 
 
 def amax_cpu(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
-    shape, dims = _plan_amax(self, dim, keepdim)
+    _shape, dims = _plan_amax(self, dim, keepdim)
     values = data(self).max(axis=_axes(self.shape, dims), keepdims=keepdim)  # a new array
     return fresh(values, self.dtype, self._device)
 
@@ -222,7 +218,8 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 
 
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    result = binary_fast(self, other, operator.matmul)  # numpy's matmul rules are PyTorch's
+    # numpy's matmul rules are PyTorch's; typeshed declares operator.matmul without types.
+    result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     if result is not None:
         return result
     import numpy as np

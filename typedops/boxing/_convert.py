@@ -8,10 +8,6 @@ is broadcast to the schema's size. ``Sequence[int]`` (or no list annotation) is 
 through unchanged.
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import enum
@@ -19,7 +15,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from ..vocabulary import ArgumentValueError
 from ..schema import FunctionSchema, ListType, OptionalType, Type
@@ -50,7 +46,7 @@ class Conversion:
     size: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.kind, SequenceKind):
+        if not isinstance(self.kind, SequenceKind):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers pass anything
             raise ArgumentValueError(BAD_CONVERSION_KIND.format(kind=self.kind))
         if self.size is not None and (type(self.size) is not int or self.size < 0):
             raise ArgumentValueError(BAD_CONVERSION_SIZE.format(size=self.size))
@@ -100,9 +96,11 @@ def _annotations(kernel: Callable[..., Any], with_keys: bool) -> dict[str, Any]:
     """Parameter name -> annotation object, for the parameters after the key set (if taken)."""
     raw = getattr(kernel, "__annotations__", None)
     code = getattr(kernel, "__code__", None)
-    if isinstance(raw, dict) and code is not None and not any(isinstance(a, str) for a in raw.values()):
-        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        return {n: raw[n] for n in names[1 if with_keys else 0 :] if n in raw}
+    if isinstance(raw, dict) and code is not None:
+        given = cast("dict[str, object]", raw)
+        if not any(isinstance(a, str) for a in given.values()):
+            names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+            return {n: given[n] for n in names[1 if with_keys else 0 :] if n in given}
     try:
         signature = inspect.signature(kernel, eval_str=True)
     except (TypeError, ValueError, NameError):
@@ -111,27 +109,33 @@ def _annotations(kernel: Callable[..., Any], with_keys: bool) -> dict[str, Any]:
     return {p.name: p.annotation for p in params}
 
 
+# Note [Converters return what they narrowed]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# broadcast, to_tuple and to_list run in the unboxing wrapper of every list argument
+# they convert. Their isinstance and type() tests narrow the Any value to a list or tuple
+# of Unknown for pyright, which strict mode reports where it is returned; a cast would
+# add a call to each conversion, so those lines carry an ignore instead.
 def broadcast(value: Any, size: int = 0) -> Any:
     """``value`` unchanged if it is a list, tuple or None; a lone value repeated ``size``
     times, as a list (what a kernel taking any sequence gets for ``int[2] stride=1``)."""
     if value is None or not size or isinstance(value, (list, tuple)):
-        return value
+        return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
     return [value] * size
 
 
 def to_tuple(value: Any, size: int = 0) -> Any:
     """``value`` as a tuple; a lone value is repeated ``size`` times; None stays None."""
     if value is None or type(value) is tuple:
-        return value
+        return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
     if size and not isinstance(value, (list, tuple)):
         return (value,) * size
-    return tuple(value)
+    return tuple(value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- the same Note
 
 
 def to_list(value: Any, size: int = 0) -> Any:
     """``value`` as a list; a lone value is repeated ``size`` times; None stays None."""
     if value is None or type(value) is list:
-        return value
+        return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
     if size and not isinstance(value, (list, tuple)):
         return [value] * size
-    return list(value)
+    return list(value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- the same Note

@@ -5,15 +5,11 @@ belongs to (PyTorch's IValue tags), and ``mismatch(type, value)`` says why a val
 not fit a schema type -- the uniform argument check every boxed call gets.
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
 from ..schema import (
@@ -62,7 +58,7 @@ _TAG_BY_CLASS: Final[dict[type, Tag]] = {
 }  # fmt: skip
 
 
-def tag_of(value: Any) -> Tag:
+def tag_of(value: object) -> Tag:
     tag = _TAG_BY_CLASS.get(type(value))
     if tag is not None:
         return tag
@@ -76,7 +72,7 @@ def tag_of(value: Any) -> Tag:
     return Tag.object
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
 
@@ -109,6 +105,7 @@ def canonical(type_: Type, value: Any) -> Any:
     if isinstance(inner, ListType) and inner.size is not None and value is not None:
         if not isinstance(value, (list, tuple)):
             return [value] * inner.size
+        return cast("list[object] | tuple[object, ...]", value)
     return value
 
 
@@ -130,15 +127,20 @@ def mismatch(type_: Type, value: Any) -> str | None:
             return f"expected a list ({type_}), got {type_name(value)}"
         # A list's size is a hint for broadcasting a lone value, not a length the
         # binding enforces (PyTorch's IntArrayRef[N] takes any length; kernels check).
-        for i, item in enumerate(value):
+        # isinstance leaves the elements Unknown to pyright; a cast would add a call to the
+        # argument check of every call with a list argument that is not all ints.
+        for i, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
             problem = mismatch(type_.elem, item)
             if problem is not None:
                 return f"element {i}: {problem}"
         return None
     if isinstance(type_, TupleType):
-        if not isinstance(value, tuple) or len(value) != len(type_.elems):
+        if not isinstance(value, tuple):
             return f"expected a tuple ({type_}), got {type_name(value)}"
-        for i, (elem, item) in enumerate(zip(type_.elems, value)):
+        items = cast("tuple[object, ...]", value)
+        if len(items) != len(type_.elems):
+            return f"expected a tuple ({type_}), got {type_name(items)}"
+        for i, (elem, item) in enumerate(zip(type_.elems, items)):
             problem = mismatch(elem, item)
             if problem is not None:
                 return f"element {i}: {problem}"
@@ -146,7 +148,7 @@ def mismatch(type_: Type, value: Any) -> str | None:
     if isinstance(type_, DictType):
         if not isinstance(value, Mapping):
             return f"expected a dict ({type_}), got {type_name(value)}"
-        for k, v in value.items():
+        for k, v in cast("Mapping[object, object]", value).items():
             problem = mismatch(type_.key, k) or mismatch(type_.value, v)
             if problem is not None:
                 return f"entry {k!r}: {problem}"

@@ -35,10 +35,6 @@ sits above this one (Note [Tensor class by registration] in _classes.py); the ta
 name it are built on first use (``_classes``).
 """
 
-# Checked by pyright in standard mode, not strict yet: what it narrows from Any, yaml or
-# numpy values is partially unknown to it (issue 12; mypy --strict checks it in full).
-# pyright: standard
-
 from __future__ import annotations
 
 import collections.abc
@@ -49,7 +45,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterable
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, Union, cast
 
 from ..vocabulary import (
     SYM_INT_MARKER, BoundedCache, Device, Generator, Layout, MemoryFormat, ScalarType, SchemaInferenceError,
@@ -378,7 +374,7 @@ def _show(ann: object) -> str:
     if ann is Ellipsis:
         return "..."
     if isinstance(ann, list):  # the parameter list of Callable[[...], R]
-        return "[" + ", ".join(map(_show, ann)) + "]"
+        return "[" + ", ".join(map(_show, cast("list[object]", ann))) + "]"
     if isinstance(ann, typing.ForwardRef):
         return ann.__forward_arg__
     origin = typing.get_origin(ann)
@@ -461,13 +457,14 @@ def _default_value(type_: Type, value: object) -> DefaultValue:
             raise _BadDefault(_NO_LITERAL, "Tensor")
         raise _BadDefault(_BAD_DEFAULT)
     if isinstance(type_, ListType) and isinstance(value, (tuple, list)):
-        if type_.size is not None and len(value) != type_.size:
+        items = cast("tuple[object, ...] | list[object]", value)
+        if type_.size is not None and len(items) != type_.size:
             raise _BadDefault(_BAD_DEFAULT)
         elem = type_.elem
         inner = elem.elem if isinstance(elem, OptionalType) else elem
-        if value and not isinstance(inner, BaseType):
+        if items and not isinstance(inner, BaseType):
             raise _BadDefault(_NO_LITERAL, "nested list")
-        return tuple(_element_value(elem, v) for v in value)
+        return tuple(_element_value(elem, v) for v in items)
     if isinstance(type_, DictType) and isinstance(value, dict):
         raise _BadDefault(_NO_LITERAL, "dict")
     raise _BadDefault(_BAD_DEFAULT)

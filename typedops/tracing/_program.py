@@ -5,15 +5,11 @@ its ops (the input of a selective build) and checks itself against the schemas
 registered now. See Note [Programs are data] in _values.py.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from typing_extensions import assert_never
 
@@ -136,7 +132,7 @@ def _bind(program: Program, args: Sequence[Any], kwargs: dict[str, Any]) -> list
         if isinstance(spec, TensorInput):
             if not isinstance(value, Tensor):
                 raise msg.ProgramError(msg.NOT_A_TENSOR_INPUT.format(name=spec.name, kind=type(value).__name__))
-        elif isinstance(spec, ConstantInput):
+        elif isinstance(spec, ConstantInput):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
             traced = _evaluate(spec.value, [], [])
             if not _same_constant(value, traced):
                 raise msg.ProgramError(msg.SPECIALIZED.format(name=spec.name, traced=traced, got=value))
@@ -148,11 +144,10 @@ def _bind(program: Program, args: Sequence[Any], kwargs: dict[str, Any]) -> list
 
 def _same_constant(value: Any, traced: Any) -> bool:
     if isinstance(traced, list):
-        return (
-            isinstance(value, (list, tuple))
-            and len(value) == len(traced)
-            and all(_same_constant(v, t) for v, t in zip(value, traced))
-        )
+        if not isinstance(value, (list, tuple)):
+            return False
+        given, expected = cast("Sequence[object]", value), cast("list[object]", traced)
+        return len(given) == len(expected) and all(_same_constant(v, t) for v, t in zip(given, expected))
     return type(value) is type(traced) and bool(value == traced)
 
 
@@ -165,7 +160,7 @@ def _evaluate(value: Value, inputs: list[Any], results: list[list[Any]]) -> Any:
         return value.value
     if isinstance(value, TensorConstant):
         return _materialize(value)
-    if isinstance(value, ListOf):
+    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         return [_evaluate(v, inputs, results) for v in value.items]
     assert_never(value)
 
@@ -210,7 +205,7 @@ def _reference_problem(program: Program, value: Value, before: int) -> str | Non
         return None
     if isinstance(value, (Constant, TensorConstant)):
         return None
-    if isinstance(value, ListOf):
+    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         for item in value.items:
             problem = _reference_problem(program, item, before)
             if problem is not None:
@@ -243,7 +238,7 @@ def _type_problem(program: Program, expected: Type, value: Value) -> str | None:
         return mismatch(expected, value.value)
     if isinstance(value, TensorConstant):
         return None if _accepts_tensor(expected) else f"expected {expected}, got a tensor constant"
-    if isinstance(value, ListOf):
+    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         inner = expected.elem if isinstance(expected, OptionalType) else expected
         if not isinstance(inner, ListType):
             return None if _accepts_any(inner) else f"expected {expected}, got a list"
@@ -270,7 +265,7 @@ def _format_input(spec: Input) -> str:
     if isinstance(spec, TensorInput):
         where = "" if spec.device == Device("cpu") else f", {spec.device}"
         return f"{spec.name}: Tensor({spec.dtype.name}{list(spec.shape)}{where})"
-    if isinstance(spec, ConstantInput):
+    if isinstance(spec, ConstantInput):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         return f"{spec.name}={format_value(spec.value, ())}"
     assert_never(spec)
 

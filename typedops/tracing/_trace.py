@@ -18,16 +18,12 @@ the recorder has not seen (made from data inside the function, not by an op) bec
 never reused during the trace.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import contextvars
 import inspect
-from collections.abc import Callable, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, cast
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 from ..schema import Argument
@@ -81,7 +77,8 @@ class _Recorder:
                 # numpy's float64 is a float: record the builtin value.
                 return Constant(value if type(value) is kind else _exactly(kind, value))
         if isinstance(value, (list, tuple)):
-            return ListOf(tuple(self.value_of(v, describe) for v in value))
+            items = cast("Sequence[object]", value)
+            return ListOf(tuple(self.value_of(v, describe) for v in items))
         raise msg.TraceError(describe(value))
 
     def record(self, op: OperatorHandle, args: list[Value], results: Sequence[Any]) -> None:
@@ -171,9 +168,9 @@ def trace(fn: Callable[..., Any], *example_inputs: Any, decompose: bool = False,
 
 def _input_names(fn: Callable[..., Any], count: int) -> list[str]:
     try:
-        parameters = inspect.signature(fn).parameters.values()
+        parameters: Iterable[inspect.Parameter] = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
-        parameters = []  # type: ignore[assignment]  # a builtin without a signature
+        parameters = ()  # a builtin without a signature
     positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return [positional[i] if i < len(positional) else f"input{i}" for i in range(count)]
 
@@ -203,10 +200,11 @@ def _outputs(recorder: _Recorder, result: Any) -> tuple[tuple[Value, ...], Outpu
     if result is None:
         return (), OutputKind.none
     if isinstance(result, (tuple, list)):
-        values = []
-        for item in result:
+        values: list[Value] = []
+        for item in cast("Sequence[object]", result):
             if isinstance(item, (tuple, list)):
-                raise msg.TraceError(msg.BAD_OUTPUT.format(what=f"a nested {type(item).__name__}"))
+                nested = cast("Sequence[object]", item)
+                raise msg.TraceError(msg.BAD_OUTPUT.format(what=f"a nested {type(nested).__name__}"))
             values.append(recorder.value_of(item, describe))
         return tuple(values), OutputKind.tuple if isinstance(result, tuple) else OutputKind.list
     return (recorder.value_of(result, describe),), OutputKind.single

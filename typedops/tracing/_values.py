@@ -12,10 +12,6 @@ without running anything from the file; running it looks every op up by name and
 it boxed, so the dispatcher checks every value again.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import enum
@@ -146,7 +142,7 @@ def format_constant(value: ConstantValue) -> str:
         return repr(value)
     if isinstance(value, (ScalarType, Layout, MemoryFormat)):
         return value.name
-    if isinstance(value, Device):
+    if isinstance(value, Device):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         return f"device({str(value)!r})"
     assert_never(value)
 
@@ -170,6 +166,6 @@ def format_value(value: Value, input_names: tuple[str, ...]) -> str:
         return format_constant(value.value)
     if isinstance(value, TensorConstant):
         return _format_tensor_constant(value)
-    if isinstance(value, ListOf):
+    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
         return "[" + ", ".join(format_value(v, input_names) for v in value.items) + "]"
     assert_never(value)

@@ -17,17 +17,13 @@ interleave on one thread: a kernel never awaits, so an op call begins and ends b
 another task runs there.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import contextvars
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Optional
+from typing import Any, Final, Optional, TypeGuard, cast
 
 from ..vocabulary import DispatchKey, DispatchKeySet
 from ..tensor import Tensor
@@ -82,11 +78,19 @@ def shapes_of(args: Sequence[Any]) -> tuple[Any, ...]:
     for value in args:
         if isinstance(value, Tensor):
             shapes.append(list(value.shape))
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Tensor) for v in value):
+        elif _is_tensor_list(value):
             shapes.append([list(v.shape) for v in value])
         else:
             shapes.append([])
     return tuple(shapes)
+
+
+def _is_tensor_list(value: object) -> TypeGuard[Sequence[Tensor]]:
+    """Whether ``value`` is a non-empty list or tuple of tensors."""
+    if not isinstance(value, (list, tuple)):
+        return False
+    items = cast("Sequence[object]", value)
+    return len(items) > 0 and all(isinstance(v, Tensor) for v in items)
 
 
 _now: Final = time.perf_counter_ns

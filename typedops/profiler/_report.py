@@ -1,16 +1,12 @@
 """Reports over a profile's events: per-op statistics, the table, the Chrome trace."""
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Final
+from typing import Any, Callable, Final, cast
 
 from ..vocabulary import ArgumentValueError
 from . import _messages as msg
@@ -95,7 +91,7 @@ def op_stats(events: Sequence[Event], group_by_shapes: bool = False) -> list[OpS
 
 def _hashable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
+        return tuple(_hashable(v) for v in cast("Sequence[object]", value))
     return value
 
 
@@ -163,21 +159,26 @@ def render_table(stats: list[OpStats], sort_by: str, row_limit: int | None, with
 
 
 def _shapes_text(shapes: tuple[Any, ...] | None) -> str:
-    return "" if shapes is None else str([list(s) if isinstance(s, tuple) else s for s in shapes])
+    return "" if shapes is None else str([_listed(s) for s in shapes])
+
+
+def _listed(shape: object) -> object:
+    """A recorded shape as torch shows it: a tuple as a list."""
+    return list(cast("tuple[object, ...]", shape)) if isinstance(shape, tuple) else shape
 
 
 def chrome_trace(events: Sequence[FunctionEvent]) -> dict[str, Any]:
     """The Chrome trace event format (chrome://tracing, Perfetto): one complete ("X")
     event per op call, times in microseconds since the profile began."""
     pid = os.getpid()
-    trace = []
+    trace: list[dict[str, Any]] = []
     for e in events:
         event: dict[str, Any] = {
             "name": e.name, "cat": "cpu_op", "ph": "X", "ts": e.start_ns / 1000,
             "dur": e.total_ns / 1000, "pid": pid, "tid": e.thread,
         }  # fmt: skip
         if e.shapes is not None:
-            event["args"] = {"Input Dims": [list(s) if isinstance(s, tuple) else s for s in e.shapes]}
+            event["args"] = {"Input Dims": [_listed(s) for s in e.shapes]}
         trace.append(event)
     return {"traceEvents": trace, "displayTimeUnit": "ms"}
 

@@ -18,13 +18,10 @@ CPU scalars mix with any device. A result that is one of the plain views
 (an in-place or ``out=`` op) is answered with the fake tensor it views.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, cast
 
 from ..vocabulary import Device, DispatchKey, NoKernelError
 from ..tensor import NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view
@@ -77,7 +74,7 @@ def _fakes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[FakeTensor]:
         if isinstance(value, FakeTensor):
             found.append(value)
         elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, FakeTensor))
+            found.extend(v for v in cast("Sequence[object]", value) if isinstance(v, FakeTensor))
     return found
 
 
@@ -132,7 +129,8 @@ class FakeTensorMode(DispatchMode):
                     devices.append(value.fake_device)
                 return plain
             if isinstance(value, (list, tuple)):
-                return type(value)(unwrap(v, name) for v in value)
+                items = cast("list[object] | tuple[object, ...]", value)
+                return type(items)(unwrap(v, name) for v in items)
             if name == "device":  # a factory's, or a copy's (to, _to_copy): the result's device
                 if value is not None:
                     devices[:] = [Device.parse(value)]
@@ -177,7 +175,7 @@ class FakeTensorMode(DispatchMode):
                 return result
             return _make_fake(result, device, self)
         if isinstance(result, tuple):
-            return tuple(self._wrap(r, device, fakes) for r in result)
+            return tuple(self._wrap(r, device, fakes) for r in cast("tuple[object, ...]", result))
         if isinstance(result, list):
-            return [self._wrap(r, device, fakes) for r in result]
+            return [self._wrap(r, device, fakes) for r in cast("list[object]", result)]
         return result

@@ -24,15 +24,11 @@ tensor or in a tensor list) to handle the call: ``cls.__typedops_dispatch__(op, 
 args, kwargs)``. A call that finds neither a mode nor such a class passes through.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeVar, cast
 
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..tensor import Tensor
@@ -110,13 +106,13 @@ def _split_of(op: OperatorHandle) -> _Split:
     return split
 
 
-def _tensor_types(values: list[Any], positions: tuple[int, ...]) -> tuple[type, ...]:
+def _tensor_types(values: list[object], positions: tuple[int, ...]) -> tuple[type, ...]:
     """The classes of the tensors among ``values`` (at ``positions``), each once."""
     found: list[type] = []
     for i in positions:
         value = values[i]
         if isinstance(value, (list, tuple)):
-            for item in value:
+            for item in cast("Sequence[object]", value):
                 if item is not None and type(item) not in found:
                     found.append(type(item))
         elif value is not None and type(value) not in found:
@@ -151,13 +147,13 @@ def _call_handler(handler: Callable[..., Any], op: OperatorHandle, stack: list[A
         stack.extend(result)
 
 
-def _dispatching_class(values: list[Any]) -> Any:
+def _dispatching_class(values: list[object]) -> Any:
     for value in values:
         kind = type(value)
         if kind in _DISPATCH_CLASSES:
             return kind
         if kind is list or kind is tuple:
-            for item in value:
+            for item in cast("Sequence[object]", value):
                 if type(item) in _DISPATCH_CLASSES:
                     return type(item)
     return None

@@ -19,16 +19,12 @@ op's ``R`` (see ``TypedOperatorHandle.register_autograd``): mypy refuses a rule 
 gradient parameter does not fit the op's result, or that takes the wrong number of them.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import inspect
 import typing
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..dispatch import RULE_REGISTRARS, DispatchKey, DispatchKeySet, Library, OperatorHandle
 from ..schema import BaseType, FunctionSchema, OptionalType
@@ -52,7 +48,7 @@ __all__ = ["BackwardContext", "register_autograd", "install_registrar"]
 
 def _differentiable(schema: FunctionSchema) -> list[int]:
     """Positions (in ``schema.arguments``) of the Tensor and Tensor? arguments."""
-    found = []
+    found: list[int] = []
     for i, arg in enumerate(schema.arguments):
         t = arg.type.elem if isinstance(arg.type, OptionalType) else arg.type
         if isinstance(t, BaseType) and t.name == "Tensor":
@@ -78,7 +74,7 @@ class BackwardContext:
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         for index, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+            if t is not None and not isinstance(t, Tensor):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers
                 raise ArgumentError(CTX_SAVE_TYPE.format(type=type(t).__name__, index=index))
         self._saved = tuple(None if t is None else SavedTensor(t, -1) for t in tensors)
 
@@ -107,7 +103,7 @@ class CustomBackward(Node):
 
     def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
         result = self.rule(self.ctx, grads[0] if self.single else tuple(grads))
-        results = result if isinstance(result, tuple) else (result,)
+        results = cast("tuple[Tensor | None, ...]", result) if isinstance(result, tuple) else (result,)
         if len(results) != len(self.next_edges):
             raise AutogradError(
                 RULE_RESULT_COUNT.format(

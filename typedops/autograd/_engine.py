@@ -16,10 +16,6 @@ replaces the gradient), then ``retain_grad`` tensors get theirs. Its backward ru
 own ops are recorded and the gradients can be differentiated again.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import heapq
@@ -63,7 +59,7 @@ def _root_grads(
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise AutogradError(GRAD_OUTPUTS_COUNT.format(got=len(grad_outputs), expected=len(outputs)))
-    grads = []
+    grads: list[Tensor] = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not out.requires_grad:
             raise AutogradError(NO_GRAD_FN.format(index=i))

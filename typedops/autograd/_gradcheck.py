@@ -11,10 +11,6 @@ in float32 the rounding of ``f(x +- eps)`` swamps a difference of size ``eps``.
 create_graph=True)``: the second derivatives, through the recorded backward pass.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

@@ -20,10 +20,6 @@ they differ. After a backward pass without ``retain_graph`` the node drops what 
 unpacking then raises the "backward through the graph a second time" error.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import itertools

@@ -2,17 +2,13 @@
 ``register_hook``): the tensor layer declares them and calls what this module installs
 (``AUTOGRAD_METHODS``), because it sits below autograd."""
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from ..tensor import AUTOGRAD_METHODS, Tensor, make_view
 from ._engine import backward
-from ._graph import autograd_meta
+from ._graph import Node, autograd_meta
 from ._messages import HOOK_NO_GRAD, NOT_CALLABLE_HOOK, RETAIN_NO_GRAD, AutogradError
 from ..vocabulary import ArgumentError
 
@@ -49,7 +45,7 @@ def _backward(
 def _retain_grad(self: Tensor) -> None:
     if not self.requires_grad:
         raise AutogradError(RETAIN_NO_GRAD)
-    node = self.grad_fn
+    node: Node | None = self.grad_fn
     if node is None:
         return  # a leaf keeps its .grad anyway
     if node.retains is None:
@@ -63,7 +59,7 @@ def _register_hook(self: Tensor, hook: Hook) -> RemovableHandle:
         raise ArgumentError(NOT_CALLABLE_HOOK.format(type=type(hook).__name__))
     if not self.requires_grad:
         raise AutogradError(HOOK_NO_GRAD)
-    node = self.grad_fn
+    node: Node | None = self.grad_fn
     hooks: list[Hook]
     if node is None:
         hooks = autograd_meta(self).hooks

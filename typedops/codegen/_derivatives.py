@@ -23,16 +23,12 @@ For an in-place op derived from a functional formula, a formula reading ``self``
 clone of ``self`` taken before the op writes to it.
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeGuard, cast
 
 from ..schema import BaseType, FunctionSchema, ListType, OptionalType
 from ._model import CodegenError, OpEntry
@@ -176,7 +172,7 @@ def _output_differentiability(item: Located, label: str, schema: FunctionSchema)
     if value is None:
         return tuple(_is_tensor(r.type) for r in schema.returns)
     line = item.line_of("output_differentiability")
-    if not isinstance(value, list) or len(value) != len(schema.returns) or not all(isinstance(v, bool) for v in value):
+    if not _is_bool_list(value) or len(value) != len(schema.returns):
         raise CodegenError(
             OUTPUT_DIFFERENTIABILITY_LENGTH.format(label=label, line=line, count=len(schema.returns))
         )
@@ -271,12 +267,16 @@ def _check(node: ast.expr, where: str, names: dict[str, str], functions: frozens
     visit(node)
 
 
+def _is_bool_list(value: object) -> TypeGuard[list[bool]]:
+    return isinstance(value, list) and all(isinstance(v, bool) for v in cast("list[object]", value))
+
+
 def _inplace_variants(found: list[Derivative], entries: list[OpEntry]) -> list[Derivative]:
     """In-place ops (``exp_``, ``add_.Tensor``) without their own entry reuse their
     functional op's formulas, when the schemas agree but for the in-place alias."""
     by_name = {(d.entry.schema.name, d.entry.schema.overload_name): d for d in found}
     have = {d.entry.schema.full_name for d in found}
-    extra = []
+    extra: list[Derivative] = []
     for entry in entries:
         schema = entry.schema
         if not schema.name.endswith("_") or schema.full_name in have or schema.is_out_fn:

@@ -7,10 +7,6 @@ rewritten here: calls qualified (``_F.`` ops, ``_H.`` helpers), ``x.shape`` read
 node's saved ``x_shape`` (Note [What a node saves]).
 """
 
-# Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
-# yaml values that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 import ast
@@ -28,8 +24,8 @@ class _Saves:
     """What one formula reads: name -> how it is saved ('tensor', 'tensors', 'value', 'output')
     and (name, attr) pairs read as attributes."""
 
-    names: dict[str, str] = field(default_factory=dict)
-    attrs: list[tuple[str, str]] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict[str, str])
+    attrs: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -124,7 +120,7 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
     fields: list[str] = []
     tensor_fields: list[str] = []  # dropped by release(); shapes and numbers stay
     body: list[str] = ["    grad = grads[0]", "    _e = _node.next_edges"]
-    results = []
+    results: list[str] = []
     offset = "0"
     for i, formula in enumerate(d.formulas):
         is_list = _is_tensor_list(schema.argument(formula.input).type)
@@ -193,7 +189,7 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     mutated = [a.name for a in schema.arguments if a.is_write]
     lines += [f"    _base = _check_inplace({name}, {schema.full_name!r}, True)" for name in mutated[:1]]
     lines += [f"    _check_inplace({name}, {schema.full_name!r})" for name in mutated[1:]]
-    edge_names = []
+    edge_names: list[str] = []
     for i, formula in enumerate(d.formulas):
         if _is_tensor_list(schema.argument(formula.input).type):
             lines.append(f"    _e{i} = tuple(_edge(_t) for _t in {formula.input})")
@@ -251,7 +247,7 @@ def kinds_of(d: Derivative) -> dict[str, str]:
 
 def _history(d: Derivative, schema: FunctionSchema) -> list[str]:
     if len(schema.returns) == 1:
-        lines = ["    _set_history(_result, _node)"]
+        lines: list[str] = ["    _set_history(_result, _node)"]
         ret = schema.returns[0]
         if ret.alias is not None and not ret.alias.is_write:
             first = schema.positional[0].name

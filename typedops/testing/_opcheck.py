@@ -23,14 +23,10 @@ come (issues 13 and 14). Static dispatch (a generated library's direct calls) ag
 the dispatcher is not checked yet either.
 """
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..vocabulary import ArgumentError, ArgumentValueError
 from ..schema import Argument, FunctionSchema
@@ -40,6 +36,9 @@ from ..dispatch import OperatorHandle
 from ..modes import FakeTensorMode, NoFakeRuleError
 from . import _messages as msg
 from ._values import clone, describe, map_tensors, same_values, tensors_of
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["opcheck", "register_check", "checks", "Check"]
 
@@ -114,7 +113,7 @@ def _results(schema: FunctionSchema, result: Any) -> list[Any]:
 def check_schema(op: OperatorHandle, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
     schema = op.schema
     args, kwargs = clone(args), clone(kwargs)
-    before = []
+    before: list[tuple[Argument, Tensor, npt.NDArray[Any] | None, int]] = []
     for argument, value in _bound(schema, args, kwargs):
         for t in tensors_of(value):
             snapshot = None if t.is_meta else array_of(t).copy()

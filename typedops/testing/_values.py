@@ -1,13 +1,9 @@
 """What opcheck's checks share: copying arguments, comparing results, describing them."""
 
-# Checked by pyright in standard mode, not strict yet: this module handles boxed values
-# (stack entries, constants) that pyright sees as partly unknown; mypy --strict checks it in full.
-# pyright: standard
-
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from ..tensor import Tensor, array_of, make_view, wrap_array
 
@@ -18,9 +14,10 @@ def map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
     if isinstance(value, Tensor):
         return fn(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(map_tensors(v, fn) for v in value)
+        items = cast("list[object] | tuple[object, ...]", value)
+        return type(items)(map_tensors(v, fn) for v in items)
     if isinstance(value, dict):
-        return {k: map_tensors(v, fn) for k, v in value.items()}
+        return {k: map_tensors(v, fn) for k, v in cast("dict[object, object]", value).items()}
     return value
 
 
@@ -58,7 +55,8 @@ def same_values(a: Any, b: Any) -> bool:
         x, y = array_of(a), array_of(b)
         return bool(np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_values(x, y) for x, y in zip(a, b))
+        xs, ys = cast("Sequence[object]", a), cast("Sequence[object]", b)
+        return len(xs) == len(ys) and all(same_values(x, y) for x, y in zip(xs, ys))
     return bool(a == b)
 
 
@@ -66,5 +64,5 @@ def describe(value: Any) -> str:
     if isinstance(value, Tensor):
         return f"a {value.dtype.name} tensor of shape {list(value.shape)}"
     if isinstance(value, (list, tuple)):
-        return "(" + ", ".join(describe(v) for v in value) + ")"
+        return "(" + ", ".join(describe(v) for v in cast("Sequence[object]", value)) + ")"
     return repr(value)

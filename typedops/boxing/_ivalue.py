@@ -129,7 +129,7 @@ def mismatch(type_: Type, value: Any) -> str | None:
         # binding enforces (PyTorch's IntArrayRef[N] takes any length; kernels check).
         # isinstance leaves the elements Unknown to pyright; a cast would add a call to the
         # argument check of every call with a list argument that is not all ints.
-        for i, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        for i, item in enumerate(value):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- above
             problem = mismatch(type_.elem, item)
             if problem is not None:
                 return f"element {i}: {problem}"

@@ -218,8 +218,8 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 
 
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    # numpy's matmul rules are PyTorch's; typeshed declares operator.matmul without types.
-    result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    # numpy's matmul rules are PyTorch's.
+    result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
     if result is not None:
         return result
     import numpy as np

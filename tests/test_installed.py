@@ -130,10 +130,11 @@ def test_the_wheel_ships_what_typing_needs(installed: Installed) -> None:
 
 def test_the_installed_generator_reproduces_the_demo_library(installed: Installed) -> None:
     # The generator reads the core yaml from the installed package; the demo library was
-    # generated with the checkout's generator, so the two must agree.
-    command = ["-m", "typedops.cli", "codegen", "tests/data/demo_ops.yaml", "--out", "tests/data/demo_generated",
+    # generated with the checkout's generator, so the two must agree. The console script,
+    # as the README runs it: the kernels module is imported from the project's folder.
+    command = ["codegen", "tests/data/demo_ops.yaml", "--out", "tests/data/demo_generated",
                "--namespace", "demo", "--kernels", "tests.data.demo_kernels", "--stubs", "tests/data/stubs"]  # fmt: skip
-    _run(installed.python, *command, "--check", cwd=installed.project)
+    _run(installed.python.parent / "typedops", *command, "--check", cwd=installed.project)
 
 
 def test_the_installed_generator_extends_core_ops_from_its_yaml(installed: Installed) -> None:

@@ -64,11 +64,18 @@ def _relative(path: Path) -> Path:
         return path
 
 
+def _project_on_path() -> None:
+    """The working folder first on ``sys.path``, as ``python -m`` puts it: the modules a
+    command names (stubgen's modules, codegen's kernels) are the project's, and the
+    ``typedops`` console script's path does not hold it."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, "")
+
+
 def _stubgen(args: argparse.Namespace) -> int:
     from .codegen import stale_files, stubgen, write_files
 
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, "")  # the project's modules, as `python -m` would find them
+    _project_on_path()
     files, notes = stubgen(args.modules, args.out)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -88,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "codegen":
             from .codegen import PACKAGE, generate, obsolete_files, stale_files, write_files
 
+            _project_on_path()
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,

@@ -5,8 +5,9 @@ Note [Caps before reads]
 A program file is untrusted input, so no size it declares is believed before it is
 checked against a cap, and nothing is read past what was checked:
 
-- the zip directory: its end record is read and checked (entry count, directory size, no
-  zip64) *before* ``zipfile`` reads the directory, which it would otherwise read whole;
+- the zip directory: its end record is read and checked (entry count, directory size at
+  most 128 bytes an entry, no zip64) *before* ``zipfile`` reads the directory and builds
+  an object per record; then the records must be as many as the end record said;
 - each entry: only stored or deflate compression, no encryption, no name twice, no name
   the manifest does not account for, and its declared uncompressed size under the cap
   for its kind; it is then read with ``read(declared + 1)``, so a lying size (a zip bomb)
@@ -25,6 +26,7 @@ from __future__ import annotations
 import io
 import os
 import struct
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -39,9 +41,8 @@ __all__ = ["Limits", "DEFAULT_LIMITS", "Archive", "fail_file"]
 class Limits:
     """What a load accepts at most (Note [Caps before reads])."""
 
-    manifest_bytes: int = 64 * 2**20  # program.json, uncompressed
-    entries: int = 1 + 65_536  # program.json and the tensor constants' entries
-    directory_bytes: int = 16 * 2**20  # the zip directory
+    manifest_bytes: int = 16 * 2**20  # program.json, uncompressed
+    entries: int = 1 + 16_384  # program.json and the tensor constants' entries
     tensor_bytes: int = 2 * 2**30  # the tensor constants' elements, all together
     nesting: int = 32  # list values inside list values
 
@@ -52,11 +53,17 @@ _END_RECORD: Final = struct.Struct("<4s4H2LH")  # the zip "end of central direct
 _END_SIGNATURE: Final = b"PK\x05\x06"
 _ZIP64_LOCATOR: Final = b"PK\x06\x07"
 _MAX_COMMENT: Final = 0xFFFF
+# A directory record is 46 bytes and the entry's name (typedops writes no extra fields or
+# comments, and names of at most 17 characters): a directory larger than this per entry
+# is not one typedops wrote, and zipfile would build an object for every record in it.
+_DIRECTORY_RECORD: Final = 128
 _NPY_HEADER: Final = 10_000  # numpy's own default cap on a .npy header
 # What zipfile, zlib and numpy's .npy reader raise on damaged input. Only calls into them
 # are guarded with it; the checks of this package raise ProgramFormatError themselves.
+# (numpy reads a version 1.0 header through tokenize, whose TokenError is an Exception.)
 _DAMAGE: Final = (zipfile.BadZipFile, zlib.error, EOFError, struct.error, ValueError, TypeError, SyntaxError,
-                  NotImplementedError, RuntimeError, OverflowError, OSError, KeyError, IndexError)  # fmt: skip
+                  tokenize.TokenError, NotImplementedError, RuntimeError, OverflowError, OSError, KeyError,
+                  IndexError)  # fmt: skip
 
 
 def fail_file(source: str, problem: str) -> NoReturn:
@@ -69,8 +76,9 @@ def _detail(error: BaseException) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _check_end_record(file: IO[bytes], source: str, limits: Limits) -> None:
-    """Check the zip end record's counts and sizes before zipfile reads the directory."""
+def _check_end_record(file: IO[bytes], source: str, limits: Limits) -> int:
+    """Check the zip end record's counts and sizes before zipfile reads the directory;
+    return the number of entries it declares."""
     size = file.seek(0, os.SEEK_END)
     tail_size = min(size, _END_RECORD.size + _MAX_COMMENT)
     file.seek(size - tail_size)
@@ -81,15 +89,17 @@ def _check_end_record(file: IO[bytes], source: str, limits: Limits) -> None:
     record = tail[at : at + _END_RECORD.size]
     if len(record) < _END_RECORD.size:
         fail_file(source, msg.TRUNCATED_DIRECTORY)
-    _, _, _, _, count, directory_size, offset, _ = _END_RECORD.unpack(record)
-    locator = tail[max(0, at - 20) : at - 16] if at >= 20 else b""
+    fields: tuple[int, ...] = _END_RECORD.unpack(record)[4:7]
+    count, directory_size, offset = fields
+    locator = tail[at - 20 : at - 16] if at >= 20 else b""
     if locator == _ZIP64_LOCATOR or 0xFFFF == count or 0xFFFFFFFF in (directory_size, offset):
         fail_file(source, msg.ZIP64)
     if count > limits.entries:
         fail_file(source, msg.TOO_MANY_ENTRIES.format(count=count, limit=limits.entries))
-    if directory_size > limits.directory_bytes:
-        fail_file(source, msg.DIRECTORY_TOO_LARGE.format(size=directory_size, limit=limits.directory_bytes))
+    if directory_size > count * _DIRECTORY_RECORD:
+        fail_file(source, msg.DIRECTORY_TOO_LARGE.format(size=directory_size, count=count, limit=count * _DIRECTORY_RECORD))
     file.seek(0)
+    return count
 
 
 class Archive:
@@ -98,14 +108,14 @@ class Archive:
     def __init__(self, file: IO[bytes], source: str, limits: Limits) -> None:
         self.source = source
         self.limits = limits
-        _check_end_record(file, source, limits)
+        count = _check_end_record(file, source, limits)
         try:
             self._zip = zipfile.ZipFile(file)
             infos = self._zip.infolist()
         except _DAMAGE as error:
             fail_file(source, msg.DAMAGED.format(detail=_detail(error)))
-        if len(infos) > limits.entries:
-            fail_file(source, msg.TOO_MANY_ENTRIES.format(count=len(infos), limit=limits.entries))
+        if len(infos) != count:
+            fail_file(source, msg.ENTRY_COUNT.format(count=count, found=len(infos)))
         self.entries: dict[str, zipfile.ZipInfo] = {}
         for info in infos:
             name = info.filename
@@ -155,14 +165,17 @@ class Archive:
         stream = io.BytesIO(data)
         fmt = np.lib.format
         try:
-            version = fmt.read_magic(stream)
-            if version not in ((1, 0), (2, 0)):
-                self._fail_npy(name, msg.NPY_VERSION.format(version=".".join(map(str, version))))
-            read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-            header: tuple[tuple[int, ...], bool, Any] = read_header(stream, max_header_size=_NPY_HEADER)
-            found_shape, fortran, found = header
+            version: tuple[int, int] = fmt.read_magic(stream)
         except _DAMAGE as error:
             self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
+        if version not in ((1, 0), (2, 0)):
+            self._fail_npy(name, msg.NPY_VERSION.format(version=".".join(map(str, version))))
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        try:
+            header: tuple[tuple[int, ...], bool, Any] = read_header(stream, max_header_size=_NPY_HEADER)
+        except _DAMAGE as error:
+            self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
+        found_shape, fortran, found = header
         if found.hasobject:
             self._fail_npy(name, msg.NPY_OBJECTS.format(dtype=found.str))
         if found != dtype:

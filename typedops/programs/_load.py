@@ -29,9 +29,9 @@ FLAVORS: Final = ("dispatch", "static")
 @dataclass(frozen=True, slots=True)
 class LoadedProgram:
     """A program read from a file, with what loading resolved: per row of the file's op
-    table, the op's handle (looked up once, at load) and the schema the file recorded
-    (the registered schema object itself when the texts agree, else the recorded text
-    parsed); ``call_ops`` gives each call's row."""
+    table, the op's handle (looked up once, at load; none when read without resolving)
+    and the schema the file recorded (the registered schema object itself when the texts
+    agree, else the recorded text parsed); ``call_ops`` gives each call's row."""
 
     program: Program
     ops: tuple[OpEntry, ...]
@@ -40,28 +40,32 @@ class LoadedProgram:
     call_ops: tuple[int, ...]
 
 
+def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: FunctionSchema | None) -> FunctionSchema:
+    """The schema the file recorded for op ``row``: ``registered`` itself when the texts
+    agree (no parsing on the common path), else the recorded text parsed."""
+    if registered is not None and entry.schema == str(registered):
+        return registered
+    where = f"ops[{row}].schema"
+    try:
+        schema = parse_schema(entry.schema)
+    except (TypedopsError, RecursionError) as error:
+        decoder.fail(msg.BAD_SCHEMA.format(detail=str(error)[:300]), where)
+    if schema.qualified_name != entry.name or schema.overload_name != entry.overload:
+        decoder.fail(msg.SCHEMA_NAME.format(schema=entry.schema[:300], name=entry.full_name), where)
+    return schema
+
+
 def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle], list[FunctionSchema]]:
     handles: list[OperatorHandle] = []
     schemas: list[FunctionSchema] = []
     for row, entry in enumerate(ops):
-        where = f"ops[{row}]"
         handle = dispatcher.find_op(entry.name, entry.overload)
         if handle is None and load_lazy_library(entry.name.partition("::")[0]):
             handle = dispatcher.find_op(entry.name, entry.overload)  # a bundled library, loaded now
         if handle is None:
-            decoder.fail(msg.NOT_REGISTERED.format(name=entry.full_name), where)
-        registered = handle.schema
-        if entry.schema == str(registered):
-            schema = registered  # no parsing on the common path
-        else:
-            try:
-                schema = parse_schema(entry.schema)
-            except (TypedopsError, RecursionError) as error:
-                decoder.fail(msg.BAD_SCHEMA.format(detail=str(error)[:300]), f"{where}.schema")
-            if schema.qualified_name != entry.name or schema.overload_name != entry.overload:
-                decoder.fail(msg.SCHEMA_NAME.format(schema=entry.schema[:300], name=entry.full_name), f"{where}.schema")
+            decoder.fail(msg.NOT_REGISTERED.format(name=entry.full_name), f"ops[{row}]")
         handles.append(handle)
-        schemas.append(schema)
+        schemas.append(_recorded_schema(decoder, row, entry, handle.schema))
     return handles, schemas
 
 
@@ -86,9 +90,11 @@ def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchem
             decoder.fail(problem, f"calls[{index}].outputs")
 
 
-def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS) -> LoadedProgram:
+def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS, *, resolve: bool = True) -> LoadedProgram:
     """Read, check and resolve the program in ``file`` (a seekable binary file); ``source``
-    names it in errors. Raises ``ProgramFormatError`` for anything wrong with the file."""
+    names it in errors. Raises ``ProgramFormatError`` for anything wrong with the file.
+    With ``resolve=False`` the ops are not looked up (``handles`` is empty) and every
+    recorded schema is parsed: enough to show a program whose ops this process lacks."""
     archive = Archive(file, source, limits)
     try:
         decoder = Decoder(source, limits)
@@ -96,7 +102,10 @@ def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS) 
         tensors = decoder.tensor_table(top["tensors"])
         archive.expect_entries({MANIFEST_ENTRY} | {t.entry for t in tensors if t.entry is not None})
         ops = decoder.op_table(top["ops"])
-        handles, schemas = _resolve(decoder, ops)
+        if resolve:
+            handles, schemas = _resolve(decoder, ops)
+        else:
+            handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
         decoder.tensors = [_tensor_constant(archive, t) for t in tensors]
         program = decoder.program(top, ops)
         _check_calls(decoder, program, schemas)

@@ -14,7 +14,7 @@ checked against a cap, and nothing is read past what was checked:
   costs at most one byte more than the cap, however well it compresses;
 - each ``.npy``: its header is parsed (numpy's reader, header length capped) and its
   dtype, shape and order checked against the manifest before its elements are read, with
-  ``allow_pickle=False``; an object dtype is refused outright.
+  nothing unpickled (Note [Reading .npy entries]); an object dtype is refused outright.
 
 The manifest's own counts are JSON lists already in memory (their size is capped with
 the manifest's bytes); the shapes of tensor constants are capped in elements and in
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import struct
 import tokenize
 import zipfile
@@ -157,11 +158,31 @@ class Archive:
 
     def read_npy(self, name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
         """The elements of ``.npy`` entry ``name``, a numpy array of exactly ``dtype`` and
-        ``shape`` (checked before the elements are read)."""
+        ``shape`` (checked before the elements are read; Note [Reading .npy entries])."""
         import numpy as np
 
         nbytes = dtype.itemsize * _prod(shape)
         data = self.read(name, nbytes + _NPY_HEADER + 16)
+        header = _fast_header(data)
+        if header is None:
+            header = self._numpy_header(name, data)
+        found_shape, fortran, found, start = header
+        if found.hasobject:
+            self._fail_npy(name, msg.NPY_OBJECTS.format(dtype=found.str))
+        if found != dtype:
+            self._fail_npy(name, msg.NPY_DTYPE.format(got=found.str, expected=dtype.name))
+        if found_shape != shape:
+            self._fail_npy(name, msg.NPY_SHAPE.format(got=list(found_shape), expected=list(shape)))
+        if fortran:
+            self._fail_npy(name, msg.NPY_ORDER)
+        if len(data) - start != nbytes:
+            self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - start, expected=nbytes))
+        return np.reshape(np.frombuffer(data, dtype=dtype, count=nbytes // dtype.itemsize, offset=start), shape)
+
+    def _numpy_header(self, name: str, data: bytes) -> _Header:
+        """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""
+        import numpy as np
+
         stream = io.BytesIO(data)
         fmt = np.lib.format
         try:
@@ -172,27 +193,50 @@ class Archive:
             self._fail_npy(name, msg.NPY_VERSION.format(version=".".join(map(str, version))))
         read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
         try:
-            header: tuple[tuple[int, ...], bool, Any] = read_header(stream, max_header_size=_NPY_HEADER)
+            shape, fortran, dtype = read_header(stream, max_header_size=_NPY_HEADER)
         except _DAMAGE as error:
             self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
-        found_shape, fortran, found = header
-        if found.hasobject:
-            self._fail_npy(name, msg.NPY_OBJECTS.format(dtype=found.str))
-        if found != dtype:
-            self._fail_npy(name, msg.NPY_DTYPE.format(got=found.str, expected=dtype.name))
-        if tuple(found_shape) != shape:
-            self._fail_npy(name, msg.NPY_SHAPE.format(got=list(found_shape), expected=list(shape)))
-        if fortran:
-            self._fail_npy(name, msg.NPY_ORDER)
-        if len(data) - stream.tell() != nbytes:
-            self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - stream.tell(), expected=nbytes))
-        try:
-            return fmt.read_array(io.BytesIO(data), allow_pickle=False, max_header_size=_NPY_HEADER)
-        except _DAMAGE as error:
-            self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
+        return tuple(shape), bool(fortran), dtype, stream.tell()
 
     def _fail_npy(self, name: str, problem: str) -> NoReturn:
         raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=name, problem=problem), name, problem)
+
+
+# Note [Reading .npy entries]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A .npy entry is a magic string, a version, a header -- the text of a Python dict with
+# the dtype, the order and the shape -- and the raw elements. The header typedops writes
+# (numpy's write_array of a numeric C-order array) matches one strict pattern, read here
+# with a regular expression and int(); any other header goes through numpy's own reader,
+# which parses it with ast.literal_eval (about 90 us a header: the bulk of a small
+# model's load). Either way the dtype, order, shape and byte count are checked against the
+# manifest before an element is touched, an object dtype is refused outright, and the
+# elements are taken as raw numbers with np.frombuffer: nothing is ever unpickled, which is
+# what allow_pickle=False guarantees, and the header is parsed once.
+_Header = tuple[tuple[int, ...], bool, Any, int]  # shape, Fortran order, numpy dtype, where the elements start
+_FAST_HEADER: Final = re.compile(rb"\{'descr': '([<|][a-z][0-9]{1,2})', 'fortran_order': False, "
+                                 rb"'shape': \(((?:[0-9]{1,19}, )*(?:[0-9]{1,19},?)?)\), \} *\n")  # fmt: skip
+_DTYPES: dict[bytes, Any] = {}
+
+
+def _fast_header(data: bytes) -> _Header | None:
+    """The header of a version 1.0 ``.npy`` in the form typedops writes, or None."""
+    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
+        return None
+    end = 10 + int.from_bytes(data[8:10], "little")
+    match = _FAST_HEADER.fullmatch(data, 10, end)
+    if match is None:
+        return None
+    descr, dims = match.groups()
+    dtype = _DTYPES.get(descr)
+    if dtype is None:
+        import numpy as np
+
+        try:
+            dtype = _DTYPES.setdefault(descr, np.dtype(descr.decode("ascii")))
+        except TypeError:  # not a dtype numpy knows: let numpy's reader say so
+            return None
+    return tuple(int(n) for n in dims.split(b",") if n.strip()), False, dtype, end
 
 
 def _prod(shape: tuple[int, ...]) -> int:

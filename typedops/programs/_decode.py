@@ -53,6 +53,7 @@ _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
 _KINDS: Final = {member.value: member for member in OutputKind}
 _NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _VALUE_KEYS: Final = "input, result, tensor, list or const"
+_STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements in a file
 
 
 def _is_object(x: object) -> TypeGuard[dict[str, Any]]:
@@ -231,7 +232,7 @@ class Decoder:
             storage = None
             if data is not None:
                 try:
-                    storage = little_endian(numpy_dtype(dtype))
+                    storage = _STORAGE.get(dtype) or _STORAGE.setdefault(dtype, little_endian(numpy_dtype(dtype)))
                 except TypedopsError:
                     self.fail(msg.NO_STORAGE.format(dtype=dtype.name), f"{where}.dtype")
                 count, limit = math.prod(shape), self.limits.tensor_bytes // dtype.itemsize

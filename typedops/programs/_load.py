@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import IO, Final, Literal
+from typing import IO, Any, Final, Literal
 
 from ..vocabulary import ArgumentValueError, TypedopsError
 from ..schema import FunctionSchema, parse_schema
@@ -33,11 +33,17 @@ class LoadedProgram:
     and the schema the file recorded (the registered schema object itself when the texts
     agree, else the recorded text parsed); ``call_ops`` gives each call's row."""
 
+
     program: Program
     ops: tuple[OpEntry, ...]
     handles: tuple[OperatorHandle, ...]
     schemas: tuple[FunctionSchema, ...]
     call_ops: tuple[int, ...]
+    # Per row of the tensor table: the TensorConstant the program's values share, and its
+    # elements as the numpy array read from the file (read-only; None without elements),
+    # so a runner need not rebuild an array from ``TensorConstant.data``.
+    tensors: tuple[TensorConstant, ...]
+    arrays: tuple[Any, ...]
 
 
 def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: FunctionSchema | None) -> FunctionSchema:
@@ -69,11 +75,11 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
     return handles, schemas
 
 
-def _tensor_constant(archive: Archive, entry: TensorEntry) -> TensorConstant:
+def _tensor_constant(archive: Archive, entry: TensorEntry) -> tuple[TensorConstant, Any]:
     if entry.entry is None:
-        return TensorConstant(entry.dtype, entry.shape, entry.device, None)
+        return TensorConstant(entry.dtype, entry.shape, entry.device, None), None
     array = archive.read_npy(entry.entry, entry.storage, entry.shape)
-    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist()))
+    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist())), array
 
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
@@ -106,12 +112,14 @@ def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS, 
             handles, schemas = _resolve(decoder, ops)
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
-        decoder.tensors = [_tensor_constant(archive, t) for t in tensors]
+        constants = [_tensor_constant(archive, t) for t in tensors]
+        decoder.tensors = [constant for constant, _ in constants]
         program = decoder.program(top, ops)
         _check_calls(decoder, program, schemas)
     finally:
         archive.close()
-    return LoadedProgram(program, tuple(ops), tuple(handles), tuple(schemas), tuple(decoder.call_ops))
+    return LoadedProgram(program, tuple(ops), tuple(handles), tuple(schemas), tuple(decoder.call_ops),
+                         tuple(decoder.tensors), tuple(array for _, array in constants))  # fmt: skip
 
 
 def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> Program:

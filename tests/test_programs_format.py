@@ -400,3 +400,10 @@ def test_saving_refuses_what_the_format_cannot_hold() -> None:
     bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), (1.0,)),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("dtype bfloat16 has elements, and bfloat16 has no storage")):
         _saved(bf16)
+
+
+def test_strings_from_the_file_are_shortened_in_messages() -> None:
+    error = _error(_rewrite(GOOD, lambda m: m["ops"][0].update(name="x" * 100_000)))
+    assert error.problem.startswith("the program calls " + "x" * 117 + "..., which is not registered")
+    error = _error(_rewrite(GOOD, lambda m: m["inputs"][0].update(kind="k" * 100_000)))
+    assert len(str(error)) < 300

@@ -40,7 +40,7 @@ from ..tracing import (
 from . import _messages as msg
 from ._archive import Limits
 
-__all__ = ["OpEntry", "TensorEntry", "Decoder", "parse_manifest"]
+__all__ = ["OpEntry", "TensorEntry", "Decoder", "parse_manifest", "shorten"]
 
 _E = TypeVar("_E")
 _TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
@@ -54,6 +54,12 @@ _KINDS: Final = {member.value: member for member in OutputKind}
 _NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _VALUE_KEYS: Final = "input, result, tensor, list or const"
 _STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements in a file
+
+
+def shorten(text: object, limit: int = 120) -> str:
+    """``text`` for a message: a string from the file may be megabytes long."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_object(x: object) -> TypeGuard[dict[str, Any]]:
@@ -89,7 +95,7 @@ def parse_manifest(data: bytes, source: str) -> Any:
         found = dict(pairs)
         if len(found) != len(pairs):
             key = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
-            problem = msg.DUPLICATE_KEY.format(key=key)
+            problem = msg.DUPLICATE_KEY.format(key=shorten(key))
             raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=source, where="program.json", problem=problem),
                                          "program.json", problem)  # fmt: skip
         return found
@@ -172,7 +178,7 @@ class Decoder:
         name = self.str_(x, where)
         found = table.get(name)
         if found is None:
-            self.fail(msg.ONE_OF.format(expected=", ".join(table), got=name), where)
+            self.fail(msg.ONE_OF.format(expected=", ".join(table), got=shorten(name)), where)
         return found
 
     def shape(self, x: Any, where: str) -> tuple[int, ...]:
@@ -270,7 +276,7 @@ class Decoder:
             return ListOf(tuple(self.value(v, f"{inner}[{i}]", before, depth + 1) for i, v in enumerate(items)))
         if key == "const":
             return Constant(self.constant(body, inner))
-        self.fail(msg.ONE_OF.format(expected=_VALUE_KEYS, got=key), where)
+        self.fail(msg.ONE_OF.format(expected=_VALUE_KEYS, got=shorten(key)), where)
 
     def result(self, body: Any, where: str, before: int) -> ResultRef:
         pair = self.list_(body, where)
@@ -315,7 +321,7 @@ class Decoder:
         }
         reader = readers.get(key)
         if reader is None:
-            self.fail(msg.ONE_OF.format(expected=", ".join(readers), got=key), where)
+            self.fail(msg.ONE_OF.format(expected=", ".join(readers), got=shorten(key)), where)
         return reader(body, inner)
 
     def complex_(self, x: Any, where: str) -> complex:
@@ -339,12 +345,12 @@ class Decoder:
             fields = self.obj(x, where, ("kind", "name", "value"))
             name = self.input_name(fields["name"], f"{where}.name", names)
             return ConstantInput(name, self.value(fields["value"], f"{where}.value", -1))
-        self.fail(msg.ONE_OF.format(expected="tensor, constant", got=kind), f"{where}.kind")
+        self.fail(msg.ONE_OF.format(expected="tensor, constant", got=shorten(kind) if isinstance(kind, str) else kind), f"{where}.kind")
 
     def input_name(self, x: Any, where: str, names: set[str]) -> str:
         name = self.str_(x, where)
         if name in names:
-            self.fail(msg.DUPLICATE_INPUT.format(name=name), where)
+            self.fail(msg.DUPLICATE_INPUT.format(name=shorten(name)), where)
         names.add(name)
         return name
 

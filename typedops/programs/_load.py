@@ -18,7 +18,7 @@ from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
 from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
-from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest
+from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "load"]
 
@@ -55,9 +55,9 @@ def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: Fun
     try:
         schema = parse_schema(entry.schema)
     except (TypedopsError, RecursionError) as error:
-        decoder.fail(msg.BAD_SCHEMA.format(detail=str(error)[:300]), where)
+        decoder.fail(msg.BAD_SCHEMA.format(detail=shorten(error, 300)), where)
     if schema.qualified_name != entry.name or schema.overload_name != entry.overload:
-        decoder.fail(msg.SCHEMA_NAME.format(schema=entry.schema[:300], name=entry.full_name), where)
+        decoder.fail(msg.SCHEMA_NAME.format(schema=shorten(entry.schema, 300), name=shorten(entry.full_name)), where)
     return schema
 
 
@@ -69,7 +69,7 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
         if handle is None and load_lazy_library(entry.name.partition("::")[0]):
             handle = dispatcher.find_op(entry.name, entry.overload)  # a bundled library, loaded now
         if handle is None:
-            decoder.fail(msg.NOT_REGISTERED.format(name=entry.full_name), f"ops[{row}]")
+            decoder.fail(msg.NOT_REGISTERED.format(name=shorten(entry.full_name)), f"ops[{row}]")
         handles.append(handle)
         schemas.append(_recorded_schema(decoder, row, entry, handle.schema))
     return handles, schemas
@@ -87,12 +87,12 @@ def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchem
     for index, (call, row) in enumerate(zip(program.calls, decoder.call_ops)):
         schema = schemas[row]
         if len(call.args) != len(schema.arguments):
-            problem = msg.ARITY.format(got=len(call.args), name=call.full_name, expected=len(schema.arguments),
-                                       schema=call.schema)  # fmt: skip
+            problem = msg.ARITY.format(got=len(call.args), name=shorten(call.full_name), expected=len(schema.arguments),
+                                       schema=shorten(call.schema, 300))  # fmt: skip
             decoder.fail(problem, f"calls[{index}].args")
         if call.num_outputs != len(schema.returns):
-            problem = msg.RESULT_COUNT.format(got=call.num_outputs, name=call.full_name, expected=len(schema.returns),
-                                              schema=call.schema)  # fmt: skip
+            problem = msg.RESULT_COUNT.format(got=call.num_outputs, name=shorten(call.full_name), expected=len(schema.returns),
+                                              schema=shorten(call.schema, 300))  # fmt: skip
             decoder.fail(problem, f"calls[{index}].outputs")
 
 

@@ -407,3 +407,14 @@ def test_strings_from_the_file_are_shortened_in_messages() -> None:
     assert error.problem.startswith("the program calls " + "x" * 117 + "..., which is not registered")
     error = _error(_rewrite(GOOD, lambda m: m["inputs"][0].update(kind="k" * 100_000)))
     assert len(str(error)) < 300
+
+
+def test_entries_are_stored_and_a_deflated_file_loads_too() -> None:
+    with zipfile.ZipFile(io.BytesIO(GOOD)) as archive:
+        assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
+        contents = {name: archive.read(name) for name in archive.namelist()}
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in contents.items():
+            archive.writestr(name, content)
+    assert _loaded(out.getvalue()) == _loaded(GOOD)

@@ -177,6 +177,7 @@ class Entry:
     method: int = zipfile.ZIP_STORED
     crc: int = 0
     flags: int = 0
+    local_name: bytes | None = None  # the name in the local header, when not ``name``
 
 
 def _stored(name: str, content: bytes) -> Entry:
@@ -190,8 +191,9 @@ def _archive(entries: list[Entry], *, count: int | None = None, directory_size: 
     directory = io.BytesIO()
     for e in entries:
         offset = out.tell()
+        local = e.name if e.local_name is None else e.local_name
         out.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, e.flags, e.method, 0, 0x21, e.crc, len(e.data), e.size,
-                              len(e.name), 0) + e.name + e.data)  # fmt: skip
+                              len(local), 0) + local + e.data)  # fmt: skip
         directory.write(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, e.flags, e.method, 0, 0x21, e.crc,
                                     len(e.data), e.size, len(e.name), 0, 0, 0, 0, 0, offset) + e.name)  # fmt: skip
     start, listing = out.tell(), directory.getvalue()
@@ -256,6 +258,13 @@ BOMB, BOMB_CRC = _deflated_zeros(256)  # 256 MiB of zeros in about 250 KiB
         ("deeply nested JSON", lambda: _archive([_stored("program.json", b"[" * 2_000_000)]),
          "program.json nests too deeply to parse"),
         ("no manifest", lambda: _archive(_good_entries()[1:]), "the entry 'program.json' is missing"),
+        ("a stored entry failing its CRC", lambda: _archive(
+            [*_good_entries()[:-1], Entry(b"tensors/1.npy", _good_entries()[-1].data, 132, crc=1)]),
+         "the entry 'tensors/1.npy' fails its CRC check (the file is damaged)"),
+        ("a local header naming another entry", lambda: _archive(
+            [*_good_entries()[:-1], Entry(b"tensors/1.npy", _good_entries()[-1].data, 132, crc=_good_entries()[-1].crc,
+                                          local_name=b"tensors/0.npy")]),
+         "the local header of the entry 'tensors/1.npy' does not match its directory record"),
     ],
 )  # fmt: skip
 def test_hostile_archives_are_refused_in_bounded_memory(name: str, build: Callable[[], bytes], problem: str) -> None:

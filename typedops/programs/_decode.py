@@ -53,6 +53,7 @@ _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
 _KINDS: Final = {member.value: member for member in OutputKind}
 _NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _VALUE_KEYS: Final = "input, result, tensor, list or const"
+_DEVICES: Final = {spec: Device.parse(spec) for spec in ("cpu", "meta", "privateuseone")}  # the usual ones
 _STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements in a file
 
 
@@ -188,6 +189,9 @@ class Decoder:
         return tuple(self.int_(n, f"{where}[{i}]", 0, _MAX_DIM) for i, n in enumerate(dims))
 
     def device(self, x: Any, where: str) -> Device:
+        found = _DEVICES.get(x) if type(x) is str else None
+        if found is not None:
+            return found
         try:
             return Device.parse(self.str_(x, where))
         except ArgumentValueError as error:

@@ -39,6 +39,9 @@ MISSING_ENTRY: Final = "the entry {name!r} is missing"
 ENCRYPTED: Final = "the entry {name!r} is encrypted"
 COMPRESSION: Final = "the entry {name!r} uses compression method {method}; programs use stored (0) or deflate (8)"
 ENTRY_TOO_LARGE: Final = "the entry {name!r} declares {size} bytes, more than the limit of {limit}"
+LOCAL_HEADER: Final = "the local header of the entry {name!r} does not match its directory record"
+ENTRY_CUT: Final = "the entry {name!r} is cut short (the file is truncated)"
+BAD_CRC: Final = "the entry {name!r} fails its CRC check (the file is damaged)"
 ENTRY_GREW: Final = "the entry {name!r} holds more than the {size} bytes it declares"
 
 # -- the manifest ------------------------------------------------------------------------------

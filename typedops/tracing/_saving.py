@@ -210,9 +210,9 @@ def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes]) ->
     manifest = _manifest(encoder, program)
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     with zipfile.ZipFile(file, "w") as archive:  # everything is encoded before the file is touched
-        archive.writestr(_entry(MANIFEST_ENTRY, zipfile.ZIP_DEFLATED), text.encode("ascii"))
+        # Every entry is stored, not compressed: loading reads the bytes as they are.
+        archive.writestr(_entry(MANIFEST_ENTRY, zipfile.ZIP_STORED), text.encode("ascii"))
         for index, data in enumerate(encoder.elements):
             if data is None:
                 continue
-            # Stored, not compressed: loading reads the elements as they are.
             archive.writestr(_entry(tensor_entry(index), zipfile.ZIP_STORED), data)

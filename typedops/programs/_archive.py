@@ -10,11 +10,13 @@ checked against a cap, and nothing is read past what was checked:
   an object per record; then the records must be as many as the end record said;
 - each entry: only stored or deflate compression, no encryption, no name twice, no name
   the manifest does not account for, and its declared uncompressed size under the cap
-  for its kind; it is then read with ``read(declared + 1)``, so a lying size (a zip bomb)
-  costs at most one byte more than the cap, however well it compresses;
-- each ``.npy``: its header is parsed (numpy's reader, header length capped) and its
-  dtype, shape and order checked against the manifest before its elements are read, with
-  nothing unpickled (Note [Reading .npy entries]); an object dtype is refused outright.
+  for its kind; a stored entry (what typedops writes) is then read directly, exactly its
+  declared size, its local header and CRC checked; a deflated one through zipfile with
+  ``read(declared + 1)``, so a lying size (a zip bomb) costs at most one byte more than
+  the cap, however well it compresses;
+- each ``.npy``: its header is parsed (length capped) and its dtype, shape and order
+  checked against the manifest before its elements are read, with nothing unpickled
+  (Note [Reading .npy entries]); an object dtype is refused outright.
 
 The manifest's own counts are JSON lists already in memory (their size is capped with
 the manifest's bytes); the shapes of tensor constants are capped in elements and in

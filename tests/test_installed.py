@@ -155,6 +155,26 @@ def test_the_installed_stubgen_reproduces_the_stubs_of_the_tests_ops(installed: 
     _run(typedops, "stubgen", "tests.data.user_ops", "--out", "tests/data/stubs", "--check", cwd=installed.project)
 
 
+def test_the_installed_command_shows_a_saved_program(installed: Installed) -> None:
+    # Saved by the installed package; shown by its console script in another process,
+    # where the @op the program calls is not registered (show needs only the file).
+    path = installed.work / "saved.program"
+    script = (
+        "import typedops\nfrom typedops import Tensor, core, op, tensor\n\n"
+        "@op('installed::scale')\ndef scale(x: Tensor, k: float) -> Tensor:\n    return core.mul(x, k)\n\n"
+        f"typedops.trace(lambda x: scale(x, 2.0).sum(), tensor([1.0, 2.0])).save({str(path)!r})\n"
+        f"assert typedops.load({str(path)!r})(tensor([3.0, 4.0])).item() == 14.0\n"
+    )
+    _run(installed.python, "-c", script, cwd=installed.work)
+    shown = _run(installed.python.parent / "typedops", "program", "show", path, cwd=installed.work)
+    assert shown == (
+        "program(x: Tensor(float32[2])):\n"
+        "  %0: Tensor = installed::scale(x, 2.0)\n"
+        "  %1: Tensor = core::sum(%0, dtype=None)\n"
+        "  return %1\n"
+    )
+
+
 @pytest.fixture(scope="module")
 def mypy_reports(installed: Installed) -> dict[Path, Reports]:
     files = [installed.project / "tests" / "static" / name for name in CORPUS]

@@ -1,5 +1,5 @@
-"""The ``typedops`` command: ``typedops codegen ...``, ``typedops stubgen ...`` and
-``typedops trace-ops ...``."""
+"""The ``typedops`` command: ``typedops codegen ...``, ``typedops stubgen ...``,
+``typedops trace-ops ...`` and ``typedops program ...``."""
 
 from __future__ import annotations
 
@@ -40,7 +40,26 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("script", type=Path)
     trace.add_argument("--out", type=Path, required=True, help="the op-list yaml to write")
     trace.add_argument("args", nargs="*", help="arguments for the script (after --)")
+    program = commands.add_parser("program", help="saved programs (Program.save, typedops.load)")
+    actions = program.add_subparsers(dest="action", required=True)
+    show = actions.add_parser("show", help="print a saved program's listing (its ops need not be registered)")
+    show.add_argument("file", type=Path, help="a file Program.save wrote")
     return parser
+
+
+def _program(args: argparse.Namespace) -> int:
+    from .programs import read_program
+
+    if args.action == "show":
+        try:
+            with open(args.file, "rb") as stream:
+                loaded = read_program(stream, repr(args.file.as_posix()), resolve=False)
+        except OSError as error:
+            print(f"typedops program: error: cannot read {args.file.as_posix()}: {error.strerror}", file=sys.stderr)
+            return 2
+        print(loaded.program)
+        return 0
+    raise AssertionError(f"no program action {args.action!r}")
 
 
 def _command_text(args: argparse.Namespace) -> str:
@@ -118,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "stubgen":
             return _stubgen(args)
+        if args.command == "program":
+            return _program(args)
         from .codegen import ops_yaml, trace_ops, write_files
 
         names = trace_ops(args.script, args.args)

@@ -1,0 +1,286 @@
+"""Reading a program file's zip archive and its ``.npy`` entries, sizes capped before reading.
+
+Note [Caps before reads]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A program file is untrusted input, so no size it declares is believed before it is
+checked against a cap, and nothing is read past what was checked:
+
+- the zip directory: its end record is read and checked (entry count, directory size at
+  most 128 bytes an entry, no zip64) *before* ``zipfile`` reads the directory and builds
+  an object per record; then the records must be as many as the end record said;
+- each entry: only stored or deflate compression, no encryption, no name twice, no name
+  the manifest does not account for, and its declared uncompressed size under the cap
+  for its kind; a stored entry (what typedops writes) is then read directly, exactly its
+  declared size, its local header and CRC checked; a deflated one through zipfile with
+  ``read(declared + 1)``, so a lying size (a zip bomb) costs at most one byte more than
+  the cap, however well it compresses;
+- each ``.npy``: its header is parsed (length capped) and its dtype, shape and order
+  checked against the manifest before its elements are read, with nothing unpickled
+  (Note [Reading .npy entries]); an object dtype is refused outright.
+
+The manifest's own counts are JSON lists already in memory (their size is capped with
+the manifest's bytes); the shapes of tensor constants are capped in elements and in
+total bytes before any entry is opened (_decode.py).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import struct
+import tokenize
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import IO, Any, Final, NoReturn
+
+from . import _messages as msg
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "Archive", "fail_file"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What a load accepts at most (Note [Caps before reads])."""
+
+    manifest_bytes: int = 16 * 2**20  # program.json, uncompressed
+    entries: int = 1 + 16_384  # program.json and the tensor constants' entries
+    tensor_bytes: int = 2 * 2**30  # the tensor constants' elements, all together
+    nesting: int = 32  # list values inside list values
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+_END_RECORD: Final = struct.Struct("<4s4H2LH")  # the zip "end of central directory" record
+# A local file header: signature, version needed, flags, method, time, date, CRC, sizes,
+# then the lengths of the name and the extra field (only the fields read are kept).
+_LOCAL_HEADER: Final = struct.Struct("<4s2xHH16xHH")
+_END_SIGNATURE: Final = b"PK\x05\x06"
+_ZIP64_LOCATOR: Final = b"PK\x06\x07"
+_MAX_COMMENT: Final = 0xFFFF
+# A directory record is 46 bytes and the entry's name (typedops writes no extra fields or
+# comments, and names of at most 17 characters): a directory larger than this per entry
+# is not one typedops wrote, and zipfile would build an object for every record in it.
+_DIRECTORY_RECORD: Final = 128
+_NPY_HEADER: Final = 10_000  # numpy's own default cap on a .npy header
+# What zipfile, zlib and numpy's .npy reader raise on damaged input. Only calls into them
+# are guarded with it; the checks of this package raise ProgramFormatError themselves.
+# (numpy reads a version 1.0 header through tokenize, whose TokenError is an Exception.)
+_DAMAGE: Final = (zipfile.BadZipFile, zlib.error, EOFError, struct.error, ValueError, TypeError, SyntaxError,
+                  tokenize.TokenError, NotImplementedError, RuntimeError, OverflowError, OSError, KeyError,
+                  IndexError)  # fmt: skip
+
+
+# Seeking and reading the file object itself (a negative offset from a damaged directory).
+_STREAM_DAMAGE: Final = (ValueError, OSError, OverflowError)
+
+
+def fail_file(source: str, problem: str) -> NoReturn:
+    """Raise the error for a file that is wrong as a whole."""
+    raise msg.ProgramFormatError(msg.NOT_A_PROGRAM.format(source=source, problem=problem), "", problem)
+
+
+def _detail(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _check_end_record(file: IO[bytes], source: str, limits: Limits) -> int:
+    """Check the zip end record's counts and sizes before zipfile reads the directory;
+    return the number of entries it declares."""
+    size = file.seek(0, os.SEEK_END)
+    tail_size = min(size, _END_RECORD.size + _MAX_COMMENT)
+    file.seek(size - tail_size)
+    tail = file.read(tail_size)
+    at = tail.rfind(_END_SIGNATURE)
+    if at < 0:
+        fail_file(source, msg.NO_DIRECTORY)
+    record = tail[at : at + _END_RECORD.size]
+    if len(record) < _END_RECORD.size:
+        fail_file(source, msg.TRUNCATED_DIRECTORY)
+    fields: tuple[int, ...] = _END_RECORD.unpack(record)[4:7]
+    count, directory_size, offset = fields
+    locator = tail[at - 20 : at - 16] if at >= 20 else b""
+    if locator == _ZIP64_LOCATOR or 0xFFFF == count or 0xFFFFFFFF in (directory_size, offset):
+        fail_file(source, msg.ZIP64)
+    if count > limits.entries:
+        fail_file(source, msg.TOO_MANY_ENTRIES.format(count=count, limit=limits.entries))
+    if directory_size > count * _DIRECTORY_RECORD:
+        fail_file(source, msg.DIRECTORY_TOO_LARGE.format(size=directory_size, count=count, limit=count * _DIRECTORY_RECORD))
+    file.seek(0)
+    return count
+
+
+class Archive:
+    """A program file's zip archive, opened with its directory checked."""
+
+    def __init__(self, file: IO[bytes], source: str, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self._file = file
+        count = _check_end_record(file, source, limits)
+        try:
+            self._zip = zipfile.ZipFile(file)
+            infos = self._zip.infolist()
+        except _DAMAGE as error:
+            fail_file(source, msg.DAMAGED.format(detail=_detail(error)))
+        if len(infos) != count:
+            fail_file(source, msg.ENTRY_COUNT.format(count=count, found=len(infos)))
+        self.entries: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            name = info.filename
+            if name in self.entries:
+                fail_file(source, msg.DUPLICATE_ENTRY.format(name=name))
+            if info.flag_bits & 0x1:
+                fail_file(source, msg.ENCRYPTED.format(name=name))
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                fail_file(source, msg.COMPRESSION.format(name=name, method=info.compress_type))
+            self.entries[name] = info
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def expect_entries(self, names: set[str]) -> None:
+        """Refuse an archive whose entries are not exactly ``names``."""
+        for name in self.entries:
+            if name not in names:
+                fail_file(self.source, msg.UNEXPECTED_ENTRY.format(name=name))
+        for name in sorted(names):
+            if name not in self.entries:
+                fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
+
+    def read(self, name: str, limit: int) -> bytes:
+        """The bytes of entry ``name``, refused when it declares more than ``limit``."""
+        info = self.entries.get(name)
+        if info is None:
+            fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
+        if info.file_size > limit:
+            fail_file(self.source, msg.ENTRY_TOO_LARGE.format(name=name, size=info.file_size, limit=limit))
+        if info.compress_type == zipfile.ZIP_STORED:
+            return self._read_stored(name, info)
+        try:
+            with self._zip.open(info) as stream:
+                data = stream.read(info.file_size + 1)  # Note [Caps before reads]
+        except _DAMAGE as error:
+            fail_file(self.source, msg.DAMAGED.format(detail=_detail(error)))
+        if len(data) != info.file_size:
+            fail_file(self.source, msg.ENTRY_GREW.format(name=name, size=info.file_size))
+        return data
+
+    def _read_stored(self, name: str, info: zipfile.ZipInfo) -> bytes:
+        """A stored entry's bytes, read directly: its local header checked (signature,
+        method, name), exactly its declared size read, its CRC checked. (zipfile's own
+        reader costs about 15 us an entry, most of a small model's tensor reads.)"""
+        header, local_name, data = self._read_at(info.header_offset, len(name), info.file_size)
+        if len(header) != _LOCAL_HEADER.size:
+            fail_file(self.source, msg.ENTRY_CUT.format(name=name))
+        signature, flags, method, name_size, extra_size = _LOCAL_HEADER.unpack(header)
+        if (signature, flags & 0x1, method, local_name) != (b"PK\x03\x04", 0, zipfile.ZIP_STORED, name.encode("ascii")):
+            fail_file(self.source, msg.LOCAL_HEADER.format(name=name))
+        if name_size != len(name) or extra_size:  # typedops writes no extra field
+            fail_file(self.source, msg.LOCAL_HEADER.format(name=name))
+        if len(data) != info.file_size or info.compress_size != info.file_size:
+            fail_file(self.source, msg.ENTRY_CUT.format(name=name))
+        if zlib.crc32(data) != info.CRC:
+            fail_file(self.source, msg.BAD_CRC.format(name=name))
+        return data
+
+    def _read_at(self, offset: int, name_size: int, size: int) -> tuple[bytes, bytes, bytes]:
+        """The local header at ``offset``, the ``name_size`` bytes after it and the
+        ``size`` bytes after those."""
+        file = self._file
+        try:
+            file.seek(offset)
+            return file.read(_LOCAL_HEADER.size), file.read(name_size), file.read(size)
+        except _STREAM_DAMAGE as error:
+            fail_file(self.source, msg.DAMAGED.format(detail=_detail(error)))
+
+    def read_npy(self, name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
+        """The elements of ``.npy`` entry ``name``, a numpy array of exactly ``dtype`` and
+        ``shape`` (checked before the elements are read; Note [Reading .npy entries])."""
+        import numpy as np
+
+        nbytes = dtype.itemsize * _prod(shape)
+        data = self.read(name, nbytes + _NPY_HEADER + 16)
+        header = _fast_header(data)
+        if header is None:
+            header = self._numpy_header(name, data)
+        found_shape, fortran, found, start = header
+        if found.hasobject:
+            self._fail_npy(name, msg.NPY_OBJECTS.format(dtype=found.str))
+        if found != dtype:
+            self._fail_npy(name, msg.NPY_DTYPE.format(got=found.str, expected=dtype.name))
+        if found_shape != shape:
+            self._fail_npy(name, msg.NPY_SHAPE.format(got=list(found_shape), expected=list(shape)))
+        if fortran:
+            self._fail_npy(name, msg.NPY_ORDER)
+        if len(data) - start != nbytes:
+            self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - start, expected=nbytes))
+        return np.reshape(np.frombuffer(data, dtype=dtype, count=nbytes // dtype.itemsize, offset=start), shape)
+
+    def _numpy_header(self, name: str, data: bytes) -> _Header:
+        """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""
+        import numpy as np
+
+        stream = io.BytesIO(data)
+        fmt = np.lib.format
+        try:
+            version: tuple[int, int] = fmt.read_magic(stream)
+        except _DAMAGE as error:
+            self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
+        if version not in ((1, 0), (2, 0)):
+            self._fail_npy(name, msg.NPY_VERSION.format(version=".".join(map(str, version))))
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        try:
+            shape, fortran, dtype = read_header(stream, max_header_size=_NPY_HEADER)
+        except _DAMAGE as error:
+            self._fail_npy(name, msg.NOT_NPY.format(detail=_detail(error)))
+        return tuple(shape), bool(fortran), dtype, stream.tell()
+
+    def _fail_npy(self, name: str, problem: str) -> NoReturn:
+        raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=name, problem=problem), name, problem)
+
+
+# Note [Reading .npy entries]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A .npy entry is a magic string, a version, a header -- the text of a Python dict with
+# the dtype, the order and the shape -- and the raw elements. The header typedops writes
+# (numpy's write_array of a numeric C-order array) matches one strict pattern, read here
+# with a regular expression and int(); any other header goes through numpy's own reader,
+# which parses it with ast.literal_eval (about 90 us a header: the bulk of a small
+# model's load). Either way the dtype, order, shape and byte count are checked against the
+# manifest before an element is touched, an object dtype is refused outright, and the
+# elements are taken as raw numbers with np.frombuffer: nothing is ever unpickled, which is
+# what allow_pickle=False guarantees, and the header is parsed once.
+_Header = tuple[tuple[int, ...], bool, Any, int]  # shape, Fortran order, numpy dtype, where the elements start
+_FAST_HEADER: Final = re.compile(rb"\{'descr': '([<|][a-z][0-9]{1,2})', 'fortran_order': False, "
+                                 rb"'shape': \(((?:[0-9]{1,19}, )*(?:[0-9]{1,19},?)?)\), \} *\n")  # fmt: skip
+_DTYPES: dict[bytes, Any] = {}
+
+
+def _fast_header(data: bytes) -> _Header | None:
+    """The header of a version 1.0 ``.npy`` in the form typedops writes, or None."""
+    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
+        return None
+    end = 10 + int.from_bytes(data[8:10], "little")
+    match = _FAST_HEADER.fullmatch(data, 10, end)
+    if match is None:
+        return None
+    descr, dims = match.groups()
+    dtype = _DTYPES.get(descr)
+    if dtype is None:
+        import numpy as np
+
+        try:
+            dtype = _DTYPES.setdefault(descr, np.dtype(descr.decode("ascii")))
+        except TypeError:  # not a dtype numpy knows: let numpy's reader say so
+            return None
+    return tuple(int(n) for n in dims.split(b",") if n.strip()), False, dtype, end
+
+
+def _prod(shape: tuple[int, ...]) -> int:
+    count = 1
+    for n in shape:
+        count *= n
+    return count

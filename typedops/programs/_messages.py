@@ -45,3 +45,11 @@ SPECIALIZED: Final = (
     "input {name!r} was {traced!r} when the program was traced, and the program is specialized "
     "to that value; got {got!r}. Trace and save it again with {name}={got!r}"
 )
+
+# -- typedops program run ---------------------------------------------------------------------
+BAD_INPUTS_FILE: Final = "cannot read the inputs {path}: {error} (write them with numpy.savez)"
+INPUTS_DO_NOT_FIT: Final = (
+    "the inputs {path} do not fit the program: it takes the tensor inputs {expected}, the file has {got}; "
+    "name the arrays after the inputs (numpy.savez(path, x=...)) or give them in order (numpy.savez(path, a, b))"
+)
+BAD_INPUT_ARRAY: Final = "the input {name!r} in {path} is not a tensor typedops can hold: {error}"

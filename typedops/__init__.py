@@ -88,6 +88,9 @@ __all__ = [
     "FakeTensorMode",
     "FakeTensor",
     "opcheck",
+    # programs that outlive the process
+    "load",
+    "ProgramFormatError",
     # autograd
     "autograd",
     "no_grad",
@@ -109,11 +112,20 @@ register_bundled_library("core", _load_core)
 
 # Imported on first use, so ``import typedops`` does not pay for them: name -> its package.
 # (The modes are imported above: their Python-key fallback is registered at import.)
-_ON_FIRST_USE = {"trace": "tracing", "Program": "tracing", "profile": "profiler", "opcheck": "testing"}
+_ON_FIRST_USE = {
+    "trace": "tracing",
+    "Program": "tracing",
+    "profile": "profiler",
+    "opcheck": "testing",
+    "load": "programs",
+    "ProgramFormatError": "programs",
+}
 
 if TYPE_CHECKING:
     from . import core as core
     from .profiler import profile as profile
+    from .programs import ProgramFormatError as ProgramFormatError
+    from .programs import load as load
     from .testing import opcheck as opcheck
     from .tracing import Program as Program
     from .tracing import trace as trace
@@ -122,7 +134,8 @@ else:
     def __getattr__(name: str) -> Any:
         """``typedops.core`` imports the bundled core library on first use (see Note
         [Loading the core library] in dispatch/_ops.py); ``trace``, ``Program``,
-        ``profile`` and ``opcheck`` import their packages on first use."""
+        ``profile``, ``opcheck``, ``load`` and ``ProgramFormatError`` import their packages
+        on first use."""
         if name == "core":
             return _load_core()
         package = _ON_FIRST_USE.get(name)

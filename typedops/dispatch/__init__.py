@@ -19,7 +19,15 @@ from ._typed import AutogradContext, Gradients, TypedOperatorHandle, describe_as
 from ._entry import check_devices
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
-from ._ops import OpNamespace, OpOverloadPacket, binding_problem, call_overload, ops, register_bundled_library
+from ._ops import (
+    OpNamespace,
+    OpOverloadPacket,
+    binding_problem,
+    call_overload,
+    load_lazy_library,
+    ops,
+    register_bundled_library,
+)
 from ._tls import (
     KeysChanged,
     allow_keys,
@@ -68,6 +76,7 @@ __all__ = [
     "OpNamespace",
     "OpOverloadPacket",
     "register_bundled_library",
+    "load_lazy_library",
     # typed handles
     "TypedOperatorHandle",
     "AutogradContext",

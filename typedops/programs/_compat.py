@@ -51,15 +51,18 @@ from . import _messages as msg
 __all__ = ["fit_call", "check_values"]
 
 
-def fit_call(index: int, call: Call, current: FunctionSchema, current_text: str) -> tuple[Value, ...]:
+def fit_call(index: int, call: Call, current: FunctionSchema, current_text: str,
+             saved: FunctionSchema | None = None) -> tuple[Value, ...]:  # fmt: skip
     """The values of ``call`` as the registered schema ``current`` takes them (Note [Calls
-    against changed schemas]); raises ``IncompatibleProgramError`` when it cannot."""
-    if call.schema == current_text:
+    against changed schemas]); ``saved`` is the call's schema text parsed, if the caller
+    has it. Raises ``IncompatibleProgramError`` when the call cannot be made."""
+    if saved is None and call.schema == current_text:
         if len(call.args) != len(current.arguments):
             raise msg.IncompatibleProgramError(msg.WRONG_ARITY.format(
                 index=index, op=call.full_name, got=len(call.args), expected=len(current.arguments)))  # fmt: skip
         return call.args
-    saved = parse_schema(call.schema)
+    if saved is None:
+        saved = parse_schema(call.schema)
     if len(call.args) != len(saved.arguments):
         raise msg.IncompatibleProgramError(msg.WRONG_ARITY.format(
             index=index, op=call.full_name, got=len(call.args), expected=len(saved.arguments)))  # fmt: skip

@@ -21,13 +21,13 @@ falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, cast
+from typing import Any, Final, Literal, cast
 
 from typing_extensions import assert_never
 
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import static_wrapper
-from ..schema import Type
+from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..tracing import Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant, TensorInput, Value
 from . import _messages as msg
@@ -50,7 +50,7 @@ from ._instructions import (
 __all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value"]
 
 Flavor = Literal["dispatch", "static"]
-FLAVORS: tuple[Flavor, ...] = ("dispatch", "static")
+FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
 Boxed = Callable[[list[Any]], None]
 
 
@@ -203,12 +203,19 @@ def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
                 assert_never(spec)
 
 
-def compile_program(program: Program, flavor: Flavor = "dispatch") -> CompiledProgram:
+def compile_program(
+    program: Program,
+    flavor: Flavor = "dispatch",
+    *,
+    resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None = None,
+) -> CompiledProgram:
     """``program`` fitted to the ops registered now and assembled for ``flavor``;
     raises ``IncompatibleProgramError`` for a call that cannot be made (Note [Calls against
-    changed schemas] in _compat.py)."""
+    changed schemas] in _compat.py). ``resolved`` gives, per call, the op's handle and its
+    saved schema as loading found them (the registered schema object itself when the texts
+    agree), so nothing is looked up or parsed twice."""
     if flavor not in FLAVORS:
-        raise msg.ArgumentValueError(msg.UNKNOWN_FLAVOR.format(flavor=flavor))
+        raise msg.ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
     if flavor == "static" and any(c.op.startswith("core::") for c in program.calls):
         from ..core import load_static_wrappers
 
@@ -222,14 +229,15 @@ def compile_program(program: Program, flavor: Flavor = "dispatch") -> CompiledPr
         name = call.full_name
         found = handles.get(name)
         if found is None:
-            handle = dispatcher.find_op(call.op, call.overload)
+            handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
             if handle is None:
-                raise msg.IncompatibleProgramError(msg.NO_SUCH_OP.format(index=index, op=name))
+                raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
             entry = _dispatch_entry(handle) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
             found = handles[name] = (handle, str(handle.schema), entry)
         handle, text, entry = found
         schema = handle.schema
-        args = fit_call(index, call, schema, text)
+        saved = resolved[index][1] if resolved is not None else None
+        args = call.args if saved is schema else fit_call(index, call, schema, text, saved)
         check_values(program, index, args, schema, returns)
         calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
         returns.append(tuple(r.type for r in schema.returns))

@@ -8,6 +8,7 @@ none of them imports another.
 
 from ._messages import ProgramError, TraceError
 from ._program import Program
+from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, little_endian, tensor_entry
 from ._trace import trace
 from ._values import (
     Call,
@@ -38,6 +39,12 @@ __all__ = [
     "TensorInput",
     "ConstantInput",
     "OutputKind",
+    # the file format's writer side (its reader is typedops.programs)
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "MANIFEST_ENTRY",
+    "tensor_entry",
+    "little_endian",
     # errors
     "TraceError",
     "ProgramError",

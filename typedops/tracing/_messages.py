@@ -44,3 +44,10 @@ SPECIALIZED: Final = (
     "input {name!r} was {traced} when the program was traced, and the program is specialized "
     "to that value (Python code used it as a constant); got {got}. Trace again with {name}={got}"
 )
+CANNOT_SAVE: Final = "cannot save the program: {problem}"
+NOT_SAVABLE: Final = (
+    "a constant of type {kind} is not one a program holds (None, bool, int, float, complex, str, "
+    "a dtype, layout, memory format or device)"
+)
+NO_STORAGE: Final = "a tensor constant of dtype {dtype} has elements, and {dtype} has no storage to write them from"
+DATA_LENGTH: Final = "a tensor constant holds {count} element(s) for shape {shape}, which has {expected}"

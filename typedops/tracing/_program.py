@@ -11,9 +11,10 @@ registered now. See Note [Programs are data] in _values.py.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from typing_extensions import assert_never
 
@@ -23,6 +24,7 @@ from ..boxing import mismatch
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..dispatch import OperatorHandle, dispatcher
 from . import _messages as msg
+from ._saving import write_program
 from ._values import (
     Call,
     Constant,
@@ -68,6 +70,13 @@ class Program:
             lines.append("  " + _format_call(index, call, names))
         lines.append("  return " + _format_outputs(self, names))
         return "\n".join(lines)
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self, file: str | os.PathLike[str] | IO[bytes]) -> None:
+        """Write the program to ``file`` (a path, or a binary file open for writing) as a
+        zip of JSON and ``.npy`` data -- no pickle, no code (Note [The program file
+        format] in _saving.py); ``typedops.load(file)`` reads it back."""
+        write_program(self, file)
 
     # -- checking ------------------------------------------------------------------------
     def check(self) -> None:

@@ -1,0 +1,376 @@
+"""Decoding a program file's manifest (``program.json``) into a ``Program``, trusting nothing.
+
+Every field's JSON type and range is checked, and every reference (to an input, an
+earlier call's result, an op of the op table, a tensor constant) before it is used; the
+first problem found is raised as ``ProgramFormatError`` naming where it is
+(``calls[3].args[1]``) and what is wrong. The layout is Note [The program file format]
+in tracing/_saving.py; docs/programs.md has the table of fields.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, NoReturn, TypeVar
+
+from typing_extensions import TypeGuard
+
+from ..vocabulary import ArgumentValueError, Device, Layout, MemoryFormat, ScalarType, TypedopsError
+from ..tensor import numpy_dtype
+from ..tracing import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    Call,
+    Constant,
+    ConstantInput,
+    Input,
+    InputRef,
+    ListOf,
+    OutputKind,
+    Program,
+    ResultRef,
+    TensorConstant,
+    TensorInput,
+    Value,
+    little_endian,
+    tensor_entry,
+)
+from . import _messages as msg
+from ._archive import Limits
+
+__all__ = ["OpEntry", "TensorEntry", "Decoder", "parse_manifest"]
+
+_E = TypeVar("_E")
+_TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
+_MAX_DIMS: Final = 64  # numpy's limit
+_MAX_DIM: Final = 2**63 - 1
+_MAX_RESULTS: Final = 2**16
+_DTYPES: Final = {member.name: member for member in ScalarType}  # canonical names, no aliases
+_LAYOUTS: Final = {member.name: member for member in Layout}
+_MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
+_KINDS: Final = {member.value: member for member in OutputKind}
+_NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_VALUE_KEYS: Final = "input, result, tensor, list or const"
+
+
+def _is_object(x: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(x, dict)
+
+
+def _is_list(x: object) -> TypeGuard[list[Any]]:
+    return isinstance(x, list)
+
+
+def _json_kind(x: object) -> str:
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return f"the bool {str(x).lower()}"
+    if isinstance(x, (int, float)):
+        text = repr(x)
+        return f"the number {text if len(text) <= 24 else text[:21] + '...'}"
+    if isinstance(x, str):
+        return f"the string {x[:40]!r}" + ("..." if len(x) > 40 else "")
+    return "a list" if isinstance(x, list) else "an object"
+
+
+def parse_manifest(data: bytes, source: str) -> Any:
+    """``program.json``'s bytes as JSON: UTF-8, no NaN or Infinity literals, no key twice."""
+
+    def refuse_literal(literal: str) -> NoReturn:
+        problem = msg.NOT_FINITE.format(literal=literal)
+        raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=source, where="program.json", problem=problem),
+                                     "program.json", problem)  # fmt: skip
+
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = dict(pairs)
+        if len(found) != len(pairs):
+            key = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+            problem = msg.DUPLICATE_KEY.format(key=key)
+            raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=source, where="program.json", problem=problem),
+                                         "program.json", problem)  # fmt: skip
+        return found
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=refuse_literal, object_pairs_hook=unique_keys)
+    except msg.ProgramFormatError:
+        raise
+    except RecursionError:
+        problem = msg.TOO_DEEP
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, an int of too many digits
+        problem = msg.NOT_JSON.format(detail=str(error)[:200])
+    raise msg.ProgramFormatError(msg.NOT_A_PROGRAM.format(source=source, problem=problem), "", problem)
+
+
+@dataclass(frozen=True, slots=True)
+class OpEntry:
+    """A row of the op table: the op and the schema text its calls were traced against."""
+
+    name: str
+    overload: str
+    schema: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class TensorEntry:
+    """A row of the tensor table, before its elements are read."""
+
+    dtype: ScalarType
+    shape: tuple[int, ...]
+    device: Device
+    entry: str | None  # the archive entry holding the elements (None: no elements)
+    storage: Any  # the numpy dtype of the elements (None when there are none)
+
+
+class Decoder:
+    """Checks and decodes one manifest; ``fail`` raises naming the place."""
+
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self.inputs = 0
+        self.tensors: list[TensorConstant] = []
+        self.calls: list[Call] = []
+        self.call_ops: list[int] = []  # each call's row of the op table
+
+    def fail(self, problem: str, where: str) -> NoReturn:
+        raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=where, problem=problem), where, problem)
+
+    # -- JSON types ------------------------------------------------------------------------
+    def obj(self, x: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+        if not _is_object(x):
+            self.fail(msg.EXPECTED.format(expected="an object", got=_json_kind(x)), where)
+        if set(x) != set(keys):
+            self.fail(msg.KEYS.format(expected=", ".join(keys), got=", ".join(sorted(x)) or "none"), where)
+        return x
+
+    def list_(self, x: Any, where: str) -> list[Any]:
+        if not _is_list(x):
+            self.fail(msg.EXPECTED.format(expected="a list", got=_json_kind(x)), where)
+        return x
+
+    def int_(self, x: Any, where: str, low: int, high: int) -> int:
+        if type(x) is not int:
+            self.fail(msg.EXPECTED.format(expected="an integer", got=_json_kind(x)), where)
+        if not low <= x <= high:
+            self.fail(msg.OUT_OF_RANGE.format(value=x, low=low, high=high), where)
+        return x
+
+    def str_(self, x: Any, where: str) -> str:
+        if not isinstance(x, str):
+            self.fail(msg.EXPECTED.format(expected="a string", got=_json_kind(x)), where)
+        return x
+
+    def named(self, x: Any, where: str, table: dict[str, _E]) -> _E:
+        name = self.str_(x, where)
+        found = table.get(name)
+        if found is None:
+            self.fail(msg.ONE_OF.format(expected=", ".join(table), got=name), where)
+        return found
+
+    def shape(self, x: Any, where: str) -> tuple[int, ...]:
+        dims = self.list_(x, where)
+        if len(dims) > _MAX_DIMS:
+            self.fail(msg.TOO_MANY.format(count=len(dims), limit=_MAX_DIMS), where)
+        return tuple(self.int_(n, f"{where}[{i}]", 0, _MAX_DIM) for i, n in enumerate(dims))
+
+    def device(self, x: Any, where: str) -> Device:
+        try:
+            return Device.parse(self.str_(x, where))
+        except ArgumentValueError as error:
+            self.fail(msg.BAD_DEVICE.format(detail=error), where)
+
+    # -- the top -----------------------------------------------------------------------------
+    def top(self, document: Any) -> dict[str, Any]:
+        """The top-level object, its format and version checked before its keys (so a
+        newer file is named as one)."""
+        if not _is_object(document):
+            self.fail(msg.EXPECTED.format(expected="an object", got=_json_kind(document)), "program.json")
+        top = document
+        if top.get("format") != FORMAT_NAME:
+            self.fail(msg.NOT_FORMAT.format(got=_json_kind(top.get("format"))), "format")
+        version = top.get("version")
+        if type(version) is int and version > FORMAT_VERSION:
+            self.fail(msg.NEWER_VERSION.format(version=version, supported=FORMAT_VERSION), "version")
+        self.int_(version, "version", 1, FORMAT_VERSION)
+        return self.obj(top, "program.json", _TOP_KEYS)
+
+    # -- tables ----------------------------------------------------------------------------
+    def op_table(self, x: Any) -> list[OpEntry]:
+        entries: list[OpEntry] = []
+        for i, row in enumerate(self.list_(x, "ops")):
+            where = f"ops[{i}]"
+            fields = self.obj(row, where, ("name", "overload", "schema"))
+            name = self.str_(fields["name"], f"{where}.name")
+            overload = self.str_(fields["overload"], f"{where}.overload")
+            entries.append(OpEntry(name, overload, self.str_(fields["schema"], f"{where}.schema")))
+        return entries
+
+    def tensor_table(self, x: Any) -> list[TensorEntry]:
+        """The tensor table, with every shape capped and the total bytes under the limit."""
+        rows = self.list_(x, "tensors")
+        if len(rows) > self.limits.entries - 1:
+            self.fail(msg.TOO_MANY.format(count=len(rows), limit=self.limits.entries - 1), "tensors")
+        entries: list[TensorEntry] = []
+        total = 0
+        for i, row in enumerate(rows):
+            where = f"tensors[{i}]"
+            fields = self.obj(row, where, ("dtype", "shape", "device", "data"))
+            dtype = self.named(fields["dtype"], f"{where}.dtype", _DTYPES)
+            shape = self.shape(fields["shape"], f"{where}.shape")
+            device = self.device(fields["device"], f"{where}.device")
+            data = fields["data"]
+            if data is not None and data != tensor_entry(i):
+                self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
+            storage = None
+            if data is not None:
+                try:
+                    storage = little_endian(numpy_dtype(dtype))
+                except TypedopsError:
+                    self.fail(msg.NO_STORAGE.format(dtype=dtype.name), f"{where}.dtype")
+                count, limit = math.prod(shape), self.limits.tensor_bytes // dtype.itemsize
+                if count > limit:
+                    self.fail(msg.TENSOR_TOO_LARGE.format(shape=list(shape), count=count, limit=limit), f"{where}.shape")
+                total += count * dtype.itemsize
+                if total > self.limits.tensor_bytes:
+                    self.fail(msg.TENSORS_TOO_LARGE.format(size=total, limit=self.limits.tensor_bytes), "tensors")
+            entries.append(TensorEntry(dtype, shape, device, data, storage))
+        return entries
+
+    # -- values --------------------------------------------------------------------------
+    def value(self, x: Any, where: str, before: int, depth: int = 0) -> Value:
+        """A value of a call numbered ``before`` (results of earlier calls only)."""
+        if not (_is_object(x) and len(x) == 1):
+            self.fail(msg.EXPECTED.format(expected=f"a value (an object with one key: {_VALUE_KEYS})", got=_json_kind(x)), where)
+        ((key, body),) = x.items()
+        inner = f"{where}.{key}"
+        if key == "input":
+            index = self.int_(body, inner, 0, _MAX_DIM)
+            if index >= self.inputs:
+                self.fail(msg.NO_SUCH_INPUT.format(index=index, count=self.inputs), inner)
+            return InputRef(index)
+        if key == "result":
+            return self.result(body, inner, before)
+        if key == "tensor":
+            index = self.int_(body, inner, 0, _MAX_DIM)
+            if index >= len(self.tensors):
+                self.fail(msg.NO_SUCH_TENSOR.format(index=index, count=len(self.tensors)), inner)
+            return self.tensors[index]
+        if key == "list":
+            if depth >= self.limits.nesting:
+                self.fail(msg.NESTED_TOO_DEEP.format(limit=self.limits.nesting), inner)
+            items = self.list_(body, inner)
+            return ListOf(tuple(self.value(v, f"{inner}[{i}]", before, depth + 1) for i, v in enumerate(items)))
+        if key == "const":
+            return Constant(self.constant(body, inner))
+        self.fail(msg.ONE_OF.format(expected=_VALUE_KEYS, got=key), where)
+
+    def result(self, body: Any, where: str, before: int) -> ResultRef:
+        pair = self.list_(body, where)
+        if len(pair) != 2:
+            self.fail(msg.EXPECTED.format(expected="[call, output]", got=f"{len(pair)} item(s)"), where)
+        call = self.int_(pair[0], f"{where}[0]", 0, _MAX_DIM)
+        output = self.int_(pair[1], f"{where}[1]", 0, _MAX_DIM)
+        if before < 0:
+            self.fail(msg.RESULT_IN_INPUT, where)
+        if call >= before:
+            self.fail(msg.NOT_EARLIER.format(call=call), where)
+        count = self.calls[call].num_outputs
+        if output >= count:
+            self.fail(msg.NO_SUCH_RESULT.format(output=output, call=call, count=count), where)
+        return ResultRef(call, output)
+
+    def float_(self, x: Any, where: str) -> float:
+        if type(x) is float and math.isfinite(x):
+            return x
+        if isinstance(x, dict):
+            return _NON_FINITE[self.named(self.obj(x, where, ("float",))["float"], f"{where}.float",
+                                          {k: k for k in _NON_FINITE})]  # fmt: skip
+        self.fail(msg.EXPECTED.format(expected='a finite number or {"float": "nan" | "inf" | "-inf"}',
+                                             got=_json_kind(x)), where)  # fmt: skip
+
+    def constant(self, x: Any, where: str) -> Any:
+        if x is None or type(x) in (bool, int, str):
+            return x
+        if type(x) is float:
+            return self.float_(x, where)
+        if not (_is_object(x) and len(x) == 1):
+            self.fail(msg.EXPECTED.format(expected="a constant", got=_json_kind(x)), where)
+        ((key, body),) = x.items()
+        inner = f"{where}.{key}"
+        readers: dict[str, Callable[[Any, str], Any]] = {
+            "float": lambda b, w: self.float_({"float": b}, where),
+            "complex": self.complex_,
+            "dtype": lambda b, w: self.named(b, w, _DTYPES),
+            "layout": lambda b, w: self.named(b, w, _LAYOUTS),
+            "memory_format": lambda b, w: self.named(b, w, _MEMORY_FORMATS),
+            "device": self.device,
+        }
+        reader = readers.get(key)
+        if reader is None:
+            self.fail(msg.ONE_OF.format(expected=", ".join(readers), got=key), where)
+        return reader(body, inner)
+
+    def complex_(self, x: Any, where: str) -> complex:
+        parts = self.list_(x, where)
+        if len(parts) != 2:
+            self.fail(msg.EXPECTED.format(expected="[real, imaginary]", got=f"{len(parts)} item(s)"), where)
+        return complex(self.float_(parts[0], f"{where}[0]"), self.float_(parts[1], f"{where}[1]"))
+
+    # -- inputs, calls, outputs ------------------------------------------------------------------
+    def input(self, x: Any, where: str, names: set[str]) -> Input:
+        if not _is_object(x):
+            self.fail(msg.EXPECTED.format(expected="an object", got=_json_kind(x)), where)
+        kind = x.get("kind")
+        if kind == "tensor":
+            fields = self.obj(x, where, ("kind", "name", "dtype", "shape", "device"))
+            name = self.input_name(fields["name"], f"{where}.name", names)
+            dtype = self.named(fields["dtype"], f"{where}.dtype", _DTYPES)
+            return TensorInput(name, dtype, self.shape(fields["shape"], f"{where}.shape"),
+                               self.device(fields["device"], f"{where}.device"))  # fmt: skip
+        if kind == "constant":
+            fields = self.obj(x, where, ("kind", "name", "value"))
+            name = self.input_name(fields["name"], f"{where}.name", names)
+            return ConstantInput(name, self.value(fields["value"], f"{where}.value", -1))
+        self.fail(msg.ONE_OF.format(expected="tensor, constant", got=kind), f"{where}.kind")
+
+    def input_name(self, x: Any, where: str, names: set[str]) -> str:
+        name = self.str_(x, where)
+        if name in names:
+            self.fail(msg.DUPLICATE_INPUT.format(name=name), where)
+        names.add(name)
+        return name
+
+    def call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
+        where = f"calls[{index}]"
+        fields = self.obj(x, where, ("op", "args", "outputs"))
+        op = self.int_(fields["op"], f"{where}.op", 0, _MAX_DIM)
+        if op >= len(ops):
+            self.fail(msg.NO_SUCH_OP.format(index=op, count=len(ops)), f"{where}.op")
+        args = self.list_(fields["args"], f"{where}.args")
+        values = tuple(self.value(v, f"{where}.args[{i}]", index) for i, v in enumerate(args))
+        outputs = self.int_(fields["outputs"], f"{where}.outputs", 0, _MAX_RESULTS)
+        entry = ops[op]
+        self.call_ops.append(op)
+        return Call(entry.name, entry.overload, entry.schema, values, outputs)
+
+    def program(self, top: dict[str, Any], ops: list[OpEntry]) -> Program:
+        """The program of a checked top-level object; ``self.tensors`` holds the constants."""
+        rows = self.list_(top["inputs"], "inputs")
+        self.inputs = len(rows)
+        names: set[str] = set()
+        inputs = tuple(self.input(row, f"inputs[{i}]", names) for i, row in enumerate(rows))
+        for i, row in enumerate(self.list_(top["calls"], "calls")):
+            self.calls.append(self.call(row, i, ops))
+        before = len(self.calls)
+        outputs = tuple(self.value(v, f"outputs[{i}]", before) for i, v in enumerate(self.list_(top["outputs"], "outputs")))
+        kind = self.named(top["output_kind"], "output_kind", _KINDS)
+        if (kind is OutputKind.single and len(outputs) != 1) or (kind is OutputKind.none and outputs):
+            self.fail(msg.OUTPUT_COUNT.format(kind=kind.value, count=len(outputs)), "outputs")
+        return Program(inputs, tuple(self.calls), outputs, kind)

@@ -1,0 +1,218 @@
+"""Writing a ``Program`` to a file: the program format's encoder (docs/programs.md, "Format").
+
+Note [The program file format]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A saved program is a zip archive of data only: ``program.json``, a manifest in plain JSON,
+and one ``tensors/<k>.npy`` per tensor constant that has elements. The manifest holds the
+format's name and version, the table of ops the program calls (each with the schema text
+its calls were traced against), the inputs, the calls (each naming its op by index into
+that table), the outputs, the output kind and the table of tensor constants (dtype, shape,
+device and the entry holding their elements). A value is a one-key JSON object:
+``{"input": i}``, ``{"result": [call, output]}``, ``{"tensor": k}``, ``{"list": [...]}`` or
+``{"const": c}``, where ``c`` is JSON's null, a bool, an int, a finite float or a string, or
+a one-key object for what JSON has no literal for (``{"float": "nan"}``, ``{"complex":
+[re, im]}``, ``{"dtype": "float32"}``, ``{"layout": ...}``, ``{"memory_format": ...}``,
+``{"device": "cpu"}``).
+
+This writer lives beside ``Program`` so that ``Program.save`` needs no import from the
+layer above (docs/architecture.md, "Seams by registration" and what follows it); the
+reader -- which trusts nothing, caps every size and checks every reference -- is
+``typedops.programs``, above. tests/test_programs_format.py holds the two together with a
+round-trip property over traced programs. Every change to what is written bumps
+``FORMAT_VERSION``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import zipfile
+from typing import IO, TYPE_CHECKING, Any, Final
+
+from typing_extensions import assert_never
+
+from ..vocabulary import Device, Layout, MemoryFormat, ScalarType, TypedopsError
+from ..tensor import numpy_dtype
+from . import _messages as msg
+from ._values import (
+    Call,
+    Constant,
+    ConstantInput,
+    ConstantValue,
+    Input,
+    InputRef,
+    ListOf,
+    ResultRef,
+    TensorConstant,
+    TensorInput,
+    Value,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ._program import Program
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "tensor_entry", "little_endian", "write_program"]
+
+FORMAT_NAME: Final = "typedops.program"
+FORMAT_VERSION: Final = 1
+MANIFEST_ENTRY: Final = "program.json"
+# Entries carry a fixed time stamp, so one program always makes the same bytes.
+_EPOCH: Final = (1980, 1, 1, 0, 0, 0)
+
+JSONValue = Any  # what json.dumps takes: dicts, lists, str, int, float, bool, None
+
+
+def tensor_entry(index: int) -> str:
+    """The archive entry holding the elements of tensor constant ``index``."""
+    return f"tensors/{index}.npy"
+
+
+def little_endian(dtype: Any) -> np.dtype[Any]:
+    """numpy ``dtype`` in the byte order the format stores: little-endian."""
+    import numpy as np
+
+    spec: str = dtype.str
+    return np.dtype(spec.replace(">", "<"))
+
+
+class _Encoder:
+    """Collects the op table and the tensor table while it encodes values and calls."""
+
+    def __init__(self) -> None:
+        self.ops: dict[tuple[str, str, str], int] = {}
+        self.tensors: list[TensorConstant] = []
+        self.elements: list[bytes | None] = []  # per row: the .npy bytes (None: no elements)
+        self._by_id: dict[int, int] = {}  # id(TensorConstant) -> its row
+        self._by_content: dict[tuple[object, ...], int] = {}  # (dtype, shape, device, .npy bytes) -> its row
+
+    def tensor(self, t: TensorConstant) -> int:
+        """The row of ``t`` in the tensor table: one row per distinct constant (bit for bit;
+        the recorder makes a new constant each time a tensor it does not know is used)."""
+        row = self._by_id.get(id(t))
+        if row is None:
+            elements = None if t.data is None else _npy(t)
+            row = self._by_content.setdefault((t.dtype, t.shape, t.device, elements), len(self.tensors))
+            if row == len(self.tensors):
+                self.tensors.append(t)
+                self.elements.append(elements)
+            self._by_id[id(t)] = row
+        return row
+
+    def op(self, call: Call) -> int:
+        key = (call.op, call.overload, call.schema)
+        return self.ops.setdefault(key, len(self.ops))
+
+    def value(self, value: Value) -> JSONValue:
+        match value:
+            case InputRef():
+                return {"input": value.index}
+            case ResultRef():
+                return {"result": [value.call, value.output]}
+            case Constant():
+                return {"const": _constant(value.value)}
+            case TensorConstant():
+                return {"tensor": self.tensor(value)}
+            case ListOf():
+                return {"list": [self.value(v) for v in value.items]}
+            case _:
+                assert_never(value)
+
+    def input(self, spec: Input) -> JSONValue:
+        match spec:
+            case TensorInput():
+                dtype, shape, device = spec.dtype.name, list(spec.shape), str(spec.device)
+                return {"kind": "tensor", "name": spec.name, "dtype": dtype, "shape": shape, "device": device}
+            case ConstantInput():
+                return {"kind": "constant", "name": spec.name, "value": self.value(spec.value)}
+            case _:
+                assert_never(spec)
+
+
+def _float(value: float) -> JSONValue:
+    return value if math.isfinite(value) else {"float": repr(value)}  # 'nan', 'inf', '-inf'
+
+
+def _constant(value: ConstantValue) -> JSONValue:
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return _float(value)
+    if type(value) is complex:
+        return {"complex": [_float(value.real), _float(value.imag)]}
+    if isinstance(value, ScalarType):
+        return {"dtype": value.name}
+    if isinstance(value, Layout):
+        return {"layout": value.name}
+    if isinstance(value, MemoryFormat):
+        return {"memory_format": value.name}
+    if isinstance(value, Device):
+        return {"device": str(value)}
+    raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NOT_SAVABLE.format(kind=type(value).__name__)))
+
+
+def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
+    inputs = [encoder.input(spec) for spec in program.inputs]
+    calls = [
+        {"op": encoder.op(call), "args": [encoder.value(v) for v in call.args], "outputs": call.num_outputs}
+        for call in program.calls
+    ]
+    outputs = [encoder.value(v) for v in program.outputs]
+    kind = program.output_kind
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "ops": [{"name": name, "overload": overload, "schema": schema} for name, overload, schema in encoder.ops],
+        "inputs": inputs,
+        "calls": calls,
+        "outputs": outputs,
+        "output_kind": kind.value,
+        "tensors": [
+            {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device),
+             "data": None if t.data is None else tensor_entry(index)}  # fmt: skip
+            for index, t in enumerate(encoder.tensors)
+        ],
+    }
+
+
+def _npy(t: TensorConstant) -> bytes:
+    """The ``.npy`` bytes of a tensor constant's elements (little-endian, C order)."""
+    import numpy as np
+
+    assert t.data is not None
+    try:
+        dtype = little_endian(numpy_dtype(t.dtype))
+    except TypedopsError:
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_STORAGE.format(dtype=t.dtype.name))) from None
+    count = math.prod(t.shape)
+    if len(t.data) != count:
+        problem = msg.DATA_LENGTH.format(count=len(t.data), shape=list(t.shape), expected=count)
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=problem))
+    array = np.reshape(np.asarray(t.data, dtype=dtype), t.shape)
+    out = io.BytesIO()
+    np.lib.format.write_array(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def _entry(name: str, compress: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_EPOCH)
+    info.compress_type = compress
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes]) -> None:
+    """Write ``program`` to ``file``, a path or a binary file open for writing."""
+    encoder = _Encoder()
+    manifest = _manifest(encoder, program)
+    text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
+    with zipfile.ZipFile(file, "w") as archive:  # everything is encoded before the file is touched
+        archive.writestr(_entry(MANIFEST_ENTRY, zipfile.ZIP_DEFLATED), text.encode("ascii"))
+        for index, data in enumerate(encoder.elements):
+            if data is None:
+                continue
+            # Stored, not compressed: loading reads the elements as they are.
+            archive.writestr(_entry(tensor_entry(index), zipfile.ZIP_STORED), data)

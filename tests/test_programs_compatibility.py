@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +125,50 @@ def test_a_program_whose_schemas_are_unchanged_parses_none(monkeypatch: pytest.M
 
     monkeypatch.setattr(compat, "parse_schema", refuse)
     assert compile_program(program).run(X).tolist() == [0.0, 0.0]
+
+
+def test_a_saved_program_loads_against_a_changed_library(tmp_path: Path) -> None:
+    ns = _ns()
+
+    def old(x: Tensor, *, out: Tensor) -> Tensor:
+        return out.copy_(core.mul(x, 2))
+
+    program = _traced(ns, "g.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)", old, lambda o: o.g.out(X, out=core.zeros([2])))
+    program.save(tmp_path / "g.program")
+
+    def new(x: Tensor, *, scale: int, out: Tensor) -> Tensor:
+        return out.copy_(core.mul(x, scale))
+
+    def run() -> Any:
+        return [typedops.load(tmp_path / "g.program", flavor=f).run(tensor([3.0, 4.0])).tolist() for f in ("dispatch", "static")]
+
+    assert _under(ns, "g.out(Tensor x, *, int scale=5, Tensor(a!) out) -> Tensor(a!)", new, run) == [[15.0, 20.0]] * 2
+
+    def refused() -> str:
+        with pytest.raises(IncompatibleProgramError) as info:
+            typedops.load(tmp_path / "g.program")
+        assert isinstance(info.value, typedops.ProgramFormatError)
+        return str(info.value)
+
+    # after out, too: each value goes to its argument by name
+    assert _under(ns, "g.out(Tensor x, *, Tensor(a!) out, int scale=5) -> Tensor(a!)", new, run) == [[15.0, 20.0]] * 2
+    assert _under(ns, "g.out(Tensor x, *, int scale, Tensor(a!) out) -> Tensor(a!)", new, refused).startswith(
+        f"cannot load the program: call %1 ({ns}::g.out) was saved against\n"
+    )
+
+
+def test_a_saved_program_whose_schemas_are_unchanged_loads_without_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = trace(lambda a: core.cat([core.neg(a), core.add(a, a)]), X)
+    program.save(tmp_path / "p.program")
+    import typedops.programs._compat as compat
+    import typedops.programs._load as loading
+
+    def refuse(text: str) -> Any:
+        raise AssertionError(f"parsed {text}")
+
+    monkeypatch.setattr(compat, "parse_schema", refuse)
+    monkeypatch.setattr(loading, "parse_schema", refuse)
+    for flavor in ("dispatch", "static"):
+        assert typedops.load(tmp_path / "p.program", flavor=flavor).run(X).tolist() == [-1.0, -2.0, 2.0, 4.0]

@@ -203,3 +203,23 @@ def test_both_flavors_run_a_chain_exactly_like_eager(steps: list[tuple[str, int]
     program = trace(chain, tensor([1, 2, 3]), tensor([4, 5, 6]))
     for compiled in _both(program):
         assert _same(compiled.run(a, b), chain(a, b))
+
+
+def test_the_examples_of_docs_programs_run() -> None:
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "programs.md").read_text()
+    blocks = [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", page, re.S | re.M)]
+    namespace: dict[str, object] = {"__name__": "docs_programs"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for kind, text in blocks:
+            if kind == "python":
+                exec(compile(text, "docs/programs.md", "exec"), namespace)
+    shown = next(text for kind, text in blocks if kind == "" and "LOAD_INPUT" in text).splitlines()
+    printed = out.getvalue().splitlines()
+    assert printed[: shown.index("   ...")] == shown[: shown.index("   ...")]
+    assert printed[-1] == shown[-1]

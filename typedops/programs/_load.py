@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from ..vocabulary import ArgumentValueError, TypedopsError
 from ..schema import FunctionSchema, parse_schema
@@ -35,6 +35,9 @@ class LoadedProgram:
     handles: tuple[OperatorHandle, ...]
     schemas: tuple[FunctionSchema, ...]
     call_ops: tuple[int, ...]
+    # Each tensor constant with data, with the array its elements were read from: the
+    # interpreter makes its tensor from the array rather than from the elements again.
+    arrays: tuple[tuple[TensorConstant, Any], ...] = ()
 
 
 def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle], list[FunctionSchema]]:
@@ -62,11 +65,11 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
     return handles, schemas
 
 
-def _tensor_constant(archive: Archive, entry: TensorEntry) -> TensorConstant:
+def _tensor_constant(archive: Archive, entry: TensorEntry) -> tuple[TensorConstant, Any]:
     if entry.entry is None:
-        return TensorConstant(entry.dtype, entry.shape, entry.device, None)
+        return TensorConstant(entry.dtype, entry.shape, entry.device, None), None
     array = archive.read_npy(entry.entry, entry.storage, entry.shape)
-    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist()))
+    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist())), array
 
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
@@ -94,19 +97,21 @@ def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS) 
         archive.expect_entries({MANIFEST_ENTRY} | {t.entry for t in tensors if t.entry is not None})
         ops = decoder.op_table(top["ops"])
         handles, schemas = _resolve(decoder, ops)
-        decoder.tensors = [_tensor_constant(archive, t) for t in tensors]
+        read = [_tensor_constant(archive, t) for t in tensors]
+        decoder.tensors = [constant for constant, _ in read]
         program = decoder.program(top, ops)
         _check_calls(decoder, program, schemas)
     finally:
         archive.close()
-    return LoadedProgram(program, tuple(ops), tuple(handles), tuple(schemas), tuple(decoder.call_ops))
+    arrays = tuple((constant, array) for constant, array in read if array is not None)
+    return LoadedProgram(program, tuple(ops), tuple(handles), tuple(schemas), tuple(decoder.call_ops), arrays)
 
 
 def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
     """What ``load`` returns for ``flavor``: the program compiled for the interpreter
     (_interpreter.py), from the handles loading resolved and the schemas the file recorded."""
     resolved = [(loaded.handles[row], loaded.schemas[row]) for row in loaded.call_ops]
-    return compile_program(loaded.program, flavor, resolved=resolved)
+    return compile_program(loaded.program, flavor, resolved=resolved, arrays=loaded.arrays)
 
 
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:

@@ -222,7 +222,7 @@ def compile_program(
         from ..core import load_static_wrappers
 
         load_static_wrappers()
-    handles: dict[str, tuple[OperatorHandle, str, Boxed]] = {}
+    handles: dict[str, tuple[OperatorHandle, Boxed]] = {}
     dispatched: list[str] = []
     calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
     returns: list[tuple[Type, ...]] = []
@@ -235,11 +235,11 @@ def compile_program(
             if handle is None:
                 raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
             entry = _dispatch_entry(handle) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
-            found = handles[name] = (handle, str(handle.schema), entry)
-        handle, text, entry = found
+            found = handles[name] = (handle, entry)
+        handle, entry = found
         schema = handle.schema
         saved = resolved[index][1] if resolved is not None else None
-        args = call.args if saved is schema else fit_call(index, call, schema, text, saved)
+        args = call.args if saved is schema else fit_call(index, call, schema, str(schema), saved)
         check_values(program, index, args, schema, returns)
         calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
         returns.append(tuple(r.type for r in schema.returns))

@@ -223,3 +223,25 @@ def test_the_examples_of_docs_programs_run() -> None:
     printed = out.getvalue().splitlines()
     assert printed[: shown.index("   ...")] == shown[: shown.index("   ...")]
     assert printed[-1] == shown[-1]
+
+
+def test_a_loaded_program_runs_under_dispatch_modes_and_fake_tensors(tmp_path: Any) -> None:
+    from typedops import DispatchMode, FakeTensor, FakeTensorMode
+
+    class Logging(DispatchMode):
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            self.calls.append(op.full_name)
+            return op(*args, **kwargs)
+
+    trace(_f, X, W).save(tmp_path / "f.program")
+    loaded = typedops.load(tmp_path / "f.program")
+    with Logging() as mode:
+        loaded.run(X, W)
+    assert mode.calls == ["core::matmul", "core::add.Tensor", "core::relu", "core::sum", "core::cat"]
+    five = core.ones([5, 2])
+    with FakeTensorMode() as fake:
+        total, both = loaded.run(fake.from_tensor(five), fake.from_tensor(W))
+    assert isinstance(both, FakeTensor) and both.shape == (10, 2) and total.shape == ()

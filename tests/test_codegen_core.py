@@ -42,7 +42,7 @@ def test_staleness_is_detected(tmp_path: Path) -> None:
     files = _core_files(tmp_path / "out", tmp_path / "package")
     assert sorted(stale_files(files)) == sorted(files)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
-        "out/__init__.py", "out/__init__.pyi", "out/autograd.py", "out/autograd.pyi",
+        "out/__init__.py", "out/__init__.pyi", "out/autograd.py", "out/autograd.pyi", "out/unboxing.py", "out/unboxing.pyi",
         "package/dispatch/_ops_typing.pyi", "package/tensor/_methods.pyi",
     ]
     assert obsolete_files(GENERATED, _core_files(GENERATED, PACKAGE)) == []  # no older layout left behind

@@ -255,3 +255,28 @@ def test_the_editable_install_is_visible_to_checkers_from_another_folder(tmp_pat
     pyright = subprocess.run([str(Path(sys.executable).parent / "pyright"), "--pythonpath", sys.executable, "use.py"],
                              cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
     assert pyright.returncode == 0, pyright.stdout
+
+
+def test_the_installed_command_runs_a_saved_program(installed: Installed) -> None:
+    # Saved by the installed package in one process, run by its `typedops` script in others.
+    script = (
+        "import numpy as np\n"
+        "import typedops\n"
+        "from typedops import core, tensor\n"
+        "def f(a, b):\n"
+        "    values, indices = core.max(a, 0, True)\n"
+        "    return core.sub(core.mul(a, b), b), values, indices\n"
+        "typedops.trace(f, tensor([1, 2]), tensor([3, 4])).save('f.program')\n"
+        "np.savez('inputs.npz', a=np.array([5, -1]), b=np.array([2, 3]))\n"
+    )
+    (installed.work / "save_program.py").write_text(script)
+    _run(installed.python, "save_program.py", cwd=installed.work)
+    command = installed.python.parent / "typedops"
+    for flavor in ("dispatch", "static"):
+        out = _run(command, "program", "run", "f.program", "--inputs", "inputs.npz", "--flavor", flavor,
+                   cwd=installed.work)  # fmt: skip
+        assert out == "output0: Tensor(int64[2]) [8, -6]\noutput1: Tensor(int64[1]) [5]\noutput2: Tensor(int64[1]) [0]\n"
+    out = _run(command, "program", "run", "f.program", "--inputs", "inputs.npz", "--out", "outputs.npz", cwd=installed.work)
+    assert out == "wrote 3 output(s) to outputs.npz\n"
+    check = "import numpy as np; d = np.load('outputs.npz'); print([d[k].tolist() for k in d.files])"
+    assert _run(installed.python, "-c", check, cwd=installed.work) == "[[8, -6], [5], [0]]\n"

@@ -1,5 +1,5 @@
 """The ``typedops`` command: ``typedops codegen ...``, ``typedops stubgen ...``,
-``typedops trace-ops ...`` and ``typedops program ...``."""
+``typedops trace-ops ...`` and ``typedops program show|run ...``."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--core-yaml", type=Path, help="the core yaml, for entries adding kernels to core ops")
     gen.add_argument("--static-dispatch", metavar="KEYS", help="call kernels directly for these backends, e.g. CPU,Meta")
     gen.add_argument("--ops", type=Path, help="an op-list yaml: generate only these ops (selective build)")
+    gen.add_argument("--ops-from", type=Path, nargs="+", metavar="PROGRAM",
+                     help="saved programs: generate only the ops they call and what their kernels call")
     gen.add_argument("--schemas-only", action="store_true",
                      help="register the schemas without kernels (for a yaml such as PyTorch's, whose kernels are C++)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file is out of date")
@@ -44,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     actions = program.add_subparsers(dest="action", required=True)
     show = actions.add_parser("show", help="print a saved program's listing (its ops need not be registered)")
     show.add_argument("file", type=Path, help="a file Program.save wrote")
+    run = actions.add_parser("run", help="run a saved program on inputs from an .npz")
+    run.add_argument("file", type=Path, help="the program file (Program.save)")
+    run.add_argument("--inputs", type=Path, required=True,
+                     help="an .npz of the tensor inputs, by input name (numpy.savez(path, x=...)) or in order")
+    run.add_argument("--flavor", choices=["dispatch", "static"], default="dispatch",
+                     help="through the dispatcher (default) or dispatcher-free")
+    run.add_argument("--out", type=Path, help="save the outputs to this .npz (output0, output1, ...) instead of printing")
     return parser
 
 
@@ -59,6 +68,8 @@ def _program(args: argparse.Namespace) -> int:
             return 2
         print(loaded.program)
         return 0
+    if args.action == "run":
+        return _program_run(args)
     raise AssertionError(f"no program action {args.action!r}")
 
 
@@ -68,6 +79,8 @@ def _command_text(args: argparse.Namespace) -> str:
                         ("--static-dispatch", args.static_dispatch), ("--ops", args.ops)):  # fmt: skip
         if value is not None:
             parts += [flag, value.as_posix() if isinstance(value, Path) else value]
+    if args.ops_from:
+        parts += ["--ops-from", *(p.as_posix() for p in args.ops_from)]
     if args.bundled:
         parts.append("--bundled")
     if args.schemas_only:
@@ -108,6 +121,19 @@ def _stubgen(args: argparse.Namespace) -> int:
     return 0
 
 
+def _program_run(args: argparse.Namespace) -> int:
+    from .programs import format_outputs, load, outputs_of, read_inputs, write_outputs
+
+    loaded = load(args.file, flavor=args.flavor)
+    outputs = outputs_of(loaded.run(*read_inputs(loaded.program, args.inputs)))
+    if args.out is not None:
+        write_outputs(outputs, args.out)
+        print(f"wrote {len(outputs)} output(s) to {args.out}")
+    else:
+        print(format_outputs(outputs))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -115,9 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .codegen import PACKAGE, generate, obsolete_files, stale_files, write_files
 
             _project_on_path()
+            programs = None
+            if args.ops_from:
+                from .programs import load
+
+                programs = [(p.as_posix(), load(p).program) for p in args.ops_from]
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
-                core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops,
+                core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops, programs=programs,
                 command=_command_text(args), bundled=_relative(PACKAGE) if args.bundled else None,
                 schemas_only=args.schemas_only,
             )  # fmt: skip
@@ -146,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"recorded {len(names)} operator(s) in {args.out}")
         return 0
     except TypedopsError as error:
+        print(f"typedops {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a program or inputs file that cannot be opened
         print(f"typedops {args.command}: error: {error}", file=sys.stderr)
         return 2
 

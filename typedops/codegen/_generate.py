@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
 
 from ..dispatch import DispatchKey
 from ._derivatives import CORE_HELPERS, load_derivatives
@@ -32,14 +34,21 @@ from ._messages import (
 from ._model import HEADER, CodegenError, OpEntry, Options, Variant
 from ._registration import registration_section
 from ._static import static_functions_section
+from ._program_ops import ops_of_programs
+from ._unboxing import unboxing_module
 from ._stubs import INDEX_FILE, bundled_stubs, methods_of, namespace_section, project_stub, read_sections
 from ._text import Section, module_text
 from ._validate import load_entries, load_op_list
 
 __all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML", "PACKAGE"]
 
+if TYPE_CHECKING:
+    from ..tracing import Program
+
 PACKAGE = Path(__file__).resolve().parent.parent
 DEFAULT_CORE_YAML = PACKAGE / "core" / "native_functions.yaml"
+# The backends of the bundled library's static unboxing wrappers (Note [Static unboxing wrappers]).
+_BUNDLED_STATIC: Final = (DispatchKey.CPU, DispatchKey.Meta)
 # The derivatives of a library's ops, read from beside its op yaml (docs/autograd.md).
 DERIVATIVES_NAME = "derivatives.yaml"
 
@@ -67,6 +76,7 @@ def generate(
     core_yaml: Path | None = None,
     static_dispatch: str | None = None,
     ops_list: Path | None = None,
+    programs: Sequence[tuple[str, Program]] | None = None,
     command: str = "",
     bundled: Path | None = None,
     schemas_only: bool = False,
@@ -76,7 +86,9 @@ def generate(
     ``bundled`` (the typedops package folder, ``PACKAGE``) generates the library the
     package bundles: its stubs go into that folder, beside the objects they type (Note
     [Typing what core installs] in _stubs.py). ``schemas_only`` registers the schemas
-    with no kernels (Note [Schemas only] in _validate.py).
+    with no kernels (Note [Schemas only] in _validate.py). ``ops_list`` (an op-list yaml)
+    and ``programs`` (``(label, program)`` pairs, Note [Ops a program needs] in
+    _program_ops.py) choose the ops of a selective build.
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """
@@ -96,9 +108,14 @@ def generate(
         schemas_only=schemas_only,
     )
     entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
-    if ops_list is not None:
+    selective = ops_list is not None or programs is not None
+    if selective:
         known: dict[str, OpEntry] = {e.schema.full_name: e for e in entries}
-        chosen = load_op_list(ops_list, namespace, known, options.source_label)
+        chosen: set[str] = set()
+        if ops_list is not None:
+            chosen = load_op_list(ops_list, namespace, known, options.source_label)
+        if programs is not None:
+            chosen |= ops_of_programs(programs)  # those of other namespaces are not this yaml's
         entries = [e for e in entries if e.schema.full_name in chosen]
     functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
     others = [registration_section(entries, options), methods_section(entries, options)]
@@ -112,11 +129,18 @@ def generate(
     files: dict[Path, str] = {}
     files[out / "__init__.py"] = module
     derivatives_yaml = yaml_path.parent / DERIVATIVES_NAME
-    if derivatives_yaml.is_file() and ops_list is None and not options.static_dispatch:
+    if derivatives_yaml.is_file() and not selective and not options.static_dispatch:
         files[out / "autograd.py"] = _autograd_text(derivatives_yaml, entries, options)
         files[out / "autograd.pyi"] = (
             f"# {HEADER} from {DERIVATIVES_NAME} -- do not edit.\n"
             "# autograd.py registers the library's autograd kernels when imported; nothing in it is public API.\n"
+        )
+    unboxing_keys = options.static_dispatch or (_BUNDLED_STATIC if bundled is not None else ())
+    if unboxing_keys:
+        files[out / "unboxing.py"] = unboxing_module(entries, options, unboxing_keys)
+        files[out / "unboxing.pyi"] = (
+            f"# {HEADER} -- do not edit.\n"
+            "# unboxing.py registers the library's static unboxing wrappers when imported; nothing in it is public API.\n"
         )
     files[out / "__init__.pyi"] = library_stub(entries, options)
     if stubs is not None:

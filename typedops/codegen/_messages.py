@@ -117,3 +117,7 @@ DERIVATIVE_NOT_AN_ARGUMENT: Final = '{label}:{line}: {key!r} is not an argument 
 DERIVATIVE_NO_GRADIENT: Final = '{label}:{line}: argument {key!r} of type {type} has no gradient'
 FORMULA_NOT_PYTHON: Final = '{where}: the formula for {input!r} is not a Python expression: {error}'
 DERIVATIVES_CORE_ONLY: Final = "{label}: derivatives are generated for the core library only (namespace 'core')"
+PROGRAM_RUN_FAILED: Final = (
+    "--ops-from {label}: running the program on zeros of its inputs' shapes, to find the ops its "
+    "kernels call, failed: {error}"
+)

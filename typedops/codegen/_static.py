@@ -19,7 +19,7 @@ from ._model import Kernel, OpEntry, Options, Variant
 from ._registration import kernel_modules
 from ._text import Section, all_names, runtime
 
-__all__ = ["static_functions_section"]
+__all__ = ["static_functions_section", "kernel_for"]
 
 
 def _bits_expr(type_: Type, var: str) -> str | None:
@@ -34,7 +34,7 @@ def _bits_expr(type_: Type, var: str) -> str | None:
     return None
 
 
-def _kernel_for(entry: OpEntry, backend: DispatchKey) -> Kernel | None:
+def kernel_for(entry: OpEntry, backend: DispatchKey) -> Kernel | None:
     by_key = {k.key: k for k in entry.kernels}
     for key in (backend, DispatchKey.CompositeExplicitAutograd, DispatchKey.CompositeImplicitAutograd):
         if key in by_key:
@@ -68,7 +68,7 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
     else:
         lines.append(f"    _b = {1 << DispatchKey.CPU}")
     for backend in sorted(backends, reverse=True):
-        kernel = _kernel_for(entry, backend)
+        kernel = kernel_for(entry, backend)
         if kernel is None:
             continue
         fn = f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"

@@ -20,6 +20,15 @@ from . import _generated
 from ._generated import __all__ as __all__
 from ._generated import autograd as _autograd  # pyright: ignore[reportUnusedImport] -- registers the autograd kernels
 
+
+
+def load_static_wrappers() -> None:
+    """Register the core library's static unboxing wrappers (CPU and Meta) in the runtime's
+    table, for dispatcher-free programs (Note [Static unboxing wrappers] in
+    typedops/codegen/_unboxing.py); the second call costs one dict lookup."""
+    from ._generated import unboxing as _unboxing  # pyright: ignore[reportUnusedImport] -- registers them
+
+
 if TYPE_CHECKING:
     from ._generated import *  # noqa: F403 -- the typed functional API (_generated/__init__.pyi)
 else:

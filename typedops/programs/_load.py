@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import IO, Any, Final, Literal
+from typing import IO, Any
 
 from ..vocabulary import ArgumentValueError, TypedopsError
 from ..schema import FunctionSchema, parse_schema
@@ -19,11 +19,9 @@ from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
 from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
+from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "load"]
-
-Flavor = Literal["dispatch", "static"]
-FLAVORS: Final = ("dispatch", "static")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,21 +120,24 @@ def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS, 
                          tuple(decoder.tensors), tuple(array for _, array in constants))  # fmt: skip
 
 
-def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> Program:
-    """What ``load`` returns for ``flavor``. The interpreter plugs in here (issue 16): the
-    program's runner for the flavor is built from ``loaded`` (its handles are resolved and
-    its recorded schemas at hand for the compatibility checks). Until then both flavors
-    return the checked ``Program``."""
-    return loaded.program
+def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
+    """What ``load`` returns for ``flavor``: the program compiled for the interpreter
+    (_interpreter.py), from the handles loading resolved and the schemas the file recorded."""
+    resolved = [(loaded.handles[row], loaded.schemas[row]) for row in loaded.call_ops]
+    arrays = tuple((c, a) for c, a in zip(loaded.tensors, loaded.arrays) if a is not None)
+    return compile_program(loaded.program, flavor, resolved=resolved, arrays=arrays)
 
 
-def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> Program:
+def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:
     """Load the program saved at ``file`` (a path, or a seekable binary file) by
     ``Program.save``. Loading never executes code from the file: it is a zip of JSON and
     ``.npy`` data, read with every size capped and every field checked; anything wrong
     raises ``ProgramFormatError`` naming where and what (docs/programs.md, "Format").
     Every op the program calls must be registered (a bundled library is loaded on demand).
-    ``flavor`` chooses how the program runs: ``"dispatch"`` or ``"static"``."""
+    ``flavor`` chooses how the program runs: ``"dispatch"`` or ``"static"`` (Note [Two
+    flavors of a loaded program] in _interpreter.py); a call that does not fit the op
+    registered now raises ``IncompatibleProgramError`` (Note [Calls against changed
+    schemas] in _compat.py). ``.program`` is the ``Program`` read."""
     if flavor not in FLAVORS:
         raise ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
     if isinstance(file, (str, os.PathLike)):

@@ -34,6 +34,7 @@ from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
     "choose", "lazy_method", "no_static_kernel", "kernel", "check_devices",
+    "register_static_wrappers", "static_wrapper", "StaticWrapper",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
@@ -64,6 +65,25 @@ def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:
 
     first_call.__name__ = first_call.__qualname__ = name
     return first_call
+
+
+# Note [Static unboxing wrappers] in typedops/codegen/_unboxing.py: a generated module of
+# static unboxing wrappers registers them here by op full name ("core::add.Tensor"),
+# with the backends it dispatches to; the program interpreter's static flavor reads them.
+StaticWrapper = Callable[[list[Any]], None]
+_static_wrappers: dict[str, tuple[StaticWrapper, str]] = {}
+
+
+def register_static_wrappers(backends: str, wrappers: dict[str, StaticWrapper]) -> None:
+    """Record generated static unboxing wrappers (op full name -> ``wrapper(stack)``) that
+    dispatch statically to ``backends`` (``"CPU, Meta"``); a later module's replace earlier ones."""
+    for name, wrapper in wrappers.items():
+        _static_wrappers[name] = (wrapper, backends)
+
+
+def static_wrapper(full_name: str) -> tuple[StaticWrapper, str] | None:
+    """The static unboxing wrapper registered for ``full_name`` and its backends, or None."""
+    return _static_wrappers.get(full_name)
 
 
 def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:

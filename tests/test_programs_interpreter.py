@@ -1,0 +1,247 @@
+"""The program stack machine (issue 16): instructions, both flavors, inputs, constants."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import typedops
+from typedops import Tensor, core, op, tensor
+from typedops.programs import CompiledProgram, IncompatibleProgramError, Opcode, compile_program
+from typedops.tracing import Call, Constant, InputRef, OutputKind, Program, ProgramError, ResultRef, TensorInput, trace
+from typedops.vocabulary import ArgumentValueError, Device, ScalarType
+
+_fresh = itertools.count()
+
+
+def _ns() -> str:
+    return f"interp_test_{next(_fresh)}"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Tensor):
+        return isinstance(b, Tensor) and a.dtype is b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _both(program: Program) -> list[CompiledProgram]:
+    return [compile_program(program, "dispatch"), compile_program(program, "static")]
+
+
+def _f(x: Tensor, w: Tensor) -> tuple[Tensor, Tensor]:
+    h = core.relu(core.add(core.matmul(x, w), x, alpha=2))
+    return h.sum(), core.cat([h, h], 0)
+
+
+X = tensor([[1.0, -2.0], [3.0, 0.5]])
+W = tensor([[0.5, 1.0], [-1.0, 2.0]])
+
+
+def test_a_program_assembles_to_loads_calls_and_stores() -> None:
+    compiled = compile_program(trace(_f, X, W))
+    assert compiled.disassemble() == "\n".join([
+        "   0  LOAD_INPUT    0",
+        "   1  LOAD_INPUT    1",
+        "   2  CALL          0  # core::matmul",
+        "   3  STORE         1",
+        "   4  LOAD_REGISTER 0",
+        "   5  LOAD_INPUT    0",
+        "   6  LOAD_CONSTANT 0",
+        "   7  CALL          1  # core::add.Tensor",
+        "   8  STORE         1",
+        "   9  LOAD_REGISTER 1",
+        "  10  CALL          2  # core::relu",
+        "  11  STORE         1",
+        "  12  LOAD_REGISTER 2",
+        "  13  LOAD_CONSTANT 1",
+        "  14  CALL          3  # core::sum",
+        "  15  STORE         1",
+        "  16  LOAD_REGISTER 2",
+        "  17  LOAD_REGISTER 2",
+        "  18  BUILD_LIST    2",
+        "  19  LOAD_CONSTANT 2",
+        "  20  CALL          4  # core::cat",
+        "  21  STORE         1",
+        "  22  LOAD_REGISTER 3",
+        "  23  LOAD_REGISTER 4",
+        "  24  RETURN        2",
+    ])  # fmt: skip
+    assert {i.opcode for i in compiled.instructions} <= set(Opcode)
+
+
+def test_both_flavors_give_eager_results() -> None:
+    program = trace(_f, X, W)
+    a, b = tensor([[2.0, 1.0], [0.0, -3.0]]), tensor([[1.0, 1.0], [2.0, -1.0]])
+    for compiled in _both(program):
+        assert _same(compiled.run(a, b), _f(a, b))
+        assert _same(compiled(a, b), _f(a, b))
+        assert compiled.dispatched_ops == ()
+
+
+def test_the_static_flavor_dispatches_statically_to_meta() -> None:
+    program = trace(_f, X, W)
+    a, b = core.empty([3, 2], device="meta"), core.empty([2, 2], device="meta")
+    total, both = compile_program(program, "static").run(a, b)
+    assert (total.device, both.device, both.shape) == (Device("meta"), Device("meta"), (6, 2))
+
+
+def test_the_static_flavor_calls_an_op_without_a_static_wrapper_through_the_dispatcher() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::twice")
+    def twice(x: Tensor) -> Tensor:
+        return core.mul(x, 2)
+
+    program = trace(lambda a: core.neg(twice(a)), X)
+    compiled = compile_program(program, "static")
+    assert compiled.dispatched_ops == (f"{ns}::twice",)
+    assert compiled.run(X).tolist() == [[-2.0, 4.0], [-6.0, -1.0]]
+    twice.library.remove()
+
+
+def test_the_dispatch_flavor_is_seen_by_the_profiler_and_autograd() -> None:
+    program = trace(lambda a, b: core.mul(a, b).sum(), X, W)
+    compiled = compile_program(program)
+    with typedops.profile() as prof:
+        compiled.run(X, W)
+    assert [e.name for e in prof.events()] == ["core::mul.Tensor", "core::sum"]
+    a = tensor([1.0, 2.0], requires_grad=True)
+    compiled.run(a, tensor([3.0, 4.0])).backward()
+    assert a.grad is not None and a.grad.tolist() == [3.0, 4.0]
+
+
+def test_a_tensor_constant_an_op_writes_into_is_new_each_run() -> None:
+    def f(a: Tensor) -> Tensor:
+        c = tensor([1.0, 2.0])  # a tensor constant
+        c.add_(a)
+        return c
+
+    program = trace(f, tensor([1.0, 1.0]))
+    for compiled in _both(program):
+        assert Opcode.LOAD_FRESH in {i.opcode for i in compiled.instructions}
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
+
+
+def test_runs_check_their_inputs() -> None:
+    program = trace(lambda a, n: core.mul(a, n), X, 3)
+    compiled = compile_program(program)
+    with pytest.raises(ProgramError) as info:
+        compiled.run(X)
+    assert str(info.value) == "the compiled program takes 2 input(s) (a, n) by position, got 1"
+    with pytest.raises(ProgramError, match="^the compiled program's input 'a' must be a Tensor, got list$"):
+        compiled.run([1.0], 3)
+    with pytest.raises(ProgramError) as info:
+        compiled.run(X, 4)
+    assert str(info.value) == (
+        "input 'n' was 3 when the program was traced, and the program is specialized to that value; "
+        "got 4. Trace and save it again with n=4"
+    )
+    assert compiled.run(X, 3).tolist() == core.mul(X, 3).tolist()
+
+
+def test_an_unknown_flavor_is_refused() -> None:
+    with pytest.raises(ArgumentValueError) as info:
+        compile_program(trace(_f, X, W), "fast")  # type: ignore[arg-type]
+    assert str(info.value) == "flavor must be 'dispatch' or 'static', got 'fast'"
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_program_with_bad_references_or_values_is_refused_at_load() -> None:
+    schema = "core::neg(Tensor self) -> Tensor"
+    inputs = (TensorInput("x", ScalarType.float32, (2,), Device("cpu")),)
+
+    def refused(calls: tuple[Call, ...], outputs: tuple[Any, ...] = (ResultRef(0),)) -> str:
+        with pytest.raises(IncompatibleProgramError) as info:
+            compile_program(Program(inputs, calls, outputs, OutputKind.single))
+        assert isinstance(info.value, typedops.TypedopsError)
+        return str(info.value)
+
+    assert refused((Call("core::neg", "", schema, (ResultRef(3),), 1),)) == (
+        "cannot load the program: call %0 (core::neg), argument 'self': refers to %3, which is not an earlier call"
+    )
+    assert refused((Call("core::neg", "", schema, (Constant("x"),), 1),)) == (
+        "cannot load the program: call %0 (core::neg), argument 'self': expected Tensor, got str"
+    )
+    assert refused((Call("core::neg", "", schema, (InputRef(0), InputRef(0)), 1),)) == (
+        "cannot load the program: call %0 (core::neg) has 2 argument(s) for its saved schema of 1"
+    )
+    assert refused((Call("core::nope", "", schema, (InputRef(0),), 1),)) == (
+        "cannot load the program: call %0 calls core::nope, which is not registered; "
+        "import the library that defines it before loading"
+    )
+    assert refused((Call("core::neg", "", schema, (InputRef(0),), 1),), (ResultRef(0, 1),)) == (
+        "cannot load the program: output 0 refers to result 1 of %0, which has 1"
+    )
+
+
+_UNARY = ["neg", "abs", "relu"]
+_BINARY = ["add", "mul", "maximum", "sub", "minimum"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_UNARY + _BINARY), st.integers(0, 5)), min_size=1, max_size=10),
+    st.lists(st.integers(-50, 50), min_size=3, max_size=3),
+)
+def test_both_flavors_run_a_chain_exactly_like_eager(steps: list[tuple[str, int]], data: list[int]) -> None:
+    def chain(a: Tensor, b: Tensor) -> tuple[Tensor, ...]:
+        values = [a, b]
+        for name, pick in steps:
+            fn = getattr(core, name)
+            operand = values[pick % len(values)]
+            values.append(fn(operand) if name in _UNARY else fn(values[-1], operand))
+        return tuple(values[2:])
+
+    a, b = tensor(data), tensor([d * 3 - 1 for d in data])  # int64: exact
+    program = trace(chain, tensor([1, 2, 3]), tensor([4, 5, 6]))
+    for compiled in _both(program):
+        assert _same(compiled.run(a, b), chain(a, b))
+
+
+def test_the_examples_of_docs_programs_run() -> None:
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "programs.md").read_text()
+    blocks = [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", page, re.S | re.M)]
+    namespace: dict[str, object] = {"__name__": "docs_programs"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for kind, text in blocks:
+            if kind == "python":
+                exec(compile(text, "docs/programs.md", "exec"), namespace)
+    shown = next(text for kind, text in blocks if kind == "" and "LOAD_INPUT" in text).splitlines()
+    printed = out.getvalue().splitlines()
+    assert printed[: shown.index("   ...")] == shown[: shown.index("   ...")]
+    assert printed[-1] == shown[-1]
+
+
+def test_a_loaded_program_runs_under_dispatch_modes_and_fake_tensors(tmp_path: Any) -> None:
+    from typedops import DispatchMode, FakeTensor, FakeTensorMode
+
+    class Logging(DispatchMode):
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            self.calls.append(op.full_name)
+            return op(*args, **kwargs)
+
+    trace(_f, X, W).save(tmp_path / "f.program")
+    loaded = typedops.load(tmp_path / "f.program")
+    with Logging() as mode:
+        loaded.run(X, W)
+    assert mode.calls == ["core::matmul", "core::add.Tensor", "core::relu", "core::sum", "core::cat"]
+    five = core.ones([5, 2])
+    with FakeTensorMode() as fake:
+        total, both = loaded.run(fake.from_tensor(five), fake.from_tensor(W))
+    assert isinstance(both, FakeTensor) and both.shape == (10, 2) and total.shape == ()

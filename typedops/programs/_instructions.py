@@ -1,0 +1,153 @@
+"""The interpreter's instruction set, and the assembler from a ``Program`` to it.
+
+Note [The program stack machine]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A program runs on a boxed stack and a list of registers. For each call, instructions
+push its arguments (an input, a constant, a register, a list built of those), ``CALL``
+calls the op on the stack -- the boxed convention: the stack holds exactly the call's
+arguments, in schema order, and the op replaces them with its returns -- and ``STORE``
+appends the returns to the registers (a call with no returns leaves an empty stack and
+needs none). So the registers are the calls' results in order, and ``ResultRef(call,
+output)`` is register ``first[call] + output``, known when assembling. At the end the
+outputs are pushed and ``RETURN`` hands the stack back.
+
+Everything a run needs is resolved when assembling, once per load: each op's callable
+(a dispatcher entry or a static unboxing wrapper, _interpreter.py), the constants
+(tensor constants made into tensors), the register numbers. A run does no lookup by
+name and parses nothing.
+
+A tensor constant passed where the op writes (``Tensor(a!)``) is pushed with
+``LOAD_FRESH``, a new tensor each run, so one run cannot change what the next one reads.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Final
+
+from typing_extensions import assert_never
+
+from ..tracing import Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, Value
+
+__all__ = ["Opcode", "Instruction", "Assembly", "assemble", "stack_effect", "LOAD_INPUT", "LOAD_CONSTANT",
+           "LOAD_FRESH", "LOAD_REGISTER", "BUILD_LIST", "CALL", "STORE", "RETURN"]  # fmt: skip
+
+
+class Opcode(enum.Enum):
+    """What one instruction does with its ``arg`` (Note [The program stack machine])."""
+
+    LOAD_INPUT = "load_input"  # push input number arg
+    LOAD_CONSTANT = "load_constant"  # push constant number arg
+    LOAD_FRESH = "load_fresh"  # push a new tensor made from tensor constant number arg
+    LOAD_REGISTER = "load_register"  # push register number arg
+    BUILD_LIST = "build_list"  # pop arg values, push them as one list
+    CALL = "call"  # call op number arg on the stack: its arguments become its returns
+    STORE = "store"  # move the stack (a call's arg returns) to the end of the registers
+    RETURN = "return"  # the stack holds the arg outputs: end the run
+
+
+# The opcodes as module constants: the run loop compares against them (a global load is
+# several times cheaper than an Enum class attribute), and mypy and pyright still narrow
+# ``op`` member by member, so the loop ends in ``assert_never``.
+LOAD_INPUT: Final = Opcode.LOAD_INPUT
+LOAD_CONSTANT: Final = Opcode.LOAD_CONSTANT
+LOAD_FRESH: Final = Opcode.LOAD_FRESH
+LOAD_REGISTER: Final = Opcode.LOAD_REGISTER
+BUILD_LIST: Final = Opcode.BUILD_LIST
+CALL: Final = Opcode.CALL
+STORE: Final = Opcode.STORE
+RETURN: Final = Opcode.RETURN
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    opcode: Opcode
+    arg: int
+
+    def __str__(self) -> str:
+        return f"{self.opcode.name} {self.arg}"
+
+
+def stack_effect(instruction: Instruction) -> int:
+    """How many values ``instruction`` adds to the stack (negative: removes); a ``CALL``'s
+    effect depends on its op and is counted by the assembler."""
+    op, arg = instruction.opcode, instruction.arg
+    if op is LOAD_INPUT or op is LOAD_CONSTANT or op is LOAD_FRESH or op is LOAD_REGISTER:
+        return 1
+    if op is BUILD_LIST:
+        return 1 - arg
+    if op is CALL:
+        return 0
+    if op is STORE or op is RETURN:
+        return -arg
+    assert_never(op)
+
+
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """A program as instructions: ``constants`` are the values ``LOAD_CONSTANT`` pushes
+    (``TensorConstant`` for ``LOAD_FRESH``), and ``CALL k`` calls the program's call ``k``."""
+
+    instructions: tuple[Instruction, ...]
+    constants: tuple[Any, ...]
+
+
+class _Assembler:
+    def __init__(self, program: Program, make_tensor: Any) -> None:
+        self.program = program
+        self.make_tensor = make_tensor  # TensorConstant -> Tensor
+        self.code: list[Instruction] = []
+        self.constants: list[Any] = []
+        self.first: list[int] = []  # the register of each call's first result
+
+    def constant(self, value: Any) -> None:
+        self.code.append(Instruction(LOAD_CONSTANT, len(self.constants)))
+        self.constants.append(value)
+
+    def push(self, value: Value, written: bool = False) -> None:
+        match value:
+            case InputRef():
+                spec = self.program.inputs[value.index]
+                if isinstance(spec, ConstantInput):  # the program is specialized to it
+                    self.push(spec.value)
+                else:
+                    self.code.append(Instruction(LOAD_INPUT, value.index))
+            case ResultRef():
+                self.code.append(Instruction(LOAD_REGISTER, self.first[value.call] + value.output))
+            case Constant():
+                self.constant(value.value)
+            case TensorConstant():
+                if written:
+                    self.code.append(Instruction(LOAD_FRESH, len(self.constants)))
+                    self.constants.append(value)
+                else:
+                    self.constant(self.make_tensor(value))
+            case ListOf():
+                for item in value.items:
+                    self.push(item, written)
+                self.code.append(Instruction(BUILD_LIST, len(value.items)))
+            case _:
+                assert_never(value)
+
+
+def assemble(
+    program: Program, calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]], make_tensor: Any
+) -> Assembly:
+    """The instructions of ``program`` whose call ``k`` takes the values ``calls[k][0]``
+    (fitted to the registered schema; ``calls[k][1]`` marks the arguments the op writes)
+    and returns ``calls[k][2]`` values."""
+    asm = _Assembler(program, make_tensor)
+    registers = 0
+    for index, (args, written, returns) in enumerate(calls):
+        for value, writes in zip(args, written):
+            asm.push(value, writes)
+        asm.code.append(Instruction(CALL, index))
+        asm.first.append(registers)
+        if returns:
+            asm.code.append(Instruction(STORE, returns))
+            registers += returns
+    for value in program.outputs:
+        asm.push(value)
+    asm.code.append(Instruction(RETURN, len(program.outputs)))
+    return Assembly(tuple(asm.code), tuple(asm.constants))

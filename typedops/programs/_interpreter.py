@@ -1,0 +1,260 @@
+"""``CompiledProgram``: a ``Program`` assembled for the stack machine, in one of two flavors.
+
+Note [Two flavors of a loaded program]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``"dispatch"`` (the default) calls each op's boxed dispatcher entry, resolved once when
+the program is compiled: every functionality applies as to eager code (autograd, modes,
+the profiler, fake tensors, tracing), and the dispatcher checks each value.
+
+``"static"`` is dispatcher-free, as write-up 004 proposes for mobile: each op is called
+through its generated static unboxing wrapper (Note [Static unboxing wrappers] in
+typedops/codegen/_unboxing.py), which picks a backend among those chosen at generation
+time from the tensor arguments' key bits and calls that backend's kernel. No key set is
+computed, no table read, no functionality applies (no autograd, modes, profiling): the
+flavor for inference. The values were checked against the schemas at load (Note [Calls
+against changed schemas]); the run checks only that tensor inputs are tensors. An op
+with no static wrapper registered (an ``@op`` op, a library generated without
+``--static-dispatch``) is called through the dispatcher, as torch's lite interpreter
+falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Literal, cast
+
+from typing_extensions import assert_never
+
+from ..dispatch import OperatorHandle, dispatcher
+from ..runtime import static_wrapper
+from ..schema import FunctionSchema, Type
+from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
+from ..tracing import Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant, TensorInput, Value
+from . import _messages as msg
+from ._compat import check_values, fit_call, reference_problem
+from ._instructions import (
+    BUILD_LIST,
+    CALL,
+    LOAD_CONSTANT,
+    LOAD_FRESH,
+    LOAD_INPUT,
+    LOAD_REGISTER,
+    RETURN,
+    STORE,
+    Assembly,
+    Instruction,
+    Opcode,
+    assemble,
+)
+
+__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value"]
+
+Flavor = Literal["dispatch", "static"]
+FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
+Boxed = Callable[[list[Any]], None]
+
+
+def make_tensor(t: TensorConstant) -> Tensor:
+    """A tensor constant as a new tensor."""
+    if t.data is None:
+        return empty_tensor(t.shape, t.dtype, t.device)
+    import numpy as np
+
+    array: Any = np.array(t.data, dtype=numpy_dtype(t.dtype))
+    return wrap_array(array.reshape(t.shape), t.dtype, t.device)
+
+
+def _dispatch_entry(handle: OperatorHandle) -> Boxed:
+    # Reading ``handle.call`` binds the op's generated entry functions on the handle, so
+    # ``call_boxed`` is then the boxed entry itself rather than the method that binds it
+    # (Note [Handle calls without a frame] in typedops/dispatch/_handle.py).
+    handle.call  # noqa: B018
+    entry: Boxed = handle.call_boxed
+    return entry
+
+
+def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str]) -> Boxed:
+    found = static_wrapper(full_name)
+    if found is None:
+        dispatched.append(full_name)
+        return _dispatch_entry(handle)
+    return found[0]
+
+
+class CompiledProgram:
+    """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
+    now, assembled into instructions, each op's callable resolved for ``flavor``."""
+
+    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants")
+
+    def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
+                 dispatched_ops: tuple[str, ...]) -> None:  # fmt: skip
+        self.program = program
+        self.flavor: Flavor = flavor
+        self.assembly = assembly
+        self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
+        self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
+        self._ops = ops
+        self._constants = assembly.constants
+
+    @property
+    def instructions(self) -> tuple[Instruction, ...]:
+        return self.assembly.instructions
+
+    def ops(self) -> list[str]:
+        return self.program.ops()
+
+    def __str__(self) -> str:
+        return str(self.program)
+
+    def disassemble(self) -> str:
+        """The instructions, one a line, each ``CALL`` with its op's name."""
+        calls = self.program.calls
+        lines: list[str] = []
+        for number, instruction in enumerate(self.assembly.instructions):
+            note = f"  # {calls[instruction.arg].full_name}" if instruction.opcode is CALL else ""
+            lines.append(f"{number:4d}  {instruction.opcode.name:<14}{instruction.arg}{note}")
+        return "\n".join(lines)
+
+    def run(self, *inputs: Any) -> Any:
+        """Run the program on ``inputs`` (one per program input, in order)."""
+        _check_inputs(self.program, inputs)
+        outputs = _execute(self._code, inputs, self._constants, self._ops)
+        kind = self.program.output_kind
+        if kind is OutputKind.single:
+            return outputs[0]
+        if kind is OutputKind.tuple:
+            return tuple(outputs)
+        if kind is OutputKind.list:
+            return outputs
+        if kind is OutputKind.none:
+            return None
+        assert_never(kind)
+
+    __call__ = run
+
+
+def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], constants: tuple[Any, ...],
+             ops: tuple[Boxed, ...]) -> list[Any]:  # fmt: skip
+    """The run loop (Note [The program stack machine] in _instructions.py)."""
+    stack: list[Any] = []
+    registers: list[Any] = []
+    push = stack.append
+    for op, arg in code:
+        if op is LOAD_REGISTER:
+            push(registers[arg])
+        elif op is LOAD_CONSTANT:
+            push(constants[arg])
+        elif op is CALL:
+            ops[arg](stack)
+        elif op is STORE:
+            registers += stack
+            stack.clear()
+        elif op is LOAD_INPUT:
+            push(inputs[arg])
+        elif op is BUILD_LIST:
+            start = len(stack) - arg
+            items = stack[start:]
+            del stack[start:]
+            push(items)
+        elif op is LOAD_FRESH:
+            push(make_tensor(constants[arg]))
+        elif op is RETURN:
+            return stack
+        else:
+            assert_never(op)
+    return stack  # not reached: an assembly ends with RETURN
+
+
+def traced_value(value: Value) -> Any:
+    """The Python value of a constant input as traced (a list for ``ListOf``)."""
+    if isinstance(value, Constant):
+        return value.value
+    if isinstance(value, ListOf):
+        return [traced_value(v) for v in value.items]
+    return value
+
+
+def _same(given: object, traced: object) -> bool:
+    if isinstance(traced, list):
+        if not isinstance(given, (list, tuple)):
+            return False
+        items = cast("Sequence[object]", given)
+        expected = cast("list[object]", traced)
+        return len(items) == len(expected) and all(_same(g, t) for g, t in zip(items, expected))
+    return type(given) is type(traced) and bool(given == traced)
+
+
+def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
+    specs = program.inputs
+    if len(inputs) != len(specs):
+        names = ", ".join(s.name for s in specs)
+        raise msg.ProgramError(msg.WRONG_INPUT_COUNT.format(expected=len(specs), names=names, got=len(inputs)))
+    for spec, value in zip(specs, inputs):
+        match spec:
+            case TensorInput():
+                if not isinstance(value, Tensor):
+                    raise msg.ProgramError(msg.NOT_A_TENSOR_INPUT.format(name=spec.name, kind=type(value).__name__))
+            case ConstantInput():
+                traced = traced_value(spec.value)
+                if not _same(value, traced):
+                    raise msg.ProgramError(msg.SPECIALIZED.format(name=spec.name, traced=traced, got=value))
+            case _:
+                assert_never(spec)
+
+
+def compile_program(
+    program: Program,
+    flavor: Flavor = "dispatch",
+    *,
+    resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None = None,
+    arrays: Sequence[tuple[TensorConstant, Any]] = (),
+) -> CompiledProgram:
+    """``program`` fitted to the ops registered now and assembled for ``flavor``;
+    raises ``IncompatibleProgramError`` for a call that cannot be made (Note [Calls against
+    changed schemas] in _compat.py). ``resolved`` gives, per call, the op's handle and its
+    saved schema as loading found them (the registered schema object itself when the texts
+    agree), so nothing is looked up or parsed twice; ``arrays`` the numpy arrays that tensor
+    constants were read from, made into tensors without converting their elements again."""
+    if flavor not in FLAVORS:
+        raise msg.ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
+    if flavor == "static" and any(c.op.startswith("core::") for c in program.calls):
+        from ..core import load_static_wrappers
+
+        load_static_wrappers()
+    handles: dict[str, tuple[OperatorHandle, Boxed]] = {}
+    dispatched: list[str] = []
+    calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
+    returns: list[tuple[Type, ...]] = []
+    ops: list[Boxed] = []
+    for index, call in enumerate(program.calls):
+        name = call.full_name
+        found = handles.get(name)
+        if found is None:
+            handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
+            if handle is None:
+                raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
+            entry = _dispatch_entry(handle) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
+            found = handles[name] = (handle, entry)
+        handle, entry = found
+        schema = handle.schema
+        saved = resolved[index][1] if resolved is not None else None
+        args = call.args if saved is schema else fit_call(index, call, schema, str(schema), saved)
+        check_values(program, index, args, schema, returns)
+        calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
+        returns.append(tuple(r.type for r in schema.returns))
+        ops.append(entry)
+    for position, value in enumerate(program.outputs):
+        problem = reference_problem(program, value, len(program.calls), returns)
+        if problem is not None:
+            raise msg.IncompatibleProgramError(msg.BAD_REFERENCE.format(where=f"output {position}", problem=problem))
+    read = {id(constant): array for constant, array in arrays}
+
+    def constant_tensor(t: TensorConstant) -> Tensor:
+        array = read.get(id(t))
+        if array is None or t.device.type != "cpu" or numpy_dtype(t.dtype) != array.dtype:
+            return make_tensor(t)
+        return Tensor.from_numpy(array if array.flags.writeable else array.copy())
+
+    assembly = assemble(program, calls, constant_tensor)
+    return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched))

@@ -28,7 +28,8 @@ static kernel.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from typing_extensions import assert_never
 
@@ -85,7 +86,8 @@ def fit_call(index: int, call: Call, current: FunctionSchema, current_text: str,
 
 def _as_value(python: Any) -> Value:
     if isinstance(python, (list, tuple)):
-        return ListOf(tuple(_as_value(v) for v in python))  # pyright: ignore[reportUnknownVariableType]
+        items: Sequence[object] = cast("Sequence[object]", python)
+        return ListOf(tuple(_as_value(v) for v in items))
     return Constant(python)
 
 

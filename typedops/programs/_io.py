@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import zipfile
 from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from typing_extensions import assert_never
 
@@ -64,7 +65,8 @@ def outputs_of(result: Any) -> list[Any]:
     if result is None:
         return []
     if isinstance(result, (tuple, list)):
-        return list(result)  # pyright: ignore[reportUnknownArgumentType]
+        items: Sequence[object] = cast("Sequence[object]", result)
+        return list(items)
     return [result]
 
 

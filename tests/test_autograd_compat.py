@@ -166,6 +166,53 @@ def test_second_derivatives_of_binary_ops_equal_torch(a_op: str, b_op: str) -> N
     np.testing.assert_allclose(ggx.numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
 
 
+# Views: f(x) = sum(w * view(x)**3) has a second derivative that reaches x only through the
+# recorded backward of the view (and, for in-place ops on views, of CopySlices and
+# AsStridedBackward0).
+VIEWS: list[tuple[str, Fn, Fn, tuple[int, ...]]] = [
+    ("view", lambda a: a.view([3, 2]), lambda a: a.view(3, 2), (2, 3)),
+    ("reshape", lambda a: core.reshape(a, [-1]), lambda a: a.reshape(-1), (2, 3)),
+    ("permute", lambda a: core.permute(a, [2, 0, 1]), lambda a: a.permute(2, 0, 1), (2, 3, 2)),
+    ("transpose", lambda a: core.transpose(a, 0, 1), lambda a: a.transpose(0, 1), (2, 3)),
+    ("t", core.t, torch.t, (2, 3)),
+    ("select", lambda a: core.select(a, 1, -1), lambda a: a.select(1, -1), (2, 3)),
+    ("slice step", lambda a: core.slice(a, 1, 1, None, 2), lambda a: a[:, 1::2], (2, 5)),
+    ("unsqueeze", lambda a: core.unsqueeze(a, 0), lambda a: a.unsqueeze(0), (2, 3)),
+    ("squeeze", lambda a: core.squeeze(a, 1), lambda a: a.squeeze(1), (2, 1, 3)),
+    ("expand", lambda a: a.expand([4, 3]), lambda a: a.expand(4, 3), (1, 3)),
+    ("flatten", lambda a: core.flatten(a), lambda a: a.flatten(), (2, 3)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 2], 1), lambda a: a.as_strided((2, 2), (1, 2), 1), (6,)),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]), lambda a: a.as_strided((3, 2), (1, 1)),
+     (4,)),
+    ("views chained", lambda a: core.select(core.transpose(a.view([2, 3]), 0, 1), 0, 1),
+     lambda a: a.view(2, 3).transpose(0, 1).select(0, 1), (6,)),
+    ("in-place on a view", lambda a: (lambda c: (core.select(c, 0, 0).mul_(core.select(a, 0, 1)), c)[1])(a * 1),
+     lambda a: (lambda c: (c.select(0, 0).mul_(a.select(0, 1)), c)[1])(a * 1), (2, 3)),
+    ("in-place mul reads the original self", lambda a: (a * 1).mul_(a * 2), lambda a: (a * 1).mul_(a * 2), (3,)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", VIEWS, ids=[c[0] for c in VIEWS])
+def test_second_derivatives_through_views_equal_torch(case: tuple[str, Fn, Fn, tuple[int, ...]]) -> None:
+    _, ours, theirs, shape = case
+    (data,) = arrays(shape, low=0.3, high=1.2)
+
+    def second(m: Any, view: Fn, x: Any) -> Any:
+        out = view(x)
+        w = m.tensor(np.linspace(0.5, 1.5, out.numel(), dtype=np.float32).reshape(tuple(out.shape)))
+        differentiate: Fn = grad if m is not torch else torch.autograd.grad
+        (g,) = differentiate(((out * out * out) * w).sum(), [x], create_graph=True)
+        (gg,) = differentiate((g * g).sum(), [x])
+        return g.detach().numpy(), gg.detach().numpy()
+
+    import typedops
+
+    g, gg = second(typedops, ours, tensor(data, requires_grad=True))
+    tg, tgg = second(torch, theirs, torch.tensor(data, requires_grad=True))
+    np.testing.assert_allclose(g, tg, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-4, atol=1e-5)
+
+
 # -- a small training loop --------------------------------------------------------------------
 
 

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from typedops import ScalarType, Tensor, core, ops, tensor
+from typedops import ScalarType, Tensor, core, op, ops, tensor
 from typedops.autograd import AutogradError, gradcheck, gradgradcheck
+from typedops.dispatch import AutogradContext
 
 F64 = ScalarType.float64
 RNG = np.random.default_rng(13)
@@ -115,7 +116,36 @@ SECOND_ORDER = [c for c in CASES if c[0] in {
     "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "matmul 2d", "matmul batched", "mm", "select", "slice step",
     "transpose", "cat", "maximum", "abs",
+    # views: their backward is recorded too (as_strided's and the in-place-on-view nodes' through linear_map)
+    "view", "reshape", "permute", "t", "slice", "unsqueeze", "squeeze", "expand", "flatten", "contiguous of a view",
+    "as_strided", "as_strided overlapping", "as_strided of an expanded input", "in-place on a non-leaf",
+    "in-place on a view", "copy_ into a non-leaf",
 }]  # fmt: skip
+
+
+def _cube_through(view: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    return lambda a: view(a) * view(a) * view(a)
+
+
+# Nonlinear functions of views: the second derivative is not zero, and reaches the input
+# only through the recorded backward of the view.
+THROUGH_VIEWS: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
+    ("transpose", _cube_through(lambda a: core.transpose(a, 0, 1)), lambda: (rand(2, 3),)),
+    ("select", _cube_through(lambda a: core.select(a, 1, 1)), lambda: (rand(2, 3),)),
+    ("slice step", _cube_through(lambda a: core.slice(a, 1, 0, 3, 2)), lambda: (rand(2, 3),)),
+    ("expand", _cube_through(lambda a: a.expand([3, 2])), lambda: (rand(1, 2),)),
+    ("as_strided", _cube_through(lambda a: core.as_strided(a, [2, 2], [1, 1])), lambda: (rand(4),)),
+    ("stale view after an in-place op on another view",
+     lambda a, b: (lambda c: (lambda w: (core.select(c, 0, 0).mul_(b), w * w * c)[1])(core.slice(c, 0, 0, 2)))(a * 1),
+     lambda: (rand(2, 3), rand(3))),
+    ("in-place mul reads the original self", lambda a, b: (a * 1).mul_(b) * a, lambda: (rand(3), rand(3))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", THROUGH_VIEWS, ids=[c[0] for c in THROUGH_VIEWS])
+def test_second_derivatives_through_views(case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]) -> None:
+    _, fn, make = case
+    assert gradgradcheck(fn, make())
 
 
 @pytest.mark.parametrize("case", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
@@ -133,8 +163,45 @@ def test_gradcheck_catches_a_wrong_rule() -> None:
 
 
 def test_gradcheck_wants_float64() -> None:
-    with pytest.raises(AutogradError, match="gradcheck needs float64 inputs"):
+    with pytest.raises(AutogradError, match=r"gradcheck needs float64 \(or complex128\) inputs"):
         gradcheck(core.exp, (tensor([1.0], requires_grad=True),))
+
+
+def test_gradcheck_wants_an_input_that_requires_grad() -> None:
+    with pytest.raises(AutogradError) as info:
+        gradcheck(core.exp, (rand(2, grad=False),))
+    assert str(info.value) == (
+        "gradcheck expects at least one input tensor to require gradient, but none of them have "
+        "requires_grad=True: set it on the inputs to check"
+    )
+
+
+def test_gradcheck_returns_false_without_raise_exception() -> None:
+    assert gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, (rand(3),), raise_exception=False) is False
+
+
+@op("agops::square_detached")
+def square_detached(x: Tensor) -> Tensor:
+    return core.mul(x, x)
+
+
+def _square_detached_backward(ctx: AutogradContext, grad: Tensor) -> Tensor:
+    (x,) = ctx.saved_tensors
+    return Tensor.from_numpy(grad.numpy() * 2 * x.numpy())  # right values, computed outside the graph
+
+
+square_detached.register_autograd(
+    _square_detached_backward, setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0])
+)
+
+
+def test_gradgradcheck_fails_when_a_first_derivative_is_not_recorded() -> None:
+    """A gradient computed outside the recorded ops has no second derivative: gradgradcheck
+    compares zeros with the finite differences instead of skipping that output."""
+    x = rand(3)
+    assert gradcheck(square_detached, (x,))
+    with pytest.raises(AutogradError, match="gradcheck failed for input 0, element 0: numerical 1.0"):
+        gradgradcheck(square_detached, (x,))
 
 
 def test_not_implemented_in_the_yaml_raises_when_differentiated(tmp_path: Any) -> None:

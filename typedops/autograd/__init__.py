@@ -24,6 +24,7 @@ from ._graph import (
     set_history,
     unpack,
 )
+from ._linear import linear_map
 from ._messages import AutogradError
 from ._methods import RemovableHandle, install_methods
 from ._record import (
@@ -47,6 +48,7 @@ __all__ = [
     "is_grad_enabled",
     "gradcheck",
     "gradgradcheck",
+    "linear_map",
     "AutogradError",
     "Node",
     "AccumulateGrad",

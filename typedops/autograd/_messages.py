@@ -103,7 +103,11 @@ GRADCHECK_FAILED: Final = (
     "{analytical} (atol={atol}, rtol={rtol}). Check the backward rule of the ops involved"
 )
 GRADCHECK_DTYPE: Final = (
-    "gradcheck needs float64 inputs for finite differences to be accurate; input {index} is {dtype}. "
-    "Convert it with .to(float64)"
+    "gradcheck needs float64 (or complex128) inputs for finite differences to be accurate; input {index} "
+    "is {dtype}. Convert it with .to(float64)"
+)
+GRADCHECK_NO_INPUT: Final = (
+    "gradcheck expects at least one input tensor to require gradient, but none of them have "
+    "requires_grad=True: set it on the inputs to check"
 )
 NO_BACKWARD: Final = "{node} has no backward"

@@ -350,3 +350,57 @@ def test_version_numbers_match_torch() -> None:
     tx.select(0, 0).mul_(2)
     assert x._version == tx._version
     Tensor  # noqa: B018 -- imported for the annotations above
+
+
+# -- backward(inputs=...), grad(), hooks: the same results and errors as torch's -----------------
+
+
+def _inputs_program(m: Any, backward_grad: Fn) -> list[Any]:
+    x, w = m.tensor([1.0, 2.0], requires_grad=True), m.tensor([3.0, 4.0], requires_grad=True)
+    z = m.tensor([5.0], requires_grad=True)
+    h = x * w
+    h.retain_grad()
+    x.register_hook(lambda g: g * 2)
+    y = (h * h).sum()
+    y.backward(inputs=[x, z], retain_graph=True)
+    seen = [x.grad, w.grad, z.grad, h.grad]
+    y.backward(inputs=h, retain_graph=True)
+    seen += [x.grad, h.grad]
+    seen += list(backward_grad(y, [z, w], retain_graph=True, materialize_grads=True))
+    seen += list(backward_grad(y, [z, x], retain_graph=True, allow_unused=True))
+    return [None if g is None else g.detach().numpy().tolist() for g in seen]
+
+
+def test_backward_with_inputs_and_grad_equal_torch() -> None:
+    import typedops
+
+    assert _inputs_program(typedops, grad) == _inputs_program(torch, torch.autograd.grad)
+
+
+AUTOGRAD_ERRORS: list[tuple[str, Fn]] = [
+    ("empty inputs to backward", lambda m, x: (x * 2).sum().backward(inputs=[])),
+    ("empty inputs to grad", lambda m, x: m.autograd.grad((x * 2).sum(), [])),
+    ("an input that does not require grad", lambda m, x: m.autograd.grad((x * 2).sum(), [m.tensor([1.0])])),
+    ("an unused input", lambda m, x: m.autograd.grad((x * 2).sum(), [m.tensor([1.0], requires_grad=True)])),
+    ("a hook changing the shape", lambda m, x: (x.register_hook(lambda g: g.sum()), (x * 2).sum().backward())),
+    ("backward of a non-scalar", lambda m, x: (x * 2).backward()),
+    ("backward of what does not require grad", lambda m, x: m.tensor([1.0]).sum().backward()),
+    ("backward twice", lambda m, x: (lambda y: (y.backward(retain_graph=False), y.backward()))((x * x).sum())),
+    ("a hook on what does not require grad", lambda m, x: m.tensor([1.0]).register_hook(lambda g: g)),
+    ("retain_grad on what does not require grad", lambda m, x: m.tensor([1.0]).retain_grad()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("program", AUTOGRAD_ERRORS, ids=[p[0] for p in AUTOGRAD_ERRORS])
+def test_autograd_errors_fire_where_torch_raises(program: tuple[str, Fn]) -> None:
+    """Both raise a RuntimeError, and ours starts with the words of torch's message (up to
+    the fix we add, and with torch's capitalization of its first word)."""
+    import typedops
+
+    _, body = program
+    with pytest.raises(RuntimeError) as theirs:
+        body(torch, torch.tensor([1.0, 2.0], requires_grad=True))
+    with pytest.raises(RuntimeError) as ours:
+        body(typedops, tensor([1.0, 2.0], requires_grad=True))
+    words = re.split(r"[.:;(]", str(theirs.value))[0].strip()
+    assert str(ours.value).lower().startswith(words.lower()), (str(ours.value), str(theirs.value))

@@ -27,16 +27,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tensor import Tensor, wrap_array
-from ..vocabulary import ScalarType
+from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
 from ._messages import (
     GRAD_OUTPUTS_COUNT,
+    EMPTY_INPUTS,
     GRAD_SHAPE,
+    HOOK_CHANGED,
     IMPLICIT_GRAD,
     INPUT_NO_GRAD,
     INVALID_GRAD_COUNT,
     INVALID_GRAD_SHAPE,
+    MATERIALIZE_UNUSED,
     NO_GRAD_FN,
     UNUSED_INPUT,
     AutogradError,
@@ -190,9 +193,7 @@ def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
         meta = node.variable._autograd_meta
         if g is not None and meta is not None:
             for hook in meta.hooks:
-                new = hook(g)
-                if new is not None:
-                    g = new
+                g = _run_hook(hook, g)
             buffer[0] = g
         return
     if node.pre_hooks:
@@ -201,15 +202,25 @@ def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
             if g is None:
                 continue
             for hook in hooks:
-                new = hook(g)
-                if new is not None:
-                    g = new
+                g = _run_hook(hook, g)
             buffer[nr] = g
     if node.retains:
         for nr, t in node.retains.items():
             g = buffer[nr]
             if g is not None:
                 t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+
+
+def _run_hook(hook: Any, g: Tensor) -> Tensor:
+    """A tensor hook's result, which replaces ``g`` -- unless None; it must keep g's shape and dtype."""
+    new = hook(g)
+    if new is None:
+        return g
+    for what, was, got in (("size", list(g.shape), list(new.shape)), ("type", g.dtype.name, new.dtype.name)):
+        if was != got:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise AutogradError(HOOK_CHANGED.format(hook=name, what=what, was=was, got=got))
+    return new  # type: ignore[no-any-return]
 
 
 def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Sequence[Tensor | None]:
@@ -251,17 +262,32 @@ def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     variable.grad = g if variable.grad is None else variable.grad + g
 
 
+def _tensors(value: Tensor | Sequence[Tensor]) -> list[Tensor]:
+    return [value] if isinstance(value, Tensor) else list(value)
+
+
 def backward(
     tensors: Tensor | Sequence[Tensor],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``Tensor.backward``)."""
-    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``Tensor.backward``); with
+    ``inputs``, into the ``.grad`` of those tensors only (leaves or not), as PyTorch does."""
+    outputs = _tensors(tensors)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
-    run_backward(outputs, grad_tensors, create_graph if retain_graph is None else retain_graph, create_graph)
+    retain = create_graph if retain_graph is None else retain_graph
+    if inputs is None:
+        run_backward(outputs, grad_tensors, retain, create_graph)
+        return
+    targets = list({id(t): t for t in _tensors(inputs)}.values())  # each tensor once
+    if not targets:
+        raise AutogradError(EMPTY_INPUTS.format(fn="backward"))
+    for t, g in zip(targets, run_backward(outputs, grad_tensors, retain, create_graph, targets)):
+        if not t.retains_grad:  # retain_grad() accumulated it already
+            _accumulate(t, g, create_graph)
 
 
 def grad(
@@ -270,17 +296,24 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``."""
-    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+    An input the outputs do not depend on raises, or gets None with ``allow_unused``, or
+    zeros with ``materialize_grads`` (``allow_unused`` defaults to ``materialize_grads``)."""
+    if materialize_grads and allow_unused is False:
+        raise ArgumentValueError(MATERIALIZE_UNUSED)
+    outs, ins = _tensors(outputs), _tensors(inputs)
+    if not ins:
+        raise AutogradError(EMPTY_INPUTS.format(fn="grad"))
     if isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs]
     result = run_backward(outs, grad_outputs, create_graph if retain_graph is None else retain_graph, create_graph, ins)
-    if not allow_unused:
-        for index, g in enumerate(result):
-            if g is None:
-                raise AutogradError(UNUSED_INPUT.format(index=index))
+    for index, g in enumerate(result):
+        if g is None and materialize_grads:
+            x = ins[index]
+            result[index] = filled(x.shape, x.dtype, x.device, 0.0)
+        elif g is None and not allow_unused:
+            raise AutogradError(UNUSED_INPUT.format(index=index))
     return tuple(result)
-

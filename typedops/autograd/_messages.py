@@ -65,11 +65,20 @@ INVALID_GRAD_SHAPE: Final = (
     "shape {expected}. A backward rule must return one gradient of each input's shape"
 )
 UNUSED_INPUT: Final = (
-    "one of the differentiated Tensors appears to not have been used in the graph (input "
-    "{index}). Pass allow_unused=True if that is expected; its gradient is then None"
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. Pass "
+    "allow_unused=True if that is expected (its gradient is then None), or materialize_grads=True (zeros)"
+)
+EMPTY_INPUTS: Final = "`inputs` argument to `{fn}()` cannot be empty. Pass the tensors to differentiate, or None"
+MATERIALIZE_UNUSED: Final = (
+    "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+    "allow_unused=False. Drop allow_unused=False"
+)
+HOOK_CHANGED: Final = (
+    "hook '{hook}' has changed the {what} of value (was {was} got {got}): a hook must return None "
+    "or a gradient of the same shape and dtype as the one it was given"
 )
 INPUT_NO_GRAD: Final = (
-    "one of the differentiated Tensors (input {index}) does not require grad. Set "
+    "One of the differentiated Tensors does not require grad (input {index}). Set "
     "requires_grad=True on it before computing the outputs"
 )
 GRAD_OUTPUTS_COUNT: Final = "grad_outputs has {got} tensors for {expected} outputs; pass one per output (or None)"

@@ -329,10 +329,15 @@ class Tensor(_TensorMethods):
         return self.grad_fn is None
 
     def backward(
-        self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Accumulate the gradients of this tensor into the ``.grad`` of the leaves it depends on."""
-        _autograd_method("backward")(self, gradient, retain_graph, create_graph)
+        """Accumulate the gradients of this tensor into the ``.grad`` of the leaves it depends
+        on (of ``inputs`` only, when given)."""
+        _autograd_method("backward")(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
         """A view of the same data that does not require grad and has no history."""
@@ -342,6 +347,11 @@ class Tensor(_TensorMethods):
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
         _autograd_method("retain_grad")(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
+        return bool(getattr(self._autograd_meta, "retains_grad", False))
 
     def register_hook(self, hook: Any) -> Any:
         """Call ``hook(grad)`` with this tensor's gradient; a returned tensor replaces it."""

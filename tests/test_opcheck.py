@@ -1,5 +1,5 @@
 """typedops.opcheck (issue 15): deliberately wrong ops make each check fire; every core op
-passes. The autograd and vmap checks come with issues 13 and 14 (register_check)."""
+passes. The vmap check comes with issue 14 (register_check)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typedops.schema import Argument, FunctionSchema
 from typedops.tensor import bump_version, empty_meta
 from typedops.testing import OpCheckError, checks, register_check
 from typedops.vocabulary import ScalarType
+from typedops.dispatch import AutogradContext
 
 _fresh = itertools.count()
 
@@ -103,8 +104,84 @@ def test_a_boxed_call_that_differs_is_caught() -> None:
     moody.library.remove()
 
 
+def test_a_wrong_gradient_is_caught() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::cube")
+    def cube(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy() ** 3)
+
+    @cube.register_fake
+    def _(x: Tensor) -> Tensor:
+        return empty_meta(x.shape, x.dtype)
+
+    def setup(ctx: AutogradContext, inputs: tuple[Any, ...], output: Tensor) -> None:
+        ctx.save_for_backward(inputs[0])
+
+    def wrong(ctx: AutogradContext, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x * x * 2  # should be 3 x^2
+
+    cube.register_autograd(wrong, setup_context=setup)
+    results = opcheck(cube, (_x(),), raise_exception=False)
+    assert results["test_schema"] == results["test_faketensor"] == results["test_boxed"] == "SUCCESS"
+    with pytest.raises(OpCheckError) as info:
+        opcheck(cube, (_x(),))
+    assert info.value.check == "test_autograd"
+    assert re.fullmatch(
+        re.escape(f"opcheck({ns}::cube): test_autograd failed: differentiating by argument 'x' (float64 copies of "
+                  "the arguments): gradcheck failed at element 0: numerical 0.75")
+        + r"\d* vs analytical 0\.5 "
+        + re.escape("(atol=1e-05, rtol=0.001). Check the backward rule of the ops involved. Fix the op's autograd "
+                    "rule (its derivatives.yaml formula, or the backward given to register_autograd), or leave "
+                    "this check out (test_utils) for an op not meant to be differentiated"),
+        str(info.value),
+    ), str(info.value)
+    cube.library.remove()
+
+
+def test_an_op_without_an_autograd_rule_fails_the_autograd_check() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::twice")
+    def twice(x: Tensor, n: int) -> Tensor:
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    problem = opcheck(twice, (_x(), 1), test_utils="test_autograd", raise_exception=False)["test_autograd"]
+    assert problem.startswith(
+        f"differentiating by argument 'x' (float64 copies of the arguments): the derivative for '{ns}::twice' "
+        "is not implemented: the op has no autograd rule. Register one with register_autograd(backward)"
+    )
+    # nothing floating to differentiate: nothing to check
+    assert opcheck(twice, (tensor([1, 2]), 1), test_utils="test_autograd") == {"test_autograd": "SUCCESS"}
+    twice.library.remove()
+
+
+def test_the_autograd_check_differentiates_what_an_in_place_op_does_not_write() -> None:
+    """mul_'s gradient for `other` is checked; `self` is written, so it is a fresh copy each call."""
+    x = _x()
+    assert opcheck(typedops.ops.core.mul_.Tensor, (x, x * 2), test_utils="test_autograd") == {"test_autograd": "SUCCESS"}
+
+
+def test_the_autograd_check_reports_an_op_refusing_float64() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::single")
+    def single(x: Tensor) -> Tensor:
+        if x.dtype is not ScalarType.float32:
+            raise TypeError("float32 only")
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    problem = opcheck(single, (_x(),), test_utils="test_autograd", raise_exception=False)["test_autograd"]
+    assert problem == (
+        "the op failed on float64 copies of its floating arguments, which gradcheck needs (TypeError: float32 "
+        "only): let the kernel take float64, or leave this check out (test_utils)"
+    )
+    single.library.remove()
+
+
 def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
-    assert checks() == ["test_schema", "test_faketensor", "test_boxed"]
+    assert checks() == ["test_schema", "test_faketensor", "test_boxed", "test_autograd"]
     seen: list[str] = []
     remove = register_check("test_extra", lambda handle, args, kwargs: seen.append(handle.full_name))
     try:

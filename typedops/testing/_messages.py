@@ -42,4 +42,13 @@ BOXED_DIFFERS: Final = (
     "the boxed call (call_boxed) gives {boxed}, the unboxed call gives {unboxed}: the kernel must "
     "not depend on how it was called (check its defaults and list conversions)"
 )
+AUTOGRAD_DIFFERS: Final = (
+    "differentiating by argument {arg!r} (float64 copies of the arguments): {error}. Fix the "
+    "op's autograd rule (its derivatives.yaml formula, or the backward given to register_autograd), "
+    "or leave this check out (test_utils) for an op not meant to be differentiated"
+)
+AUTOGRAD_NO_FLOAT64: Final = (
+    "the op failed on float64 copies of its floating arguments, which gradcheck needs ({error}): let "
+    "the kernel take float64, or leave this check out (test_utils)"
+)
 NOT_AN_OP: Final = "opcheck takes an OperatorHandle or an @op operator, not a {kind}"

@@ -404,3 +404,93 @@ def test_autograd_errors_fire_where_torch_raises(program: tuple[str, Fn]) -> Non
         body(typedops, tensor([1.0, 2.0], requires_grad=True))
     words = re.split(r"[.:;(]", str(theirs.value))[0].strip()
     assert str(ours.value).lower().startswith(words.lower()), (str(ours.value), str(theirs.value))
+
+
+# -- complex gradients: PyTorch's conjugate convention ----------------------------------------
+
+
+def carrays(*shapes: tuple[int, ...]) -> list[np.ndarray[Any, Any]]:
+    return [(RNG.uniform(0.2, 0.9, size=s) + 1j * RNG.uniform(0.2, 0.9, size=s)).astype(np.complex64) for s in shapes]
+
+
+COMPLEX_CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
+    *[(name, getattr(core, name), getattr(torch, name), lambda: carrays((2, 3)))
+      for name in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+                   "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs"]],
+    ("neg", lambda a: -a, lambda a: -a, lambda: carrays((3,))),
+    ("mul broadcast", lambda a, b: a * b, lambda a, b: a * b, lambda: carrays((2, 3), (3,))),
+    ("div", lambda a, b: a / b, lambda a, b: a / b, lambda: carrays((2, 3), (2, 3))),
+    ("add alpha", lambda a, b: core.add(a, b, alpha=3), lambda a, b: torch.add(a, b, alpha=3),
+     lambda: carrays((3,), (3,))),
+    ("pow", lambda a: a ** 3, lambda a: a ** 3, lambda: carrays((4,))),
+    ("matmul", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((2, 3), (3, 2))),
+    ("matmul vector", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((2, 3), (3,))),
+    ("matmul dot", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((3,), (3,))),
+    ("mm", core.mm, torch.mm, lambda: carrays((2, 3), (3, 2))),
+    ("sum dim", lambda a: core.sum(a, [1]), lambda a: torch.sum(a, [1]), lambda: carrays((2, 3))),
+    ("mean", core.mean, torch.mean, lambda: carrays((2, 3))),
+    ("select of a transpose", lambda a: core.select(core.transpose(a, 0, 1), 0, 1),
+     lambda a: a.transpose(0, 1).select(0, 1), lambda: carrays((2, 3))),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]),
+     lambda a: torch.as_strided(a, (3, 2), (1, 1)), lambda: carrays((4,))),
+    ("cat", lambda a, b: core.cat([a, b], 0), lambda a, b: torch.cat([a, b], 0), lambda: carrays((1, 3), (2, 3))),
+    ("in-place on a non-leaf", lambda a, b: (a * 1).mul_(b).exp_(), lambda a, b: (a * 1).mul_(b).exp_(),
+     lambda: carrays((3,), (3,))),
+    ("a real and a complex input", lambda a, b: a * b, lambda a, b: a * b,
+     lambda: [arrays((3,))[0], *carrays((3,))]),
+]  # fmt: skip
+
+
+def _vjp(m: Any, fn: Fn, data: list[np.ndarray[Any, Any]]) -> list[Any]:
+    xs = [m.tensor(d, requires_grad=True) for d in data]
+    out = fn(*xs)
+    n = out.numel()
+    weights = (np.linspace(0.5, 1.5, n) + 1j * np.linspace(-1.0, 0.7, n)).reshape(tuple(out.shape))
+    if not out.dtype.is_complex:
+        weights = weights.real
+    out.backward(m.tensor(weights.astype(np.complex64 if out.dtype.is_complex else np.float32)))
+    return [x.grad.numpy() for x in xs]
+
+
+@pytest.mark.parametrize("case", COMPLEX_CASES, ids=[c[0] for c in COMPLEX_CASES])
+def test_complex_gradients_equal_torch(case: tuple[str, Fn, Fn, Callable[[], list[Any]]]) -> None:
+    import typedops
+
+    _, ours, theirs, make = case
+    data = make()
+    for g, tg in zip(_vjp(typedops, ours, data), _vjp(torch, theirs, data)):
+        assert g.dtype == tg.dtype
+        np.testing.assert_allclose(g, tg, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "tanh", "reciprocal", "abs", "sqrt"])
+def test_complex_second_derivatives_equal_torch(name: str) -> None:
+    import typedops
+
+    (data,) = carrays((3,))
+
+    def second(m: Any, differentiate: Fn) -> tuple[Any, Any]:
+        z = m.tensor(data, requires_grad=True)
+        out = getattr(m, name)(z) if m is torch else getattr(core, name)(z)
+        w = m.tensor(np.array([1 + 0.5j, 0.3 - 1j, -0.7 + 0.2j], dtype=np.complex64))
+        if not out.dtype.is_complex:
+            w = m.tensor(np.array([1.0, 0.3, -0.7], dtype=np.float32))
+        (g,) = differentiate([out], [z], [w], create_graph=True)
+        (gg,) = differentiate([g], [z], [m.tensor(np.array([0.5 - 1j, 1 + 1j, 0.25j], dtype=np.complex64))])
+        return g.detach().numpy(), gg.numpy()
+
+    g, gg = second(typedops, grad)
+    tg, tgg = second(torch, torch.autograd.grad)
+    np.testing.assert_allclose(g, tg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-4, atol=1e-5)
+
+
+def test_complex_errors_where_torch_raises() -> None:
+    import typedops
+
+    for m in (torch, typedops):
+        z = m.tensor(np.array([1 + 1j], dtype=np.complex64), requires_grad=True)
+        with pytest.raises(RuntimeError, match="grad can be implicitly created only for real scalar outputs"):
+            (z * z).sum().backward()
+        with pytest.raises(RuntimeError, match="For complex Tensors, both grad_output and output are required to have"):
+            (z * z).backward(m.tensor(np.array([1.0], dtype=np.float32)))

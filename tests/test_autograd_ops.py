@@ -227,3 +227,85 @@ def test_every_op_with_a_backend_kernel_is_covered() -> None:
             if any(a.type.is_tensor_like() for a in handle.schema.arguments):
                 missing.append(handle.full_name)
     assert missing == []
+
+
+# -- complex inputs: PyTorch's convention (Note [Complex gradients] in autograd/_engine.py) ----
+
+C128 = ScalarType.complex128
+
+
+def crand(*shape: int) -> Tensor:
+    values = RNG.uniform(0.2, 0.9, size=shape) + 1j * RNG.uniform(0.2, 0.9, size=shape)
+    return tensor(values, dtype=C128, requires_grad=True)
+
+
+COMPLEX: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
+    *[(name, getattr(core, name), lambda: (crand(3),))
+      for name in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+                   "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs", "neg"]],
+    ("mul", lambda a, b: a * b, lambda: (crand(2, 3), crand(3))),
+    ("div", lambda a, b: a / b, lambda: (crand(3), crand(3))),
+    ("add alpha", lambda a, b: core.add(a, b, alpha=2.0), lambda: (crand(3), crand(3))),
+    ("pow", lambda a: a ** 3, lambda: (crand(3),)),
+    ("matmul", lambda a, b: a @ b, lambda: (crand(2, 3), crand(3, 2))),
+    ("matmul vector", lambda a, b: a @ b, lambda: (crand(2, 3), crand(3))),
+    ("mm", core.mm, lambda: (crand(2, 2), crand(2, 2))),
+    ("sum", lambda a: core.sum(a, [1]), lambda: (crand(2, 3),)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 1]) ** 2, lambda: (crand(4),)),
+    ("real and complex mixed", lambda a, b: a * b, lambda: (rand(3), crand(3))),
+    ("to complex and back", lambda a: core.abs(a.to(C128) * a), lambda: (rand(3),)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", COMPLEX, ids=[c[0] for c in COMPLEX])
+def test_complex_gradients_match_finite_differences(case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]) -> None:
+    _, fn, make = case
+    assert gradcheck(fn, make())
+    assert gradgradcheck(fn, make())
+
+
+@op("agops::cmul_unconjugated")
+def cmul_unconjugated(x: Tensor, y: Tensor) -> Tensor:
+    return core.mul(x, y)
+
+
+def _unconjugated(ctx: AutogradContext, grad: Tensor) -> tuple[Tensor, Tensor]:
+    x, y = ctx.saved_tensors
+    return grad * y, grad * x  # the real formula: wrong for complex inputs, which need conj(y), conj(x)
+
+
+cmul_unconjugated.register_autograd(
+    _unconjugated, setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0], inputs[1])
+)
+
+
+def test_gradcheck_catches_a_missing_conjugation() -> None:
+    assert gradcheck(cmul_unconjugated, (rand(2), rand(2)))  # real inputs: right
+    with pytest.raises(AutogradError, match=r"gradcheck failed for input 0, element 0 \((real|imaginary) part\)"):
+        gradcheck(cmul_unconjugated, (crand(2), crand(2)))
+
+
+def test_a_complex_loss_needs_a_gradient() -> None:
+    z = crand(2)
+    with pytest.raises(AutogradError) as info:
+        core.sum(z * z).backward()
+    assert str(info.value) == (
+        "grad can be implicitly created only for real scalar outputs but got complex128. Pass gradient= "
+        "(a tensor of the output's dtype), or make the loss real first"
+    )
+    with pytest.raises(AutogradError) as info:
+        (z * z).backward(tensor([1.0, 1.0], dtype=F64))
+    assert str(info.value) == (
+        "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in "
+        "dtype: grad_output[0] has a dtype of float64 and output[0] has a dtype of complex128. Pass a gradient "
+        "of the output's dtype"
+    )
+    core.abs(z).sum().backward()  # a real loss of a complex tensor: z / |z|
+    assert z.grad is not None and np.allclose(z.grad.numpy(), z.detach().numpy() / np.abs(z.detach().numpy()))
+
+
+def test_a_complex_gradient_into_a_real_input_keeps_its_real_part() -> None:
+    x = rand(2)
+    (x * tensor([1j, 2 + 1j], dtype=C128)).backward(tensor([1 + 1j, 1 - 1j], dtype=C128))
+    assert x.grad is not None and x.grad.dtype is F64
+    assert x.grad.tolist() == pytest.approx([1.0, 1.0])  # Re((1+1j) * conj(1j)), Re((1-1j) * conj(2+1j))

@@ -24,7 +24,7 @@ from ._graph import (
     set_history,
     unpack,
 )
-from ._linear import linear_map
+from ._linear import conj, linear_map, real
 from ._messages import AutogradError
 from ._methods import RemovableHandle, install_methods
 from ._record import (
@@ -49,6 +49,8 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "linear_map",
+    "conj",
+    "real",
     "AutogradError",
     "Node",
     "AccumulateGrad",

@@ -14,6 +14,19 @@ Before a node runs, the tensor hooks registered on its outputs run (a hook's res
 replaces the gradient), then ``retain_grad`` tensors get theirs. Its backward runs under
 ``no_grad()``, or with grad mode on when ``create_graph`` is set, so that the formulas'
 own ops are recorded and the gradients can be differentiated again.
+
+Note [Complex gradients]
+~~~~~~~~~~~~~~~~~~~~~~~~
+As in PyTorch, the gradient of a real loss ``L`` with respect to a complex tensor
+``z = a + ib`` is ``dL/da + i dL/db`` (twice the conjugate Wirtinger derivative
+``dL/d(conj z)``): the direction of steepest ascent, so gradient descent works unchanged.
+For a holomorphic ``f`` the formula is then ``grad * conj(f'(z))``, which is why the
+formulas of derivatives.yaml conjugate (``grad * conj(other)`` for ``mul``). A loss must be
+real for ``backward()`` without a gradient: a complex scalar output refuses an implicit
+one. A ``grad_outputs`` of another dtype than its output is refused when either is
+complex. A complex gradient flowing into a real input keeps its real part (``real`` in
+_linear.py), as PyTorch's ``handle_r_to_c`` does; a real one into a complex input becomes
+complex.
 """
 
 # Checked by pyright in standard mode, not strict yet: it handles tensors, gradients and
@@ -30,11 +43,14 @@ from ..tensor import Tensor, wrap_array
 from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
+from ._linear import real
 from ._messages import (
     GRAD_OUTPUTS_COUNT,
     EMPTY_INPUTS,
+    GRAD_DTYPE,
     GRAD_SHAPE,
     HOOK_CHANGED,
+    IMPLICIT_COMPLEX,
     IMPLICIT_GRAD,
     INPUT_NO_GRAD,
     INVALID_GRAD_COUNT,
@@ -73,9 +89,13 @@ def _root_grads(
         if g is None:
             if out.numel() != 1:
                 raise AutogradError(IMPLICIT_GRAD.format(shape=list(out.shape)))
+            if out.dtype.is_complex:
+                raise AutogradError(IMPLICIT_COMPLEX.format(dtype=out.dtype.name))
             g = filled(out.shape, out.dtype, out.device, 1.0)
         elif tuple(g.shape) != tuple(out.shape):
             raise AutogradError(GRAD_SHAPE.format(index=i, got=list(g.shape), expected=list(out.shape)))
+        elif g.dtype is not out.dtype and (g.dtype.is_complex or out.dtype.is_complex):
+            raise AutogradError(GRAD_DTYPE.format(index=i, got=g.dtype.name, expected=out.dtype.name))
         grads.append(g)
     return grads
 
@@ -250,7 +270,7 @@ def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Te
             INVALID_GRAD_SHAPE.format(node=node.name(), index=index, got=list(g.shape), expected=list(shape))
         )
     if g.dtype is not dtype:
-        g = g.to(dtype)
+        g = real(g, dtype) if g.dtype.is_complex and not dtype.is_complex else g.to(dtype)
     return g
 
 

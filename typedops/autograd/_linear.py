@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..tensor import Tensor, array_of, wrap_array
+from ..vocabulary import ScalarType
 from ._grad_mode import is_grad_enabled
 from ._graph import Node, edge_of, set_history
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["linear_map", "LinearMapBackward"]
+__all__ = ["linear_map", "LinearMapBackward", "conj", "real"]
 
 
 class LinearMapBackward(Node):
@@ -67,3 +68,61 @@ def linear_map(x: Tensor, rows: Any, cols: Any, weights: Any, shape: Sequence[in
         node.next_edges = (edge_of(x),)
         set_history(result, node)
     return result
+
+
+# Note [Complex helpers]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# Complex gradients follow PyTorch's convention (Note [Complex gradients] in _engine.py),
+# whose formulas conjugate (``grad * conj(other)`` for ``mul``), and a complex gradient
+# reaching a real input keeps its real part. The core ops have neither ``conj`` nor
+# ``real``, so these two are computed in numpy under a recorded node, as ``linear_map`` is:
+# ``conj``'s backward is ``conj`` of the gradient; ``real``'s is the (real) gradient as a
+# complex tensor. For a real tensor ``conj`` is the tensor itself, so real formulas pay a
+# call and a dtype test.
+
+
+class ConjBackward0(Node):
+    __slots__ = ()
+    _name = "ConjBackward0"
+
+    def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        g = grads[0]
+        assert g is not None
+        return (conj(g),)
+
+
+class RealBackward0(Node):
+    __slots__ = ("dtype",)
+    _name = "RealBackward0"
+
+    def __init__(self, dtype: ScalarType) -> None:
+        super().__init__()
+        self.dtype = dtype
+
+    def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
+        g = grads[0]
+        assert g is not None
+        return (g.to(self.dtype),)
+
+
+def _recorded(result: Tensor, x: Tensor, node: Node) -> Tensor:
+    if x.requires_grad and is_grad_enabled():
+        node.next_edges = (edge_of(x),)
+        set_history(result, node)
+    return result
+
+
+def conj(x: Tensor) -> Tensor:
+    """The complex conjugate of ``x`` (``x`` itself when it is real): Note [Complex helpers]."""
+    import numpy as np
+
+    if not x.dtype.is_complex:
+        return x
+    return _recorded(wrap_array(np.conj(array_of(x)), x.dtype, x.device), x, ConjBackward0())
+
+
+def real(x: Tensor, dtype: ScalarType) -> Tensor:
+    """The real part of complex ``x``, as ``dtype`` (a real dtype): Note [Complex helpers]."""
+    import numpy as np
+
+    return _recorded(wrap_array(np.real(array_of(x)), dtype, x.device), x, RealBackward0(x.dtype))

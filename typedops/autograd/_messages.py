@@ -21,6 +21,15 @@ IMPLICIT_GRAD: Final = (
     "grad can be implicitly created only for scalar outputs; this tensor has shape {shape}. "
     "Pass gradient= (a tensor of that shape), or reduce it first, e.g. y.sum().backward()"
 )
+IMPLICIT_COMPLEX: Final = (
+    "grad can be implicitly created only for real scalar outputs but got {dtype}. Pass gradient= "
+    "(a tensor of the output's dtype), or make the loss real first"
+)
+GRAD_DTYPE: Final = (
+    "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch "
+    "in dtype: grad_output[{index}] has a dtype of {got} and output[{index}] has a dtype of {expected}. "
+    "Pass a gradient of the output's dtype"
+)
 NO_GRAD_FN: Final = (
     "element {index} of tensors does not require grad and does not have a grad_fn: nothing "
     "recorded how it was computed. Set requires_grad=True on the inputs before computing it, "

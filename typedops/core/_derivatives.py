@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ..autograd import linear_map
+from ..autograd import conj, linear_map
 from ..dispatch import ops
 from ..tensor import Tensor, wrap_array
 from ..vocabulary import Scalar
@@ -27,6 +27,8 @@ __all__ = [
     "pow_backward",
     "minmax_backward",
     "sign",
+    "sgn",
+    "conj",
     "sum_backward",
     "amax_backward",
     "max_dim_backward",
@@ -62,14 +64,16 @@ def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
 
 
 def scale(grad: Tensor, alpha: Scalar) -> Tensor:
-    """``grad * alpha``, skipped for ``alpha == 1``."""
-    return grad if alpha == 1 else grad * alpha
+    """``grad * conj(alpha)``, skipped for ``alpha == 1``."""
+    if alpha == 1:
+        return grad
+    return grad * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
 
 
 def pow_backward(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:
     if exponent == 0:
         return F.zeros_like(grad)
-    return grad * exponent * self ** (exponent - 1)
+    return grad * conj(exponent * self ** (exponent - 1))
 
 
 def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> Tensor:
@@ -82,6 +86,15 @@ def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> 
 
 def sign(x: Tensor) -> Tensor:
     return (x > 0).to(x.dtype) - (x < 0).to(x.dtype)
+
+
+def sgn(x: Tensor) -> Tensor:
+    """``sign`` for a real tensor; ``x / abs(x)`` (0 at 0) for a complex one, as PyTorch's ``sgn``."""
+    if not x.dtype.is_complex:
+        return sign(x)
+    magnitude = F.abs(x)
+    zero = F.eq(magnitude, 0.0)
+    return F.where(zero, F.zeros_like(x), x / F.where(zero, magnitude + 1, magnitude))
 
 
 def _wrap(dims: Sequence[int] | None, ndim: int) -> list[int]:

@@ -309,3 +309,13 @@ def test_a_complex_gradient_into_a_real_input_keeps_its_real_part() -> None:
     (x * tensor([1j, 2 + 1j], dtype=C128)).backward(tensor([1 + 1j, 1 - 1j], dtype=C128))
     assert x.grad is not None and x.grad.dtype is F64
     assert x.grad.tolist() == pytest.approx([1.0, 1.0])  # Re((1+1j) * conj(1j)), Re((1-1j) * conj(2+1j))
+
+
+def test_gradcheck_takes_one_tensor_and_strided_inputs() -> None:
+    x = rand(2, 3)
+    assert gradcheck(core.sin, x) and gradgradcheck(core.sin, x)
+    strided = core.transpose(rand(3, 2).detach(), 0, 1).requires_grad_()
+    assert not strided.is_contiguous()
+    assert gradcheck(lambda a: core.matmul(a, a.t()), (strided,))
+    with pytest.raises(AutogradError, match="gradcheck failed"):
+        gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, strided)

@@ -56,21 +56,23 @@ def _coordinates(outputs: list[Tensor]) -> list[float]:
 
 
 def _numerical(fn: Fn, inputs: Sequence[Any], index: int, eps: float) -> list[list[float]]:
-    """Per output coordinate, the derivative by each coordinate of ``inputs[index]``."""
+    """Per output coordinate, the derivative by each coordinate of ``inputs[index]`` (its
+    elements in row-major order, whatever its strides: written through its numpy view)."""
+    import numpy as np
+
     x = inputs[index]
-    flat = array_of(x).reshape(-1) if x.is_contiguous() else None
-    assert flat is not None, "gradcheck needs contiguous inputs"
+    values = array_of(x)
     steps = (eps, eps * 1j) if x.dtype.is_complex else (eps,)
     columns: list[list[float]] = []
     with no_grad():
-        for j in range(flat.size):
-            saved = flat[j]
+        for j in np.ndindex(*values.shape):
+            saved = values[j]
             for step in steps:
-                flat[j] = saved + step
+                values[j] = saved + step
                 plus = _coordinates(_outputs(fn(*inputs)))
-                flat[j] = saved - step
+                values[j] = saved - step
                 minus = _coordinates(_outputs(fn(*inputs)))
-                flat[j] = saved
+                values[j] = saved
                 columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     return [list(row) for row in zip(*columns)] if columns else []
 
@@ -105,7 +107,7 @@ def _first_mismatch(numerical: list[list[float]], analytical: list[list[float]],
 
 def gradcheck(
     fn: Fn,
-    inputs: Sequence[Any],
+    inputs: Tensor | Sequence[Any],
     eps: float = 1e-6,
     atol: float = 1e-5,
     rtol: float = 1e-3,
@@ -113,8 +115,8 @@ def gradcheck(
 ) -> bool:
     """Check the gradients of ``fn`` at ``inputs`` against finite differences (Note [Finite
     differences]): True, or ``AutogradError`` naming the first coordinate that differs
-    (False instead, with ``raise_exception=False``)."""
-    inputs = tuple(inputs)
+    (False instead, with ``raise_exception=False``). ``inputs`` may be one tensor."""
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
         raise AutogradError(GRADCHECK_NO_INPUT)
@@ -137,14 +139,14 @@ def gradcheck(
 
 def gradgradcheck(
     fn: Fn,
-    inputs: Sequence[Any],
+    inputs: Tensor | Sequence[Any],
     eps: float = 1e-6,
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
 ) -> bool:
     """``gradcheck`` of the first derivatives of ``fn`` (recorded with ``create_graph=True``)."""
-    inputs = tuple(inputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     probe = [o for o in _outputs(fn(*inputs)) if o.requires_grad]
     vs = [filled(o.shape, o.dtype, o.device, 0.0) for o in probe]

@@ -3,8 +3,13 @@ passes. The vmap check comes with issue 14 (register_check)."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -181,7 +186,7 @@ def test_the_autograd_check_reports_an_op_refusing_float64() -> None:
 
 
 def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
-    assert checks() == ["test_schema", "test_faketensor", "test_boxed", "test_autograd"]
+    assert checks() == ["test_schema", "test_faketensor", "test_boxed", "test_autograd", "test_static_dispatch"]
     seen: list[str] = []
     remove = register_check("test_extra", lambda handle, args, kwargs: seen.append(handle.full_name))
     try:
@@ -270,3 +275,72 @@ def test_every_core_op_passes() -> None:
         if bad:
             failures[handle.full_name] = bad
     assert failures == {}
+
+
+# -- static dispatch: a --static-dispatch build of the core yaml against the dispatcher -------------
+@pytest.fixture(scope="module")
+def core_static(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The core ops generated again as namespace core_static with static dispatch to CPU and
+    Meta (functions only: a build with methods would replace core's Tensor methods)."""
+    from typedops.codegen import generate, write_files
+
+    tmp = tmp_path_factory.mktemp("core_static")
+    text = (Path(typedops.__file__).parent / "core" / "native_functions.yaml").read_text()
+    yaml = tmp / "native_functions.yaml"
+    yaml.write_text(re.sub(r"variants: .*", "variants: function", text))
+    write_files(generate(yaml, tmp / "core_static_gen", namespace="core_static", kernels="typedops.core.kernels",
+                         static_dispatch="CPU,Meta"))  # fmt: skip
+    sys.path.insert(0, str(tmp))
+    try:
+        module = importlib.import_module("core_static_gen")
+    finally:
+        sys.path.remove(str(tmp))
+    yield module
+    module.LIBRARY.remove()
+
+
+def test_every_core_op_passes_static_against_dynamic_dispatch(core_static: ModuleType) -> None:
+    from typedops.testing import static_function
+
+    samples = _samples()
+    handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core_static"]
+    with_static = [h for h in handles if static_function(h.full_name) is not None]
+    assert len(with_static) > 100 and static_function("core_static::add.Tensor") is core_static._add__Tensor
+    failures = {}
+    for handle in with_static:
+        if handle.full_name in ("core_static::randn", "core_static::empty.memory_format"):
+            continue  # random or uninitialized values: two calls differ on purpose
+        args, kwargs = samples.get(handle.full_name.replace("core_static::", "core::")) or _generic(handle.schema)
+        result = opcheck(handle, args, kwargs, test_utils="test_static_dispatch", raise_exception=False)
+        if result["test_static_dispatch"] != "SUCCESS":
+            failures[handle.full_name] = result
+    assert failures == {}
+
+
+def test_a_kernel_registered_after_the_static_build_is_caught(core_static: ModuleType) -> None:
+    from typedops import Library
+
+    neg = typedops.ops.core_static.neg.default
+    assert opcheck(neg, (_x(),), test_utils="test_static_dispatch") == {"test_static_dispatch": "SUCCESS"}
+    def twice_neg(self: Tensor) -> Tensor:
+        return Tensor.from_numpy(self.numpy() * -2)
+
+    with Library("core_static", "IMPL") as override:
+        override.impl("neg", twice_neg, "CPU", allow_override=True)
+        with pytest.raises(OpCheckError) as info:
+            opcheck(neg, (_x(),), test_utils="test_static_dispatch")
+    assert info.value.check == "test_static_dispatch"
+    assert str(info.value) == (
+        "opcheck(core_static::neg): test_static_dispatch failed: the statically dispatched function "
+        "core_static_gen.neg gives a float32 tensor of shape [2, 3], the dispatcher a float32 tensor of shape "
+        "[2, 3]: the static build calls the kernel it was generated with, the dispatcher another (one "
+        "registered since, or a key above the backends). Regenerate the static build (typedops codegen "
+        "--static-dispatch) from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"
+    )
+    assert opcheck(neg, (_x(),), test_utils="test_static_dispatch") == {"test_static_dispatch": "SUCCESS"}
+
+
+def test_an_op_without_a_static_build_has_nothing_to_compare() -> None:
+    assert opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_static_dispatch") == {
+        "test_static_dispatch": "SUCCESS"
+    }

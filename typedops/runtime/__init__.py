@@ -33,7 +33,7 @@ from ..schema import build_schema as schema
 from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel", "kernel", "check_devices",
+    "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
@@ -77,3 +77,12 @@ def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:
         keys.highest() if keys else None,
         (),
     )
+
+
+def static_entry_points(functions: dict[str, Callable[..., Any]]) -> None:
+    """Name a ``--static-dispatch`` build's function of each op (full name -> function) for
+    opcheck's ``test_static_dispatch``. The testing layer is imported here, not with the
+    runtime: only static builds call this."""
+    from ..testing import register_static_functions
+
+    register_static_functions(functions)

@@ -51,4 +51,10 @@ AUTOGRAD_NO_FLOAT64: Final = (
     "the op failed on float64 copies of its floating arguments, which gradcheck needs ({error}): let "
     "the kernel take float64, or leave this check out (test_utils)"
 )
+STATIC_DIFFERS: Final = (
+    "the statically dispatched function {fn} {what} {static}, the dispatcher {dynamic}: the static "
+    "build calls the kernel it was generated with, the dispatcher another (one registered since, or "
+    "a key above the backends). Regenerate the static build (typedops codegen --static-dispatch) "
+    "from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"
+)
 NOT_AN_OP: Final = "opcheck takes an OperatorHandle or an @op operator, not a {kind}"

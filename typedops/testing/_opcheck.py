@@ -18,10 +18,12 @@ run on fresh copies of the arguments (same shapes, strides and values, own stora
 - ``test_autograd``: the op's autograd rule passes ``gradcheck`` on float64 copies of its
   floating arguments (Note [opcheck's autograd check] in _gradients.py).
 
+- ``test_static_dispatch``: for an op a ``--static-dispatch`` build names, its statically
+  dispatched function gives what the dispatcher gives (Note [opcheck's static dispatch
+  check] in _static.py).
+
 Layers above add their own with ``register_check`` -- the batching layer a comparison of
 the op's batching rule with the per-sample loop (``test_vmap``), still to come (issue 14).
-Static dispatch (a generated library's direct calls) against the dispatcher is not
-checked yet either.
 """
 
 # Checked by pyright in standard mode, not strict yet: this module handles boxed values
@@ -41,6 +43,7 @@ from ..dispatch import OperatorHandle
 from ..modes import FakeTensorMode, NoFakeRuleError
 from . import _messages as msg
 from ._gradients import check_autograd
+from ._static import check_static_dispatch
 from ._values import clone, describe, map_tensors, same_values, tensors_of
 
 __all__ = ["opcheck", "register_check", "checks", "Check"]
@@ -185,3 +188,4 @@ register_check("test_schema", check_schema)
 register_check("test_faketensor", check_faketensor)
 register_check("test_boxed", check_boxed)
 register_check("test_autograd", check_autograd)
+register_check("test_static_dispatch", check_static_dispatch)

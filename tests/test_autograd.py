@@ -451,3 +451,22 @@ def test_a_hook_may_not_change_the_shape_or_dtype() -> None:
     y.register_hook(to_float32)
     with pytest.raises(AutogradError, match=r"^hook 'to_float32' has changed the type of value \(was float64 got float32\)"):
         y.sum().backward()
+
+
+def test_an_assigned_grad_must_fit_the_tensor() -> None:
+    x = t([1.0, 2.0])
+    x.grad = tensor([0.5, 0.5], dtype=F64)
+    assert _values(x.grad) == [0.5, 0.5]
+    with pytest.raises(RuntimeError) as info:
+        x.grad = tensor([1.0, 2.0, 3.0], dtype=F64)
+    assert str(info.value) == (
+        "attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please ensure that the "
+        "gradient and the tensor have the same size"
+    )
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient of dtype 'float32' to a tensor of dtype 'float64'"):
+        x.grad = tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type int$"):
+        x.grad = 3  # type: ignore[assignment]
+    assert _values(x.grad) == [0.5, 0.5]
+    x.grad = None
+    assert x.grad is None

@@ -388,6 +388,7 @@ AUTOGRAD_ERRORS: list[tuple[str, Fn]] = [
     ("backward twice", lambda m, x: (lambda y: (y.backward(retain_graph=False), y.backward()))((x * x).sum())),
     ("a hook on what does not require grad", lambda m, x: m.tensor([1.0]).register_hook(lambda g: g)),
     ("retain_grad on what does not require grad", lambda m, x: m.tensor([1.0]).retain_grad()),
+    ("a .grad of another shape", lambda m, x: setattr(x, "grad", m.tensor([1.0, 2.0, 3.0]))),
 ]  # fmt: skip
 
 

@@ -1,5 +1,5 @@
 """typedops.opcheck (issue 15): deliberately wrong ops make each check fire; every core op
-passes. The vmap check comes with issue 14 (register_check)."""
+passes."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from typedops.schema import Argument, FunctionSchema
 from typedops.tensor import bump_version, empty_meta
 from typedops.testing import OpCheckError, checks, register_check
 from typedops.vocabulary import ScalarType
-from typedops.dispatch import AutogradContext
+from typedops.dispatch import AutogradContext, InDims, VmapInfo
 
 _fresh = itertools.count()
 
@@ -185,8 +185,45 @@ def test_the_autograd_check_reports_an_op_refusing_float64() -> None:
     single.library.remove()
 
 
+def test_a_wrong_batching_rule_is_caught() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::rowsum")
+    def rowsum(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy().sum(-1))
+
+    @rowsum.register_fake
+    def _(x: Tensor) -> Tensor:
+        return empty_meta(x.shape[:-1], x.dtype)
+
+    def rule(info: VmapInfo, in_dims: InDims, x: Tensor) -> tuple[Tensor, int | None]:
+        return rowsum(x), in_dims[0]  # right while the batch dimension is not the last one
+
+    def wrong_rule(info: VmapInfo, in_dims: InDims, x: Tensor) -> tuple[Tensor, int | None]:
+        return Tensor.from_numpy(x.numpy().sum(1)), in_dims[0]  # wrong: the sample's first dimension
+
+    handle = rowsum.register_vmap(wrong_rule)
+    results = opcheck(rowsum, (_x(),), raise_exception=False)
+    assert results["test_schema"] == results["test_faketensor"] == results["test_boxed"] == "SUCCESS"
+    with pytest.raises(OpCheckError) as info:
+        opcheck(rowsum, (_x(),), test_utils="test_vmap")
+    assert info.value.check == "test_vmap"
+    assert str(info.value) == (
+        f"opcheck({ns}::rowsum): test_vmap failed: under vmap (a batch of 2 along a new dimension 0 of each "
+        "positional tensor argument) the op's batching rule gives a float32 tensor of shape [2, 3], the for-loop "
+        "fallback gives a float32 tensor of shape [2, 2]: fix the batching rule (the vmap: family of its yaml "
+        "entry, or the rule given to register_vmap), or drop it so the fallback serves the op"
+    )
+    handle.remove()
+    rowsum.register_vmap(rule)
+    assert opcheck(rowsum, (_x(),), test_utils="test_vmap") == {"test_vmap": "SUCCESS"}
+    rowsum.library.remove()
+
+
 def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
-    assert checks() == ["test_schema", "test_faketensor", "test_boxed", "test_autograd", "test_static_dispatch"]
+    assert checks() == [
+        "test_schema", "test_faketensor", "test_boxed", "test_autograd", "test_static_dispatch", "test_vmap"
+    ]
     seen: list[str] = []
     remove = register_check("test_extra", lambda handle, args, kwargs: seen.append(handle.full_name))
     try:
@@ -194,8 +231,8 @@ def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
     finally:
         remove()
     assert seen == ["core::neg"] and "test_extra" not in checks()
-    with pytest.raises(ValueError, match="opcheck has no check 'test_vmap'; its checks are test_schema"):
-        opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_vmap")
+    with pytest.raises(ValueError, match="opcheck has no check 'test_aot'; its checks are test_schema"):
+        opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_aot")
     with pytest.raises(typedops.TypedopsError, match="opcheck takes an OperatorHandle or an @op operator, not a int"):
         opcheck(3, ())
 
@@ -332,7 +369,7 @@ def test_a_kernel_registered_after_the_static_build_is_caught(core_static: Modul
     assert info.value.check == "test_static_dispatch"
     assert str(info.value) == (
         "opcheck(core_static::neg): test_static_dispatch failed: the statically dispatched function "
-        "core_static_gen.neg gives a float32 tensor of shape [2, 3], the dispatcher a float32 tensor of shape "
+        "core_static_gen.neg gives a float32 tensor of shape [2, 3] (values differ by up to 3), the dispatcher a float32 tensor of shape "
         "[2, 3]: the static build calls the kernel it was generated with, the dispatcher another (one "
         "registered since, or a key above the backends). Regenerate the static build (typedops codegen "
         "--static-dispatch) from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"

@@ -57,4 +57,10 @@ STATIC_DIFFERS: Final = (
     "a key above the backends). Regenerate the static build (typedops codegen --static-dispatch) "
     "from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"
 )
+VMAP_DIFFERS: Final = (
+    "under vmap (a batch of 2 along a new dimension 0 of each positional tensor argument) the "
+    "op's batching rule {rule}, the for-loop fallback {loop}: fix the batching rule (the vmap: "
+    "family of its yaml entry, or the rule given to register_vmap), or drop it so the fallback "
+    "serves the op"
+)
 NOT_AN_OP: Final = "opcheck takes an OperatorHandle or an @op operator, not a {kind}"

@@ -22,8 +22,10 @@ run on fresh copies of the arguments (same shapes, strides and values, own stora
   dispatched function gives what the dispatcher gives (Note [opcheck's static dispatch
   check] in _static.py).
 
-Layers above add their own with ``register_check`` -- the batching layer a comparison of
-the op's batching rule with the per-sample loop (``test_vmap``), still to come (issue 14).
+- ``test_vmap``: the op's batching rule gives what the for-loop fallback gives (Note
+  [opcheck's vmap check] in _vmapping.py).
+
+Layers above add their own with ``register_check``.
 """
 
 # Checked by pyright in standard mode, not strict yet: this module handles boxed values
@@ -44,6 +46,7 @@ from ..modes import FakeTensorMode, NoFakeRuleError
 from . import _messages as msg
 from ._gradients import check_autograd
 from ._static import check_static_dispatch
+from ._vmapping import check_vmap
 from ._values import clone, describe, map_tensors, same_values, tensors_of
 
 __all__ = ["opcheck", "register_check", "checks", "Check"]
@@ -189,3 +192,4 @@ register_check("test_faketensor", check_faketensor)
 register_check("test_boxed", check_boxed)
 register_check("test_autograd", check_autograd)
 register_check("test_static_dispatch", check_static_dispatch)
+register_check("test_vmap", check_vmap)

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from ..dispatch import OperatorHandle
 from . import _messages as msg
-from ._values import clone, describe, same_values
+from ._values import clone, describe, difference, same_values
 
 __all__ = ["check_static_dispatch", "register_static_functions", "static_function"]
 
@@ -49,7 +49,8 @@ def check_static_dispatch(op: OperatorHandle, args: tuple[Any, ...], kwargs: Map
     static = fn(*static_args, **static_kwargs)
     name = f"{fn.__module__}.{fn.__qualname__}"
     if not same_values(static, dynamic):
-        return msg.STATIC_DIFFERS.format(fn=name, what="gives", static=describe(static), dynamic=describe(dynamic))
+        static_text = describe(static) + difference(static, dynamic)
+        return msg.STATIC_DIFFERS.format(fn=name, what="gives", static=static_text, dynamic=describe(dynamic))
     after_static = [*static_args, *static_kwargs.values()]
     after_dynamic = [*dynamic_args, *dynamic_kwargs.values()]
     if not same_values(after_static, after_dynamic):

@@ -100,7 +100,7 @@ def test_grad_returns_gradients_without_touching_dot_grad() -> None:
 
 def test_grad_of_an_unused_input() -> None:
     x, z = t([1.0]), t([2.0])
-    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+    with pytest.raises(RuntimeError, match="^The differentiated Tensor at index 1 appears to not have been used in the graph"):
         grad((x * 2).sum(), [x, z])
     assert grad((x * 2).sum(), [x, z], allow_unused=True)[1] is None
 
@@ -365,3 +365,108 @@ def test_grad_mode_is_per_thread() -> None:
         worker.join()
         seen.append(is_grad_enabled())
     assert seen == [True, False]
+
+
+# -- backward(inputs=...), grad() and hooks against PyTorch's behaviour -------------------------
+
+
+def test_backward_with_inputs_accumulates_into_those_only() -> None:
+    x, w = t([1.0, 2.0]), t([3.0, 4.0])
+    h = x * w
+    y = (h * h).sum()
+    y.backward(inputs=[x], retain_graph=True)
+    assert x.grad is not None and x.grad.tolist() == [18.0, 64.0] and w.grad is None
+    y.backward(inputs=[h], retain_graph=True)  # a non-leaf gets its .grad too, as in PyTorch
+    assert h.grad is not None and h.grad.tolist() == [6.0, 16.0] and x.grad.tolist() == [18.0, 64.0]
+    y.backward(inputs=x, retain_graph=True)  # one tensor
+    assert x.grad.tolist() == [36.0, 128.0]
+    x.grad = None
+    y.backward(inputs=[x, x], retain_graph=True)  # each input once
+    assert _values(x.grad) == [18.0, 64.0]
+    z = t([1.0])
+    y.backward(inputs=[z], retain_graph=True)  # not used: its .grad stays None, no error
+    assert z.grad is None
+
+
+def _values(g: Tensor | None) -> Any:
+    return None if g is None else g.tolist()
+
+
+def test_backward_with_inputs_runs_the_leaf_hooks_and_retain_grad() -> None:
+    x = t([1.0, 2.0])
+    h = x * 3
+    h.retain_grad()
+    x.register_hook(lambda g: g * 10)
+    h.sum().backward(inputs=[x])
+    assert x.grad is not None and x.grad.tolist() == [30.0, 30.0]
+    assert h.grad is not None and h.grad.tolist() == [1.0, 1.0] and h.retains_grad and not x.retains_grad
+
+
+def test_backward_and_grad_refuse_empty_inputs() -> None:
+    y = (t([1.0]) * 2).sum()
+    with pytest.raises(AutogradError) as info:
+        y.backward(inputs=[], retain_graph=True)
+    assert str(info.value) == "`inputs` argument to `backward()` cannot be empty. Pass the tensors to differentiate, or None"
+    with pytest.raises(AutogradError, match=r"^`inputs` argument to `grad\(\)` cannot be empty"):
+        grad(y, [])
+
+
+def test_inputs_must_require_grad() -> None:
+    y = (t([1.0]) * 2).sum()
+    with pytest.raises(AutogradError) as info:
+        y.backward(inputs=[tensor([1.0])])
+    assert str(info.value) == (
+        "One of the differentiated Tensors does not require grad (input 0). Set requires_grad=True on it "
+        "before computing the outputs"
+    )
+
+
+def test_grad_materializes_unused_inputs_as_zeros() -> None:
+    x, z = t([1.0]), t([2.0, 3.0])
+    gx, gz = grad((x * 2).sum(), [x, z], materialize_grads=True)
+    assert gx is not None and gx.tolist() == [2.0]
+    assert gz is not None and gz.tolist() == [0.0, 0.0] and gz.dtype is F64
+    with pytest.raises(ValueError) as info:
+        grad((x * 2).sum(), [z], allow_unused=False, materialize_grads=True)
+    assert str(info.value) == (
+        "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+        "allow_unused=False. Drop allow_unused=False"
+    )
+
+
+def test_a_hook_may_not_change_the_shape_or_dtype() -> None:
+    x = t([1.0, 2.0])
+    x.register_hook(lambda g: g.sum())
+    with pytest.raises(AutogradError) as info:
+        (x * 2).sum().backward()
+    assert str(info.value) == (
+        "hook '<lambda>' has changed the size of value (was [2] got []): a hook must return None or a "
+        "gradient of the same shape and dtype as the one it was given"
+    )
+
+    def to_float32(g: Tensor) -> Tensor:
+        return g.to(ScalarType.float32)
+
+    y = x * 3
+    y.register_hook(to_float32)
+    with pytest.raises(AutogradError, match=r"^hook 'to_float32' has changed the type of value \(was float64 got float32\)"):
+        y.sum().backward()
+
+
+def test_an_assigned_grad_must_fit_the_tensor() -> None:
+    x = t([1.0, 2.0])
+    x.grad = tensor([0.5, 0.5], dtype=F64)
+    assert _values(x.grad) == [0.5, 0.5]
+    with pytest.raises(RuntimeError) as info:
+        x.grad = tensor([1.0, 2.0, 3.0], dtype=F64)
+    assert str(info.value) == (
+        "attempting to assign a gradient of size '[3]' to a tensor of size '[2]'. Please ensure that the "
+        "gradient and the tensor have the same size"
+    )
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient of dtype 'float32' to a tensor of dtype 'float64'"):
+        x.grad = tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type int$"):
+        x.grad = 3  # type: ignore[assignment]
+    assert _values(x.grad) == [0.5, 0.5]
+    x.grad = None
+    assert x.grad is None

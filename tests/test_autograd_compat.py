@@ -166,6 +166,53 @@ def test_second_derivatives_of_binary_ops_equal_torch(a_op: str, b_op: str) -> N
     np.testing.assert_allclose(ggx.numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
 
 
+# Views: f(x) = sum(w * view(x)**3) has a second derivative that reaches x only through the
+# recorded backward of the view (and, for in-place ops on views, of CopySlices and
+# AsStridedBackward0).
+VIEWS: list[tuple[str, Fn, Fn, tuple[int, ...]]] = [
+    ("view", lambda a: a.view([3, 2]), lambda a: a.view(3, 2), (2, 3)),
+    ("reshape", lambda a: core.reshape(a, [-1]), lambda a: a.reshape(-1), (2, 3)),
+    ("permute", lambda a: core.permute(a, [2, 0, 1]), lambda a: a.permute(2, 0, 1), (2, 3, 2)),
+    ("transpose", lambda a: core.transpose(a, 0, 1), lambda a: a.transpose(0, 1), (2, 3)),
+    ("t", core.t, torch.t, (2, 3)),
+    ("select", lambda a: core.select(a, 1, -1), lambda a: a.select(1, -1), (2, 3)),
+    ("slice step", lambda a: core.slice(a, 1, 1, None, 2), lambda a: a[:, 1::2], (2, 5)),
+    ("unsqueeze", lambda a: core.unsqueeze(a, 0), lambda a: a.unsqueeze(0), (2, 3)),
+    ("squeeze", lambda a: core.squeeze(a, 1), lambda a: a.squeeze(1), (2, 1, 3)),
+    ("expand", lambda a: a.expand([4, 3]), lambda a: a.expand(4, 3), (1, 3)),
+    ("flatten", lambda a: core.flatten(a), lambda a: a.flatten(), (2, 3)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 2], 1), lambda a: a.as_strided((2, 2), (1, 2), 1), (6,)),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]), lambda a: a.as_strided((3, 2), (1, 1)),
+     (4,)),
+    ("views chained", lambda a: core.select(core.transpose(a.view([2, 3]), 0, 1), 0, 1),
+     lambda a: a.view(2, 3).transpose(0, 1).select(0, 1), (6,)),
+    ("in-place on a view", lambda a: (lambda c: (core.select(c, 0, 0).mul_(core.select(a, 0, 1)), c)[1])(a * 1),
+     lambda a: (lambda c: (c.select(0, 0).mul_(a.select(0, 1)), c)[1])(a * 1), (2, 3)),
+    ("in-place mul reads the original self", lambda a: (a * 1).mul_(a * 2), lambda a: (a * 1).mul_(a * 2), (3,)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", VIEWS, ids=[c[0] for c in VIEWS])
+def test_second_derivatives_through_views_equal_torch(case: tuple[str, Fn, Fn, tuple[int, ...]]) -> None:
+    _, ours, theirs, shape = case
+    (data,) = arrays(shape, low=0.3, high=1.2)
+
+    def second(m: Any, view: Fn, x: Any) -> Any:
+        out = view(x)
+        w = m.tensor(np.linspace(0.5, 1.5, out.numel(), dtype=np.float32).reshape(tuple(out.shape)))
+        differentiate: Fn = grad if m is not torch else torch.autograd.grad
+        (g,) = differentiate(((out * out * out) * w).sum(), [x], create_graph=True)
+        (gg,) = differentiate((g * g).sum(), [x])
+        return g.detach().numpy(), gg.detach().numpy()
+
+    import typedops
+
+    g, gg = second(typedops, ours, tensor(data, requires_grad=True))
+    tg, tgg = second(torch, theirs, torch.tensor(data, requires_grad=True))
+    np.testing.assert_allclose(g, tg, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-4, atol=1e-5)
+
+
 # -- a small training loop --------------------------------------------------------------------
 
 
@@ -303,3 +350,148 @@ def test_version_numbers_match_torch() -> None:
     tx.select(0, 0).mul_(2)
     assert x._version == tx._version
     Tensor  # noqa: B018 -- imported for the annotations above
+
+
+# -- backward(inputs=...), grad(), hooks: the same results and errors as torch's -----------------
+
+
+def _inputs_program(m: Any, backward_grad: Fn) -> list[Any]:
+    x, w = m.tensor([1.0, 2.0], requires_grad=True), m.tensor([3.0, 4.0], requires_grad=True)
+    z = m.tensor([5.0], requires_grad=True)
+    h = x * w
+    h.retain_grad()
+    x.register_hook(lambda g: g * 2)
+    y = (h * h).sum()
+    y.backward(inputs=[x, z], retain_graph=True)
+    seen = [x.grad, w.grad, z.grad, h.grad]
+    y.backward(inputs=h, retain_graph=True)
+    seen += [x.grad, h.grad]
+    seen += list(backward_grad(y, [z, w], retain_graph=True, materialize_grads=True))
+    seen += list(backward_grad(y, [z, x], retain_graph=True, allow_unused=True))
+    return [None if g is None else g.detach().numpy().tolist() for g in seen]
+
+
+def test_backward_with_inputs_and_grad_equal_torch() -> None:
+    import typedops
+
+    assert _inputs_program(typedops, grad) == _inputs_program(torch, torch.autograd.grad)
+
+
+AUTOGRAD_ERRORS: list[tuple[str, Fn]] = [
+    ("empty inputs to backward", lambda m, x: (x * 2).sum().backward(inputs=[])),
+    ("empty inputs to grad", lambda m, x: m.autograd.grad((x * 2).sum(), [])),
+    ("an input that does not require grad", lambda m, x: m.autograd.grad((x * 2).sum(), [m.tensor([1.0])])),
+    ("an unused input", lambda m, x: m.autograd.grad((x * 2).sum(), [m.tensor([1.0], requires_grad=True)])),
+    ("a hook changing the shape", lambda m, x: (x.register_hook(lambda g: g.sum()), (x * 2).sum().backward())),
+    ("backward of a non-scalar", lambda m, x: (x * 2).backward()),
+    ("backward of what does not require grad", lambda m, x: m.tensor([1.0]).sum().backward()),
+    ("backward twice", lambda m, x: (lambda y: (y.backward(retain_graph=False), y.backward()))((x * x).sum())),
+    ("a hook on what does not require grad", lambda m, x: m.tensor([1.0]).register_hook(lambda g: g)),
+    ("retain_grad on what does not require grad", lambda m, x: m.tensor([1.0]).retain_grad()),
+    ("a .grad of another shape", lambda m, x: setattr(x, "grad", m.tensor([1.0, 2.0, 3.0]))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("program", AUTOGRAD_ERRORS, ids=[p[0] for p in AUTOGRAD_ERRORS])
+def test_autograd_errors_fire_where_torch_raises(program: tuple[str, Fn]) -> None:
+    """Both raise a RuntimeError, and ours starts with the words of torch's message (up to
+    the fix we add, and with torch's capitalization of its first word)."""
+    import typedops
+
+    _, body = program
+    with pytest.raises(RuntimeError) as theirs:
+        body(torch, torch.tensor([1.0, 2.0], requires_grad=True))
+    with pytest.raises(RuntimeError) as ours:
+        body(typedops, tensor([1.0, 2.0], requires_grad=True))
+    words = re.split(r"[.:;(]", str(theirs.value))[0].strip()
+    assert str(ours.value).lower().startswith(words.lower()), (str(ours.value), str(theirs.value))
+
+
+# -- complex gradients: PyTorch's conjugate convention ----------------------------------------
+
+
+def carrays(*shapes: tuple[int, ...]) -> list[np.ndarray[Any, Any]]:
+    return [(RNG.uniform(0.2, 0.9, size=s) + 1j * RNG.uniform(0.2, 0.9, size=s)).astype(np.complex64) for s in shapes]
+
+
+COMPLEX_CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
+    *[(name, getattr(core, name), getattr(torch, name), lambda: carrays((2, 3)))
+      for name in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+                   "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs"]],
+    ("neg", lambda a: -a, lambda a: -a, lambda: carrays((3,))),
+    ("mul broadcast", lambda a, b: a * b, lambda a, b: a * b, lambda: carrays((2, 3), (3,))),
+    ("div", lambda a, b: a / b, lambda a, b: a / b, lambda: carrays((2, 3), (2, 3))),
+    ("add alpha", lambda a, b: core.add(a, b, alpha=3), lambda a, b: torch.add(a, b, alpha=3),
+     lambda: carrays((3,), (3,))),
+    ("pow", lambda a: a ** 3, lambda a: a ** 3, lambda: carrays((4,))),
+    ("matmul", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((2, 3), (3, 2))),
+    ("matmul vector", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((2, 3), (3,))),
+    ("matmul dot", lambda a, b: a @ b, lambda a, b: a @ b, lambda: carrays((3,), (3,))),
+    ("mm", core.mm, torch.mm, lambda: carrays((2, 3), (3, 2))),
+    ("sum dim", lambda a: core.sum(a, [1]), lambda a: torch.sum(a, [1]), lambda: carrays((2, 3))),
+    ("mean", core.mean, torch.mean, lambda: carrays((2, 3))),
+    ("select of a transpose", lambda a: core.select(core.transpose(a, 0, 1), 0, 1),
+     lambda a: a.transpose(0, 1).select(0, 1), lambda: carrays((2, 3))),
+    ("as_strided overlapping", lambda a: core.as_strided(a, [3, 2], [1, 1]),
+     lambda a: torch.as_strided(a, (3, 2), (1, 1)), lambda: carrays((4,))),
+    ("cat", lambda a, b: core.cat([a, b], 0), lambda a, b: torch.cat([a, b], 0), lambda: carrays((1, 3), (2, 3))),
+    ("in-place on a non-leaf", lambda a, b: (a * 1).mul_(b).exp_(), lambda a, b: (a * 1).mul_(b).exp_(),
+     lambda: carrays((3,), (3,))),
+    ("a real and a complex input", lambda a, b: a * b, lambda a, b: a * b,
+     lambda: [arrays((3,))[0], *carrays((3,))]),
+]  # fmt: skip
+
+
+def _vjp(m: Any, fn: Fn, data: list[np.ndarray[Any, Any]]) -> list[Any]:
+    xs = [m.tensor(d, requires_grad=True) for d in data]
+    out = fn(*xs)
+    n = out.numel()
+    weights = (np.linspace(0.5, 1.5, n) + 1j * np.linspace(-1.0, 0.7, n)).reshape(tuple(out.shape))
+    if not out.dtype.is_complex:
+        weights = weights.real
+    out.backward(m.tensor(weights.astype(np.complex64 if out.dtype.is_complex else np.float32)))
+    return [x.grad.numpy() for x in xs]
+
+
+@pytest.mark.parametrize("case", COMPLEX_CASES, ids=[c[0] for c in COMPLEX_CASES])
+def test_complex_gradients_equal_torch(case: tuple[str, Fn, Fn, Callable[[], list[Any]]]) -> None:
+    import typedops
+
+    _, ours, theirs, make = case
+    data = make()
+    for g, tg in zip(_vjp(typedops, ours, data), _vjp(torch, theirs, data)):
+        assert g.dtype == tg.dtype
+        np.testing.assert_allclose(g, tg, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "tanh", "reciprocal", "abs", "sqrt"])
+def test_complex_second_derivatives_equal_torch(name: str) -> None:
+    import typedops
+
+    (data,) = carrays((3,))
+
+    def second(m: Any, differentiate: Fn) -> tuple[Any, Any]:
+        z = m.tensor(data, requires_grad=True)
+        out = getattr(m, name)(z) if m is torch else getattr(core, name)(z)
+        w = m.tensor(np.array([1 + 0.5j, 0.3 - 1j, -0.7 + 0.2j], dtype=np.complex64))
+        if not out.dtype.is_complex:
+            w = m.tensor(np.array([1.0, 0.3, -0.7], dtype=np.float32))
+        (g,) = differentiate([out], [z], [w], create_graph=True)
+        (gg,) = differentiate([g], [z], [m.tensor(np.array([0.5 - 1j, 1 + 1j, 0.25j], dtype=np.complex64))])
+        return g.detach().numpy(), gg.numpy()
+
+    g, gg = second(typedops, grad)
+    tg, tgg = second(torch, torch.autograd.grad)
+    np.testing.assert_allclose(g, tg, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-4, atol=1e-5)
+
+
+def test_complex_errors_where_torch_raises() -> None:
+    import typedops
+
+    for m in (torch, typedops):
+        z = m.tensor(np.array([1 + 1j], dtype=np.complex64), requires_grad=True)
+        with pytest.raises(RuntimeError, match="grad can be implicitly created only for real scalar outputs"):
+            (z * z).sum().backward()
+        with pytest.raises(RuntimeError, match="For complex Tensors, both grad_output and output are required to have"):
+            (z * z).backward(m.tensor(np.array([1.0], dtype=np.float32)))

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from typedops import ScalarType, Tensor, core, ops, tensor
+from typedops import ScalarType, Tensor, core, op, ops, tensor
 from typedops.autograd import AutogradError, gradcheck, gradgradcheck
+from typedops.dispatch import AutogradContext
 
 F64 = ScalarType.float64
 RNG = np.random.default_rng(13)
@@ -115,7 +116,36 @@ SECOND_ORDER = [c for c in CASES if c[0] in {
     "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "matmul 2d", "matmul batched", "mm", "select", "slice step",
     "transpose", "cat", "maximum", "abs",
+    # views: their backward is recorded too (as_strided's and the in-place-on-view nodes' through linear_map)
+    "view", "reshape", "permute", "t", "slice", "unsqueeze", "squeeze", "expand", "flatten", "contiguous of a view",
+    "as_strided", "as_strided overlapping", "as_strided of an expanded input", "in-place on a non-leaf",
+    "in-place on a view", "copy_ into a non-leaf",
 }]  # fmt: skip
+
+
+def _cube_through(view: Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    return lambda a: view(a) * view(a) * view(a)
+
+
+# Nonlinear functions of views: the second derivative is not zero, and reaches the input
+# only through the recorded backward of the view.
+THROUGH_VIEWS: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
+    ("transpose", _cube_through(lambda a: core.transpose(a, 0, 1)), lambda: (rand(2, 3),)),
+    ("select", _cube_through(lambda a: core.select(a, 1, 1)), lambda: (rand(2, 3),)),
+    ("slice step", _cube_through(lambda a: core.slice(a, 1, 0, 3, 2)), lambda: (rand(2, 3),)),
+    ("expand", _cube_through(lambda a: a.expand([3, 2])), lambda: (rand(1, 2),)),
+    ("as_strided", _cube_through(lambda a: core.as_strided(a, [2, 2], [1, 1])), lambda: (rand(4),)),
+    ("stale view after an in-place op on another view",
+     lambda a, b: (lambda c: (lambda w: (core.select(c, 0, 0).mul_(b), w * w * c)[1])(core.slice(c, 0, 0, 2)))(a * 1),
+     lambda: (rand(2, 3), rand(3))),
+    ("in-place mul reads the original self", lambda a, b: (a * 1).mul_(b) * a, lambda: (rand(3), rand(3))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", THROUGH_VIEWS, ids=[c[0] for c in THROUGH_VIEWS])
+def test_second_derivatives_through_views(case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]) -> None:
+    _, fn, make = case
+    assert gradgradcheck(fn, make())
 
 
 @pytest.mark.parametrize("case", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
@@ -133,8 +163,45 @@ def test_gradcheck_catches_a_wrong_rule() -> None:
 
 
 def test_gradcheck_wants_float64() -> None:
-    with pytest.raises(AutogradError, match="gradcheck needs float64 inputs"):
+    with pytest.raises(AutogradError, match=r"gradcheck needs float64 \(or complex128\) inputs"):
         gradcheck(core.exp, (tensor([1.0], requires_grad=True),))
+
+
+def test_gradcheck_wants_an_input_that_requires_grad() -> None:
+    with pytest.raises(AutogradError) as info:
+        gradcheck(core.exp, (rand(2, grad=False),))
+    assert str(info.value) == (
+        "gradcheck expects at least one input tensor to require gradient, but none of them have "
+        "requires_grad=True: set it on the inputs to check"
+    )
+
+
+def test_gradcheck_returns_false_without_raise_exception() -> None:
+    assert gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, (rand(3),), raise_exception=False) is False
+
+
+@op("agops::square_detached")
+def square_detached(x: Tensor) -> Tensor:
+    return core.mul(x, x)
+
+
+def _square_detached_backward(ctx: AutogradContext, grad: Tensor) -> Tensor:
+    (x,) = ctx.saved_tensors
+    return Tensor.from_numpy(grad.numpy() * 2 * x.numpy())  # right values, computed outside the graph
+
+
+square_detached.register_autograd(
+    _square_detached_backward, setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0])
+)
+
+
+def test_gradgradcheck_fails_when_a_first_derivative_is_not_recorded() -> None:
+    """A gradient computed outside the recorded ops has no second derivative: gradgradcheck
+    compares zeros with the finite differences instead of skipping that output."""
+    x = rand(3)
+    assert gradcheck(square_detached, (x,))
+    with pytest.raises(AutogradError, match="gradcheck failed for input 0, element 0: numerical 1.0"):
+        gradgradcheck(square_detached, (x,))
 
 
 def test_not_implemented_in_the_yaml_raises_when_differentiated(tmp_path: Any) -> None:
@@ -160,3 +227,95 @@ def test_every_op_with_a_backend_kernel_is_covered() -> None:
             if any(a.type.is_tensor_like() for a in handle.schema.arguments):
                 missing.append(handle.full_name)
     assert missing == []
+
+
+# -- complex inputs: PyTorch's convention (Note [Complex gradients] in autograd/_engine.py) ----
+
+C128 = ScalarType.complex128
+
+
+def crand(*shape: int) -> Tensor:
+    values = RNG.uniform(0.2, 0.9, size=shape) + 1j * RNG.uniform(0.2, 0.9, size=shape)
+    return tensor(values, dtype=C128, requires_grad=True)
+
+
+COMPLEX: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
+    *[(name, getattr(core, name), lambda: (crand(3),))
+      for name in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
+                   "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "abs", "neg"]],
+    ("mul", lambda a, b: a * b, lambda: (crand(2, 3), crand(3))),
+    ("div", lambda a, b: a / b, lambda: (crand(3), crand(3))),
+    ("add alpha", lambda a, b: core.add(a, b, alpha=2.0), lambda: (crand(3), crand(3))),
+    ("pow", lambda a: a ** 3, lambda: (crand(3),)),
+    ("matmul", lambda a, b: a @ b, lambda: (crand(2, 3), crand(3, 2))),
+    ("matmul vector", lambda a, b: a @ b, lambda: (crand(2, 3), crand(3))),
+    ("mm", core.mm, lambda: (crand(2, 2), crand(2, 2))),
+    ("sum", lambda a: core.sum(a, [1]), lambda: (crand(2, 3),)),
+    ("as_strided", lambda a: core.as_strided(a, [2, 2], [1, 1]) ** 2, lambda: (crand(4),)),
+    ("real and complex mixed", lambda a, b: a * b, lambda: (rand(3), crand(3))),
+    ("to complex and back", lambda a: core.abs(a.to(C128) * a), lambda: (rand(3),)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", COMPLEX, ids=[c[0] for c in COMPLEX])
+def test_complex_gradients_match_finite_differences(case: tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]) -> None:
+    _, fn, make = case
+    assert gradcheck(fn, make())
+    assert gradgradcheck(fn, make())
+
+
+@op("agops::cmul_unconjugated")
+def cmul_unconjugated(x: Tensor, y: Tensor) -> Tensor:
+    return core.mul(x, y)
+
+
+def _unconjugated(ctx: AutogradContext, grad: Tensor) -> tuple[Tensor, Tensor]:
+    x, y = ctx.saved_tensors
+    return grad * y, grad * x  # the real formula: wrong for complex inputs, which need conj(y), conj(x)
+
+
+cmul_unconjugated.register_autograd(
+    _unconjugated, setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0], inputs[1])
+)
+
+
+def test_gradcheck_catches_a_missing_conjugation() -> None:
+    assert gradcheck(cmul_unconjugated, (rand(2), rand(2)))  # real inputs: right
+    with pytest.raises(AutogradError, match=r"gradcheck failed for input 0, element 0 \((real|imaginary) part\)"):
+        gradcheck(cmul_unconjugated, (crand(2), crand(2)))
+
+
+def test_a_complex_loss_needs_a_gradient() -> None:
+    z = crand(2)
+    with pytest.raises(AutogradError) as info:
+        core.sum(z * z).backward()
+    assert str(info.value) == (
+        "grad can be implicitly created only for real scalar outputs but got complex128. Pass gradient= "
+        "(a tensor of the output's dtype), or make the loss real first"
+    )
+    with pytest.raises(AutogradError) as info:
+        (z * z).backward(tensor([1.0, 1.0], dtype=F64))
+    assert str(info.value) == (
+        "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in "
+        "dtype: grad_output[0] has a dtype of float64 and output[0] has a dtype of complex128. Pass a gradient "
+        "of the output's dtype"
+    )
+    core.abs(z).sum().backward()  # a real loss of a complex tensor: z / |z|
+    assert z.grad is not None and np.allclose(z.grad.numpy(), z.detach().numpy() / np.abs(z.detach().numpy()))
+
+
+def test_a_complex_gradient_into_a_real_input_keeps_its_real_part() -> None:
+    x = rand(2)
+    (x * tensor([1j, 2 + 1j], dtype=C128)).backward(tensor([1 + 1j, 1 - 1j], dtype=C128))
+    assert x.grad is not None and x.grad.dtype is F64
+    assert x.grad.tolist() == pytest.approx([1.0, 1.0])  # Re((1+1j) * conj(1j)), Re((1-1j) * conj(2+1j))
+
+
+def test_gradcheck_takes_one_tensor_and_strided_inputs() -> None:
+    x = rand(2, 3)
+    assert gradcheck(core.sin, x) and gradgradcheck(core.sin, x)
+    strided = core.transpose(rand(3, 2).detach(), 0, 1).requires_grad_()
+    assert not strided.is_contiguous()
+    assert gradcheck(lambda a: core.matmul(a, a.t()), (strided,))
+    with pytest.raises(AutogradError, match="gradcheck failed"):
+        gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, strided)

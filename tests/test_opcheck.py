@@ -1,10 +1,15 @@
 """typedops.opcheck (issue 15): deliberately wrong ops make each check fire; every core op
-passes. The autograd and vmap checks come with issues 13 and 14 (register_check)."""
+passes."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -15,6 +20,7 @@ from typedops.schema import Argument, FunctionSchema
 from typedops.tensor import bump_version, empty_meta
 from typedops.testing import OpCheckError, checks, register_check
 from typedops.vocabulary import ScalarType
+from typedops.dispatch import AutogradContext, InDims, VmapInfo
 
 _fresh = itertools.count()
 
@@ -103,8 +109,121 @@ def test_a_boxed_call_that_differs_is_caught() -> None:
     moody.library.remove()
 
 
+def test_a_wrong_gradient_is_caught() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::cube")
+    def cube(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy() ** 3)
+
+    @cube.register_fake
+    def _(x: Tensor) -> Tensor:
+        return empty_meta(x.shape, x.dtype)
+
+    def setup(ctx: AutogradContext, inputs: tuple[Any, ...], output: Tensor) -> None:
+        ctx.save_for_backward(inputs[0])
+
+    def wrong(ctx: AutogradContext, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad * x * x * 2  # should be 3 x^2
+
+    cube.register_autograd(wrong, setup_context=setup)
+    results = opcheck(cube, (_x(),), raise_exception=False)
+    assert results["test_schema"] == results["test_faketensor"] == results["test_boxed"] == "SUCCESS"
+    with pytest.raises(OpCheckError) as info:
+        opcheck(cube, (_x(),))
+    assert info.value.check == "test_autograd"
+    assert re.fullmatch(
+        re.escape(f"opcheck({ns}::cube): test_autograd failed: differentiating by argument 'x' (float64 copies of "
+                  "the arguments): gradcheck failed at element 0: numerical 0.75")
+        + r"\d* vs analytical 0\.5 "
+        + re.escape("(atol=1e-05, rtol=0.001). Check the backward rule of the ops involved. Fix the op's autograd "
+                    "rule (its derivatives.yaml formula, or the backward given to register_autograd), or leave "
+                    "this check out (test_utils) for an op not meant to be differentiated"),
+        str(info.value),
+    ), str(info.value)
+    cube.library.remove()
+
+
+def test_an_op_without_an_autograd_rule_fails_the_autograd_check() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::twice")
+    def twice(x: Tensor, n: int) -> Tensor:
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    problem = opcheck(twice, (_x(), 1), test_utils="test_autograd", raise_exception=False)["test_autograd"]
+    assert problem.startswith(
+        f"differentiating by argument 'x' (float64 copies of the arguments): the derivative for '{ns}::twice' "
+        "is not implemented: the op has no autograd rule. Register one with register_autograd(backward)"
+    )
+    # nothing floating to differentiate: nothing to check
+    assert opcheck(twice, (tensor([1, 2]), 1), test_utils="test_autograd") == {"test_autograd": "SUCCESS"}
+    twice.library.remove()
+
+
+def test_the_autograd_check_differentiates_what_an_in_place_op_does_not_write() -> None:
+    """mul_'s gradient for `other` is checked; `self` is written, so it is a fresh copy each call."""
+    x = _x()
+    assert opcheck(typedops.ops.core.mul_.Tensor, (x, x * 2), test_utils="test_autograd") == {"test_autograd": "SUCCESS"}
+
+
+def test_the_autograd_check_reports_an_op_refusing_float64() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::single")
+    def single(x: Tensor) -> Tensor:
+        if x.dtype is not ScalarType.float32:
+            raise TypeError("float32 only")
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    problem = opcheck(single, (_x(),), test_utils="test_autograd", raise_exception=False)["test_autograd"]
+    assert problem == (
+        "the op failed on float64 copies of its floating arguments, which gradcheck needs (TypeError: float32 "
+        "only): let the kernel take float64, or leave this check out (test_utils)"
+    )
+    single.library.remove()
+
+
+def test_a_wrong_batching_rule_is_caught() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::rowsum")
+    def rowsum(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy().sum(-1))
+
+    @rowsum.register_fake
+    def _(x: Tensor) -> Tensor:
+        return empty_meta(x.shape[:-1], x.dtype)
+
+    def rule(info: VmapInfo, in_dims: InDims, x: Tensor) -> tuple[Tensor, int | None]:
+        return rowsum(x), in_dims[0]  # right while the batch dimension is not the last one
+
+    def wrong_rule(info: VmapInfo, in_dims: InDims, x: Tensor) -> tuple[Tensor, int | None]:
+        return Tensor.from_numpy(x.numpy().sum(1)), in_dims[0]  # wrong: the sample's first dimension
+
+    handle = rowsum.register_vmap(wrong_rule)
+    results = opcheck(rowsum, (_x(),), raise_exception=False)
+    assert results["test_schema"] == results["test_faketensor"] == results["test_boxed"] == "SUCCESS"
+    with pytest.raises(OpCheckError) as info:
+        opcheck(rowsum, (_x(),), test_utils="test_vmap")
+    assert info.value.check == "test_vmap"
+    assert str(info.value) == (
+        f"opcheck({ns}::rowsum): test_vmap failed: under vmap (a batch of 2 along a new dimension 0 of each "
+        "positional tensor argument) the op's batching rule gives a float32 tensor of shape [2, 3], the for-loop "
+        "fallback gives a float32 tensor of shape [2, 2]: fix the batching rule (the vmap: family of its yaml "
+        "entry, or the rule given to register_vmap), or drop it so the fallback serves the op"
+    )
+    handle.remove()
+    rowsum.register_vmap(rule)
+    assert opcheck(rowsum, (_x(),), test_utils="test_vmap") == {"test_vmap": "SUCCESS"}
+    rowsum.library.remove()
+
+
 def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
-    assert checks() == ["test_schema", "test_faketensor", "test_boxed"]
+    assert checks() == [
+        "test_schema", "test_faketensor", "test_boxed", "test_autograd", "test_static_dispatch", "test_vmap"
+    ]
     seen: list[str] = []
     remove = register_check("test_extra", lambda handle, args, kwargs: seen.append(handle.full_name))
     try:
@@ -112,8 +231,8 @@ def test_checks_can_be_added_by_the_layers_above_and_named() -> None:
     finally:
         remove()
     assert seen == ["core::neg"] and "test_extra" not in checks()
-    with pytest.raises(ValueError, match="opcheck has no check 'test_vmap'; its checks are test_schema"):
-        opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_vmap")
+    with pytest.raises(ValueError, match="opcheck has no check 'test_aot'; its checks are test_schema"):
+        opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_aot")
     with pytest.raises(typedops.TypedopsError, match="opcheck takes an OperatorHandle or an @op operator, not a int"):
         opcheck(3, ())
 
@@ -193,3 +312,72 @@ def test_every_core_op_passes() -> None:
         if bad:
             failures[handle.full_name] = bad
     assert failures == {}
+
+
+# -- static dispatch: a --static-dispatch build of the core yaml against the dispatcher -------------
+@pytest.fixture(scope="module")
+def core_static(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """The core ops generated again as namespace core_static with static dispatch to CPU and
+    Meta (functions only: a build with methods would replace core's Tensor methods)."""
+    from typedops.codegen import generate, write_files
+
+    tmp = tmp_path_factory.mktemp("core_static")
+    text = (Path(typedops.__file__).parent / "core" / "native_functions.yaml").read_text()
+    yaml = tmp / "native_functions.yaml"
+    yaml.write_text(re.sub(r"variants: .*", "variants: function", text))
+    write_files(generate(yaml, tmp / "core_static_gen", namespace="core_static", kernels="typedops.core.kernels",
+                         static_dispatch="CPU,Meta"))  # fmt: skip
+    sys.path.insert(0, str(tmp))
+    try:
+        module = importlib.import_module("core_static_gen")
+    finally:
+        sys.path.remove(str(tmp))
+    yield module
+    module.LIBRARY.remove()
+
+
+def test_every_core_op_passes_static_against_dynamic_dispatch(core_static: ModuleType) -> None:
+    from typedops.testing import static_function
+
+    samples = _samples()
+    handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core_static"]
+    with_static = [h for h in handles if static_function(h.full_name) is not None]
+    assert len(with_static) > 100 and static_function("core_static::add.Tensor") is core_static._add__Tensor
+    failures = {}
+    for handle in with_static:
+        if handle.full_name in ("core_static::randn", "core_static::empty.memory_format"):
+            continue  # random or uninitialized values: two calls differ on purpose
+        args, kwargs = samples.get(handle.full_name.replace("core_static::", "core::")) or _generic(handle.schema)
+        result = opcheck(handle, args, kwargs, test_utils="test_static_dispatch", raise_exception=False)
+        if result["test_static_dispatch"] != "SUCCESS":
+            failures[handle.full_name] = result
+    assert failures == {}
+
+
+def test_a_kernel_registered_after_the_static_build_is_caught(core_static: ModuleType) -> None:
+    from typedops import Library
+
+    neg = typedops.ops.core_static.neg.default
+    assert opcheck(neg, (_x(),), test_utils="test_static_dispatch") == {"test_static_dispatch": "SUCCESS"}
+    def twice_neg(self: Tensor) -> Tensor:
+        return Tensor.from_numpy(self.numpy() * -2)
+
+    with Library("core_static", "IMPL") as override:
+        override.impl("neg", twice_neg, "CPU", allow_override=True)
+        with pytest.raises(OpCheckError) as info:
+            opcheck(neg, (_x(),), test_utils="test_static_dispatch")
+    assert info.value.check == "test_static_dispatch"
+    assert str(info.value) == (
+        "opcheck(core_static::neg): test_static_dispatch failed: the statically dispatched function "
+        "core_static_gen.neg gives a float32 tensor of shape [2, 3] (values differ by up to 3), the dispatcher a float32 tensor of shape "
+        "[2, 3]: the static build calls the kernel it was generated with, the dispatcher another (one "
+        "registered since, or a key above the backends). Regenerate the static build (typedops codegen "
+        "--static-dispatch) from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"
+    )
+    assert opcheck(neg, (_x(),), test_utils="test_static_dispatch") == {"test_static_dispatch": "SUCCESS"}
+
+
+def test_an_op_without_a_static_build_has_nothing_to_compare() -> None:
+    assert opcheck(typedops.ops.core.neg.default, (_x(),), test_utils="test_static_dispatch") == {
+        "test_static_dispatch": "SUCCESS"
+    }

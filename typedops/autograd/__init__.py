@@ -24,6 +24,7 @@ from ._graph import (
     set_history,
     unpack,
 )
+from ._linear import conj, linear_map, real
 from ._messages import AutogradError
 from ._methods import RemovableHandle, install_methods
 from ._record import (
@@ -53,6 +54,10 @@ __all__ = [
     "RemovableHandle",
     "register_autograd",
     "BackwardContext",
+    # differentiable helpers computed in numpy under a recorded node (derivative formulas)
+    "linear_map",
+    "conj",
+    "real",
     # what generated autograd kernels call (re-exported by typedops.runtime)
     "SavedTensor",
     "add_output_meta",

@@ -14,6 +14,19 @@ Before a node runs, the tensor hooks registered on its outputs run (a hook's res
 replaces the gradient), then ``retain_grad`` tensors get theirs. Its backward runs under
 ``no_grad()``, or with grad mode on when ``create_graph`` is set, so that the formulas'
 own ops are recorded and the gradients can be differentiated again.
+
+Note [Complex gradients]
+~~~~~~~~~~~~~~~~~~~~~~~~
+As in PyTorch, the gradient of a real loss ``L`` with respect to a complex tensor
+``z = a + ib`` is ``dL/da + i dL/db`` (twice the conjugate Wirtinger derivative
+``dL/d(conj z)``): the direction of steepest ascent, so gradient descent works unchanged.
+For a holomorphic ``f`` the formula is then ``grad * conj(f'(z))``, which is why the
+formulas of derivatives.yaml conjugate (``grad * conj(other)`` for ``mul``). A loss must be
+real for ``backward()`` without a gradient: a complex scalar output refuses an implicit
+one. A ``grad_outputs`` of another dtype than its output is refused when either is
+complex. A complex gradient flowing into a real input keeps its real part (``real`` in
+_linear.py), as PyTorch's ``handle_r_to_c`` does; a real one into a complex input becomes
+complex.
 """
 
 from __future__ import annotations
@@ -23,16 +36,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tensor import Tensor, wrap_array
-from ..vocabulary import ScalarType
+from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
+from ._linear import real
 from ._messages import (
     GRAD_OUTPUTS_COUNT,
+    EMPTY_INPUTS,
+    GRAD_DTYPE,
     GRAD_SHAPE,
+    HOOK_CHANGED,
+    IMPLICIT_COMPLEX,
     IMPLICIT_GRAD,
     INPUT_NO_GRAD,
     INVALID_GRAD_COUNT,
     INVALID_GRAD_SHAPE,
+    MATERIALIZE_UNUSED,
     NO_GRAD_FN,
     UNUSED_INPUT,
     AutogradError,
@@ -66,9 +85,13 @@ def _root_grads(
         if g is None:
             if out.numel() != 1:
                 raise AutogradError(IMPLICIT_GRAD.format(shape=list(out.shape)))
+            if out.dtype.is_complex:
+                raise AutogradError(IMPLICIT_COMPLEX.format(dtype=out.dtype.name))
             g = filled(out.shape, out.dtype, out.device, 1.0)
         elif tuple(g.shape) != tuple(out.shape):
             raise AutogradError(GRAD_SHAPE.format(index=i, got=list(g.shape), expected=list(out.shape)))
+        elif g.dtype is not out.dtype and (g.dtype.is_complex or out.dtype.is_complex):
+            raise AutogradError(GRAD_DTYPE.format(index=i, got=g.dtype.name, expected=out.dtype.name))
         grads.append(g)
     return grads
 
@@ -186,9 +209,7 @@ def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
         meta = node.variable._autograd_meta
         if g is not None and meta is not None:
             for hook in meta.hooks:
-                new = hook(g)
-                if new is not None:
-                    g = new
+                g = _run_hook(hook, g)
             buffer[0] = g
         return
     if node.pre_hooks:
@@ -197,15 +218,25 @@ def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
             if g is None:
                 continue
             for hook in hooks:
-                new = hook(g)
-                if new is not None:
-                    g = new
+                g = _run_hook(hook, g)
             buffer[nr] = g
     if node.retains:
         for nr, t in node.retains.items():
             g = buffer[nr]
             if g is not None:
                 t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+
+
+def _run_hook(hook: Any, g: Tensor) -> Tensor:
+    """A tensor hook's result, which replaces ``g`` -- unless None; it must keep g's shape and dtype."""
+    new = hook(g)
+    if new is None:
+        return g
+    for what, was, got in (("size", list(g.shape), list(new.shape)), ("type", g.dtype.name, new.dtype.name)):
+        if was != got:
+            name = getattr(hook, "__name__", type(hook).__name__)
+            raise AutogradError(HOOK_CHANGED.format(hook=name, what=what, was=was, got=got))
+    return new  # type: ignore[no-any-return]
 
 
 def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Sequence[Tensor | None]:
@@ -235,7 +266,7 @@ def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Te
             INVALID_GRAD_SHAPE.format(node=node.name(), index=index, got=list(g.shape), expected=list(shape))
         )
     if g.dtype is not dtype:
-        g = g.to(dtype)
+        g = real(g, dtype) if g.dtype.is_complex and not dtype.is_complex else g.to(dtype)
     return g
 
 
@@ -247,17 +278,32 @@ def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     variable.grad = g if variable.grad is None else variable.grad + g
 
 
+def _tensors(value: Tensor | Sequence[Tensor]) -> list[Tensor]:
+    return [value] if isinstance(value, Tensor) else list(value)
+
+
 def backward(
     tensors: Tensor | Sequence[Tensor],
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``Tensor.backward``)."""
-    outputs = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    """Accumulate d(tensors)/d(leaf) into every leaf's ``.grad`` (``Tensor.backward``); with
+    ``inputs``, into the ``.grad`` of those tensors only (leaves or not), as PyTorch does."""
+    outputs = _tensors(tensors)
     if isinstance(grad_tensors, Tensor):
         grad_tensors = [grad_tensors]
-    run_backward(outputs, grad_tensors, create_graph if retain_graph is None else retain_graph, create_graph)
+    retain = create_graph if retain_graph is None else retain_graph
+    if inputs is None:
+        run_backward(outputs, grad_tensors, retain, create_graph)
+        return
+    targets = list({id(t): t for t in _tensors(inputs)}.values())  # each tensor once
+    if not targets:
+        raise AutogradError(EMPTY_INPUTS.format(fn="backward"))
+    for t, g in zip(targets, run_backward(outputs, grad_tensors, retain, create_graph, targets)):
+        if not t.retains_grad:  # retain_grad() accumulated it already
+            _accumulate(t, g, create_graph)
 
 
 def grad(
@@ -266,17 +312,24 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``."""
-    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad``.
+    An input the outputs do not depend on raises, or gets None with ``allow_unused``, or
+    zeros with ``materialize_grads`` (``allow_unused`` defaults to ``materialize_grads``)."""
+    if materialize_grads and allow_unused is False:
+        raise ArgumentValueError(MATERIALIZE_UNUSED)
+    outs, ins = _tensors(outputs), _tensors(inputs)
+    if not ins:
+        raise AutogradError(EMPTY_INPUTS.format(fn="grad"))
     if isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs]
     result = run_backward(outs, grad_outputs, create_graph if retain_graph is None else retain_graph, create_graph, ins)
-    if not allow_unused:
-        for index, g in enumerate(result):
-            if g is None:
-                raise AutogradError(UNUSED_INPUT.format(index=index))
+    for index, g in enumerate(result):
+        if g is None and materialize_grads:
+            x = ins[index]
+            result[index] = filled(x.shape, x.dtype, x.device, 0.0)
+        elif g is None and not allow_unused:
+            raise AutogradError(UNUSED_INPUT.format(index=index))
     return tuple(result)
-

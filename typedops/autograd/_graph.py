@@ -247,7 +247,8 @@ def mark_view(result: Tensor, base: Tensor) -> None:
 # grad_fn becomes a ``ViewOfBase`` node of the new base. Every other view of ``base`` made
 # before is stale: when it is next used (``edge_of``/``gradient_edge``) it too gets a
 # ``ViewOfBase`` node of the base's current history. Both nodes move gradients between
-# geometries through the storage positions (numpy), so they are not differentiable again.
+# geometries through the storage positions with ``linear_map``, which records itself, so
+# they are differentiable again (Note [Differentiable storage maps] in _linear.py).
 
 
 def _storage_index(t: Tensor) -> Any:
@@ -276,14 +277,14 @@ class ViewOfBase(Node):
     def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
         import numpy as np
 
-        from ..tensor import array_of, wrap_array
+        from ._linear import linear_map
 
         g = grads[0]
         assert g is not None
         span = int(max(self.view_index.max(initial=0), self.base_index.max(initial=0))) + 1
-        storage = np.zeros(span, dtype=array_of(g).dtype)
-        np.add.at(storage, self.view_index.reshape(-1), array_of(g).reshape(-1))
-        return (wrap_array(storage[self.base_index], g._dtype, g._device),)
+        storage = linear_map(g, self.view_index.reshape(-1), np.arange(self.view_index.size), None, (span,))
+        base = self.base_index
+        return (linear_map(storage, np.arange(base.size), base.reshape(-1), None, base.shape),)
 
 
 class CopySlices(Node):
@@ -300,17 +301,17 @@ class CopySlices(Node):
     def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
         import numpy as np
 
-        from ..tensor import array_of, wrap_array
+        from ._linear import linear_map
 
         g = grads[0]
         assert g is not None
-        values = array_of(g)
-        span = int(max(self.view_index.max(initial=0), self.base_index.max(initial=0))) + 1
-        storage = np.zeros(span, dtype=values.dtype)
-        storage[self.base_index] = values
-        to_view = wrap_array(storage[self.view_index], g._dtype, g._device)
-        storage[self.view_index] = 0
-        return (wrap_array(storage[self.base_index], g._dtype, g._device), to_view)
+        view, base = self.view_index, self.base_index
+        span = int(max(view.max(initial=0), base.max(initial=0))) + 1
+        storage = linear_map(g, base.reshape(-1), np.arange(base.size), None, (span,))
+        to_view = linear_map(storage, np.arange(view.size), view.reshape(-1), None, view.shape)
+        kept = (~np.isin(base, view)).reshape(-1).astype(np.float64)  # the view's positions zeroed
+        to_base = linear_map(storage, np.arange(base.size), base.reshape(-1), kept, base.shape)
+        return (to_base, to_view)
 
 
 def rebase_view(view: Tensor, base: Tensor) -> None:

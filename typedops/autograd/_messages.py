@@ -21,6 +21,15 @@ IMPLICIT_GRAD: Final = (
     "grad can be implicitly created only for scalar outputs; this tensor has shape {shape}. "
     "Pass gradient= (a tensor of that shape), or reduce it first, e.g. y.sum().backward()"
 )
+IMPLICIT_COMPLEX: Final = (
+    "grad can be implicitly created only for real scalar outputs but got {dtype}. Pass gradient= "
+    "(a tensor of the output's dtype), or make the loss real first"
+)
+GRAD_DTYPE: Final = (
+    "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch "
+    "in dtype: grad_output[{index}] has a dtype of {got} and output[{index}] has a dtype of {expected}. "
+    "Pass a gradient of the output's dtype"
+)
 NO_GRAD_FN: Final = (
     "element {index} of tensors does not require grad and does not have a grad_fn: nothing "
     "recorded how it was computed. Set requires_grad=True on the inputs before computing it, "
@@ -65,11 +74,20 @@ INVALID_GRAD_SHAPE: Final = (
     "shape {expected}. A backward rule must return one gradient of each input's shape"
 )
 UNUSED_INPUT: Final = (
-    "one of the differentiated Tensors appears to not have been used in the graph (input "
-    "{index}). Pass allow_unused=True if that is expected; its gradient is then None"
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. Pass "
+    "allow_unused=True if that is expected (its gradient is then None), or materialize_grads=True (zeros)"
+)
+EMPTY_INPUTS: Final = "`inputs` argument to `{fn}()` cannot be empty. Pass the tensors to differentiate, or None"
+MATERIALIZE_UNUSED: Final = (
+    "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+    "allow_unused=False. Drop allow_unused=False"
+)
+HOOK_CHANGED: Final = (
+    "hook '{hook}' has changed the {what} of value (was {was} got {got}): a hook must return None "
+    "or a gradient of the same shape and dtype as the one it was given"
 )
 INPUT_NO_GRAD: Final = (
-    "one of the differentiated Tensors (input {index}) does not require grad. Set "
+    "One of the differentiated Tensors does not require grad (input {index}). Set "
     "requires_grad=True on it before computing the outputs"
 )
 GRAD_OUTPUTS_COUNT: Final = "grad_outputs has {got} tensors for {expected} outputs; pass one per output (or None)"
@@ -103,7 +121,11 @@ GRADCHECK_FAILED: Final = (
     "{analytical} (atol={atol}, rtol={rtol}). Check the backward rule of the ops involved"
 )
 GRADCHECK_DTYPE: Final = (
-    "gradcheck needs float64 inputs for finite differences to be accurate; input {index} is {dtype}. "
-    "Convert it with .to(float64)"
+    "gradcheck needs float64 (or complex128) inputs for finite differences to be accurate; input {index} "
+    "is {dtype}. Convert it with .to(float64)"
+)
+GRADCHECK_NO_INPUT: Final = (
+    "gradcheck expects at least one input tensor to require gradient, but none of them have "
+    "requires_grad=True: set it on the inputs to check"
 )
 NO_BACKWARD: Final = "{node} has no backward"

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..tensor import AUTOGRAD_METHODS, Tensor, make_view
 from ._engine import backward
@@ -37,9 +37,13 @@ def detach(self: Tensor) -> Tensor:
 
 
 def _backward(
-    self: Tensor, gradient: Tensor | None, retain_graph: bool | None, create_graph: bool
+    self: Tensor,
+    gradient: Tensor | None,
+    retain_graph: bool | None,
+    create_graph: bool,
+    inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    backward(self, None if gradient is None else [gradient], retain_graph, create_graph)
+    backward(self, None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
 
 def _retain_grad(self: Tensor) -> None:

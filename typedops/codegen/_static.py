@@ -93,6 +93,7 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
         *runtime(
             "Device as _Device", "keys_for_device as _keys_for_device", "default_value as _default_value",
             "no_static_kernel as _no_static_kernel", "DispatchKeySet as _DispatchKeySet",
+            "static_entry_points as _static_entry_points",
         ),
         *(f"import {module} as {alias}" for module, alias in modules.items()),
     ]
@@ -114,13 +115,18 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
         "def _device_bits(device: Any) -> int:",
         f"    return {1 << DispatchKey.CPU} if device is None else int(_keys_for_device(_Device.parse(device)))",
     ]
+    entry_points: list[str] = []
     for name, members in groups.items():
         targets = [name if len(members) == 1 else f"_{e.attr_name}" for e in members]
         for entry, target in zip(members, targets):
             lines += _static_function(entry, target, options.static_dispatch, modules)
+            entry_points.append(f"    {entry.schema.full_name!r}: {target},")
         if len(members) > 1:
             table = f"_CANDIDATES_{name}"
             pairs = "".join(f"\n    ({e.attr_name}.schema, {t})," for e, t in zip(members, targets))
             lines += ["", "", f"{table} = ({pairs}\n)", "", ""]
             lines += chooser_lines(name, [e.schema for e in members], targets, table)
+    # Each op's function, for opcheck's test_static_dispatch (Note [opcheck's static
+    # dispatch check] in typedops/testing/_static.py).
+    lines += ["", "", "_static_entry_points({", *entry_points, "})"]
     return Section(imports, lines)

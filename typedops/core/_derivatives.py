@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ..autograd import conj, linear_map
 from ..dispatch import ops
 from ..tensor import Tensor, wrap_array
 from ..vocabulary import Scalar
@@ -22,6 +23,8 @@ __all__ = [
     "pow_backward",
     "minmax_backward",
     "sign",
+    "sgn",
+    "conj",
     "sum_backward",
     "amax_backward",
     "max_dim_backward",
@@ -57,14 +60,16 @@ def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
 
 
 def scale(grad: Tensor, alpha: Scalar) -> Tensor:
-    """``grad * alpha``, skipped for ``alpha == 1``."""
-    return grad if alpha == 1 else grad * alpha
+    """``grad * conj(alpha)``, skipped for ``alpha == 1``."""
+    if alpha == 1:
+        return grad
+    return grad * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
 
 
 def pow_backward(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:
     if exponent == 0:
         return F.zeros_like(grad)
-    return grad * exponent * self ** (exponent - 1)
+    return grad * conj(exponent * self ** (exponent - 1))
 
 
 def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> Tensor:
@@ -77,6 +82,15 @@ def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> 
 
 def sign(x: Tensor) -> Tensor:
     return (x > 0).to(x.dtype) - (x < 0).to(x.dtype)
+
+
+def sgn(x: Tensor) -> Tensor:
+    """``sign`` for a real tensor; ``x / abs(x)`` (0 at 0) for a complex one, as PyTorch's ``sgn``."""
+    if not x.dtype.is_complex:
+        return sign(x)
+    magnitude = F.abs(x)
+    zero = F.eq(magnitude, 0.0)
+    return F.where(zero, F.zeros_like(x), x / F.where(zero, magnitude + 1, magnitude))
 
 
 def _wrap(dims: Sequence[int] | None, ndim: int) -> list[int]:
@@ -212,20 +226,17 @@ def as_strided_backward(
 ) -> Tensor:
     """Scatter-add ``grad`` into the storage positions the result viewed, then read the
     input's positions back, each storage slot shared by several input elements (an
-    expanded input) divided among them, as PyTorch does. Computed in numpy: this gradient
-    is not itself differentiable."""
+    expanded input) divided among them, as PyTorch does. Both steps are ``linear_map``s,
+    which record themselves, so this gradient is differentiable again."""
     import numpy as np
-
-    from ..tensor import array_of, numpy_dtype
 
     out_index = _storage_indices(size, stride, self.storage_offset() if storage_offset is None else storage_offset)
     in_index = _storage_indices(self.shape, self.stride(), self.storage_offset())
     span = int(max(out_index.max(initial=0), in_index.max(initial=0))) + 1
-    storage = np.zeros(span, dtype=numpy_dtype(grad.dtype))
-    np.add.at(storage, out_index.reshape(-1), array_of(grad).reshape(-1))
+    storage = linear_map(grad, out_index.reshape(-1), np.arange(out_index.size), None, (span,))
     counts = np.bincount(in_index.reshape(-1), minlength=span)
-    values = storage[in_index] / np.maximum(counts[in_index], 1)
-    return wrap_array(values.astype(storage.dtype), grad.dtype, grad.device)
+    shares = 1.0 / np.maximum(counts[in_index.reshape(-1)], 1)
+    return linear_map(storage, np.arange(in_index.size), in_index.reshape(-1), shares, tuple(self.shape))
 
 
 HELPERS: Final = frozenset(__all__) - {"HELPERS"}
@@ -233,9 +244,8 @@ HELPERS: Final = frozenset(__all__) - {"HELPERS"}
 
 def original(t: Tensor) -> Tensor:
     """A copy of ``t`` made before an in-place op overwrites it, for a formula that reads the
-    value it had (Note [What a node saves] in typedops/codegen/_derivatives.py)."""
-    from ..autograd import no_grad
-
-    with no_grad():
-        copy: Tensor = F.clone(t)
+    value it had (Note [What a node saves] in typedops/codegen/_derivatives.py). The copy is
+    recorded (a ``CloneBackward0`` of ``t``'s history before the write), as PyTorch's
+    ``original_self`` is, so that double backward through the formula sees it."""
+    copy: Tensor = F.clone(t)
     return copy

@@ -22,6 +22,7 @@ from ..autograd import (
     rebase_view, not_implemented,
     out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack,
 )  # fmt: skip
+from ..batching import register_vmap_rules
 from ..schema import (
     AwaitType, BaseType, ClassType, DictType, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
@@ -33,13 +34,15 @@ from ..schema import build_schema as schema
 from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel", "kernel", "check_devices",
+    "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices",
     "register_static_wrappers", "static_wrapper", "StaticWrapper",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",
+    # for generated batching rules
+    "register_vmap_rules",
     # for generated autograd kernels
     "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
     "edge_of", "mark_view", "rebase_view", "not_implemented",
@@ -97,3 +100,12 @@ def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:
         keys.highest() if keys else None,
         (),
     )
+
+
+def static_entry_points(functions: dict[str, Callable[..., Any]]) -> None:
+    """Name a ``--static-dispatch`` build's function of each op (full name -> function) for
+    opcheck's ``test_static_dispatch``. The testing layer is imported here, not with the
+    runtime: only static builds call this."""
+    from ..testing import register_static_functions
+
+    register_static_functions(functions)

@@ -58,3 +58,8 @@ INT_OVERFLOW: Final = (
     "Overflow when unpacking long: {value} does not fit in int64; pass a float tensor "
     "(dtype=float64) or a value between -2**63 and 2**63 - 1"
 )
+GRAD_NOT_TENSOR: Final = "assigned grad expected to be a Tensor or None but got grad of type {type}"
+GRAD_MISMATCH: Final = (
+    "attempting to assign a gradient of {what} '{got}' to a tensor of {what} '{expected}'. Please "
+    "ensure that the gradient and the tensor have the same {what}"
+)

@@ -24,7 +24,8 @@ checked form (it copies and casts).
 Note [Tensor fields with class defaults]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The fields every tensor reads on the plain path are slots, set by the constructors. The
-fields the functionality layers will use -- ``grad``, ``grad_fn``, ``_output_nr``,
+fields the functionality layers will use -- ``_grad`` (behind the ``grad`` property, which
+checks what is assigned), ``grad_fn``, ``_output_nr``,
 ``_autograd_meta``, ``is_wrapped_number``, ``_batch_level`` and ``_batch_value`` -- are
 *class-level defaults*: Tensor has a ``__dict__`` slot, which CPython creates only on the
 first write of such a field, so a plain tensor pays neither a store when it is made nor
@@ -51,6 +52,8 @@ from ..vocabulary import (
     autograd_key_for,
 )
 from ._messages import (
+    GRAD_MISMATCH,
+    GRAD_NOT_TENSOR,
     INT_OVERFLOW,
     SIZE_OVERFLOW,
     NO_AUTOGRAD,
@@ -199,7 +202,7 @@ class Tensor(_TensorMethods):
 
     # See Note [Tensor fields with class defaults].
     is_wrapped_number: bool = False
-    grad: Tensor | None = None
+    _grad: Tensor | None = None  # read and written through the grad property
     grad_fn: Any = None
     _output_nr: int = 0  # which output of grad_fn this tensor is
     _autograd_meta: Any = None  # per-tensor autograd state, made by the autograd layer
@@ -320,15 +323,31 @@ class Tensor(_TensorMethods):
         return self
 
     @property
+    def grad(self) -> Tensor | None:
+        """The gradient backward() accumulated into this tensor, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            check_grad(self, value)
+        self._grad = value
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors no recorded op made (grad_fn is None)."""
         return self.grad_fn is None
 
     def backward(
-        self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
     ) -> None:
-        """Accumulate the gradients of this tensor into the ``.grad`` of the leaves it depends on."""
-        _autograd_method("backward")(self, gradient, retain_graph, create_graph)
+        """Accumulate the gradients of this tensor into the ``.grad`` of the leaves it depends
+        on (of ``inputs`` only, when given)."""
+        _autograd_method("backward")(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> Tensor:
         """A view of the same data that does not require grad and has no history."""
@@ -338,6 +357,11 @@ class Tensor(_TensorMethods):
     def retain_grad(self) -> None:
         """Keep this non-leaf tensor's gradient in ``.grad`` during backward."""
         _autograd_method("retain_grad")(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
+        return bool(getattr(self._autograd_meta, "retains_grad", False))
 
     def register_hook(self, hook: Any) -> Any:
         """Call ``hook(grad)`` with this tensor's gradient; a returned tensor replaces it."""
@@ -568,6 +592,19 @@ def empty_tensor(
 def empty_meta(shape: Sequence[int], dtype: ScalarType) -> Tensor:
     """A meta tensor of the given shape and dtype."""
     return empty_tensor(shape, dtype, _META)
+
+
+def check_grad(self: Tensor, grad: Any) -> None:
+    """Refuse a ``.grad`` that is not a tensor of ``self``'s shape, dtype and device, as torch does."""
+    if not isinstance(grad, Tensor):
+        raise ArgumentError(GRAD_NOT_TENSOR.format(type=type(grad).__name__))
+    for what, got, expected in (
+        ("size", list(grad._shape), list(self._shape)),
+        ("dtype", grad._dtype.name, self._dtype.name),
+        ("device", str(grad._device), str(self._device)),
+    ):
+        if got != expected:
+            raise TensorError(GRAD_MISMATCH.format(what=what, got=got, expected=expected))
 
 
 def wrap_array(array: npt.NDArray[Any], dtype: ScalarType | None = None, device: Device = _CPU) -> Tensor:

@@ -42,4 +42,25 @@ BOXED_DIFFERS: Final = (
     "the boxed call (call_boxed) gives {boxed}, the unboxed call gives {unboxed}: the kernel must "
     "not depend on how it was called (check its defaults and list conversions)"
 )
+AUTOGRAD_DIFFERS: Final = (
+    "differentiating by argument {arg!r} (float64 copies of the arguments): {error}. Fix the "
+    "op's autograd rule (its derivatives.yaml formula, or the backward given to register_autograd), "
+    "or leave this check out (test_utils) for an op not meant to be differentiated"
+)
+AUTOGRAD_NO_FLOAT64: Final = (
+    "the op failed on float64 copies of its floating arguments, which gradcheck needs ({error}): let "
+    "the kernel take float64, or leave this check out (test_utils)"
+)
+STATIC_DIFFERS: Final = (
+    "the statically dispatched function {fn} {what} {static}, the dispatcher {dynamic}: the static "
+    "build calls the kernel it was generated with, the dispatcher another (one registered since, or "
+    "a key above the backends). Regenerate the static build (typedops codegen --static-dispatch) "
+    "from the yaml naming the kernel the dispatcher has, or register that kernel in the yaml"
+)
+VMAP_DIFFERS: Final = (
+    "under vmap (a batch of 2 along a new dimension 0 of each positional tensor argument) the "
+    "op's batching rule {rule}, the for-loop fallback {loop}: fix the batching rule (the vmap: "
+    "family of its yaml entry, or the rule given to register_vmap), or drop it so the fallback "
+    "serves the op"
+)
 NOT_AN_OP: Final = "opcheck takes an OperatorHandle or an @op operator, not a {kind}"

@@ -15,12 +15,17 @@ run on fresh copies of the arguments (same shapes, strides and values, own stora
   devices.
 - ``test_boxed``: ``call_boxed`` with every argument on the stack gives what the unboxed
   call gives.
+- ``test_autograd``: the op's autograd rule passes ``gradcheck`` on float64 copies of its
+  floating arguments (Note [opcheck's autograd check] in _gradients.py).
 
-Functionality layers above add their own with ``register_check`` -- the autograd layer a
-``gradcheck`` of the op's derivative (``test_autograd``), the batching layer a comparison
-of the op's batching rule with the per-sample loop (``test_vmap``); both are still to
-come (issues 13 and 14). Static dispatch (a generated library's direct calls) against
-the dispatcher is not checked yet either.
+- ``test_static_dispatch``: for an op a ``--static-dispatch`` build names, its statically
+  dispatched function gives what the dispatcher gives (Note [opcheck's static dispatch
+  check] in _static.py).
+
+- ``test_vmap``: the op's batching rule gives what the for-loop fallback gives (Note
+  [opcheck's vmap check] in _vmapping.py).
+
+Layers above add their own with ``register_check``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ from ..tensor import Tensor, array_of
 from ..dispatch import OperatorHandle
 from ..modes import FakeTensorMode, NoFakeRuleError
 from . import _messages as msg
+from ._gradients import check_autograd
+from ._static import check_static_dispatch
+from ._vmapping import check_vmap
 from ._values import clone, describe, map_tensors, same_values, tensors_of
 
 if TYPE_CHECKING:
@@ -181,3 +189,6 @@ def check_boxed(op: OperatorHandle, args: tuple[Any, ...], kwargs: Mapping[str, 
 register_check("test_schema", check_schema)
 register_check("test_faketensor", check_faketensor)
 register_check("test_boxed", check_boxed)
+register_check("test_autograd", check_autograd)
+register_check("test_static_dispatch", check_static_dispatch)
+register_check("test_vmap", check_vmap)

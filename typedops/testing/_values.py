@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from ..tensor import Tensor, array_of, make_view, wrap_array
 
-__all__ = ["clone", "map_tensors", "tensors_of", "same_values", "describe"]
+__all__ = ["clone", "map_tensors", "tensors_of", "same_values", "close_values", "describe", "difference"]
 
 
 def map_tensors(value: Any, fn: Callable[[Tensor], Any]) -> Any:
@@ -66,3 +66,33 @@ def describe(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "(" + ", ".join(describe(v) for v in cast("Sequence[object]", value)) + ")"
     return repr(value)
+
+
+def close_values(a: Any, b: Any, rtol: float = 1e-5, atol: float = 1e-6) -> bool:
+    """``same_values`` up to floating-point rounding (``numpy.allclose``, NaN equals NaN)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and not (a.is_meta or b.is_meta):
+        import numpy as np
+
+        if a.dtype is not b.dtype or a.shape != b.shape:
+            return False
+        return bool(np.allclose(array_of(a), array_of(b), rtol=rtol, atol=atol, equal_nan=True))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        xs: Sequence[object] = cast("Sequence[object]", a)
+        ys: Sequence[object] = cast("Sequence[object]", b)
+        return len(xs) == len(ys) and all(close_values(x, y, rtol, atol) for x, y in zip(xs, ys))
+    return same_values(a, b)
+
+
+def difference(a: Any, b: Any) -> str:
+    """Where two results of the same layout differ: the largest difference of their values."""
+    import numpy as np
+
+    pairs = [(x, y) for x, y in zip(tensors_of(a), tensors_of(b)) if not (x.is_meta or y.is_meta)]
+    if not pairs or any(x.shape != y.shape or x.dtype is not y.dtype for x, y in pairs):
+        return ""
+    if len(tensors_of(a)) != len(tensors_of(b)):
+        return ""
+    gaps = [float(np.max(np.abs(array_of(x) - array_of(y)), initial=0.0)) for x, y in pairs if x.dtype.name != "bool"]
+    if not gaps:
+        return " (values differ)"
+    return f" (values differ by up to {max(gaps):.6g})"

@@ -190,12 +190,12 @@ def backward_mul__Tensor(_node, grads):
     if _e[0] is not None:
         other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(grad * other, self_shape)
+        _g0 = _H.sum_to_size(grad * _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
         other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(grad * self, other_shape)
+        _g1 = _H.sum_to_size(grad * _H.conj(self), other_shape)
     return (_g0, _g1)
 
 
@@ -236,13 +236,13 @@ def backward_div__Tensor(_node, grads):
     if _e[0] is not None:
         other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(grad / other, self_shape)
+        _g0 = _H.sum_to_size(grad / _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
         other = _unpack(_node.s_other, _node)
         other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(-grad * self / (other * other), other_shape)
+        _g1 = _H.sum_to_size(-grad * _H.conj(self / (other * other)), other_shape)
     return (_g0, _g1)
 
 
@@ -448,7 +448,7 @@ def backward_abs__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad * _H.sign(self)
+        _g0 = grad * _H.sgn(self)
     return (_g0,)
 
 
@@ -483,7 +483,7 @@ def backward_exp__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * result
+        _g0 = grad * _H.conj(result)
     return (_g0,)
 
 
@@ -518,7 +518,7 @@ def backward_exp2__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * result * 0.6931471805599453
+        _g0 = grad * _H.conj(result) * 0.6931471805599453
     return (_g0,)
 
 
@@ -553,7 +553,7 @@ def backward_expm1__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * (result + 1)
+        _g0 = grad * _H.conj(result + 1)
     return (_g0,)
 
 
@@ -588,7 +588,7 @@ def backward_log__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / self
+        _g0 = grad / _H.conj(self)
     return (_g0,)
 
 
@@ -623,7 +623,7 @@ def backward_log2__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / (self * 0.6931471805599453)
+        _g0 = grad / _H.conj(self * 0.6931471805599453)
     return (_g0,)
 
 
@@ -658,7 +658,7 @@ def backward_log10__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / (self * 2.302585092994046)
+        _g0 = grad / _H.conj(self * 2.302585092994046)
     return (_g0,)
 
 
@@ -693,7 +693,7 @@ def backward_log1p__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / (self + 1)
+        _g0 = grad / _H.conj(self + 1)
     return (_g0,)
 
 
@@ -728,7 +728,7 @@ def backward_sqrt__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad / (2 * result)
+        _g0 = grad / _H.conj(2 * result)
     return (_g0,)
 
 
@@ -763,7 +763,7 @@ def backward_rsqrt__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = -0.5 * grad * result * result * result
+        _g0 = -0.5 * grad * _H.conj(result * result * result)
     return (_g0,)
 
 
@@ -798,7 +798,7 @@ def backward_reciprocal__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = -grad * result * result
+        _g0 = -grad * _H.conj(result * result)
     return (_g0,)
 
 
@@ -833,7 +833,7 @@ def backward_sigmoid__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * result * (1 - result)
+        _g0 = grad * _H.conj(result * (1 - result))
     return (_g0,)
 
 
@@ -868,7 +868,7 @@ def backward_sin__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad * _F.cos(self)
+        _g0 = grad * _H.conj(_F.cos(self))
     return (_g0,)
 
 
@@ -903,7 +903,7 @@ def backward_cos__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = -grad * _F.sin(self)
+        _g0 = -grad * _H.conj(_F.sin(self))
     return (_g0,)
 
 
@@ -938,7 +938,7 @@ def backward_tan__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * (1 + result * result)
+        _g0 = grad * _H.conj(1 + result * result)
     return (_g0,)
 
 
@@ -973,7 +973,7 @@ def backward_asin__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / _F.sqrt(1 - self * self)
+        _g0 = grad / _H.conj(_F.sqrt(1 - self * self))
     return (_g0,)
 
 
@@ -1008,7 +1008,7 @@ def backward_acos__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = -grad / _F.sqrt(1 - self * self)
+        _g0 = -grad / _H.conj(_F.sqrt(1 - self * self))
     return (_g0,)
 
 
@@ -1043,7 +1043,7 @@ def backward_atan__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad / (1 + self * self)
+        _g0 = grad / _H.conj(1 + self * self)
     return (_g0,)
 
 
@@ -1078,7 +1078,7 @@ def backward_sinh__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad * _F.cosh(self)
+        _g0 = grad * _H.conj(_F.cosh(self))
     return (_g0,)
 
 
@@ -1113,7 +1113,7 @@ def backward_cosh__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
-        _g0 = grad * _F.sinh(self)
+        _g0 = grad * _H.conj(_F.sinh(self))
     return (_g0,)
 
 
@@ -1148,7 +1148,7 @@ def backward_tanh__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * (1 - result * result)
+        _g0 = grad * _H.conj(1 - result * result)
     return (_g0,)
 
 
@@ -1471,12 +1471,12 @@ def backward_matmul__default(_node, grads):
     if _e[0] is not None:
         self = _unpack(_node.s_self, _node)
         other = _unpack(_node.s_other, _node)
-        _g0 = _H.matmul_backward_self(grad, self, other)
+        _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
         other = _unpack(_node.s_other, _node)
-        _g1 = _H.matmul_backward_other(grad, self, other)
+        _g1 = _H.matmul_backward_other(grad, _H.conj(self), other)
     return (_g0, _g1)
 
 
@@ -1516,11 +1516,11 @@ def backward_mm__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         mat2 = _unpack(_node.s_mat2, _node)
-        _g0 = _F.mm(grad, _F.t(mat2))
+        _g0 = _F.mm(grad, _F.t(_H.conj(mat2)))
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
-        _g1 = _F.mm(_F.t(self), grad)
+        _g1 = _F.mm(_F.t(_H.conj(self)), grad)
     return (_g0, _g1)
 
 

@@ -65,8 +65,11 @@ def test_generated_registration_matches_the_yaml(entry: dict[str, Any]) -> None:
     handle = dispatcher.find_schema_or_throw(schema.qualified_name, schema.overload_name)
     assert handle.schema == schema
     with_keys = set(entry.get("with_keys", ()))
-    # (the autograd kernels come from derivatives.yaml: tests/test_autograd_codegen.py)
-    registered = [line for line in handle.dump().splitlines()[2:] if not line.strip().startswith("Autograd:")]
+    # (the autograd kernels come from derivatives.yaml: tests/test_autograd_codegen.py; the
+    # batching rules from the yaml's vmap: field, tests/test_batching_rules.py)
+    registered = [
+        line for line in handle.dump().splitlines()[2:] if not line.strip().startswith(("Autograd:", "Batched:"))
+    ]
     expected = []
     for keys, ref in entry["dispatch"].items():
         for key in (k.strip() for k in keys.split(",")):
@@ -96,7 +99,7 @@ def test_the_library_is_big_enough() -> None:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e["func"].partition("(")[0] for e in ENTRIES])
 def test_entry_is_well_formed(entry: dict[str, Any]) -> None:
-    assert set(entry) <= {"func", "variants", "dispatch", "with_keys", "device_check"}
+    assert set(entry) <= {"func", "variants", "dispatch", "with_keys", "device_check", "vmap"}
     assert entry.get("device_check", "ExactSame") in ("ExactSame", "NoCheck")
     schema = parse_schema("core::" + entry["func"])
     assert str(schema) == "core::" + entry["func"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .batching import vmap
 from .custom_ops import Op, op
 from .dispatch import (
     Library,
@@ -94,6 +95,8 @@ __all__ = [
     "enable_grad",
     "set_grad_enabled",
     "is_grad_enabled",
+    # batching
+    "vmap",
 ]
 __version__ = "0.1.0"
 

@@ -13,6 +13,7 @@ UNKNOWN_FIELD: Final = (
     "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys, device_check)"
 )
 BAD_DEVICE_CHECK: Final = "{label}:{line}: device_check is NoCheck or ExactSame, not {value!r}"
+BAD_VMAP_RULE: Final = "{label}:{line}: vmap: {problem}"
 MISSING_FUNC: Final = "{label}:{line}: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"
 NOT_TEXT: Final = "{label}:{line}: '{field}' must be text, not {kind}"
 DISPATCH_NOT_MAPPING: Final = "{label}:{line}: 'dispatch' maps keys to kernels ('CPU: my_kernel'), not {kind}"

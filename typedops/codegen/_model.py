@@ -72,6 +72,7 @@ class OpEntry:
     defines: bool = True
     device_check: bool = True  # false: 'device_check: NoCheck', tensors of several devices allowed
     tensor_own_method: bool = False  # a method left out: Tensor defines the name (Note [Schemas only])
+    vmap: str | None = None  # the batching rule family ('vmap: pointwise'): Note [Rule families] in batching/_rules.py
 
     @property
     def attr_name(self) -> str:

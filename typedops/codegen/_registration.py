@@ -213,6 +213,20 @@ def _device_checks(defined: list[OpEntry]) -> list[str]:
     return ["", "# Ops that take tensors of one device only (device_check: ExactSame)", "_check_devices(", *packed(checked), ")"]
 
 
+def _vmap_rules(defined: list[OpEntry]) -> list[str]:
+    """Register the batching rule each entry declares (``vmap: family``) on ``Batched``."""
+    ruled = [f"({entry.attr_name}, {entry.vmap!r})" for entry in defined if entry.vmap is not None]
+    if not ruled:
+        return []
+    return [
+        "",
+        "# Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py",
+        "_register_vmap_rules(LIBRARY, [",
+        *packed(ruled),
+        "])",
+    ]
+
+
 def _impl(entry: OpEntry, kernel: Kernel, modules: dict[str, str]) -> list[str]:
     """A kernel for an op defined elsewhere, registered on ``IMPL_<namespace>``."""
     items = [repr(entry.schema.full_name), f"{modules[kernel.ref.module]}.{kernel.ref.attribute}"]
@@ -239,11 +253,14 @@ def registration_section(entries: list[OpEntry], options: Options) -> Section:
             body += _entry(entry, types, unboxing, modules)
         body += _define_all(defined)
         body += _device_checks(defined)
+        body += _vmap_rules(defined)
     for entry in extra:
         body.append("")
         for kernel in entry.kernels:
             body += _impl(entry, kernel, modules)
     imports = _imports(types, unboxing, bool(defined), impl_namespaces, modules, any(e.device_check for e in defined))
+    if any(e.vmap is not None for e in defined):
+        imports += runtime("register_vmap_rules as _register_vmap_rules")
     return Section(imports, [_HEADING, *types.lines, *unboxing.section(), "", "", *body])
 
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from ..vocabulary import SchemaInferenceError, SchemaMismatchError, SchemaParseError
+from ..batching import RULE_FAMILIES
 from ..dispatch import DispatchKey, check_kernel_signature
 from ..schema import FunctionSchema, parse_schema
 from ..tensor import TENSOR_OWN_NAMES
@@ -58,6 +59,7 @@ from ._messages import (
     VARARG_SCHEMA,
     NO_CORE_YAML,
     BAD_DEVICE_CHECK,
+    BAD_VMAP_RULE,
     BAD_REFERENCE,
     BAD_SCHEMA,
     DISPATCH_NOT_MAPPING,
@@ -93,7 +95,7 @@ from ._yaml import Located, LocatedList, load_yaml
 
 __all__ = ["load_entries", "load_core_schemas", "load_op_list", "check_dotted"]
 
-_FIELDS: Final = ("func", "variants", "dispatch", "with_keys", "device_check")
+_FIELDS: Final = ("func", "variants", "dispatch", "with_keys", "device_check", "vmap")
 # The other fields of PyTorch's native_functions.yaml (those torchgen's NativeFunction
 # reads, torch 2.13): read and ignored. See Note [PyTorch's own yaml].
 _PYTORCH_FIELDS: Final = frozenset({
@@ -217,7 +219,23 @@ class _Validator:
         function, method, own_method = self.variants(item, schema)
         kernels = self.kernels(item, schema)
         return OpEntry(schema, func_line, function, method, kernels, device_check=self.device_check(item),
-                       tensor_own_method=own_method)  # fmt: skip
+                       tensor_own_method=own_method, vmap=self.vmap_rule(item, schema))  # fmt: skip
+
+    def vmap_rule(self, item: Located, schema: FunctionSchema) -> str | None:
+        """The batching rule family (``vmap: pointwise``): a known family that fits the
+        schema (Note [Rule families] in batching/_rules.py)."""
+        if "vmap" not in item:
+            return None
+        raw, line = item["vmap"], item.line_of("vmap")
+        if not isinstance(raw, str):
+            raise self.fail(NOT_TEXT, line, field="vmap", kind=_kind(raw))
+        family = RULE_FAMILIES.get(raw)
+        if family is None:
+            raise self.fail(BAD_VMAP_RULE, line, problem=f"unknown rule family {raw!r}; known: {', '.join(sorted(RULE_FAMILIES))}")
+        problem = family.fits(schema)
+        if problem is not None:
+            raise self.fail(BAD_VMAP_RULE, line, problem=f"the family {raw!r} does not fit {schema.full_name}: {problem}")
+        return raw
 
     def device_check(self, item: Located) -> bool:
         """PyTorch's field: ``NoCheck`` lets the op take tensors of several devices."""

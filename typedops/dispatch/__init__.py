@@ -15,7 +15,17 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._signature import check_kernel_signature
-from ._typed import AutogradContext, Gradients, TypedOperatorHandle, describe_as, function_for, typed
+from ._typed import (
+    AutogradContext,
+    Gradients,
+    InDims,
+    OutDims,
+    TypedOperatorHandle,
+    VmapInfo,
+    describe_as,
+    function_for,
+    typed,
+)
 from ._entry import check_devices
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
@@ -72,6 +82,9 @@ __all__ = [
     "TypedOperatorHandle",
     "AutogradContext",
     "Gradients",
+    "VmapInfo",
+    "InDims",
+    "OutDims",
     "RULE_REGISTRARS",
     "typed",
     "function_for",

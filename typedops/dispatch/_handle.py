@@ -13,6 +13,7 @@ from ..vocabulary import DispatchKey, DispatchKeySet, RegistrationError
 from ._typed import TypedOperatorHandle, typed
 from ._messages import (
     AUTOGRAD_NOT_LOADED,
+    BATCHING_NOT_LOADED,
 )
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ R = TypeVar("R")
 __all__ = ["OperatorHandle", "RULE_REGISTRARS"]
 
 # Rule registration the functionality layers install (they sit above this one): name ->
-# fn(handle, rule, **options). ``register_autograd`` calls RULE_REGISTRARS["autograd"].
+# fn(handle, rule, **options). ``register_autograd`` calls RULE_REGISTRARS["autograd"],
+# ``register_vmap`` RULE_REGISTRARS["vmap"].
 RULE_REGISTRARS: Final[dict[str, Callable[..., Any]]] = {}
 
 
@@ -132,6 +134,14 @@ class OperatorHandle:
         if registrar is None:
             raise RegistrationError(AUTOGRAD_NOT_LOADED)
         return registrar(self, backward, setup_context=setup_context)
+
+    def register_vmap(self, rule: Callable[..., Any]) -> Any:
+        """Give the op a batching rule (see ``TypedOperatorHandle.register_vmap``); returns
+        the registration's handle (``remove()`` undoes it)."""
+        registrar = RULE_REGISTRARS.get("vmap")
+        if registrar is None:
+            raise RegistrationError(BATCHING_NOT_LOADED)
+        return registrar(self, rule)
 
     def remove(self) -> None:
         """Remove the op's definition (as leaving the library that defined it would);

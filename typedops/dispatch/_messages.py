@@ -116,3 +116,4 @@ SCOPED_FALLBACK_TAKEN: Final = (
     "Remove that fallback (or leave its Library block) before using {user}"
 )
 AUTOGRAD_NOT_LOADED: Final = 'register_autograd needs the autograd layer: import typedops.autograd first'
+BATCHING_NOT_LOADED: Final = 'register_vmap needs the batching layer: import typedops (or typedops.batching) first'

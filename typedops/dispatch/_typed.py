@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Optional, Protocol, TypeVar, Union, cast, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Optional, Protocol, TypeVar, Union, cast, runtime_checkable
 
-from typing_extensions import ParamSpec
+from typing_extensions import Concatenate, ParamSpec
 
 from ..schema import FunctionSchema
 from ..vocabulary import DispatchKeySet
@@ -31,7 +32,10 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
     from ._handle import OperatorHandle
 
-__all__ = ["TypedOperatorHandle", "AutogradContext", "Gradients", "typed", "function_for", "describe_as"]
+__all__ = [
+    "TypedOperatorHandle", "AutogradContext", "Gradients", "VmapInfo", "InDims", "OutDims", "typed", "function_for",
+    "describe_as",
+]  # fmt: skip
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -60,6 +64,24 @@ class AutogradContext(Protocol):
 # What a backward rule returns: one gradient (or None) per tensor input of the op; a
 # single one may be returned bare.
 Gradients = Union["Tensor", None, tuple[Optional["Tensor"], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class VmapInfo:
+    """What a vmap rule registered with ``register_vmap`` receives first (torch's ``info``):
+    the running vmap's batch size and randomness mode. (Plain data, defined here so that the
+    typed handles below can name it; the batching layer makes them.)"""
+
+    batch_size: int
+    randomness: Literal["error", "different", "same"]
+
+
+# A vmap rule's ``in_dims``: per argument of the op, the batch dimension of a batched tensor
+# or None -- a list of those for a Tensor[] argument.
+InDims = tuple[Any, ...]
+# What a vmap rule returns beside its result: the batch dimension of each output (None: the
+# same for every sample), a tuple of them for an op with several outputs.
+OutDims = Union[int, None, tuple[Optional[int], ...]]
 
 
 @runtime_checkable
@@ -111,6 +133,13 @@ class TypedOperatorHandle(Protocol[P, R_co]):
         against the schema now, and by type checkers statically."""
         ...
 
+    def register_vmap(self, rule: Callable[Concatenate[VmapInfo, InDims, P], tuple[Any, OutDims]]) -> Any:
+        """Give the op a batching rule (``torch.library.register_vmap``): ``rule(info, in_dims,
+        *args, **kwargs)`` takes the op's arguments -- typed as the op's parameters ``P`` --
+        with the batched tensors' physical tensors, and returns ``(result, out_dims)``.
+        Checked against the schema now, and by type checkers statically."""
+        ...
+
 
 def function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
     """A function running ``handle``'s generated entry, carrying the handle's attributes:
@@ -138,6 +167,7 @@ def function_for(handle: OperatorHandle, *, copy: bool = True) -> Any:
         dump=handle.dump,
         dump_table=handle.dump_table,
         register_autograd=handle.register_autograd,
+        register_vmap=handle.register_vmap,
     )
     return fn
 

@@ -22,6 +22,7 @@ from ..autograd import (
     rebase_view, not_implemented,
     out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack,
 )  # fmt: skip
+from ..batching import register_vmap_rules
 from ..schema import (
     AwaitType, BaseType, ClassType, DictType, FutureType, ListType, OptionalType,
     RRefType, TupleType, TypeVar,
@@ -39,6 +40,8 @@ __all__ = [
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",
+    # for generated batching rules
+    "register_vmap_rules",
     # for generated autograd kernels
     "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
     "edge_of", "mark_view", "rebase_view", "not_implemented",

@@ -20,6 +20,7 @@ from typedops.runtime import (
     to_tuple as _to_tuple,
     broadcast as _broadcast,
     wrong_tuple as _wrong_tuple,
+    register_vmap_rules as _register_vmap_rules,
     Any,
     Tensor as _Tensor,
     choose as _choose,
@@ -1947,6 +1948,39 @@ _check_devices(
     stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
     randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
 )
+
+# Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
+_register_vmap_rules(LIBRARY, [
+    (add__Tensor, 'pointwise'), (add___Tensor, 'pointwise'), (add__Scalar, 'pointwise'), (sub__Tensor, 'pointwise'),
+    (sub___Tensor, 'pointwise'), (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'),
+    (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
+    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
+    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
+    (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
+    (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
+    (log10___default, 'pointwise'), (log1p__default, 'pointwise'), (log1p___default, 'pointwise'),
+    (sqrt__default, 'pointwise'), (sqrt___default, 'pointwise'), (rsqrt__default, 'pointwise'),
+    (rsqrt___default, 'pointwise'), (reciprocal__default, 'pointwise'), (reciprocal___default, 'pointwise'),
+    (sigmoid__default, 'pointwise'), (sigmoid___default, 'pointwise'), (sin__default, 'pointwise'),
+    (sin___default, 'pointwise'), (cos__default, 'pointwise'), (cos___default, 'pointwise'),
+    (tan__default, 'pointwise'), (tan___default, 'pointwise'), (asin__default, 'pointwise'),
+    (asin___default, 'pointwise'), (acos__default, 'pointwise'), (acos___default, 'pointwise'),
+    (atan__default, 'pointwise'), (atan___default, 'pointwise'), (sinh__default, 'pointwise'),
+    (sinh___default, 'pointwise'), (cosh__default, 'pointwise'), (cosh___default, 'pointwise'),
+    (tanh__default, 'pointwise'), (tanh___default, 'pointwise'), (relu__default, 'pointwise'),
+    (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'), (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'),
+    (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'), (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'),
+    (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'), (where__self, 'pointwise'), (sum__default, 'reduction'),
+    (sum__dim_IntList, 'reduction'), (mean__default, 'reduction'), (mean__dim, 'reduction'),
+    (amax__default, 'reduction'), (max__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'),
+    (mm__default, 'matmul'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
+    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
+    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (expand__default, 'shape'),
+    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
+    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
+])
 
 
 # -- the typed functional API (types in __init__.pyi)

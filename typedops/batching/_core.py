@@ -1,0 +1,62 @@
+"""The core ops the batching layer calls on physical tensors (moving, padding, slicing and
+stacking batch dimensions), looked up by name on first use.
+
+The batching layer sits below the core library, so it cannot import it: it reaches the ops
+through the dispatcher's ``ops.core`` namespace, which loads the core library when first
+read. Calls go through the dispatcher, so autograd records them and tracing sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..dispatch import OperatorHandle, ops
+from ..tensor import Tensor
+
+__all__ = ["core_op", "movedim", "to_front", "pad_to_rank", "expand_batch"]
+
+_HANDLES: Final[dict[tuple[str, str], OperatorHandle]] = {}
+
+
+def core_op(name: str, overload: str = "default") -> OperatorHandle:
+    """The handle of ``core::name.overload`` (remembered after the first lookup)."""
+    handle = _HANDLES.get((name, overload))
+    if handle is None:
+        handle = _HANDLES[(name, overload)] = getattr(getattr(ops.core, name), overload)
+    return handle
+
+
+def movedim(t: Tensor, source: int, destination: int) -> Tensor:
+    """``t`` with dimension ``source`` moved to ``destination`` (both non-negative): a
+    permute view through the dispatcher, or ``t`` itself when nothing moves."""
+    if source == destination:
+        return t
+    order = [d for d in range(t.ndim) if d != source]
+    order.insert(destination, source)
+    result: Tensor = core_op("permute").call(t, order)
+    return result
+
+
+def to_front(t: Tensor, bdim: int) -> Tensor:
+    """The physical tensor ``t`` with its batch dimension ``bdim`` first."""
+    return t if bdim == 0 else movedim(t, bdim, 0)
+
+
+def pad_to_rank(t: Tensor, rank: int) -> Tensor:
+    """A physical tensor with its batch dimension first, given size-1 dimensions after the
+    batch dimension until one sample has ``rank`` dimensions (for broadcasting against
+    samples of that rank)."""
+    missing = rank - (t.ndim - 1)
+    if missing <= 0:
+        return t
+    shape = [t.shape[0], *([1] * missing), *t.shape[1:]]
+    result: Tensor = core_op("reshape").call(t, shape)
+    return result
+
+
+def expand_batch(t: Tensor, batch_size: int) -> Tensor:
+    """An unbatched ``t`` seen as a batch of ``batch_size`` equal samples (batch dimension
+    first; an expand view, no copy)."""
+    front: Tensor = core_op("unsqueeze").call(t, 0)
+    result: Tensor = core_op("expand").call(front, [batch_size, *t.shape])
+    return result

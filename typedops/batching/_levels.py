@@ -1,0 +1,79 @@
+"""vmap levels: which vmaps are running in this thread and asyncio task.
+
+Note [Levels]
+~~~~~~~~~~~~~
+Every call of a vmapped function opens a *level*: a number, the batch size and the
+randomness mode, pushed on a per-context stack (a ``ContextVar``, so each thread and each
+asyncio task sees its own, as the dispatcher's key sets are: Note [Thread-local keys] in
+dispatch/_tls.py). Level numbers come from one process-wide counter, so a level opened
+later -- an inner vmap -- always has a larger number than the levels around it, and a
+number is never reused. A batched tensor remembers its level (functorch's design, which
+torch.func keeps): an op called with batched tensors works on the *highest* level among
+them, the innermost vmap, and treats tensors of lower levels as plain values that happen
+to be batched themselves. So nested vmaps never mix their batch dimensions: the inner
+one's physical tensor may itself be a batched tensor of the outer level (Note [Batched
+tensors] in _tensor.py).
+
+A level is *alive* while its vmap runs. A batched tensor whose level is no longer on the
+stack escaped its vmap (kept in a global or a closure); using it raises rather than
+computing with a batch dimension no vmap will remove.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from ..dispatch import VmapInfo
+
+__all__ = ["Level", "VmapInfo", "Randomness", "push_level", "pop_level", "current_levels", "level_alive", "innermost"]
+
+Randomness = Literal["error", "different", "same"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One running vmap: its level number (Note [Levels]), batch size and randomness."""
+
+    level: int
+    batch_size: int
+    randomness: Randomness
+
+    @property
+    def info(self) -> VmapInfo:
+        return VmapInfo(self.batch_size, self.randomness)
+
+
+_LEVELS: Final = contextvars.ContextVar[tuple[Level, ...]]("typedops_vmap_levels", default=())
+_numbers: Final = itertools.count(1)
+
+
+def push_level(batch_size: int, randomness: Randomness) -> tuple[Level, contextvars.Token[tuple[Level, ...]]]:
+    """Open a new level (larger than every level before it); ``pop_level`` closes it."""
+    level = Level(next(_numbers), batch_size, randomness)
+    token = _LEVELS.set((*_LEVELS.get(), level))
+    return level, token
+
+
+def pop_level(token: contextvars.Token[tuple[Level, ...]]) -> None:
+    _LEVELS.reset(token)
+
+
+def current_levels() -> tuple[Level, ...]:
+    """The running vmaps of this context, outermost first."""
+    return _LEVELS.get()
+
+
+def innermost() -> Level | None:
+    levels = _LEVELS.get()
+    return levels[-1] if levels else None
+
+
+def level_alive(number: int) -> Level | None:
+    """The running level numbered ``number``, or None when its vmap has returned."""
+    for level in reversed(_LEVELS.get()):
+        if level.level == number:
+            return level
+    return None

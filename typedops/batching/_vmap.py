@@ -1,0 +1,263 @@
+"""``vmap``: run a function written for one sample over a batch (torch.func.vmap's surface).
+
+``vmap(f, in_dims, out_dims)(*args)`` opens a level (Note [Levels]), wraps each batched
+argument as a ``BatchedTensor`` of that level, calls ``f``, and turns each output back into
+a plain tensor with the batch dimension at its ``out_dim``. While it runs, the ``Batched``
+key is in this context's include set, so every op call in ``f`` -- also one on plain tensors
+or with no tensor at all (``randn``) -- meets the batching layer: random ops can then obey
+``randomness``, and calls on plain tensors pass straight through (Note [Batched in the
+include set] in docs/vmap.md).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, cast
+
+from ..dispatch import DispatchKey, include_keys
+from ..tensor import Tensor
+from ._core import core_op, expand_batch, movedim
+from ._levels import Level, Randomness, pop_level, push_level
+from ._messages import (
+    BAD_CHUNK_SIZE,
+    BAD_RANDOMNESS,
+    BATCH_SIZES,
+    IN_DIM_NOT_INT,
+    IN_DIM_NOT_TENSOR,
+    IN_DIM_RANGE,
+    IN_DIMS_STRUCTURE,
+    IN_DIMS_TYPE,
+    NO_INPUTS,
+    NOTHING_TO_MAP,
+    OUT_DIM_NONE_BATCHED,
+    OUT_DIM_RANGE,
+    OUT_DIMS_STRUCTURE,
+    OUT_DIMS_TYPE,
+    OUT_NOT_TENSOR,
+)
+from ._tensor import BatchedTensor, make_batched
+from ._tree import Spec, broadcast_dims, flatten, unflatten
+from ..vocabulary import ArgumentValueError
+
+__all__ = ["vmap"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_RANDOMNESS: Final = ("error", "different", "same")
+_include_batched: Final = include_keys(DispatchKey.Batched)
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__name__", None) or repr(fn)
+
+
+def vmap(
+    fn: F,
+    in_dims: int | tuple[Any, ...] = 0,
+    out_dims: int | tuple[Any, ...] | None = 0,
+    *,
+    randomness: Randomness = "error",
+    chunk_size: int | None = None,
+) -> F:
+    """``fn`` mapped over a batch dimension of its arguments (``torch.func.vmap``).
+
+    ``in_dims``: per positional argument, the dimension that runs over the batch -- an int
+    (negative counts from the end), None (not batched), or for a tuple, list or dict
+    argument the same structure of those; one int or None stands for everything below it.
+    Keyword arguments are not batched. ``out_dims``: where each output gets the batch
+    dimension (None: the output must not depend on the batch). ``randomness``: what a random
+    op inside does -- "error" (raise), "different" (new values per sample) or "same".
+    ``chunk_size``: run that many samples at a time (memory for speed).
+    """
+    if randomness not in _RANDOMNESS:
+        raise ArgumentValueError(BAD_RANDOMNESS.format(randomness=randomness))
+    if chunk_size is not None and not _positive_int(chunk_size):
+        raise ArgumentValueError(BAD_CHUNK_SIZE.format(chunk_size=chunk_size))
+    if not isinstance(in_dims, (int, tuple)):  # pyright: ignore[reportUnnecessaryIsInstance] -- untyped callers
+        raise ArgumentValueError(IN_DIMS_TYPE.format(fn=_name(fn), in_dims=in_dims, kind=type(in_dims)))
+    _check_out_dims(fn, out_dims)
+    mode = randomness
+
+    @functools.wraps(fn)
+    def vmapped(*args: Any, **kwargs: Any) -> Any:
+        return _call(fn, in_dims, out_dims, mode, chunk_size, args, kwargs)
+
+    return cast("F", vmapped)
+
+
+def _kind(value: object) -> str:
+    return str(type(value))
+
+
+def _single(out_dims: object) -> object:
+    """A single output's out_dim: an int, None, or the one item of a one-item tuple (as torch.vmap)."""
+    unchanged = out_dims
+    if isinstance(out_dims, tuple):
+        items = cast("tuple[object, ...]", cast("object", out_dims))
+        if len(items) == 1:
+            return items[0]
+    return unchanged
+
+
+def _positive_int(value: object) -> bool:
+    return type(value) is int and value > 0
+
+
+def _check_out_dims(fn: Callable[..., Any], out_dims: Any) -> None:
+    leaves, _ = flatten(out_dims)
+    for d in leaves:
+        if d is not None and type(d) is not int:
+            raise ArgumentValueError(OUT_DIMS_TYPE.format(fn=_name(fn), out_dims=out_dims))
+
+
+def _call(
+    fn: Callable[..., Any],
+    in_dims: Any,
+    out_dims: Any,
+    randomness: Randomness,
+    chunk_size: int | None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    if not args:
+        raise ArgumentValueError(NO_INPUTS.format(fn=_name(fn)))
+    leaves, spec = flatten(args)
+    dims = _in_dims(fn, in_dims, leaves, spec)
+    size = _batch_size(fn, dims, leaves, spec)
+    if chunk_size is None or chunk_size >= size:
+        return _run(fn, out_dims, randomness, leaves, dims, spec, size, kwargs)
+    return _chunked(fn, out_dims, randomness, chunk_size, leaves, dims, spec, size, kwargs)
+
+
+def _in_dims(fn: Callable[..., Any], in_dims: Any, leaves: list[Any], spec: Spec) -> list[int | None]:
+    """One checked, non-negative in_dim (or None) per flattened argument."""
+    dims = broadcast_dims(in_dims, spec)
+    if dims is None:
+        dims_spec = flatten(in_dims)[1]
+        raise ArgumentValueError(IN_DIMS_STRUCTURE.format(
+            fn=_name(fn), in_dims=in_dims, dims_structure=dims_spec, inputs_structure=spec,
+        ))  # fmt: skip
+    checked: list[int | None] = []
+    for value, d in zip(leaves, dims):
+        if d is not None and type(d) is not int:
+            raise ArgumentValueError(IN_DIM_NOT_INT.format(fn=_name(fn), in_dims=in_dims, in_dim=d))
+        if d is not None and not isinstance(value, Tensor):
+            raise ArgumentValueError(IN_DIM_NOT_TENSOR.format(fn=_name(fn), in_dims=in_dims, in_dim=d, kind=_kind(value)))
+        if d is not None:
+            ndim = value.ndim
+            if not -ndim <= d < ndim:
+                raise ArgumentValueError(IN_DIM_RANGE.format(fn=_name(fn), in_dims=in_dims, in_dim=d, ndim=ndim))
+            d %= ndim
+        checked.append(d)
+    return checked
+
+
+def _leaf_names(spec: Spec) -> list[str]:
+    """A name per leaf of the arguments' structure: ``args[0]``, ``args[1][0]``, ``args[2]['w']``."""
+    names: list[str] = []
+
+    def walk(s: Spec, path: str) -> None:
+        if s.kind == "leaf":
+            names.append(path)
+        for i, child in enumerate(s.children):
+            walk(child, f"{path}[{s.keys[i]!r}]" if s.kind == "dict" else f"{path}[{i}]")
+
+    walk(spec, "args")
+    return names
+
+
+def _batch_size(fn: Callable[..., Any], dims: list[int | None], leaves: list[Any], spec: Spec) -> int:
+    sizes = [(i, cast("Tensor", leaves[i]).shape[d]) for i, d in enumerate(dims) if d is not None]
+    if not sizes:
+        raise ArgumentValueError(NOTHING_TO_MAP)
+    if any(s != sizes[0][1] for _, s in sizes):
+        names = _leaf_names(spec)
+        raise ArgumentValueError(BATCH_SIZES.format(
+            sizes=[s for _, s in sizes], names=", ".join(names[i] for i, _ in sizes),
+        ))  # fmt: skip
+    return sizes[0][1]
+
+
+def _run(
+    fn: Callable[..., Any],
+    out_dims: Any,
+    randomness: Randomness,
+    leaves: list[Any],
+    dims: list[int | None],
+    spec: Spec,
+    size: int,
+    kwargs: dict[str, Any],
+) -> Any:
+    level, token = push_level(size, randomness)
+    try:
+        with _include_batched:
+            number = level.level
+            wrapped = [v if d is None else make_batched(v, d, number) for v, d in zip(leaves, dims)]
+            outputs = fn(*unflatten(wrapped, spec), **kwargs)
+            return _unwrap_outputs(fn, outputs, out_dims, level)
+    finally:
+        pop_level(token)
+
+
+def _unwrap_outputs(fn: Callable[..., Any], outputs: Any, out_dims: Any, level: Level) -> Any:
+    flat, spec = flatten(outputs)
+    if spec.kind == "leaf":
+        # A single tensor output takes an int, None or a one-element tuple (as torch.vmap).
+        dims = broadcast_dims(_single(out_dims), spec)
+    else:
+        dims = broadcast_dims(out_dims, spec)
+    if dims is None:
+        dims_spec = flatten(out_dims)[1]
+        raise ArgumentValueError(OUT_DIMS_STRUCTURE.format(
+            fn=_name(fn), out_dims=out_dims, dims_structure=dims_spec, outputs_structure=spec,
+        ))  # fmt: skip
+    return unflatten([_unwrap(fn, v, d, out_dims, level) for v, d in zip(flat, dims)], spec)
+
+
+def _unwrap(fn: Callable[..., Any], value: Any, out_dim: int | None, out_dims: Any, level: Level) -> Any:
+    batched = isinstance(value, BatchedTensor) and value._batch_level == level.level
+    if out_dim is None:
+        if batched:
+            raise ArgumentValueError(OUT_DIM_NONE_BATCHED.format(fn=_name(fn)))
+        return value
+    if not isinstance(value, Tensor):
+        raise ArgumentValueError(OUT_NOT_TENSOR.format(fn=_name(fn), kind=_kind(value)))
+    rank = value.ndim + 1
+    if not -rank <= out_dim < rank:
+        raise ArgumentValueError(OUT_DIM_RANGE.format(fn=_name(fn), out_dims=out_dims, out_dim=out_dim,
+                                                      ndim=value.ndim, rank=rank))  # fmt: skip
+    out_dim %= rank
+    if isinstance(value, BatchedTensor) and value._batch_level == level.level:
+        return movedim(value._batch_value, value._batch_dim, out_dim)
+    # Not batched at this level: every sample is the same tensor (torch expands it too).
+    return movedim(expand_batch(value, level.batch_size), 0, out_dim)
+
+
+def _chunked(
+    fn: Callable[..., Any],
+    out_dims: Any,
+    randomness: Randomness,
+    chunk_size: int,
+    leaves: list[Any],
+    dims: list[int | None],
+    spec: Spec,
+    size: int,
+    kwargs: dict[str, Any],
+) -> Any:
+    """vmap over ``chunk_size`` samples at a time, the outputs concatenated along their out_dims."""
+    slice_op = core_op("slice", "Tensor")
+    chunks: list[Any] = []
+    for start in range(0, size, chunk_size):
+        end = min(start + chunk_size, size)
+        part = [v if d is None else slice_op.call(v, d, start, end, 1) for v, d in zip(leaves, dims)]
+        chunks.append(_run(fn, out_dims, randomness, part, dims, spec, end - start, kwargs))
+    flat_chunks = [flatten(c) for c in chunks]
+    out_spec = flat_chunks[0][1]
+    dims_out = broadcast_dims(_single(out_dims) if out_spec.kind == "leaf" else out_dims, out_spec)
+    assert dims_out is not None, "each chunk's outputs were checked against out_dims"
+    cat = core_op("cat")
+    joined: list[Any] = []
+    for i, d in enumerate(dims_out):
+        parts = [fc[0][i] for fc in flat_chunks]
+        joined.append(parts[0] if d is None else cat.call(parts, d % parts[0].ndim))
+    return unflatten(joined, out_spec)

@@ -1,8 +1,10 @@
 """typedops.func against torch.func (``make compat``): grad and grad_and_value on the same
-data (argnums, pytrees, has_aux, second order)."""
+data (argnums, pytrees, has_aux, second order), and per-sample gradients of a small MLP's
+loss, ``vmap(grad(loss), in_dims=(None, 0, 0))``, against torch.func's."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 from typedops import Tensor, core, tensor
-from typedops.func import grad, grad_and_value
+from typedops.func import force_fallback, grad, grad_and_value, vmap
 
 pytestmark = pytest.mark.compat
 torch = pytest.importorskip("torch", reason="compares with PyTorch; needs the compat extra: make compat")
@@ -121,3 +123,30 @@ def test_closed_over_tensors_requiring_grad_behave_as_in_torch() -> None:
     g_theirs.sum().backward()
     assert w_ours.grad is not None
     np.testing.assert_allclose(w_ours.grad.numpy(), w_theirs.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("forced", [False, True], ids=["rules", "fallback forced"])
+def test_per_sample_gradients_of_an_mlp_equal_torch_func(forced: bool) -> None:
+    params = dict(zip(["w1", "b1", "w2", "b2"], arrays((4, 8), (8,), (8, 3), (3,))))
+    x, y = arrays((16, 4), (16, 3))
+    peer = torch.func.vmap(torch.func.grad(mlp_loss(torch)), in_dims=(None, 0, 0))
+    expected = to_numpy(peer(_inputs([params], theirs)[0], theirs(x), theirs(y)))
+    mine = vmap(grad(mlp_loss(core)), in_dims=(None, 0, 0))
+    with force_fallback() if forced else contextlib.nullcontext():
+        got = to_numpy(mine(_inputs([params], ours)[0], ours(x), ours(y)))
+    assert_close(got, expected)
+
+
+def test_per_sample_gradients_with_batched_params_and_a_nested_vmap_equal_torch_func() -> None:
+    """Params batched too (an ensemble), and a vmap around the per-sample vmap."""
+    w, x = arrays((2, 3, 4), (2, 5, 3))
+
+    def f(lib: Any) -> Callable[[Any, Any], Any]:
+        return lambda w_, a: lib.tanh(a @ w_).sum()
+
+    def nest(vm: Any, gr: Any, lib: Any) -> Any:
+        return vm(vm(gr(f(lib)), in_dims=(None, 0)), in_dims=(0, 0))
+
+    got = nest(vmap, grad, core)(ours(w), ours(x))
+    expected = nest(torch.func.vmap, torch.func.grad, torch)(theirs(w), theirs(x))
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)

@@ -16,6 +16,27 @@ caller's data (a view, as ``detach()`` is) and is either
 Autograd records on plain tensors, so what is lifted is the argument's *physical* tensor;
 ``Lifted.seen`` is what ``f`` receives and ``Lifted.rewrap`` turns a gradient of the leaf
 into a gradient of the argument as the caller passed it.
+
+Note [grad inside vmap]
+~~~~~~~~~~~~~~~~~~~~~~~
+``Batched`` sits above the Autograd keys, so inside ``vmap`` the batching layer unwraps
+first and autograd records on the physical tensors, which hold every sample. A batched
+argument is lifted at its bottom: the plain physical tensor becomes the leaf and is
+wrapped again, level by level, as the caller's argument was (``_unwrap``/``_wrap``). The
+output is then a batch of scalars; seeding the backward pass with ones gives each
+sample's gradient in its own slice of the leaf, since no sample's output depends on
+another sample's slice.
+
+An argument that is *not* batched at some running level (``vmap(grad(f), in_dims=(None,
+0))(params, x)``) would get the sum over that batch of the per-sample gradients: every
+sample's output reaches the one shared tensor. So before lifting, ``_materialize`` makes it
+batched at every running level where it is not, as an expanded view of the same data
+(``unsqueeze(0).expand(...)``, no copy) -- then each sample reaches only its own slice,
+and its gradient comes out per sample, as torch.func's does. torch.func gets the same
+result differently: its grad level sits inside the vmap level, so the backward formulas
+themselves run batched; here autograd is below batching, so the batch must be in the
+leaf. The expand goes through the dispatcher, so when the argument requires grad an
+enclosing level still differentiates through it.
 """
 
 from __future__ import annotations
@@ -25,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..autograd import AccumulateGrad, Node, edge_of, set_history
+from ..batching import BatchedTensor, Level, current_levels, make_batched
 from ..tensor import Tensor, empty_meta, make_view, numpy_dtype
 
 __all__ = ["Lifted", "lift", "lower", "physical", "reaches_outside", "filled_like", "AliasBackward"]
@@ -69,24 +91,70 @@ def _fresh_leaf(t: Tensor) -> Tensor:
     return leaf
 
 
-def lift(t: Tensor, outer: bool) -> Lifted:
-    """``t`` lifted for differentiation (Note [Lifting an argument])."""
+Chain = tuple[tuple[int, int], ...]  # (level, batch dim) of each wrapper, lowest level first
+
+
+def _unwrap(t: Tensor) -> tuple[Tensor, Chain]:
+    """The plain tensor at the bottom of ``t``'s batching wrappers, and the wrappers."""
+    chain: list[tuple[int, int]] = []
+    while isinstance(t, BatchedTensor):
+        chain.append((t._batch_level, t._batch_dim))
+        t = t._batch_value
+    chain.reverse()
+    return t, tuple(chain)
+
+
+def _wrap(t: Tensor, chain: Chain) -> Tensor:
+    """``t`` wrapped as ``chain`` says (``_unwrap``'s inverse)."""
+    for level, bdim in chain:
+        t = make_batched(t, bdim, level)
+    return t
+
+
+def _materialize(t: Tensor, levels: tuple[Level, ...]) -> Tensor:
+    """``t`` batched at every running level: expanded where it is not (Note [grad inside vmap])."""
+    bottom, chain = _unwrap(t)
+    dims = dict(chain)
+    if all(level.level in dims for level in levels):
+        return t
+    sizes = {level.level: level.batch_size for level in levels}
+    current = bottom
+    for number in sorted({*dims, *sizes}):
+        if number in dims:
+            current = make_batched(current, dims[number], number)
+        else:
+            expanded = current.unsqueeze(0).expand([sizes[number], *current.shape])
+            current = make_batched(expanded, 0, number)
+    return current
+
+
+def _lift_plain(t: Tensor, outer: bool) -> tuple[Tensor, bool]:
     if outer and t.requires_grad:
-        leaf = _alias(t)
-        return Lifted(leaf, leaf, False)
-    leaf = _fresh_leaf(t)
-    return Lifted(leaf, leaf, True)
+        return _alias(t), False
+    return _fresh_leaf(t), True
+
+
+def lift(t: Tensor, outer: bool) -> Lifted:
+    """``t`` lifted for differentiation (Notes [Lifting an argument], [grad inside vmap])."""
+    levels = current_levels()
+    if not levels and not isinstance(t, BatchedTensor):
+        leaf, fresh = _lift_plain(t, outer)
+        return Lifted(leaf, leaf, fresh)
+    bottom, chain = _unwrap(_materialize(t, levels))
+    leaf, fresh = _lift_plain(bottom, outer)
+    return Lifted(_wrap(leaf, chain), leaf, fresh, lambda g: _wrap(g, chain))
 
 
 def physical(t: Tensor) -> Tensor:
     """The plain tensor autograd records on for ``t``."""
-    return t
+    return _unwrap(t)[0] if isinstance(t, BatchedTensor) else t
 
 
 def lower(t: Tensor, keep: Callable[[Tensor], bool]) -> Tensor:
     """``t`` without its history unless ``keep(t)``: a result of this level."""
-    if t.requires_grad and not keep(t):
-        return make_view(t, t._shape, t._strides, t._offset)
+    bottom, chain = _unwrap(t)
+    if bottom.requires_grad and not keep(bottom):
+        return _wrap(make_view(bottom, bottom._shape, bottom._strides, bottom._offset), chain)
     return t
 
 

@@ -35,10 +35,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ParamSpec
+from typing import Any, Final, ParamSpec
 
 from ..autograd import enable_grad, is_grad_enabled
 from ..autograd import grad as autograd_grad
+from ..batching import current_levels
+from ..dispatch import DispatchKey, exclude_keys
 from ..tensor import Tensor
 from ..vocabulary import ArgumentError, ArgumentValueError
 from ._lift import Lifted, filled_like, lift, lower, physical, reaches_outside
@@ -60,6 +62,7 @@ __all__ = ["grad", "grad_and_value", "ArgNums"]
 
 P = ParamSpec("P")
 ArgNums = int | tuple[int, ...]
+_BELOW_BATCHING: Final = exclude_keys(DispatchKey.Batched)
 
 
 def grad(fn: Callable[P, Any], argnums: ArgNums = 0, has_aux: bool = False) -> Callable[P, Any]:
@@ -105,7 +108,7 @@ def _grad_and_value(
     specs: list[tuple[TreeSpec, int]] = []
     for i in indices:
         leaves, spec = flatten(args[i])
-        _check_inputs(leaves, leaf_paths(spec, f"args[{i}]"), api)
+        _check_inputs(leaves, spec, i, api)
         mine = [lift(x, outer) for x in leaves]
         lifted.extend(mine)
         new_args[i] = unflatten([m.seen for m in mine], spec)
@@ -123,16 +126,20 @@ def _grad_and_value(
         nests.append(unflatten(gradients[start : start + n], spec))
         start += n
     gradient: Any = nests[0] if isinstance(argnums, int) else tuple(nests)
-    value = lower(output, keep)
+    value = output if recorded else lower(output, _never)  # Note [When grad records its own backward]
     if has_aux:
         return gradient, (value, tree_map(lambda x: lower(x, keep) if isinstance(x, Tensor) else x, aux))
     return gradient, value
 
 
+def _never(t: Tensor) -> bool:
+    return False
+
+
 def _lowering(outer: bool, fresh: set[int]) -> Callable[[Tensor], bool]:
     """Whether a result keeps its graph: Note [When grad records its own backward]."""
     if not outer:
-        return lambda t: False
+        return _never
     return lambda t: reaches_outside(t, fresh)
 
 
@@ -154,12 +161,14 @@ def _check_argnums(argnums: object, count: int, api: str) -> list[int]:
     return indices
 
 
-def _check_inputs(leaves: list[Any], paths: list[str], api: str) -> None:
-    for x, where in zip(leaves, paths):
+def _check_inputs(leaves: list[Any], spec: TreeSpec, argnum: int, api: str) -> None:
+    for j, x in enumerate(leaves):
+        if isinstance(x, Tensor) and (x.dtype.is_floating_point or x.dtype.is_complex):
+            continue
+        where = leaf_paths(spec, f"args[{argnum}]")[j]
         if not isinstance(x, Tensor):
             raise ArgumentError(NOT_A_TENSOR_INPUT.format(api=api, where=where, type=type(x).__name__))
-        if not (x.dtype.is_floating_point or x.dtype.is_complex):
-            raise ArgumentError(NOT_FLOAT_INPUT.format(api=api, where=where, dtype=x.dtype.name))
+        raise ArgumentError(NOT_FLOAT_INPUT.format(api=api, where=where, dtype=x.dtype.name))
 
 
 def _split(result: object, has_aux: bool, api: str) -> tuple[Tensor, object]:
@@ -188,6 +197,10 @@ def _differentiate(output: Tensor, lifted: list[Lifted], outer: bool) -> tuple[l
     fresh = {id(m.leaf) for m in lifted if m.fresh}
     record = outer and reaches_outside(out, fresh)
     seed = None if out.numel() == 1 else filled_like(out, 1.0)
-    found = autograd_grad([out], leaves, [seed], retain_graph=True, create_graph=record, allow_unused=True)
+    if current_levels():
+        with _BELOW_BATCHING:  # Note [The backward pass below batching] in _lift.py
+            found = autograd_grad([out], leaves, [seed], retain_graph=True, create_graph=record, allow_unused=True)
+    else:
+        found = autograd_grad([out], leaves, [seed], retain_graph=True, create_graph=record, allow_unused=True)
     return [filled_like(t, 0.0) if g is None else g for g, t in zip(found, leaves)], record
 

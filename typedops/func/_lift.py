@@ -37,6 +37,14 @@ result differently: its grad level sits inside the vmap level, so the backward f
 themselves run batched; here autograd is below batching, so the batch must be in the
 leaf. The expand goes through the dispatcher, so when the argument requires grad an
 enclosing level still differentiates through it.
+
+Note [The backward pass below batching]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Inside ``vmap`` the ``Batched`` key is in the include set, so every op call meets the
+batching layer, which passes calls on plain tensors straight down. The backward pass of
+a ``grad`` only ever sees plain tensors -- autograd sits below batching, so every node
+was recorded, and saved its tensors, after the batching layer had unwrapped them -- so
+``grad`` runs it with ``Batched`` excluded: the formulas' ops skip that pass-through.
 """
 
 from __future__ import annotations
@@ -111,7 +119,7 @@ def _wrap(t: Tensor, chain: Chain) -> Tensor:
     return t
 
 
-def _materialize(t: Tensor, levels: tuple[Level, ...]) -> Tensor:
+def _materialize(t: Tensor, levels: tuple[Level, ...], outer: bool) -> Tensor:
     """``t`` batched at every running level: expanded where it is not (Note [grad inside vmap])."""
     bottom, chain = _unwrap(t)
     dims = dict(chain)
@@ -123,9 +131,16 @@ def _materialize(t: Tensor, levels: tuple[Level, ...]) -> Tensor:
         if number in dims:
             current = make_batched(current, dims[number], number)
         else:
-            expanded = current.unsqueeze(0).expand([sizes[number], *current.shape])
-            current = make_batched(expanded, 0, number)
+            current = make_batched(_expand(current, sizes[number], outer), 0, number)
     return current
+
+
+def _expand(t: Tensor, size: int, outer: bool) -> Tensor:
+    """``t`` as ``size`` equal samples, batch dimension first: a view with stride 0."""
+    if type(t) is Tensor and not (outer and t.requires_grad):
+        # Nothing would record the expand: make the view directly, not through two ops.
+        return make_view(t, (size, *t._shape), (0, *t._strides), t._offset)
+    return t.unsqueeze(0).expand([size, *t.shape])
 
 
 def _lift_plain(t: Tensor, outer: bool) -> tuple[Tensor, bool]:
@@ -140,7 +155,7 @@ def lift(t: Tensor, outer: bool) -> Lifted:
     if not levels and not isinstance(t, BatchedTensor):
         leaf, fresh = _lift_plain(t, outer)
         return Lifted(leaf, leaf, fresh)
-    bottom, chain = _unwrap(_materialize(t, levels))
+    bottom, chain = _unwrap(_materialize(t, levels, outer))
     leaf, fresh = _lift_plain(bottom, outer)
     return Lifted(_wrap(leaf, chain), leaf, fresh, lambda g: _wrap(g, chain))
 

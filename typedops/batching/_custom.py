@@ -69,6 +69,10 @@ def _unwrap(value: object, level: int) -> tuple[object, object]:
     return unchanged, None
 
 
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
 def _as_tuple(value: object, count: int) -> tuple[object, ...]:
     """``value`` as a tuple of ``count`` items: itself if it is a tuple, else repeated."""
     if isinstance(value, tuple):
@@ -118,9 +122,11 @@ def register_vmap(handle: OperatorHandle, rule: Callable[..., Any]) -> Library:
         for name in names[len(args) :]:
             new_kwargs[name], d = _unwrap(kwargs[name], level)
             in_dims.append(d)
-        pair = _as_tuple(rule(running.info, tuple(in_dims), *new_args, **new_kwargs), 0)
-        if len(pair) != 2:
-            raise ArgumentError(RULE_RESULT.format(op=op, kind=type(pair[0] if len(pair) == 1 else pair).__name__))
+        answer: object = rule(running.info, tuple(in_dims), *new_args, **new_kwargs)
+        kind = _type_name(answer)
+        pair = _as_tuple(answer, 0)
+        if kind != "tuple" or len(pair) != 2:
+            raise ArgumentError(RULE_RESULT.format(op=op, kind=kind))
         return _wrap(op, pair[0], pair[1], count, level)
 
     library = Library(schema.namespace, "IMPL")

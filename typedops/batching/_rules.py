@@ -64,6 +64,10 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
     positions = tensor_positions(schema)
     written = next((i for i, a in enumerate(schema.positional) if a.is_write), None)
     name = schema.full_name
+    if positions == [0]:
+        return _pointwise_unary(handle, written == 0)
+    if positions == [0, 1]:
+        return _pointwise_binary(handle, written == 0)
 
     def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         if _open_blocks[0] and forced():
@@ -97,6 +101,67 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
                 nested = True
         out = handle.call(*new, **kwargs) if nested else handle.redispatch(keys, *new, **kwargs)
         return args[written] if written is not None else make_batched(out, 0, level)
+
+    return rule
+
+
+# The two commonest shapes of pointwise op, one and two leading tensors, written out: the
+# rule runs on every batched element-wise call (each loop and list above costs ~0.3 us).
+def _pointwise_unary(handle: OperatorHandle, writes: bool) -> Kernel:
+    def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        a = args[0]
+        if type(a) is not BatchedTensor:
+            return handle.redispatch(keys, *args, **kwargs)
+        if _open_blocks[0] and forced():
+            return run_fallback(handle, keys, args, kwargs)
+        p = a._batch_value
+        if a._batch_dim:
+            p = movedim(p, a._batch_dim, 0)
+        if p.key_bits & BATCHED_BIT:
+            out = handle.call(p, *args[1:], **kwargs)
+        else:
+            out = handle.redispatch(keys, p, *args[1:], **kwargs)
+        return a if writes else make_batched(out, 0, a._batch_level)
+
+    return rule
+
+
+def _pointwise_binary(handle: OperatorHandle, writes: bool) -> Kernel:
+    name = handle.schema.full_name
+
+    def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        a, b = args[0], args[1]
+        la = a._batch_level if type(a) is BatchedTensor else 0
+        lb = b._batch_level if type(b) is BatchedTensor else 0
+        level = la if la > lb else lb
+        if not level:
+            return handle.redispatch(keys, *args, **kwargs)
+        if _open_blocks[0] and forced():
+            return run_fallback(handle, keys, args, kwargs)
+        rank = len(a._shape) if len(a._shape) > len(b._shape) else len(b._shape)
+        if la == level:
+            pa = a._batch_value
+            if a._batch_dim:
+                pa = movedim(pa, a._batch_dim, 0)
+            if len(a._shape) < rank:
+                pa = pad_to_rank(pa, rank)
+        elif writes:
+            raise VmapError(INPLACE.format(op=name))
+        else:
+            pa = a
+        if lb == level:
+            pb = b._batch_value
+            if b._batch_dim:
+                pb = movedim(pb, b._batch_dim, 0)
+            if len(b._shape) < rank:
+                pb = pad_to_rank(pb, rank)
+        else:
+            pb = b
+        if (pa.key_bits | pb.key_bits) & BATCHED_BIT:
+            out = handle.call(pa, pb, *args[2:], **kwargs)
+        else:
+            out = handle.redispatch(keys, pa, pb, *args[2:], **kwargs)
+        return a if writes else make_batched(out, 0, level)
 
     return rule
 

@@ -78,11 +78,63 @@ def vmap(
     _check_out_dims(fn, out_dims)
     mode = randomness
 
+    flat = None if chunk_size is not None else _flat_dims(in_dims)
+
     @functools.wraps(fn)
     def vmapped(*args: Any, **kwargs: Any) -> Any:
+        if flat is not None:
+            found = _fast_dims(args, (flat,) * len(args) if isinstance(flat, int) else flat)
+            if found is not None:
+                return _run(fn, out_dims, mode, list(args), found[0], None, found[1], kwargs)
         return _call(fn, in_dims, out_dims, mode, chunk_size, args, kwargs)
 
     return cast("F", vmapped)
+
+
+# Note [Flat arguments]
+# ~~~~~~~~~~~~~~~~~~~~~
+# Most calls pass tensors and plain values with an int in_dims or a flat tuple of ints and
+# Nones. For those, vmap skips flattening and matching structures: ``_flat_dims`` reads
+# the in_dims once, when vmap() is called, and ``_fast_dims`` checks one call's arguments
+# against them, returning None -- the general path, which also raises the errors -- on
+# anything else (a container argument, a non-tensor with an int in_dim, a dim out of
+# range, batch sizes that differ).
+def _flat_dims(in_dims: object) -> int | tuple[int | None, ...] | None:
+    if type(in_dims) is int:
+        return in_dims
+    if isinstance(in_dims, tuple):
+        items = cast("tuple[object, ...]", cast("object", in_dims))
+        if all(d is None or type(d) is int for d in items):
+            return cast("tuple[int | None, ...]", items)
+    return None
+
+
+def _fast_dims(args: tuple[Any, ...], dims: tuple[int | None, ...]) -> tuple[list[int | None], int] | None:
+    if len(dims) != len(args):
+        return None
+    checked: list[int | None] = []
+    size = -1
+    for value, d in zip(args, dims):
+        if type(value) in _CONTAINERS:
+            return None
+        if d is not None:
+            if not isinstance(value, Tensor):
+                return None
+            shape = value._shape
+            n = len(shape)
+            if not -n <= d < n:
+                return None
+            if d < 0:
+                d += n
+            if size < 0:
+                size = shape[d]
+            elif shape[d] != size:
+                return None
+        checked.append(d)
+    return (checked, size) if size >= 0 else None
+
+
+_CONTAINERS: Final = (tuple, list, dict)
 
 
 def _kind(value: object) -> str:
@@ -184,16 +236,20 @@ def _run(
     randomness: Randomness,
     leaves: list[Any],
     dims: list[int | None],
-    spec: Spec,
+    spec: Spec | None,
     size: int,
     kwargs: dict[str, Any],
 ) -> Any:
+    """One level: wrap, call, unwrap. ``spec`` None: the leaves are the arguments (Note
+    [Flat arguments])."""
     level, token = push_level(size, randomness)
     try:
         with _include_batched:
             number = level.level
             wrapped = [v if d is None else make_batched(v, d, number) for v, d in zip(leaves, dims)]
-            outputs = fn(*unflatten(wrapped, spec), **kwargs)
+            outputs = fn(*(wrapped if spec is None else unflatten(wrapped, spec)), **kwargs)
+            if type(out_dims) is int and isinstance(outputs, Tensor):
+                return _unwrap(fn, outputs, out_dims, out_dims, level)
             return _unwrap_outputs(fn, outputs, out_dims, level)
     finally:
         pop_level(token)

@@ -1,0 +1,282 @@
+"""vmap against torch.vmap (``make compat``): every core op that takes a tensor, called through
+``typedops.ops.core`` and ``torch.ops.aten`` (the core schemas are aten's), vmapped over each
+tensor argument's batch dimension (0, 1, -1 and None mixes) and nested twice, on the same
+data; and the forced fallback on the same calls."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from typedops import TypedopsError, ops, tensor, vmap
+from typedops.batching import force_fallback
+from typedops.vocabulary import MemoryFormat, ScalarType
+
+pytestmark = pytest.mark.compat
+torch = pytest.importorskip("torch", reason="compares with PyTorch; needs the compat extra: make compat")
+
+RNG = np.random.default_rng(14)
+YAML = Path(__file__).resolve().parent.parent / "typedops" / "core" / "native_functions.yaml"
+
+
+class T:
+    """A tensor argument: a sample of this shape (float32 in (0.1, 0.9), or bool)."""
+
+    def __init__(self, *shape: int, kind: str = "f") -> None:
+        self.shape = shape
+        self.kind = kind
+
+
+OUT = "out"  # an out= argument: zeros like the first tensor argument, made inside the function
+
+
+# op -> (positional arguments, keyword arguments, whether the first tensor is written in place)
+Case = tuple[list[Any], dict[str, Any], bool]
+CASES: dict[str, Case] = {
+    "add.Tensor": ([T(2, 3), T(3)], {"alpha": 2}, False),
+    "add_.Tensor": ([T(2, 3), T(3)], {"alpha": 2}, True),
+    "add.out": ([T(2, 3), T(2, 3)], {"alpha": 1, "out": OUT}, False),
+    "add.Scalar": ([T(2, 3), 1.5, 2], {}, False),
+    "sub.Tensor": ([T(3), T(2, 3)], {"alpha": 1}, False),
+    "sub_.Tensor": ([T(2, 3), T(2, 3)], {"alpha": 1}, True),
+    "sub.out": ([T(2, 3), T(2, 3)], {"alpha": 1, "out": OUT}, False),
+    "mul.Tensor": ([T(2, 3), T(2, 1)], {}, False),
+    "mul_.Tensor": ([T(2, 3), T(3)], {}, True),
+    "mul.out": ([T(2, 3), T(2, 3)], {"out": OUT}, False),
+    "mul.Scalar": ([T(2, 3), 3], {}, False),
+    "div.Tensor": ([T(2, 3), T(3)], {}, False),
+    "div_.Tensor": ([T(2, 3), T(3)], {}, True),
+    "div.out": ([T(2, 3), T(2, 3)], {"out": OUT}, False),
+    "pow.Tensor_Scalar": ([T(2, 3), 2], {}, False),
+    "maximum": ([T(2, 3), T(3)], {}, False),
+    "minimum": ([T(2, 3), T(3)], {}, False),
+    "neg": ([T(2, 3)], {}, False),
+    "abs": ([T(2, 3)], {}, False),
+    "relu": ([T(2, 3)], {}, False),
+    "fill_.Scalar": ([T(2, 3), 2.5], {}, True),
+    "zero_": ([T(2, 3)], {}, True),
+    "eq.Scalar": ([T(2, 3), 0.5], {}, False),
+    "gt.Scalar": ([T(2, 3), 0.5], {}, False),
+    "where.self": ([T(2, 3, kind="b"), T(2, 3), T(3)], {}, False),
+    "sum": ([T(2, 3)], {"dtype": None}, False),
+    "sum.dim_IntList": ([T(2, 3, 4), [0, -1], True], {"dtype": None}, False),
+    "mean": ([T(2, 3)], {"dtype": None}, False),
+    "mean.dim": ([T(2, 3), [1], False], {"dtype": None}, False),
+    "amax": ([T(2, 3), [], False], {}, False),
+    "max.dim": ([T(2, 3), -1, True], {}, False),
+    "argmax": ([T(2, 3), None, False], {}, False),
+    "matmul": ([T(2, 3), T(3, 4)], {}, False),
+    "mm": ([T(2, 3), T(3, 4)], {}, False),
+    "view": ([T(2, 3), [3, 2]], {}, False),
+    "reshape": ([T(2, 3), [-1]], {}, False),
+    "permute": ([T(2, 3, 4), [2, 0, 1]], {}, False),
+    "transpose.int": ([T(2, 3), 0, 1], {}, False),
+    "t": ([T(2, 3)], {}, False),
+    "select.int": ([T(2, 3), 1, -1], {}, False),
+    "slice.Tensor": ([T(2, 5), 1, 1, 4, 2], {}, False),
+    "unsqueeze": ([T(2, 3), 1], {}, False),
+    "squeeze.dim": ([T(2, 1, 3), 1], {}, False),
+    "expand": ([T(3, 1), [2, 3, 4]], {"implicit": False}, False),
+    "flatten.using_ints": ([T(2, 3, 4), 1, 2], {}, False),
+    "contiguous": ([T(2, 3)], {"memory_format": MemoryFormat.contiguous_format}, False),
+    "clone": ([T(2, 3)], {"memory_format": None}, False),
+    "copy_": ([T(2, 3), T(3), False], {}, True),
+    "cat": ([[T(2, 3), T(1, 3)], 0], {}, False),
+    "stack": ([[T(2, 3), T(2, 3)], -1], {}, False),
+    "zeros_like": ([T(2, 3)], {"dtype": None, "layout": None, "device": None, "pin_memory": None,
+                               "memory_format": None}, False),  # fmt: skip
+    "_to_copy": ([T(2, 3)], {"dtype": ScalarType.float64}, False),
+    "to.dtype": ([T(2, 3), ScalarType.float64, False, False, None], {}, False),
+}
+for _name in ("eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor"):
+    CASES[_name] = ([T(2, 3), T(3)], {}, False)
+_UNARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin",
+          "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh")  # fmt: skip
+for _name in _UNARY:
+    CASES[_name] = ([T(2, 3)], {}, False)
+    CASES[f"{_name}_"] = ([T(2, 3)], {}, True)
+    CASES[f"{_name}.out"] = ([T(2, 3)], {"out": OUT}, False)
+
+# Core ops left out, and why.
+LEFT_OUT = {
+    "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
+    "randn": "random: compared by its randomness modes in tests/test_batching.py",
+    **{name: "a factory: no tensor argument to map over" for name in (
+        "empty.memory_format", "zeros", "ones", "full", "scalar_tensor", "arange", "arange.start_step")},
+}  # fmt: skip
+
+
+def test_every_core_op_is_compared_or_left_out_with_a_reason() -> None:
+    names = {e["func"].partition("(")[0] for e in yaml.safe_load(YAML.read_text())}
+    assert names == set(CASES) | set(LEFT_OUT)
+
+
+def _tensors(args: list[Any]) -> list[T]:
+    found: list[T] = []
+    for a in args:
+        if isinstance(a, T):
+            found.append(a)
+        elif isinstance(a, list):
+            found.extend(x for x in a if isinstance(x, T))
+    return found
+
+
+def _placements(count: int) -> list[tuple[int | None, ...]]:
+    """Batch dims for ``count`` tensor arguments: all 0, all 1, all -1, one batched among
+    unbatched ones, and one unbatched among batched ones."""
+    found: list[tuple[int | None, ...]] = [(0,) * count, (1,) * count, (-1,) * count]
+    for i in range(count):
+        found.append(tuple(d if j == i else None for j in range(count) for d in [0 if i % 2 else -1]))
+        if count > 1:
+            found.append(tuple(None if j == i else 1 for j in range(count)))
+    return list(dict.fromkeys(found))
+
+
+def _physical(sample: np.ndarray[Any, Any], dims: list[int | None], sizes: list[int]) -> np.ndarray[Any, Any]:
+    """``sample`` repeated (with changes) over batch dims inserted innermost level first."""
+    data = sample
+    for d, size in zip(dims, sizes):
+        if d is None:
+            continue
+        stacked = np.stack([data * (1 + 0.1 * k) if data.dtype != bool else np.roll(data, k) for k in range(size)])
+        data = np.moveaxis(stacked, 0, d if d >= 0 else data.ndim + 1 + d)
+    return data
+
+
+def _convert(value: Any) -> Any:
+    if isinstance(value, ScalarType):
+        return getattr(torch, value.name)
+    if isinstance(value, MemoryFormat):
+        return getattr(torch, value.name)
+    return value
+
+
+def _function(name: str, args: list[Any], kwargs: dict[str, Any], inplace: bool, lib: str) -> Callable[..., Any]:
+    base, _, overload = name.partition(".")
+    writes_out = kwargs.get("out") == OUT
+    if lib == "torch" and writes_out:
+        # torch.vmap refuses out= ops ("the fallback path doesn't work on out= or view ops"):
+        # compare with its functional op, which computes the same values.
+        overload = "Tensor" if base in ("add", "sub", "mul", "div") else ""
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    handle = getattr(getattr(ops.core if lib == "typedops" else torch.ops.aten, base), overload or "default")
+
+    def f(*tensors: Any) -> Any:
+        it = iter(tensors)
+
+        def fill(a: Any) -> Any:
+            if isinstance(a, T):
+                return next(it)
+            if isinstance(a, list):
+                return [fill(x) for x in a]
+            return a if lib == "typedops" else _convert(a)
+
+        call_args = [fill(a) for a in args]
+        call_kwargs = {k: fill(v) for k, v in kwargs.items()}
+        first = tensors[0]
+        if inplace:
+            call_args[0] = call_args[0].clone()
+        if call_kwargs.get("out") == OUT:
+            call_kwargs["out"] = first * 0 if lib == "typedops" else torch.zeros_like(first)
+        return handle(*call_args, **call_kwargs)
+
+    return f
+
+
+def _compare(ours: Any, theirs: Any) -> None:
+    if isinstance(theirs, (tuple, list)):
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _compare(a, b)
+        return
+    expected = theirs.detach().numpy()
+    assert ours.shape == expected.shape
+    assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(ours.numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def _run(name: str, dims_per_level: list[tuple[int | None, ...]], sizes: list[int], fallback: bool = False) -> None:
+    args, kwargs, inplace = CASES[name]
+    samples = [RNG.uniform(0.1, 0.9, size=t.shape) > 0.5 if t.kind == "b" else
+               RNG.uniform(0.1, 0.9, size=t.shape).astype(np.float32) for t in _tensors(args)]  # fmt: skip
+    physical = [_physical(s, [dims[i] for dims in dims_per_level], sizes) for i, s in enumerate(samples)]
+    ours_fn, theirs_fn = _function(name, args, kwargs, inplace, "typedops"), _function(name, args, kwargs, inplace, "torch")
+    ours_v, theirs_v = ours_fn, theirs_fn
+    for dims in dims_per_level:
+        ours_v = vmap(ours_v, in_dims=dims)
+        theirs_v = torch.vmap(theirs_v, in_dims=dims)
+    out_unbatched = kwargs.get("out") == OUT and dims_per_level[0][0] is None
+    try:
+        theirs = theirs_v(*(torch.from_numpy(np.ascontiguousarray(p)) for p in physical))
+    except RuntimeError:
+        theirs = None  # then ours must refuse too (an in-place write into an unbatched tensor, a view)
+    if out_unbatched:
+        theirs = None  # out= like an unbatched input: torch refuses such writes, so must we
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with force_fallback() if fallback else contextlib.nullcontext():
+            if theirs is None:
+                with pytest.raises(TypedopsError):
+                    ours_v(*(tensor(p) for p in physical))
+                return
+            ours = ours_v(*(tensor(p) for p in physical))
+    _compare(ours, theirs)
+
+
+def _valid(name: str, dims: tuple[int | None, ...]) -> bool:
+    return any(d is not None for d in dims) and not (1 in dims and any(len(t.shape) == 0 for t in _tensors(CASES[name][0])))
+
+
+PARAMS = [(name, dims) for name in sorted(CASES) for dims in _placements(len(_tensors(CASES[name][0]))) if _valid(name, dims)]
+
+
+@pytest.mark.parametrize(("name", "dims"), PARAMS, ids=[f"{n}-{d}" for n, d in PARAMS])
+def test_vmap_equals_torch_vmap(name: str, dims: tuple[int | None, ...]) -> None:
+    _run(name, [dims], [3])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_nested_twice_equals_torch_vmap(name: str) -> None:
+    count = len(_tensors(CASES[name][0]))
+    inner = (0,) * count
+    outer = tuple(-1 if i % 2 == 0 else None for i in range(count)) if count > 1 else (-1,)
+    _run(name, [inner, outer], [2, 3])
+    for first, second in itertools.islice(itertools.product(_placements(count), repeat=2), 0, 4):
+        if _valid(name, first) and _valid(name, second):
+            _run(name, [first, second], [2, 3])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_forced_fallback_equals_torch_vmap(name: str) -> None:
+    count = len(_tensors(CASES[name][0]))
+    _run(name, [(0,) * count], [3], fallback=True)
+
+
+def test_backward_through_vmap_equals_torch() -> None:
+    x = RNG.uniform(-1, 1, size=(5, 3)).astype(np.float32)
+    w = RNG.uniform(-1, 1, size=(3, 4)).astype(np.float32)
+    b = RNG.uniform(-1, 1, size=(4,)).astype(np.float32)
+
+    def loss_with(matmul: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+        def loss(sample: Any, weight: Any, bias: Any) -> Any:
+            return ((matmul(sample, weight) + bias).tanh() * matmul(sample, weight)).sum(0)
+
+        return loss
+
+    ours_w, ours_b = tensor(w, requires_grad=True), tensor(b, requires_grad=True)
+    ours_loss = loss_with(ops.core.matmul.default)
+    vmap(ours_loss, in_dims=(0, None, None))(tensor(x), ours_w, ours_b).sum().backward()
+    theirs_w, theirs_b = torch.from_numpy(w).requires_grad_(), torch.from_numpy(b).requires_grad_()
+    theirs_loss = loss_with(torch.matmul)
+    torch.vmap(theirs_loss, in_dims=(0, None, None))(torch.from_numpy(x), theirs_w, theirs_b).sum().backward()
+    assert ours_w.grad is not None and ours_b.grad is not None
+    _compare(ours_w.grad, theirs_w.grad)
+    _compare(ours_b.grad, theirs_b.grad)

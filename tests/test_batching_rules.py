@@ -1,0 +1,286 @@
+"""The core library's batching rules (typedops/batching/_rules.py, _view_rules.py): every op
+the yaml declares a rule for gives, under vmap, what a loop over the samples gives, and so
+does the for-loop fallback forced on; a property test over random ops and batch placements;
+nested vmap; rules keep views aliasing; the fallback's own cases."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from typedops import Tensor, core, ops, tensor, vmap
+from typedops.batching import RULE_FAMILIES, VmapError, force_fallback
+from typedops.vocabulary import MemoryFormat, ScalarType
+
+YAML = Path(__file__).resolve().parent.parent / "typedops" / "core" / "native_functions.yaml"
+DECLARED: dict[str, str] = {
+    e["func"].partition("(")[0]: e["vmap"] for e in yaml.safe_load(YAML.read_text()) if "vmap" in e
+}
+B = 3
+RNG = np.random.default_rng(0)
+
+
+def arr(*shape: int) -> np.ndarray[Any, Any]:
+    return RNG.uniform(0.1, 0.9, size=shape).astype(np.float32)
+
+
+def op(name: str) -> Any:
+    base, _, overload = name.partition(".")
+    return getattr(getattr(ops.core, base), overload or "default")
+
+
+def stacked(fn: Callable[..., Any], inputs: list[Any], in_dims: tuple[Any, ...]) -> Any:
+    """fn over each sample, stacked: what vmap must give."""
+    outs = []
+    for i in range(B):
+        sample = [x if d is None else core.select(x, d, i) for x, d in zip(inputs, in_dims)]
+        outs.append(fn(*sample))
+    if isinstance(outs[0], tuple):
+        return tuple(core.stack([o[k] for o in outs], 0) for k in range(len(outs[0])))
+    return core.stack(outs, 0)
+
+
+def close(a: Any, b: Any) -> None:
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b):
+            close(x, y)
+        return
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def unary(name: str) -> tuple[Callable[..., Any], list[Any], tuple[Any, ...]]:
+    if name.endswith("_"):
+        return (lambda a: op(name)(a.clone())), [tensor(arr(B, 2, 4))], (0,)
+    return op(name), [tensor(arr(2, B, 4))], (1,)
+
+
+# name -> (per-sample function, inputs, in_dims): each op called with batched and unbatched
+# operands, batch dimensions not always first.
+def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
+    x, y, v, m = tensor(arr(B, 2, 4)), tensor(arr(2, 4, B)), tensor(arr(4)), tensor(arr(B, 4, 5))
+    x1, x2 = tensor(arr(2, B, 4)), tensor(arr(2, 4, B))
+    cond = tensor(arr(B, 2, 4) > 0.5)
+    table: dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]] = {
+        "add.Tensor": (lambda a, b: op("add.Tensor")(a, b, alpha=2), [x, y], (0, 2)),
+        "add_.Tensor": (lambda a, b: op("add_.Tensor")(a.clone(), b), [x, v], (0, None)),
+        "add.Scalar": (lambda a: op("add.Scalar")(a, 2.5, 2), [x], (0,)),
+        "sub.Tensor": (lambda a, b: op("sub.Tensor")(a, b, alpha=1), [v, x], (None, 0)),
+        "sub_.Tensor": (lambda a, b: op("sub_.Tensor")(a.clone(), b, alpha=1), [x, y], (0, 2)),
+        "mul.Tensor": (op("mul.Tensor"), [x, y], (0, 2)),
+        "mul_.Tensor": (lambda a, b: op("mul_.Tensor")(a.clone(), b), [x, y], (0, 2)),
+        "mul.Scalar": (lambda a: op("mul.Scalar")(a, 3), [x], (0,)),
+        "div.Tensor": (op("div.Tensor"), [v, x], (None, 0)),
+        "div_.Tensor": (lambda a, b: op("div_.Tensor")(a.clone(), b), [x, v], (0, None)),
+        "pow.Tensor_Scalar": (lambda a: op("pow.Tensor_Scalar")(a, 2), [x], (0,)),
+        "maximum": (op("maximum"), [x, y], (0, 2)),
+        "minimum": (op("minimum"), [x, y], (0, 2)),
+        "relu": (op("relu"), [x], (0,)),
+        "fill_.Scalar": (lambda a: op("fill_.Scalar")(a.clone(), 2.0), [x], (0,)),
+        "zero_": (lambda a: op("zero_")(a.clone()), [x], (0,)),
+        "where.self": (op("where.self"), [cond, x, v], (0, 0, None)),
+        "eq.Scalar": (lambda a: op("eq.Scalar")(a, 0.5), [x], (0,)),
+        "gt.Scalar": (lambda a: op("gt.Scalar")(a, 0.5), [x], (0,)),
+        "sum": (lambda a: op("sum")(a, dtype=None), [x1], (1,)),
+        "sum.dim_IntList": (lambda a: op("sum.dim_IntList")(a, [-1, 0], True, dtype=None), [x2], (2,)),
+        "mean": (lambda a: op("mean")(a, dtype=None), [x], (0,)),
+        "mean.dim": (lambda a: op("mean.dim")(a, [1], False, dtype=None), [x], (0,)),
+        "amax": (lambda a: op("amax")(a, [], False), [x], (0,)),
+        "max.dim": (lambda a: op("max.dim")(a, -1, True), [x1], (1,)),
+        "argmax": (lambda a: op("argmax")(a, None, False), [x], (0,)),
+        "matmul": (op("matmul"), [x, m], (0, 0)),
+        "mm": (op("mm"), [m, tensor(arr(5, 2))], (0, None)),
+        "view": (lambda a: op("view")(a, [8]), [x], (0,)),
+        "reshape": (lambda a: op("reshape")(a, [4, -1]), [x1], (1,)),
+        "permute": (lambda a: op("permute")(a, [1, 0]), [x2], (2,)),
+        "transpose.int": (lambda a: op("transpose.int")(a, 0, -1), [x], (0,)),
+        "t": (op("t"), [x1], (1,)),
+        "select.int": (lambda a: op("select.int")(a, -1, 2), [x], (0,)),
+        "slice.Tensor": (lambda a: op("slice.Tensor")(a, 1, 1, 3, 1), [x], (0,)),
+        "unsqueeze": (lambda a: op("unsqueeze")(a, -1), [x], (0,)),
+        "squeeze.dim": (lambda a: op("squeeze.dim")(a, 0), [tensor(arr(B, 1, 4))], (0,)),
+        "expand": (lambda a: op("expand")(a, [2, 2, 4], implicit=False), [x1], (1,)),
+        "flatten.using_ints": (lambda a: op("flatten.using_ints")(a, 0, -1), [x], (0,)),
+        "contiguous": (lambda a: op("contiguous")(a, memory_format=MemoryFormat.contiguous_format), [x2], (2,)),
+        "clone": (lambda a: op("clone")(a, memory_format=None), [x1], (1,)),
+        "copy_": (lambda a, b: op("copy_")(a.clone(), b, False), [x, v], (0, None)),
+        "cat": (lambda a, b: op("cat")([a, b, a], 1), [x, tensor(arr(2, 4))], (0, None)),
+        "stack": (lambda a, b: op("stack")([a, b], -1), [x, tensor(arr(2, 4))], (0, None)),
+        "zeros_like": (lambda a: op("zeros_like")(a, dtype=None, layout=None, device=None, pin_memory=None,
+                                                  memory_format=None), [x1], (1,)),  # fmt: skip
+        "_to_copy": (lambda a: op("_to_copy")(a, dtype=ScalarType.float64), [x], (0,)),
+        "to.dtype": (lambda a: op("to.dtype")(a, ScalarType.float64, False, False, None), [x], (0,)),
+    }
+    for name in ("eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor"):
+        table[name] = (op(name), [x, y], (0, 2))
+    for name, family in DECLARED.items():
+        if family == "pointwise" and name not in table:
+            table[name] = unary(name)
+    return table
+
+
+CASES = cases()
+RANDOM = {"randn"}  # not comparable sample by sample: tests/test_batching.py::test_randomness_modes
+
+
+def test_every_declared_rule_has_a_case() -> None:
+    assert set(DECLARED) - RANDOM == set(CASES)
+    assert set(DECLARED.values()) <= set(RULE_FAMILIES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rule_equals_the_loop_and_the_forced_fallback(name: str) -> None:
+    fn, inputs, in_dims = CASES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a rule, not the fallback
+        batched = vmap(fn, in_dims=in_dims)(*inputs)
+    expected = stacked(fn, inputs, in_dims)
+    close(batched, expected)
+    with quiet(), force_fallback():
+        close(vmap(fn, in_dims=in_dims)(*inputs), expected)
+
+
+@pytest.mark.parametrize("name", ["add.Tensor", "matmul", "sum.dim_IntList", "permute", "cat", "where.self"])
+def test_rules_nest(name: str) -> None:
+    fn, inputs, in_dims = CASES[name]
+    # the same inputs with an extra outer batch dimension of 2 in front
+    outer = [x if d is None else core.stack([x, x.clone()], 0) for x, d in zip(inputs, in_dims)]
+    inner_dims = tuple(None if d is None else d for d in in_dims)
+    outer_dims = tuple(None if d is None else 0 for d in in_dims)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = vmap(vmap(fn, in_dims=inner_dims), in_dims=outer_dims)(*outer)
+    expected = core.stack(
+        [stacked(fn, [x if d is None else core.select(x, 0, j) for x, d in zip(outer, in_dims)], in_dims)
+         for j in range(2)], 0)  # fmt: skip
+    close(result, expected)
+
+
+def test_view_rules_keep_aliasing() -> None:
+    x = tensor(arr(B, 2, 4))
+    vmap(lambda a: op("select.int")(op("transpose.int")(a, 0, 1), 0, 1).fill_(7.0))(x)
+    assert (x.numpy()[:, :, 1] == 7.0).all() and (x.numpy()[:, :, 0] != 7.0).all()
+
+
+def test_dims_are_checked_against_one_sample() -> None:
+    x = tensor(arr(B, 2, 4))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)"):
+        vmap(lambda a: a.sum(-3))(x)
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        vmap(lambda a: op("transpose.int")(a, 0, 2))(x)
+
+
+# -- the fallback ------------------------------------------------------------------------------
+def test_the_fallback_warns_once_per_op_and_loops() -> None:
+    from typedops import op as define
+
+    @define("vmap_rules_test::twice")
+    def twice(x: Tensor) -> Tensor:
+        return Tensor.from_numpy(x.numpy() * 2)
+
+    x = tensor(arr(B, 4))
+    with pytest.warns(UserWarning, match="the batching rule for vmap_rules_test::twice: vmap runs it once per sample"):
+        out = vmap(twice)(x)
+    np.testing.assert_allclose(out.numpy(), x.numpy() * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vmap(twice)(x)  # warned once only
+
+
+def test_the_fallback_handles_tuple_returns_lists_and_in_place() -> None:
+    from typedops import op as define
+
+    @define("vmap_rules_test::parts")
+    def parts(xs: list[Tensor]) -> tuple[Tensor, Tensor]:
+        total = np.sum([t.numpy() for t in xs], axis=0)
+        return Tensor.from_numpy(total), Tensor.from_numpy(total * 0 + len(xs))
+
+    @define("vmap_rules_test::bump", mutates_args=["x"])
+    def bump(x: Tensor) -> None:
+        x.numpy()[...] += 1
+
+    a, b = tensor(arr(B, 4)), tensor(arr(4))
+    with quiet():
+        total, count = vmap(lambda p, q: parts([p, q, p]), in_dims=(0, None))(a, b)
+    np.testing.assert_allclose(total.numpy(), 2 * a.numpy() + b.numpy(), rtol=1e-6)
+    assert count.shape == (B, 4)
+    before = a.numpy().copy()
+    with quiet():
+        with pytest.raises(VmapError, match="fallback path does not support operations with no returns"):
+            vmap(bump)(a)
+    np.testing.assert_array_equal(a.numpy(), before)
+
+
+def test_the_fallback_refuses_views_and_unbatched_writes() -> None:
+    x = tensor(arr(B, 4, 4))
+    with quiet(), pytest.raises(VmapError, match=r"Batching rule not implemented for core::as_strided: the fallback path doesn't work on view ops"):
+        vmap(lambda a: op("as_strided")(a, [2], [1], None))(x)
+    out = tensor(arr(4, 4))
+    with quiet(), pytest.raises(VmapError, match=r"vmap: core::add.out\(self, \*extra_args\) is not possible"):
+        vmap(lambda a: op("add.out")(a, a, alpha=1, out=out))(x)
+
+
+def test_out_variants_write_each_sample() -> None:
+    x = tensor(arr(B, 4))
+    out = tensor(np.zeros((B, 4), dtype=np.float32))
+    with quiet():
+        vmap(lambda a, o: op("exp.out")(a, out=o))(x, out)
+    np.testing.assert_allclose(out.numpy(), np.exp(x.numpy()), rtol=1e-6)
+
+
+# -- property: random ops, random batch placement --------------------------------------------------
+_UNARY = ["neg", "exp", "sigmoid", "tanh", "relu", "abs", "sqrt"]
+_SHAPED: dict[str, Callable[[Tensor], Tensor]] = {
+    "sum0": lambda a: a.sum(0),
+    "sum_keep": lambda a: op("sum.dim_IntList")(a, [-1], True, dtype=None),
+    "amax": lambda a: op("amax")(a, [0], False),
+    "transpose": lambda a: op("transpose.int")(a, 0, 1),
+    "reshape": lambda a: op("reshape")(a, [-1]),
+    "unsqueeze": lambda a: op("unsqueeze")(a, 1),
+    "matmul_t": lambda a: core.matmul(a, op("transpose.int")(a, 0, 1)),
+    "select": lambda a: op("select.int")(a, 1, 0),
+    "cat_self": lambda a: op("cat")([a, a], -1),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.lists(st.sampled_from(_UNARY + ["add_w", "mul_self"]), min_size=1, max_size=4),
+    shaped=st.sampled_from(sorted(_SHAPED)),
+    in_dim=st.integers(-3, 2),
+    size=st.integers(1, 4),
+)
+def test_vmap_equals_stacking_the_samples(steps: list[str], shaped: str, in_dim: int, size: int) -> None:
+    w = tensor(arr(3))
+
+    def f(a: Tensor) -> Tensor:
+        for step in steps:
+            a = a + w if step == "add_w" else a * a if step == "mul_self" else op(step)(a)
+        return _SHAPED[shaped](a)
+
+    shape = [2, 3]
+    shape.insert(in_dim % 3, size)
+    x = tensor(arr(*shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = vmap(f, in_dims=in_dim)(x)
+    expected = core.stack([f(core.select(x, in_dim, i)) for i in range(size)], 0)
+    close(result, expected)

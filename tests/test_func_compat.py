@@ -125,6 +125,7 @@ def test_closed_over_tensors_requiring_grad_behave_as_in_torch() -> None:
     np.testing.assert_allclose(w_ours.grad.numpy(), w_theirs.grad.numpy(), rtol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:There is a performance drop")
 @pytest.mark.parametrize("forced", [False, True], ids=["rules", "fallback forced"])
 def test_per_sample_gradients_of_an_mlp_equal_torch_func(forced: bool) -> None:
     params = dict(zip(["w1", "b1", "w2", "b2"], arrays((4, 8), (8,), (8, 3), (3,))))

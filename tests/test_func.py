@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from typedops import ScalarType, Tensor, core, no_grad, tensor
+from typedops import ScalarType, Tensor, core, is_grad_enabled, no_grad, tensor
 from typedops.func import FuncError, grad, grad_and_value
 from typedops.vocabulary import ArgumentError, ArgumentValueError
 
@@ -221,29 +221,54 @@ def test_nested_grads_do_not_confuse_their_perturbations() -> None:
     assert grad(lambda a: (a * grad(lambda b: (a * b).sum())(a)).sum())(x).tolist() == [4.0, 10.0]
 
 
-def test_grad_mode_inside_f_is_per_task() -> None:
-    """A task inside no_grad() and a task running grad() at the same time do not see each
-    other's mode."""
+def test_grad_mode_is_per_task() -> None:
+    """A task inside no_grad() does not change the mode of a task running grad() meanwhile:
+    the other task records outside grad() too, and its grad() works."""
     seen: dict[str, Any] = {}
 
     async def quiet() -> None:
         with no_grad():
-            await asyncio.sleep(0.01)
-            seen["quiet"] = (t([1.0], requires_grad=True) * 2).requires_grad
+            await asyncio.sleep(0.02)
+            seen["quiet"] = is_grad_enabled()
 
     async def differentiating() -> None:
         def f(a: Tensor) -> Tensor:
             seen["inside"] = (a * 2).requires_grad
             return (a * a).sum()
 
-        await asyncio.sleep(0.005)
+        await asyncio.sleep(0.005)  # quiet() is inside its no_grad() now
+        seen["outside"] = is_grad_enabled()
         seen["grad"] = grad(f)(t([3.0])).tolist()
 
     async def main() -> None:
         await asyncio.gather(quiet(), differentiating())
 
     asyncio.run(main())
-    assert seen == {"quiet": False, "inside": True, "grad": [6.0]}
+    assert seen == {"quiet": False, "inside": True, "outside": True, "grad": [6.0]}
+
+
+def test_grad_mode_is_per_thread_while_grad_runs() -> None:
+    """A thread inside no_grad() stays there while another thread is inside grad()'s
+    enable_grad() (f waits until the first thread has looked)."""
+    inside, looked = threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def quiet() -> None:
+        with no_grad():
+            inside.wait(5)
+            seen.append(is_grad_enabled())
+            looked.set()
+
+    def f(a: Tensor) -> Tensor:
+        inside.set()
+        looked.wait(5)
+        return (a * a).sum()
+
+    worker = threading.Thread(target=quiet)
+    worker.start()
+    result = grad(f)(t([2.0]))
+    worker.join()
+    assert seen == [False] and result.tolist() == [4.0]
 
 
 def test_grad_in_threads() -> None:

@@ -1,4 +1,4 @@
-"""The examples of docs/tracing.md, profiling.md, modes.md and opcheck.md run as written.
+"""The examples of docs/tracing.md, profiling.md, modes.md, opcheck.md and vmap.md run as written.
 
 Each page's ```python blocks run in order in one namespace; on tracing.md and opcheck.md
 the printout shown after the first example is exactly what it prints.
@@ -21,7 +21,7 @@ def _blocks(page: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _BLOCK.finditer((DOCS / page).read_text())]
 
 
-@pytest.mark.parametrize("page", ["tracing.md", "profiling.md", "modes.md", "opcheck.md"])
+@pytest.mark.parametrize("page", ["tracing.md", "profiling.md", "modes.md", "opcheck.md", "vmap.md"])
 def test_the_examples_run(page: str) -> None:
     namespace: dict[str, object] = {"__name__": f"docs_{page.partition('.')[0]}"}
     code = [text for kind, text in _blocks(page) if kind == "python"]

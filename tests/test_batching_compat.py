@@ -280,3 +280,18 @@ def test_backward_through_vmap_equals_torch() -> None:
     assert ours_w.grad is not None and ours_b.grad is not None
     _compare(ours_w.grad, theirs_w.grad)
     _compare(ours_b.grad, theirs_b.grad)
+
+
+@pytest.mark.parametrize(("left", "right"), [("float64", "float32"), ("int64", "float32"), ("float32", "int64")])
+def test_zero_dim_samples_promote_like_torch(left: str, right: str) -> None:
+    scalars = np.array([1, 2, 3]).astype(left)  # a batch of 0-dim samples
+    vector = np.array([0.5, 1.5]).astype(right)
+
+    def f(mul: Callable[[Any, Any], Any], vec: Any) -> Callable[[Any], Any]:
+        return lambda s: mul(s, vec)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = vmap(f(ops.core.mul.Tensor, tensor(vector)))(tensor(scalars))
+    theirs = torch.vmap(f(torch.mul, torch.from_numpy(vector)))(torch.from_numpy(scalars))
+    _compare(ours, theirs)

@@ -188,6 +188,13 @@ def test_dims_are_checked_against_one_sample() -> None:
         vmap(lambda a: op("transpose.int")(a, 0, 2))(x)
 
 
+def test_expand_refuses_minus_one_for_a_new_dimension() -> None:
+    x = tensor(arr(B, 3))
+    with pytest.raises(VmapError, match=r"expand: -1 is not allowed in a leading, non-existing dimension 0 of a sample \(inside vmap the sample has 1 dimensions\)"):
+        vmap(lambda a: op("expand")(a, [-1, 3], implicit=False))(x)
+    assert vmap(lambda a: op("expand")(a, [2, -1], implicit=False))(x).shape == (B, 2, 3)
+
+
 # -- the fallback ------------------------------------------------------------------------------
 def test_the_fallback_warns_once_per_op_and_loops() -> None:
     from typedops import op as define

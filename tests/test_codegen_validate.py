@@ -23,7 +23,7 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
     [
         (GOOD.replace("CompositeImplicitAutograd", "CUDAX"), "ops.yaml:3: unknown dispatch key 'CUDAX'"),
         ("- func: double(Tensor self) -> Tensor\n  variant: method\n",
-         "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys, device_check)"),
+         "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"),
         ("- dispatch: {}\n", "ops.yaml:1: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"),
         ("func: x\n", "ops.yaml:1: an op yaml is a list of entries ('- func: ...'), not a mapping"),
         ("- func: double(Tensor self -> Tensor\n", "ops.yaml:1: invalid schema: expected ',' or ')' after argument 'self', found '->' (column 20)"),
@@ -33,6 +33,16 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
         ("- func: double(Tensor self) -> Tensor\n  device_check: Sometimes\n",
          "ops.yaml:2: device_check is NoCheck or ExactSame, not 'Sometimes'"),
+        # issue 14: batching rules by family (Note [Rule families] in typedops/batching/_rules.py)
+        ("- func: double(Tensor self) -> Tensor\n  vmap: elementwise\n",
+         "ops.yaml:2: vmap: unknown batching rule family 'elementwise' (known: cat, composite, dim, dims, "
+         "matmul, new_dim, pointwise, random, reduction, shape)"),
+        ("- func: double(Tensor self) -> Tensor\n  vmap: [pointwise]\n",
+         "ops.yaml:2: 'vmap' must be text, not a list"),
+        ("- func: pair(Tensor self) -> (Tensor, Tensor)\n  vmap: pointwise\n",
+         "ops.yaml:2: vmap: the batching rule family 'pointwise' does not fit vd::pair: it must return one Tensor"),
+        ("- func: join(Tensor[] xs) -> Tensor\n  vmap: cat\n",
+         "ops.yaml:2: vmap: the batching rule family 'cat' does not fit vd::join: it must take (Tensor[] tensors, int dim)"),
         # issue 11: a method may not replace what Tensor itself defines
         ("- func: numpy(Tensor self) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::numpy has variant 'method', which would replace Tensor's own 'numpy' for every "
@@ -60,7 +70,7 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
         ("- func: f(Tensor self, ...) -> Tensor\n", "ops.yaml:1: vd::f takes or returns '...', which generated functions cannot type"),
         # issue 11: fields outside ours and PyTorch's are still refused
         ("- func: double(Tensor self) -> Tensor\n  structured_delegat: double.out\n",
-         "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check)"),
+         "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"),
         ("- func: double.from(Tensor self) -> Tensor\n- func: f.default(Tensor self) -> Tensor\n",
          "ops.yaml:2: overload name 'default' is a Python keyword; generated functions cannot use it"),
         (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
@@ -154,6 +164,27 @@ def test_kernels_for_an_existing_core_op_need_the_op_in_the_core_yaml(tmp_path: 
     assert "IMPL_core = _Library('core', 'IMPL')" in registration
     assert "IMPL_core.impl('core::add.Tensor', _m0.add_tensor, _DispatchKey.PrivateUse1, check=False)" in registration
     assert "LIBRARY" not in registration
+
+
+def test_a_batching_rule_goes_on_the_defining_entry(tmp_path: Path) -> None:
+    text = "- func: core::add.Tensor\n  dispatch:\n    PrivateUse1: add_tensor\n  vmap: pointwise\n"
+    with pytest.raises(CodegenError) as info:
+        _generate(tmp_path, text)
+    assert str(info.value) == (
+        "ops.yaml:4: vmap: core::add.Tensor is defined elsewhere; declare its batching rule on the entry that defines it"
+    )
+
+
+def test_declared_batching_rules_are_registered(tmp_path: Path) -> None:
+    files = generate(_write(tmp_path, GOOD + "  vmap: pointwise\n"), tmp_path / "out", namespace="vd", kernels=KERNELS)
+    registration = files[tmp_path / "out" / "__init__.py"]
+    assert "_register_vmap_rules(LIBRARY, [\n    (double__default, 'pointwise'),\n])" in registration
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "ops.yaml"
+    path.write_text(text)
+    return path
 
 
 def test_a_missing_core_yaml_is_named(tmp_path: Path) -> None:

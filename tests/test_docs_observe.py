@@ -1,5 +1,5 @@
-"""The examples of docs/tracing.md, profiling.md, modes.md, opcheck.md, programs.md and
-func.md run as written (in a scratch folder: programs.md saves files).
+"""The examples of docs/tracing.md, profiling.md, modes.md, opcheck.md, programs.md, func.md
+and vmap.md run as written (in a scratch folder: programs.md saves files).
 
 Each page's ```python blocks run in order in one namespace; on tracing.md and opcheck.md
 the printout shown after the first example is exactly what it prints.
@@ -22,7 +22,9 @@ def _blocks(page: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for m in _BLOCK.finditer((DOCS / page).read_text())]
 
 
-@pytest.mark.parametrize("page", ["tracing.md", "profiling.md", "modes.md", "opcheck.md", "programs.md", "func.md"])
+@pytest.mark.parametrize(
+    "page", ["tracing.md", "profiling.md", "modes.md", "opcheck.md", "programs.md", "func.md", "vmap.md"]
+)
 def test_the_examples_run(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": f"docs_{page.partition('.')[0]}"}

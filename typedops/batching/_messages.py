@@ -102,6 +102,11 @@ ESCAPED: Final = (
     "instead of storing them"
 )
 
+EXPAND_NEW_MINUS_ONE: Final = (
+    "expand: -1 is not allowed in a leading, non-existing dimension {dim} of a sample (inside vmap "
+    "the sample has {rank} dimensions); give that dimension's size"
+)
+
 # -- randomness ------------------------------------------------------------------------------
 RANDOM_ERROR: Final = (
     "vmap: called random operation while in randomness error mode. Please either use the "

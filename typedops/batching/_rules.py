@@ -82,6 +82,10 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
                 rank = len(a._shape)
         if not level:
             return handle.redispatch(keys, *args, **kwargs)
+        if rank and len({args[i]._dtype for i in positions}) > 1 and any(
+            not args[i]._shape and type(args[i]) is BatchedTensor and args[i]._batch_level == level for i in positions
+        ):
+            return run_fallback(handle, keys, args, kwargs)  # Note [Zero-dim samples promote]
         new = list(args)
         nested = False
         for i in positions:
@@ -104,6 +108,14 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
 
     return rule
 
+
+# Note [Zero-dim samples promote]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Type promotion gives a 0-dim tensor less say than a tensor with dimensions: a float64
+# scalar times a float32 vector is float32. A batch of 0-dim samples is a 1-d physical
+# tensor, which would promote as a tensor with dimensions (float64). So when a 0-dim
+# *batched* operand meets an operand with dimensions and another dtype, the rule leaves the call to
+# the fallback, which computes each sample exactly as written (and warns that it is slow).
 
 # The two commonest shapes of pointwise op, one and two leading tensors, written out: the
 # rule runs on every batched element-wise call (each loop and list above costs ~0.3 us).
@@ -139,6 +151,8 @@ def _pointwise_binary(handle: OperatorHandle, writes: bool) -> Kernel:
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
         rank = len(a._shape) if len(a._shape) > len(b._shape) else len(b._shape)
+        if rank and ((la == level and not a._shape) or (lb == level and not b._shape)) and a._dtype is not b._dtype:
+            return run_fallback(handle, keys, args, kwargs)  # Note [Zero-dim samples promote]
         if la == level:
             pa = a._batch_value
             if a._batch_dim:

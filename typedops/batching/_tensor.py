@@ -104,10 +104,14 @@ def make_batched(physical: Tensor, bdim: int, level: int) -> BatchedTensor:
     """The sample view of ``physical`` whose dimension ``bdim`` (non-negative) runs over
     the batch of vmap level ``level`` (no checks: callers pass a valid dimension)."""
     t: BatchedTensor = _new(BatchedTensor)
-    shape = physical._shape
-    strides = physical._strides
-    t._shape = shape[:bdim] + shape[bdim + 1 :]
-    t._strides = strides[:bdim] + strides[bdim + 1 :]
+    if bdim:
+        shape = physical._shape
+        strides = physical._strides
+        t._shape = shape[:bdim] + shape[bdim + 1 :]
+        t._strides = strides[:bdim] + strides[bdim + 1 :]
+    else:  # what rules return: one slice each
+        t._shape = physical._shape[1:]
+        t._strides = physical._strides[1:]
     t._offset = physical._offset
     t._storage = None
     t._dtype = physical._dtype

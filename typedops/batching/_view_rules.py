@@ -17,6 +17,7 @@ from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ._core import expand_batch, pad_to_rank, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
+from ._messages import EXPAND_NEW_MINUS_ONE, VmapError
 from ._tensor import BATCHED_BIT, BatchedTensor, make_batched
 
 __all__ = ["Family", "VIEW_FAMILIES", "call_below", "tensor_positions"]
@@ -90,6 +91,9 @@ def _shape(handle: OperatorHandle) -> Kernel:
     def adjust(new: list[Any], rank: int, batch: int) -> None:
         size = list(new[index])
         if expanding:  # expand adds leading dimensions: the sample gets them after the batch
+            for dim, target in enumerate(size[: len(size) - rank]):
+                if target < 0:  # padding would turn the new dimension into an existing one of size 1
+                    raise VmapError(EXPAND_NEW_MINUS_ONE.format(dim=dim, rank=rank))
             new[0] = pad_to_rank(new[0], len(size))
         new[index] = [batch, *size]
 

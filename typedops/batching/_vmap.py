@@ -5,8 +5,8 @@ argument as a ``BatchedTensor`` of that level, calls ``f``, and turns each outpu
 a plain tensor with the batch dimension at its ``out_dim``. While it runs, the ``Batched``
 key is in this context's include set, so every op call in ``f`` -- also one on plain tensors
 or with no tensor at all (``randn``) -- meets the batching layer: random ops can then obey
-``randomness``, and calls on plain tensors pass straight through (Note [Batched in the
-include set] in docs/vmap.md).
+``randomness``, and calls on plain tensors pass straight through (docs/vmap.md, "Batched
+tensors and levels").
 """
 
 from __future__ import annotations

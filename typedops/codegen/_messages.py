@@ -10,10 +10,14 @@ from typing import Final
 NOT_A_LIST: Final = "{label}:{line}: an op yaml is a list of entries ('- func: ...'), not {kind}"
 NOT_A_MAPPING: Final = "{label}:{line}: each entry is a mapping with a 'func:' field, not {kind}"
 UNKNOWN_FIELD: Final = (
-    "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys, device_check)"
+    "{label}:{line}: unknown field {field!r} (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"
 )
 BAD_DEVICE_CHECK: Final = "{label}:{line}: device_check is NoCheck or ExactSame, not {value!r}"
-BAD_VMAP_RULE: Final = "{label}:{line}: vmap: {problem}"
+VMAP_UNKNOWN_FAMILY: Final = "{label}:{line}: vmap: unknown batching rule family {name!r} (known: {known})"
+VMAP_DOES_NOT_FIT: Final = "{label}:{line}: vmap: the batching rule family {name!r} does not fit {op}: {problem}"
+VMAP_KERNELS_ONLY: Final = (
+    "{label}:{line}: vmap: {op} is defined elsewhere; declare its batching rule on the entry that defines it"
+)
 MISSING_FUNC: Final = "{label}:{line}: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"
 NOT_TEXT: Final = "{label}:{line}: '{field}' must be text, not {kind}"
 DISPATCH_NOT_MAPPING: Final = "{label}:{line}: 'dispatch' maps keys to kernels ('CPU: my_kernel'), not {kind}"

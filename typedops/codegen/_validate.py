@@ -59,7 +59,9 @@ from ._messages import (
     VARARG_SCHEMA,
     NO_CORE_YAML,
     BAD_DEVICE_CHECK,
-    BAD_VMAP_RULE,
+    VMAP_DOES_NOT_FIT,
+    VMAP_KERNELS_ONLY,
+    VMAP_UNKNOWN_FAMILY,
     BAD_REFERENCE,
     BAD_SCHEMA,
     DISPATCH_NOT_MAPPING,
@@ -231,10 +233,10 @@ class _Validator:
             raise self.fail(NOT_TEXT, line, field="vmap", kind=_kind(raw))
         family = RULE_FAMILIES.get(raw)
         if family is None:
-            raise self.fail(BAD_VMAP_RULE, line, problem=f"unknown rule family {raw!r}; known: {', '.join(sorted(RULE_FAMILIES))}")
+            raise self.fail(VMAP_UNKNOWN_FAMILY, line, name=raw, known=", ".join(sorted(RULE_FAMILIES)))
         problem = family.fits(schema)
         if problem is not None:
-            raise self.fail(BAD_VMAP_RULE, line, problem=f"the family {raw!r} does not fit {schema.full_name}: {problem}")
+            raise self.fail(VMAP_DOES_NOT_FIT, line, name=raw, op=schema.full_name, problem=problem)
         return raw
 
     def device_check(self, item: Located) -> bool:
@@ -304,6 +306,8 @@ class _Validator:
             raise self.fail(SCHEMAS_ONLY_KERNELS_ONLY, line, name=full)
         if "dispatch" not in item or "variants" in item:
             raise self.fail(KERNELS_ONLY_NEEDS_DISPATCH, line, name=full)
+        if "vmap" in item:
+            raise self.fail(VMAP_KERNELS_ONLY, item.line_of("vmap"), op=full)
         if self.core is None:  # read only when a yaml adds kernels to existing ops
             if not self.core_path.exists():
                 raise self.fail(NO_CORE_YAML, line, name=full, core=self.core_path)

@@ -17,6 +17,7 @@ from typedops import DispatchMode, FakeTensor, FakeTensorMode, Library, Tensor, 
 from typedops.dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, local_exclude, local_include
 from typedops.dispatch._tls import STATE
 from typedops.modes import FakeTensorError, NoFakeRuleError, current_modes
+from typedops.boxing import BoxedReturnError
 from typedops.tensor import empty_meta
 from typedops.vocabulary import Device, ScalarType
 
@@ -181,6 +182,32 @@ def test_a_mode_in_a_context_with_no_block_open_still_pops() -> None:
     assert isinstance(result, FakeTensor) and result.shape == (2,)
     assert mode.log == [1, ("log", "core::neg", (FakeTensor,), 1, {}, 0)]
     assert current_modes() == ()
+
+
+def test_unboxed_and_boxed_calls_give_a_mode_the_same_call() -> None:
+    """Note [Unboxed twins of boxed kernels]: unboxed calls reach the Python key's unboxed
+    twin, boxed ones its stack; the handler sees the same arguments either way, and a
+    wrong number of results is refused either way."""
+    x = tensor([[1.0, 5.0], [7.0, 2.0]])
+    with Log() as mode:
+        values, indices = core.max(x, 1)
+        stack: list[Any] = [x, 1, False]
+        typedops.ops.core.max.dim.call_boxed(stack)
+        total = core.sum(x, [0], dtype=ScalarType.float64)
+    assert values.tolist() == stack[0].tolist() == [5.0, 7.0] and indices.tolist() == stack[1].tolist() == [1, 0]
+    assert total.tolist() == [8.0, 7.0] and total.dtype is ScalarType.float64
+    assert mode.log[0][1:] == mode.log[1][1:] == ("core::max.dim", (Tensor,), 3, {}, 0)
+    assert mode.log[2][1:] == ("core::sum.dim_IntList", (Tensor,), 3, {"dtype": ScalarType.float64}, 0)
+
+    class Three(DispatchMode):
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            return (*op(*args, **kwargs), None)
+
+    with pytest.raises(BoxedReturnError) as unboxed, Three():
+        core.max(x, 1)
+    with pytest.raises(BoxedReturnError) as boxed_call, Three():
+        typedops.ops.core.max.dim.call_boxed([x, 1, False])
+    assert str(unboxed.value) == str(boxed_call.value)
 
 
 # -- FakeTensorMode ------------------------------------------------------------------------------

@@ -35,7 +35,9 @@ import threading
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Final, TypeVar
 
+from ..boxing import bad_returns
 from ..vocabulary import DispatchKey, DispatchKeySet
+from ._kernel import Boxed
 
 __all__ = [
     "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude",
@@ -154,13 +156,16 @@ def set_python_modes(modes: tuple[Any, ...]) -> None:
 # frame on every handled call (about 100 ns measured for the two).
 def python_fallback(
     handle: Callable[[Any, Any, list[Any]], None],
+    handle_unboxed: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
     otherwise: Callable[[Any, Any, list[Any]], None],
     above: int,
-) -> Callable[[Any, Any, list[Any]], None]:
+) -> Boxed:
     """The boxed fallback of the Python key: with a mode on this context's stack, calls
     ``handle(mode, op, stack)`` for the innermost one with it popped and the key sets
     shifted below ``above`` (Note [Hiding included keys]); with none, ``otherwise(op,
-    keys, stack)``."""
+    keys, stack)``. Its unboxed twin (Note [Unboxed twins of boxed kernels] in
+    _operator.py) calls ``handle_unboxed(mode, op, args, kwargs)`` the same way, and takes
+    the boxed way when no mode is on."""
     python = 1 << DispatchKey.Python
     block = KeysChanged(0, above)
     # The last (sets, shifted sets) pair: calls in a row under one mode share the shifted
@@ -168,8 +173,18 @@ def python_fallback(
     # so threads racing on it see one pair or another, never a mix.
     last: tuple[_Sets, _Sets] = (_EMPTY, _EMPTY)
 
-    def fallback(op: Any, keys: Any, stack: list[Any]) -> None:
+    def shift(saved: _Sets, modes: tuple[Any, ...]) -> None:
         nonlocal last
+        pair = last
+        if pair[0] is saved:
+            _SETS.set(pair[1])
+        else:
+            rest = modes[:-1]
+            shifted = (saved[0] & ~(0 if rest else python), saved[1] | above, saved[2], rest)
+            last = (saved, shifted)
+            _SETS.set(shifted)
+
+    def fallback(op: Any, keys: Any, stack: list[Any]) -> None:
         saved = _get()
         modes = saved[3]
         if not modes:
@@ -179,22 +194,32 @@ def python_fallback(
             with block:
                 fallback(op, keys, stack)
             return
-        pair = last
-        if pair[0] is saved:
-            _SETS.set(pair[1])
-        else:
-            rest = modes[:-1]
-            shifted = (saved[0] & ~(0 if rest else python), saved[1] | above, saved[2], rest)
-            last = (saved, shifted)
-            _SETS.set(shifted)
+        shift(saved, modes)
         try:
             handle(modes[-1], op, stack)
         finally:
             blocks = _get()[2]
             _SETS.set(saved if blocks is saved[2] else _sets_of(blocks, saved[3]))
 
+    def unboxed(op: Any, keys: Any, /, *args: Any, **kwargs: Any) -> Any:
+        saved = _get()
+        modes = saved[3]
+        if not modes or not STATE.active:  # rare: the boxed way, as a boxing wrapper would
+            stack = [*args, *kwargs.values()]
+            fallback(op, keys, stack)
+            count = len(op.schema.returns)
+            if len(stack) != count:
+                raise bad_returns(op, stack, count)
+            return None if count == 0 else stack[0] if count == 1 else tuple(stack)
+        shift(saved, modes)
+        try:
+            return handle_unboxed(modes[-1], op, args, kwargs)
+        finally:
+            blocks = _get()[2]
+            _SETS.set(saved if blocks is saved[2] else _sets_of(blocks, saved[3]))
+
     fallback.__name__ = fallback.__qualname__ = "python_fallback"  # as dumps name it
-    return fallback
+    return Boxed(fallback, unboxed=unboxed)
 
 
 def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> int:

@@ -31,10 +31,11 @@ args, kwargs)``. A call that finds neither a mode nor such a class passes throug
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar
 
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
+from ..boxing import bad_returns
 from ..tensor import Tensor
 from ..dispatch import (
     Library,
@@ -116,7 +117,7 @@ def _split_of(op: OperatorHandle) -> _Split:
     return split
 
 
-def _tensor_types(values: list[Any], positions: tuple[int, ...]) -> tuple[type, ...]:
+def _tensor_types(values: Sequence[Any], positions: tuple[int, ...]) -> tuple[type, ...]:
     """The classes of the tensors among ``values`` (at ``positions``), each once."""
     found: list[type] = []
     for i in positions:
@@ -201,6 +202,29 @@ def _handle(mode: DispatchMode, op: OperatorHandle, stack: list[Any]) -> None:
         stack.extend(result)
 
 
+def _handle_unboxed(mode: DispatchMode, op: OperatorHandle, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``_handle`` for an unboxed call: the entry passed the schema's positional arguments
+    and its keyword-only ones by name, defaults filled (Note [Unboxed twins of boxed
+    kernels] in dispatch/_operator.py), just as the handler takes them."""
+    split = _SPLITS.get(op) or _split_of(op)
+    if split.returns != 1:  # the boxed way checks how many results the handler gave
+        stack = [*args, *kwargs.values()]
+        _handle(mode, op, stack)
+        if len(stack) != split.returns:
+            raise bad_returns(op, stack, split.returns)
+        return tuple(stack) if stack else None
+    if split.names:
+        types = _tensor_types([*args, *kwargs.values()], split.tensor_positions)
+    else:
+        for i in split.tensor_positions:  # plain tensors, without a call
+            if type(args[i]) is not Tensor:
+                types = _tensor_types(args, split.tensor_positions)
+                break
+        else:
+            types = split.plain_types
+    return mode.__typedops_dispatch__(op, types, args, kwargs)
+
+
 def _no_mode(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
     """No mode on the stack: a tensor carrying the Python key brought the call here (Note
     [Tensor subclasses that dispatch])."""
@@ -211,6 +235,6 @@ def _no_mode(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None
         _call_handler(cls.__typedops_dispatch__, op, stack)
 
 
-_python_fallback: Final = python_fallback(_handle, _no_mode, _ABOVE_PYTHON_BITS)
+_python_fallback: Final = python_fallback(_handle, _handle_unboxed, _no_mode, _ABOVE_PYTHON_BITS)
 _LIBRARY: Final = Library("_", "IMPL")
 PYTHON_FALLBACK: Final = _LIBRARY.fallback(_python_fallback, DispatchKey.Python)

@@ -19,7 +19,7 @@ from typedops.dispatch._entry import entry_source
 from typedops.schema import parse_schema
 from typedops.vocabulary import ArgumentValueError
 
-OURS = ["_b", "_op", "_ks", "_apply", "_tls_active", "_list_bits", "_optional_list_bits", "_op_bad_args", "_traced"]
+OURS = ["_b", "_op", "_ks", "_s", "_tls_sets", "_tls_active", "_list_bits", "_optional_list_bits", "_op_bad_args", "_traced"]
 
 
 def _second_argument(op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from typedops.dispatch import Boxed
 from typedops import (
     DispatchKey,
     DispatchKeySet,
@@ -989,6 +990,35 @@ def test_redispatch_unboxed_from_a_boxed_fallback(ns: str) -> None:
         everywhere.fallback(profiler)
         with include_keys(K.Profiler):
             assert op(cpu_t(), 7) == "profiled g n=7 alpha=1.0"
+
+
+def test_a_boxed_fallback_with_an_unboxed_twin(ns: str) -> None:
+    """Note [Unboxed twins of boxed kernels]: unboxed calls (and direct boxed calls) reach
+    the twin with the arguments as Python arguments, defaults filled; redispatched boxed
+    calls reach the boxed kernel with the stack."""
+    seen: list[Any] = []
+
+    def stacked(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+        seen.append(("boxed", len(stack)))
+        op.redispatch_boxed(keys, stack)
+
+    def twin(op: OperatorHandle, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        seen.append(("unboxed", args[1:], kwargs))
+        return op.redispatch(keys, *args, **kwargs)
+
+    with Library(ns, "DEF") as lib, Library(ns, "IMPL", "Tracer") as impl:
+        op = lib.define(G)
+        lib.impl("g", g_kernel, "CPU")
+        impl.fallback(Boxed(stacked, unboxed=twin))
+        with include_keys(K.Tracer):
+            assert op(cpu_t()) == "g n=2 alpha=1.0"
+            stack: list[Any] = [cpu_t(), 3]
+            op.call_boxed(stack)
+            assert stack == ["g n=3 alpha=1.0"]
+            stack = [cpu_t(), 4, 0.5]
+            op.redispatch_boxed(DispatchKeySet([K.Profiler, K.Tracer, K.CPU]), stack)
+            assert stack == ["g n=4 alpha=0.5"]
+    assert seen == [("unboxed", (2,), {"alpha": 1.0}), ("unboxed", (3,), {"alpha": 1.0}), ("boxed", 3)]
 
 
 def test_redispatch_chain_through_several_keys(ns: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import re
 from typing import Any
@@ -13,7 +14,10 @@ from hypothesis import strategies as st
 
 import typedops
 from typedops import DispatchMode, FakeTensor, FakeTensorMode, Library, Tensor, core, op, tensor, trace
+from typedops.dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, local_exclude, local_include
+from typedops.dispatch._tls import STATE
 from typedops.modes import FakeTensorError, NoFakeRuleError, current_modes
+from typedops.boxing import BoxedReturnError
 from typedops.tensor import empty_meta
 from typedops.vocabulary import Device, ScalarType
 
@@ -97,6 +101,113 @@ def test_a_mode_can_change_results() -> None:
 
     with Zeros():
         assert core.add(X, X).tolist() == [0.0, 0.0]
+
+
+class _SeesKeys(DispatchMode):
+    """Records the per-context sets its handler runs under, then passes the call on."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[DispatchKeySet, DispatchKeySet, int]] = []
+
+    def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        self.seen.append((local_include(), local_exclude(), len(current_modes())))
+        return op(*args, **kwargs)
+
+
+_ABOVE_PYTHON = {DispatchKey.ADInplaceOrView, *AUTOGRAD_KEYS}
+
+
+def test_the_handler_runs_below_python_and_the_sets_come_back() -> None:
+    """Note [Hiding included keys]: one write pops the mode and shifts the sets for the
+    handler, whatever the sets were (calls in a row share the shifted sets); another puts
+    them back."""
+    outer, inner = _SeesKeys(), _SeesKeys()
+    with outer:
+        before = (local_include(), local_exclude())
+        core.neg(X)
+        core.neg(X)
+        with typedops.no_grad():
+            core.neg(X)
+        assert (local_include(), local_exclude()) == before
+        with inner:
+            core.neg(X)
+    for include, exclude, depth in outer.seen:  # no mode left: the Python key hidden
+        assert DispatchKey.Python not in include and _ABOVE_PYTHON <= set(exclude) and depth == 0
+    assert [DispatchKey.Python in i for i, _, _ in inner.seen] == [True]  # outer still on
+    assert len(outer.seen) == 4 and inner.seen[0][2] == 1
+
+
+def test_a_handler_leaving_a_block_open_keeps_it() -> None:
+    """A block entered in the handler and left open (a generator suspended inside it)
+    stays in force after the call, as Note [Order-independent exits] promises."""
+    block = typedops.include_keys(DispatchKey.Tracer)
+
+    class Opens(DispatchMode):
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            block.__enter__()
+            return op(*args, **kwargs)
+
+    with Opens():
+        core.neg(X)
+        assert DispatchKey.Tracer in local_include() and DispatchKey.Python in local_include()
+        block.__exit__(None, None, None)
+    assert local_include() == DispatchKeySet() and current_modes() == ()
+
+
+def test_a_mode_in_a_context_with_no_block_open_still_pops() -> None:
+    """A context copied while a mode was on loses the count of its include block when the
+    mode exits in the original: calls there read no per-context sets. A fake tensor's own
+    Python key still reaches the fallback, which then opens a block of its own so the
+    handler runs below Python with its mode popped."""
+
+    class Counts(Log):
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            self.log.append(STATE.active)  # calls read the shifted sets only while non-zero
+            return super().__typedops_dispatch__(op, types, args, kwargs)
+
+    with FakeTensorMode():
+        fake = core.ones([2])
+    mode = Counts()
+    with mode:
+        copied = contextvars.copy_context()
+    # Blocks other tests left open elsewhere (suspended generators, other threads) count
+    # too; set them aside so that no block is open anywhere, the path under test.
+    elsewhere = STATE.active
+    STATE.change(-elsewhere)
+    try:
+        result = copied.run(lambda: core.neg(fake))
+        assert STATE.active == 0
+    finally:
+        STATE.change(+elsewhere)
+    assert isinstance(result, FakeTensor) and result.shape == (2,)
+    assert mode.log == [1, ("log", "core::neg", (FakeTensor,), 1, {}, 0)]
+    assert current_modes() == ()
+
+
+def test_unboxed_and_boxed_calls_give_a_mode_the_same_call() -> None:
+    """Note [Unboxed twins of boxed kernels]: unboxed calls reach the Python key's unboxed
+    twin, boxed ones its stack; the handler sees the same arguments either way, and a
+    wrong number of results is refused either way."""
+    x = tensor([[1.0, 5.0], [7.0, 2.0]])
+    with Log() as mode:
+        values, indices = core.max(x, 1)
+        stack: list[Any] = [x, 1, False]
+        typedops.ops.core.max.dim.call_boxed(stack)
+        total = core.sum(x, [0], dtype=ScalarType.float64)
+    assert values.tolist() == stack[0].tolist() == [5.0, 7.0] and indices.tolist() == stack[1].tolist() == [1, 0]
+    assert total.tolist() == [8.0, 7.0] and total.dtype is ScalarType.float64
+    assert mode.log[0][1:] == mode.log[1][1:] == ("core::max.dim", (Tensor,), 3, {}, 0)
+    assert mode.log[2][1:] == ("core::sum.dim_IntList", (Tensor,), 3, {"dtype": ScalarType.float64}, 0)
+
+    class Three(DispatchMode):
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            return (*op(*args, **kwargs), None)
+
+    with pytest.raises(BoxedReturnError) as unboxed, Three():
+        core.max(x, 1)
+    with pytest.raises(BoxedReturnError) as boxed_call, Three():
+        typedops.ops.core.max.dim.call_boxed([x, 1, False])
+    assert str(unboxed.value) == str(boxed_call.value)
 
 
 # -- FakeTensorMode ------------------------------------------------------------------------------

@@ -15,6 +15,18 @@ replaces the gradient), then ``retain_grad`` tensors get theirs. Its backward ru
 ``no_grad()``, or with grad mode on when ``create_graph`` is set, so that the formulas'
 own ops are recorded and the gradients can be differentiated again.
 
+Note [The engine's loop]
+~~~~~~~~~~~~~~~~~~~~~~~~
+The loop body runs once per node of the graph, so its common case is kept free of work
+it does not need: the hooks step is entered only for a node with hooks or retained
+gradients (or an AccumulateGrad, whose leaf's hooks live on the tensor), the captures
+step only under ``grad()``, an input buffer is made only when the first gradient for
+it arrives, a one-output node's gradient is tested for None directly, and each
+gradient's shape is checked with one tuple comparison (out_meta keeps shapes as tuples,
+as ``Tensor.shape`` is), the slower checks running only when it fails. It relies on
+``len(node.out_meta)`` being the node's number of outputs and on ``Tensor.shape``
+being a tuple.
+
 Note [Complex gradients]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 As in PyTorch, the gradient of a real loss ``L`` with respect to a complex tensor
@@ -35,7 +47,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..tensor import Tensor, wrap_array
+from ..tensor import Tensor, empty_meta, numpy_dtype, wrap_array
 from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
@@ -62,9 +74,7 @@ __all__ = ["backward", "grad", "run_backward", "filled"]
 
 def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float) -> Tensor:
     """A new tensor of ``shape`` holding ``value`` everywhere (no graph)."""
-    import numpy as np
-
-    from ..tensor import empty_meta, numpy_dtype
+    import numpy as np  # not at import: `import typedops` does not load numpy
 
     if device.type == "meta":
         return empty_meta(shape, dtype)
@@ -166,23 +176,27 @@ def run_backward(
         needed = _needed(deps, {node for node, _ in captures})
     captured: list[Tensor | None] = [None] * (0 if inputs is None else len(inputs))
     buffers: dict[Node, list[Tensor | None]] = {}
-    for (node, nr), g in zip(roots, grads):
-        buffer = buffers.setdefault(node, [None] * max(len(node.out_meta), 1))
-        buffer[nr] = _add(buffer[nr], g)
+    for (root, nr), g in zip(roots, grads):
+        first = buffers.setdefault(root, [None] * (len(root.out_meta) or 1))
+        first[nr] = _add(first[nr], g)
     ready = [(-node.seq, id(node), node) for node in deps if deps[node] == 0]
     heapq.heapify(ready)
+    # Note [The engine's loop].
+    pop, push = heapq.heappop, heapq.heappush
     mode = enable_grad() if create_graph else no_grad()
     with mode:
         while ready:
-            _, _, node = heapq.heappop(ready)
-            empty: list[Tensor | None] = [None] * max(len(node.out_meta), 1)
-            buffer = buffers.pop(node) if node in buffers else empty
-            _call_pre_hooks(node, buffer)
-            for nr, arrived in enumerate(buffer):
-                for index in captures.get((node, nr), ()):
-                    if arrived is not None and not create_graph and arrived.requires_grad:
-                        arrived = arrived.detach()
-                    captured[index] = arrived
+            node = pop(ready)[2]
+            found = buffers.pop(node, None)
+            buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
+            if node.pre_hooks or node.retains or isinstance(node, AccumulateGrad):
+                _call_pre_hooks(node, buffer)
+            if captures:
+                for nr, arrived in enumerate(buffer):
+                    for index in captures.get((node, nr), ()):
+                        if arrived is not None and not create_graph and arrived.requires_grad:
+                            arrived = arrived.detach()
+                        captured[index] = arrived
             run = inputs is None or (node in needed and not isinstance(node, AccumulateGrad))  # pyright: ignore[reportPossiblyUnboundVariable] -- bound when inputs is given
             if run:
                 results = _apply(node, buffer, create_graph)
@@ -193,13 +207,18 @@ def run_backward(
             for edge, result in zip(node.next_edges, results):
                 if edge is None:
                     continue
-                nxt, nr = edge
+                nxt = edge[0]
                 if result is not None:
-                    slot = buffers.setdefault(nxt, [None] * max(len(nxt.out_meta), 1))
-                    slot[nr] = _add(slot[nr], result)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
+                    slot = buffers.get(nxt)
+                    if slot is None:
+                        slot = buffers[nxt] = [None] * (len(nxt.out_meta) or 1)
+                    nr = edge[1]
+                    before = slot[nr]
+                    slot[nr] = result if before is None else before + result
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if not left:
+                    push(ready, (-nxt.seq, id(nxt), nxt))
     return captured
 
 
@@ -243,22 +262,35 @@ def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Seque
     if isinstance(node, AccumulateGrad):
         _accumulate(node.variable, buffer[0], create_graph)
         return ()
-    if all(g is None for g in buffer):
-        return [None] * len(node.next_edges)
-    if any(g is None for g in buffer):
+    edges = node.next_edges
+    if len(buffer) == 1:  # most nodes: one output
+        if buffer[0] is None:
+            return [None] * len(edges)
+    elif all(g is None for g in buffer):
+        return [None] * len(edges)
+    elif any(g is None for g in buffer):
         # A multi-output op where only some outputs were used: zeros for the others.
         buffer = [filled(*m, 0.0) if g is None else g for g, m in zip(buffer, node.out_meta)]
     results = node.apply(buffer)
-    if len(results) != len(node.next_edges):
-        expected = len(node.next_edges)
-        raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=expected))
-    return [_validate(node, i, g, edge) for i, (g, edge) in enumerate(zip(results, node.next_edges))]
+    if len(results) != len(edges):
+        raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=len(edges)))
+    checked: list[Tensor | None] = []
+    for i, g in enumerate(results):
+        edge = edges[i]
+        if g is None or edge is None:
+            checked.append(None)
+            continue
+        shape, dtype, _ = edge[0].out_meta[edge[1]]
+        if g.shape != shape:  # a tuple, as out_meta's (else compared as tuples below)
+            g = _validate(node, i, g, edge)
+        elif g.dtype is not dtype:
+            g = g.to(dtype)
+        checked.append(g)
+    return checked
 
 
-def _validate(node: Node, index: int, g: Tensor | None, edge: Edge | None) -> Tensor | None:
+def _validate(node: Node, index: int, g: Tensor, edge: Edge) -> Tensor:
     """Check a gradient against the input it flows to; cast it to that input's dtype."""
-    if g is None or edge is None:
-        return None
     target, nr = edge
     shape, dtype, _ = target.out_meta[nr]
     if tuple(g.shape) != tuple(shape):

@@ -45,8 +45,9 @@ from ._tls import (
     include_keys,
     local_exclude,
     local_include,
-    restore_keys,
-    shift_keys,
+    python_fallback,
+    python_modes,
+    set_python_modes,
 )
 
 __all__ = [
@@ -65,8 +66,9 @@ __all__ = [
     "KeysChanged",
     "local_include",
     "local_exclude",
-    "restore_keys",
-    "shift_keys",
+    "python_fallback",
+    "python_modes",
+    "set_python_modes",
     # registration
     "Library",
     "RegistrationHandle",

@@ -30,7 +30,7 @@ from ._messages import MIXED_DEVICES
 from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
-from ._tls import apply_local, keep_flag_in
+from ._tls import keep_flag_in, local_sets
 
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
@@ -145,7 +145,8 @@ class _Names(NamedTuple):
     b: str = "_b"
     ks: str = "_ks"
     tls: str = "_tls_active"
-    apply: str = "_apply"
+    sets: str = "_tls_sets"
+    s: str = "_s"
     bad_args: str = "_op_bad_args"
     list_bits: str = "_list_bits"
     optional_list_bits: str = "_optional_list_bits"
@@ -200,7 +201,7 @@ def _renames(names: _Names) -> list[str]:
     meet argument names])."""
     lines: list[str] = []
     for field, new, old in zip(_Names._fields, names, _DEFAULT_NAMES):
-        if new != old and field not in ("b", "ks"):  # those two are the entries' own locals
+        if new != old and field not in ("b", "ks", "s"):  # those three are the entries' own locals
             lines.append(f"    {new} = {'_entry_globals' if old == '_tls_active' else old}")
     return lines
 
@@ -221,17 +222,26 @@ def _extract(use: TensorUse, ref: str, names: _Names = _DEFAULT_NAMES) -> str | 
     return None
 
 
+def _local_lines(names: _Names) -> list[str]:
+    """Apply this context's include and exclude sets to ``_b`` when some block is open
+    anywhere: the sets' getter is read in line (``_s`` is the tuple of Note
+    [Order-independent exits]) rather than through a function, which would add a frame
+    to every call made under a block (dispatch modes, ``no_grad``, profiling)."""
+    b, s = names.b, names.s
+    return [
+        f"        if {_tls_test(names)}:",
+        f"            {s} = {names.sets}()",
+        f"            {b} = ({b} | {s}[0]) & ~{s}[1]",
+    ]
+
+
 def _key_lines(
     refs: list[tuple[str, TensorUse]], on_error: str, names: _Names = _DEFAULT_NAMES, *, boxed: bool = False
 ) -> list[str]:
     parts = [e for ref, use in refs if (e := _extract(use, ref, names)) is not None]
-    b, tls, apply = names.b, _tls_test(names), names.apply
+    b = names.b
     if not parts:
-        return [
-            f"        {b} = {GLOBAL_INCLUDE}",
-            f"        if {tls}:",
-            f"            {b} = {apply}({b})",
-        ]
+        return [f"        {b} = {GLOBAL_INCLUDE}", *_local_lines(names)]
     lines = [
         "        try:",
         f"            {b} = {' | '.join(parts)} | {GLOBAL_INCLUDE}",
@@ -244,10 +254,7 @@ def _key_lines(
             f"        if {b} & {_BACKENDS} & (({b} & {_BACKENDS}) - 1):",
             f"            {b} = {names.mixed}({names.op}, {b}, ({tensor_refs},){', stack, _filled' if boxed else ''})",
         ]
-    return lines + [
-        f"        if {tls}:",
-        f"            {b} = {apply}({b})",
-    ]
+    return lines + _local_lines(names)
 
 
 # Note [Direct boxed calls]
@@ -522,7 +529,7 @@ def _arity(op: OperatorEntry, stack: list[Any], entry: str = "call_boxed") -> in
 # One namespace for all generated entry code: the thread-local flag is kept current in
 # it (see Note [Thread-local keys]).
 _GLOBALS: Final[dict[str, Any]] = {
-    "_apply": apply_local,
+    "_tls_sets": local_sets,
     "_list_bits": _list_bits,
     "_optional_list_bits": _optional_list_bits,
     "_op_bad_args": _bad_args,

@@ -43,17 +43,25 @@ class Boxed:
     ``only_for(schema, keys)``, when given, limits a *fallback* to the ops it accepts (``keys``:
     those the op has kernels for): for the others its key falls through, at no cost per
     call (ADInplaceOrView serves only ops with a mutable argument).
+
+    ``unboxed(op, keys, *args, **kwargs)``, when given, is the same kernel in the unboxed
+    convention, which unboxed calls reach instead of a generated boxing wrapper (Note
+    [Unboxed twins of boxed kernels] in _operator.py).
     """
 
-    __slots__ = ("fn", "only_for")
+    __slots__ = ("fn", "only_for", "unboxed")
 
     def __init__(
-        self, fn: Callable[[Any, Any, list[Any]], None], only_for: Callable[[Any, Any], bool] | None = None
+        self,
+        fn: Callable[[Any, Any, list[Any]], None],
+        only_for: Callable[[Any, Any], bool] | None = None,
+        unboxed: Callable[..., Any] | None = None,
     ) -> None:
         if not callable(fn):
             raise ArgumentError(BOXED_NOT_A_FUNCTION.format(kind=type(fn).__name__))
         self.fn = fn
         self.only_for = only_for
+        self.unboxed = unboxed
 
     def __call__(self, op: Any, keys: Any, stack: list[Any]) -> None:
         self.fn(op, keys, stack)

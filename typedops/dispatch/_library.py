@@ -310,9 +310,10 @@ class Library:
         else:
             boxed_fn = fn.fn if isinstance(fn, Boxed) else fn
             only_for = fn.only_for if isinstance(fn, Boxed) else None
+            twin = fn.unboxed if isinstance(fn, Boxed) else None
             if not callable(boxed_fn):
                 raise ArgumentError(FALLBACK_NOT_A_FUNCTION.format(kind=type(fn).__name__))
-            reg = Registration(chosen, Boxed(boxed_fn, only_for), _BOXED, False, caller_location())
+            reg = Registration(chosen, Boxed(boxed_fn, only_for, twin), _BOXED, False, caller_location())
         undo = self._dispatcher.register_fallback(self.ns, reg, allow_override)
         scope = "every namespace" if self.ns == GLOBAL_NAMESPACE else f"namespace {self.ns!r}"
         return self._keep(RegistrationHandle(undo, f"{chosen.name} fallback for {scope}"))

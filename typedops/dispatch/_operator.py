@@ -37,6 +37,19 @@ highest key picked, and for kernels that take the key set, the set already bound
 The hot path is one dict subscript; a miss computes the slot from that cache's own
 table. A new table gets a new cache, published together with it.
 
+Note [Unboxed twins of boxed kernels]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An unboxed call reaching a boxed kernel goes through a generated boxing wrapper: it
+builds a stack of the arguments, calls the kernel, checks and pops the returns. A kernel
+that wants the call's arguments as Python arguments anyway (the Python key's fallback
+hands them to a mode's handler as ``args`` and ``kwargs``) may carry an *unboxed twin*,
+``Boxed(fn, unboxed=twin)``: unboxed calls (and the direct boxed calls of Note [Direct
+boxed calls] in _entry.py) then reach ``twin(op, keys, *args, **kwargs)`` -- the
+positional arguments by position, the keyword-only ones by name in schema order, every
+default filled -- which returns what the op returns (a tuple for several results); boxed
+calls and redispatches still reach ``fn`` with the stack. The twin must behave as the
+boxed kernel does.
+
 Note [Reading the registry]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Only the published tables and slot caches are read without the lock. Everything else
@@ -394,6 +407,9 @@ class OperatorEntry:
         kind = reg.kind
         if kind is KernelKind.boxed:
             fn = reg.fn.fn if isinstance(reg.fn, Boxed) else reg.fn
+            twin = reg.fn.unboxed if isinstance(reg.fn, Boxed) else None
+            if twin is not None:  # Note [Unboxed twins of boxed kernels]
+                return (functools.partial(twin, self.handle), True), fn
             return (make_boxing(self.shape, fn, self.handle), True), fn
         if kind is KernelKind.unboxed:
             if reg.unboxing is not None:  # written ahead of time by the code generator

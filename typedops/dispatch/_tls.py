@@ -35,11 +35,13 @@ import threading
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Final, TypeVar
 
+from ..boxing import bad_returns
 from ..vocabulary import DispatchKey, DispatchKeySet
+from ._kernel import Boxed
 
 __all__ = [
-    "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude", "apply_local",
-    "keep_flag_in", "STATE", "restore_keys", "shift_keys",
+    "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude",
+    "keep_flag_in", "local_sets", "STATE", "python_modes", "set_python_modes", "python_fallback",
 ]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,20 +86,22 @@ class _Block:
         self.allow = allow  # keys whose outer exclusion this block lifts (not included)
 
 
-# (include bits, exclude bits, the open blocks in entry order): Note [Order-independent exits].
-_Sets = tuple[int, int, tuple[_Block, ...]]
-_EMPTY: Final[_Sets] = (0, 0, ())
+# (include bits, exclude bits, the open blocks in entry order, the Python key's mode
+# stack): Note [Order-independent exits], Note [The Python key's modes].
+_Sets = tuple[int, int, tuple[_Block, ...], tuple[Any, ...]]
+_EMPTY: Final[_Sets] = (0, 0, (), ())
 _SETS: Final = contextvars.ContextVar[_Sets]("typedops_dispatch_keys", default=_EMPTY)
 _get = _SETS.get
+local_sets: Final = _get  # what generated entry code reads: (include, exclude, blocks, modes)
 
 
-def _sets_of(blocks: tuple[_Block, ...]) -> _Sets:
+def _sets_of(blocks: tuple[_Block, ...], modes: tuple[Any, ...]) -> _Sets:
     include = exclude = 0
     for block in blocks:
         # Including a key undoes an outer exclusion of it, and the other way round.
         include = (include | block.include) & ~block.exclude
         exclude = (exclude | block.exclude) & ~block.include & ~block.allow
-    return include, exclude, blocks
+    return include, exclude, blocks, modes
 
 
 def local_include() -> DispatchKeySet:
@@ -110,39 +114,112 @@ def local_exclude() -> DispatchKeySet:
     return DispatchKeySet.from_bits(_get()[1])
 
 
-def apply_local(bits: int) -> int:
-    """``bits`` with this context's include set added and exclude set removed."""
-    include, exclude, _ = _get()
-    return (bits | include) & ~exclude
+# Note [The Python key's modes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The stack of dispatch modes (typedops.modes) is per-context state of the Python key and
+# lives in the same context variable as the include and exclude sets, as PyTorch keeps its
+# dispatch-mode stack in c10's thread-local state beside the key sets. Dispatch calls
+# none of the modes: the modes layer owns what the entries mean, and hands the Python
+# key's fallback a function that calls one (``python_fallback``). Keeping both in one
+# variable lets the Python key's fallback pop the innermost mode and shift the key sets
+# for its handler in one ``ContextVar.set``, and undo both with another (Note [Hiding
+# included keys]); two variables took two more writes per handled call.
+def python_modes() -> tuple[Any, ...]:
+    """This context's dispatch-mode stack, innermost last (Note [The Python key's modes])."""
+    return _get()[3]
+
+
+def set_python_modes(modes: tuple[Any, ...]) -> None:
+    """Replace this context's dispatch-mode stack; the key sets are kept."""
+    include, exclude, blocks, _ = _get()
+    _SETS.set((include, exclude, blocks, modes))
 
 
 # Note [Hiding included keys]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# A boxed fallback that hands a call to user code which calls the op again (a dispatch
-# mode's handler) wants that inner call to skip keys the outer call already passed. An
-# exclude block would do it, but opening and closing one costs microseconds (the
-# process-wide counter, under a lock). ``shift_keys(hide, exclude)`` drops ``hide`` from
-# this context's *include* set -- keys a tensor carries still count -- and adds ``exclude``
-# to its exclude set; ``restore_keys(saved)`` puts back what it saved. It opens no block,
-# so it works only while some block is open (calls read the sets only then): it says so
-# by returning None, and the caller opens a block instead. A block entered or left in
-# between recomputes the sets from the open blocks, which brings the hidden keys back:
-# code using this must still be right when its key is reached again (only slower).
-def shift_keys(hide: int, exclude: int) -> _Sets | None:
-    """Drop ``hide`` from this context's include set and add ``exclude`` to its exclude set
-    until ``restore_keys`` (Note [Hiding included keys]); None when no block is open
-    anywhere, so the caller must open one (``exclude_keys``) instead."""
-    if not STATE.active:
-        return None
-    sets = _get()
-    _SETS.set((sets[0] & ~hide, sets[1] | exclude, sets[2]))
-    return sets
+# The Python key's fallback hands a call to user code (a dispatch mode's handler) which
+# calls the op again, and that inner call must skip the keys the outer call already
+# passed (Note [Handlers call below the keys above Python] in modes/_mode.py) and, when
+# no mode is left, the Python key itself. An exclude block would do it, but opening and
+# closing one costs microseconds (the process-wide counter, under a lock).
+# ``python_fallback`` instead makes one write of this context's sets for the handler's
+# duration: the innermost mode popped, the Python key dropped from the *include* set when
+# no mode is left -- a tensor carrying the key (a fake tensor) still reaches it -- and the
+# keys above Python added to the exclude set; a second write puts back what it saved,
+# exceptions included. It opens no block, so it works only while some block is open
+# (calls read the sets only then; a mode's own include block normally is): with none
+# open anywhere it opens one first. A block entered or left in between recomputes the
+# sets from the open blocks, which brings the hidden keys back: the fallback must still
+# be right when its key is reached again (only slower), and it is, as it reads the mode
+# stack afresh. The work is done here, beside the state, rather than through
+# ``shift``/``restore`` functions the modes layer would call: each function call is a
+# frame on every handled call (about 100 ns measured for the two).
+def python_fallback(
+    handle: Callable[[Any, Any, list[Any]], None],
+    handle_unboxed: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any],
+    otherwise: Callable[[Any, Any, list[Any]], None],
+    above: int,
+) -> Boxed:
+    """The boxed fallback of the Python key: with a mode on this context's stack, calls
+    ``handle(mode, op, stack)`` for the innermost one with it popped and the key sets
+    shifted below ``above`` (Note [Hiding included keys]); with none, ``otherwise(op,
+    keys, stack)``. Its unboxed twin (Note [Unboxed twins of boxed kernels] in
+    _operator.py) calls ``handle_unboxed(mode, op, args, kwargs)`` the same way, and takes
+    the boxed way when no mode is on."""
+    python = 1 << DispatchKey.Python
+    block = KeysChanged(0, above)
+    # The last (sets, shifted sets) pair: calls in a row under one mode share the shifted
+    # tuple. Holding ``sets`` keeps its id from being reused; one tuple, written whole,
+    # so threads racing on it see one pair or another, never a mix.
+    last: tuple[_Sets, _Sets] = (_EMPTY, _EMPTY)
 
+    def shift(saved: _Sets, modes: tuple[Any, ...]) -> None:
+        nonlocal last
+        pair = last
+        if pair[0] is saved:
+            _SETS.set(pair[1])
+        else:
+            rest = modes[:-1]
+            shifted = (saved[0] & ~(0 if rest else python), saved[1] | above, saved[2], rest)
+            last = (saved, shifted)
+            _SETS.set(shifted)
 
-def restore_keys(saved: _Sets) -> None:
-    """Undo ``shift_keys``; blocks opened or closed meanwhile are kept."""
-    blocks = _get()[2]
-    _SETS.set(saved if blocks is saved[2] else _sets_of(blocks))
+    def fallback(op: Any, keys: Any, stack: list[Any]) -> None:
+        saved = _get()
+        modes = saved[3]
+        if not modes:
+            otherwise(op, keys, stack)
+            return
+        if not STATE.active:  # the shift would not be read: a block of its own first
+            with block:
+                fallback(op, keys, stack)
+            return
+        shift(saved, modes)
+        try:
+            handle(modes[-1], op, stack)
+        finally:
+            blocks = _get()[2]
+            _SETS.set(saved if blocks is saved[2] else _sets_of(blocks, saved[3]))
+
+    def unboxed(op: Any, keys: Any, /, *args: Any, **kwargs: Any) -> Any:
+        saved = _get()
+        modes = saved[3]
+        if not modes or not STATE.active:  # rare: the boxed way, as a boxing wrapper would
+            stack = [*args, *kwargs.values()]
+            fallback(op, keys, stack)
+            count = len(op.schema.returns)
+            if len(stack) != count:
+                raise bad_returns(op, stack, count)
+            return None if count == 0 else stack[0] if count == 1 else tuple(stack)
+        shift(saved, modes)
+        try:
+            return handle_unboxed(modes[-1], op, args, kwargs)
+        finally:
+            blocks = _get()[2]
+            _SETS.set(saved if blocks is saved[2] else _sets_of(blocks, saved[3]))
+
+    fallback.__name__ = fallback.__qualname__ = "python_fallback"  # as dumps name it
+    return Boxed(fallback, unboxed=unboxed)
 
 
 def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | str) -> int:
@@ -164,17 +241,17 @@ class KeysChanged:
         self._allow = allow
 
     def __enter__(self) -> None:
-        _, _, blocks = _get()
+        _, _, blocks, modes = _get()
         STATE.change(+1)
-        _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude, self._allow))))
+        _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude, self._allow)), modes))
 
     def __exit__(self, *exc: object) -> None:
         # Remove the innermost block this object opened in this context; the same object
         # may be open in several tasks or nested in one.
-        _, _, blocks = _get()
+        _, _, blocks, modes = _get()
         for i in range(len(blocks) - 1, -1, -1):
             if blocks[i].owner is self:
-                _SETS.set(_sets_of(blocks[:i] + blocks[i + 1 :]))
+                _SETS.set(_sets_of(blocks[:i] + blocks[i + 1 :], modes))
                 break
         STATE.change(-1)
 

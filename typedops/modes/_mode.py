@@ -3,9 +3,10 @@
 
 Note [The mode stack]
 ~~~~~~~~~~~~~~~~~~~~~
-Each thread and asyncio task has its own stack of modes (a context variable holding a
-tuple). Entering a mode pushes it and turns on the ``Python`` key for the caller's context
-(``include_keys``); leaving removes that very mode, wherever it is on the stack, so modes
+Each thread and asyncio task has its own stack of modes (a tuple in the dispatcher's
+per-context state: Note [The Python key's modes] in dispatch/_tls.py). Entering a mode
+pushes it and turns on the ``Python`` key for the caller's context (``include_keys``);
+leaving removes that very mode, wherever it is on the stack, so modes
 that exit out of order (a generator suspended inside one) leave the others in force.
 
 One boxed fallback on the ``Python`` key serves every op, registered when this package is
@@ -26,18 +27,24 @@ args, kwargs)``. A call that finds neither a mode nor such a class passes throug
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
+from ..boxing import bad_returns
 from ..tensor import Tensor
-from ..dispatch import Library, OperatorHandle, exclude_keys, include_keys, restore_keys, shift_keys
+from ..dispatch import (
+    Library,
+    OperatorHandle,
+    include_keys,
+    python_fallback,
+    python_modes,
+    set_python_modes,
+)
 
 __all__ = ["DispatchMode", "current_modes", "dispatch_on_class", "PYTHON_FALLBACK"]
 
-_MODES: Final = contextvars.ContextVar["tuple[DispatchMode, ...]"]("typedops_dispatch_modes", default=())
-_get_modes: Final = _MODES.get
+_get_modes: Final[Callable[[], "tuple[DispatchMode, ...]"]] = python_modes
 _PYTHON_ON: Final = include_keys(DispatchKey.Python)
 _DISPATCH_CLASSES: Final[set[type]] = set()  # Note [Tensor subclasses that dispatch]
 _M = TypeVar("_M", bound="DispatchMode")
@@ -57,7 +64,7 @@ class DispatchMode:
         return op(*args, **kwargs)
 
     def __enter__(self: _M) -> _M:
-        _MODES.set((*_get_modes(), self))
+        set_python_modes((*_get_modes(), self))
         _PYTHON_ON.__enter__()
         return self
 
@@ -66,7 +73,7 @@ class DispatchMode:
         modes = _get_modes()
         for i in range(len(modes) - 1, -1, -1):  # Note [The mode stack]: this mode, wherever it is
             if modes[i] is self:
-                _MODES.set(modes[:i] + modes[i + 1 :])
+                set_python_modes(modes[:i] + modes[i + 1 :])
                 break
 
 
@@ -106,7 +113,7 @@ def _split_of(op: OperatorHandle) -> _Split:
     return split
 
 
-def _tensor_types(values: list[object], positions: tuple[int, ...]) -> tuple[type, ...]:
+def _tensor_types(values: Sequence[object], positions: tuple[int, ...]) -> tuple[type, ...]:
     """The classes of the tensors among ``values`` (at ``positions``), each once."""
     found: list[type] = []
     for i in positions:
@@ -159,56 +166,64 @@ def _dispatching_class(values: list[object]) -> Any:
     return None
 
 
-_PYTHON_BIT: Final = 1 << DispatchKey.Python
 # Note [Handlers call below the keys above Python]
 # A call reaches the Python key after the keys above it did their work (the autograd
 # keys recorded it, ADInplaceOrView bumped the versions of what it writes). Calls a
 # handler makes -- ``op(*args)`` going on to the kernels, a fake tensor's Meta kernel --
 # skip those keys, as in PyTorch, where the dispatcher restores the key state the call
-# had at the Python key: else every in-place op under a mode would bump twice.
+# had at the Python key: else every in-place op under a mode would bump twice. The
+# dispatcher's ``python_fallback`` runs the handler so (Note [Hiding included keys] in
+# dispatch/_tls.py), with the mode popped (Note [The mode stack]).
 _ABOVE_PYTHON_BITS: Final = int(DispatchKeySet([DispatchKey.ADInplaceOrView, *AUTOGRAD_KEYS]))
-_ABOVE_PYTHON: Final = exclude_keys(DispatchKeySet.from_bits(_ABOVE_PYTHON_BITS))
 
 
-def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
-    modes = _get_modes()
-    if modes:
-        rest = modes[:-1]
-        token = _MODES.set(rest)  # Note [The mode stack]: popped while it handles the call
-        # With no mode left, the handler's own call skips the Python key (Note [Hiding
-        # included keys] in dispatch/_tls.py); a fake tensor's key still counts.
-        # The handler's own calls also start below what this call passed (Note [Handlers
-        # call below the keys above Python]): a cheap shift of the sets when some block is
-        # open, else a block of its own.
-        shifted = shift_keys(0 if rest else _PYTHON_BIT, _ABOVE_PYTHON_BITS)
-        if shifted is None:
-            _ABOVE_PYTHON.__enter__()
-        try:
-            # _call_handler, inlined for the common case: plain tensors, no keyword-only arguments.
-            split = _SPLITS.get(op) or _split_of(op)
-            base = len(stack) - split.count
-            if split.names or base:
-                _call_handler(modes[-1].__typedops_dispatch__, op, stack)
-            else:
-                for i in split.tensor_positions:
-                    if type(stack[i]) is not Tensor:
-                        types = _tensor_types(stack, split.tensor_positions)
-                        break
-                else:
-                    types = split.plain_types
-                result = modes[-1].__typedops_dispatch__(op, types, tuple(stack), {})
-                stack.clear()
-                if split.returns == 1:
-                    stack.append(result)
-                elif split.returns:
-                    stack.extend(result)
-        finally:
-            _MODES.reset(token)
-            if shifted is None:
-                _ABOVE_PYTHON.__exit__(None, None, None)
-            else:
-                restore_keys(shifted)
+def _handle(mode: DispatchMode, op: OperatorHandle, stack: list[Any]) -> None:
+    """Call ``mode``'s handler with the call on ``stack`` (its mode already popped)."""
+    split = _SPLITS.get(op) or _split_of(op)
+    if split.names or len(stack) != split.count:
+        _call_handler(mode.__typedops_dispatch__, op, stack)
         return
+    # _call_handler, inlined for the common case: no keyword-only arguments.
+    for i in split.tensor_positions:  # plain tensors, without a call
+        if type(stack[i]) is not Tensor:
+            types = _tensor_types(stack, split.tensor_positions)
+            break
+    else:
+        types = split.plain_types
+    result = mode.__typedops_dispatch__(op, types, tuple(stack), {})
+    stack.clear()
+    if split.returns == 1:
+        stack.append(result)
+    elif split.returns:
+        stack.extend(result)
+
+
+def _handle_unboxed(mode: DispatchMode, op: OperatorHandle, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``_handle`` for an unboxed call: the entry passed the schema's positional arguments
+    and its keyword-only ones by name, defaults filled (Note [Unboxed twins of boxed
+    kernels] in dispatch/_operator.py), just as the handler takes them."""
+    split = _SPLITS.get(op) or _split_of(op)
+    if split.returns != 1:  # the boxed way checks how many results the handler gave
+        stack = [*args, *kwargs.values()]
+        _handle(mode, op, stack)
+        if len(stack) != split.returns:
+            raise bad_returns(op, stack, split.returns)
+        return tuple(stack) if stack else None
+    if split.names:
+        types = _tensor_types([*args, *kwargs.values()], split.tensor_positions)
+    else:
+        for i in split.tensor_positions:  # plain tensors, without a call
+            if type(args[i]) is not Tensor:
+                types = _tensor_types(args, split.tensor_positions)
+                break
+        else:
+            types = split.plain_types
+    return mode.__typedops_dispatch__(op, types, args, kwargs)
+
+
+def _no_mode(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any]) -> None:
+    """No mode on the stack: a tensor carrying the Python key brought the call here (Note
+    [Tensor subclasses that dispatch])."""
     cls = _dispatching_class(stack) if _DISPATCH_CLASSES else None
     if cls is None:
         op.redispatch_boxed(keys, stack)
@@ -216,5 +231,6 @@ def _python_fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any])
         _call_handler(cls.__typedops_dispatch__, op, stack)
 
 
+_python_fallback: Final = python_fallback(_handle, _handle_unboxed, _no_mode, _ABOVE_PYTHON_BITS)
 _LIBRARY: Final = Library("_", "IMPL")
 PYTHON_FALLBACK: Final = _LIBRARY.fallback(_python_fallback, DispatchKey.Python)

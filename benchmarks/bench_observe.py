@@ -7,8 +7,8 @@ run; the rows' notes give each added cost (the row minus its own baseline).
 
 The op is a (Tensor, Tensor, float) -> Tensor op with a trivial kernel, so the figures
 are the machinery's; torch's peer is ``torch.add`` on one-element tensors. Every figure
-is the best of several repeats, the repeats of all rows interleaved so that the
-machine's drift hits each row alike.
+is the median of several repeats (with its spread), the repeats of all rows interleaved
+so that the machine's drift hits each row alike.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ of differentiation on one engine), against finite differences, and every error m
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -18,6 +20,13 @@ from typedops.func import FuncError, grad, grad_and_value
 from typedops.vocabulary import ArgumentError, ArgumentValueError
 
 F64 = ScalarType.float64
+
+
+def test_typedops_func_is_there_after_import_typedops_as_torch_func_is() -> None:
+    code = "import sys, typedops\nassert 'typedops.func' not in sys.modules\nprint(typedops.func.grad.__module__)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "typedops.func._grad\n"
 
 
 def t(values: Any, requires_grad: bool = False) -> Tensor:

@@ -126,6 +126,7 @@ _ON_FIRST_USE = {
 
 if TYPE_CHECKING:
     from . import core as core
+    from . import func as func
     from .profiler import profile as profile
     from .programs import ProgramFormatError as ProgramFormatError
     from .programs import load as load
@@ -138,9 +139,11 @@ else:
         """``typedops.core`` imports the bundled core library on first use (see Note
         [Loading the core library] in dispatch/_ops.py); ``trace``, ``Program``,
         ``profile``, ``opcheck``, ``load`` and ``ProgramFormatError`` import their packages
-        on first use."""
+        on first use, and ``typedops.func`` its package."""
         if name == "core":
             return _load_core()
+        if name == "func":  # typedops.func after ``import typedops``, as torch.func
+            return import_module(f"{__name__}.func")
         package = _ON_FIRST_USE.get(name)
         if package is not None:
             value = getattr(import_module(f"{__name__}.{package}"), name)

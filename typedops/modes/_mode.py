@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
-from ..vocabulary import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
+from ..vocabulary import AUTOGRAD_KEYS, BoundedCache, DispatchKey, DispatchKeySet
 from ..boxing import bad_returns
 from ..tensor import Tensor
 from ..dispatch import (
@@ -104,13 +104,13 @@ class _Split:
         self.plain_types: tuple[type, ...] = (Tensor,) if self.tensor_positions else ()
 
 
-_SPLITS: Final[dict[OperatorHandle, _Split]] = {}
+# Bounded: ops removed by a closed Library must not stay alive here (Note [Bounded caches]).
+_SPLITS: Final[BoundedCache[OperatorHandle, _Split]] = BoundedCache(4096, "mode splits by op")
 _PLAIN: Final = (Tensor,)
 
 
 def _split_of(op: OperatorHandle) -> _Split:
-    split = _SPLITS[op] = _Split(op)
-    return split
+    return _SPLITS.put(op, _Split(op))
 
 
 def _tensor_types(values: Sequence[object], positions: tuple[int, ...]) -> tuple[type, ...]:

@@ -4,7 +4,7 @@ Note [Registration and the collector]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Every defined operator leaves long-lived objects the cyclic garbage collector tracks:
 about 7 for ``Library.define`` of a native_functions.yaml schema (schema, entry,
-handle, ...), 27 for ``@op`` (also its generated entry functions and their attributes).
+handle, ...), 25 for ``@op`` (also its generated entry functions and their attributes).
 CPython (through 3.12) runs a *full* collection -- a walk over every tracked object in
 the process, which once torch is imported is some 170,000 objects and about 0.1 s --
 each time the objects that survived the young generations grow past a quarter of

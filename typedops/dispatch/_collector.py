@@ -178,6 +178,7 @@ class _BurstState:
 
 
 _BURST: Final = _BurstState()
+_IDLE: Final = _Phase.idle
 
 
 def note_registration() -> None:
@@ -185,7 +186,8 @@ def note_registration() -> None:
     burst ends (Note [Registration bursts])."""
     state = _BURST
     state.definitions += 1
-    if state.phase is _Phase.idle and _SUPPORTED:
+    # Tested without the lock first: inside bulk_registration() every definition comes here.
+    if state.phase is _IDLE and _SUPPORTED and gc.isenabled():
         _begin(state)
 
 

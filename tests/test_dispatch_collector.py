@@ -273,3 +273,18 @@ def test_definitions_in_several_threads_leave_the_thresholds_as_they_were(ns: st
             t.join(30)
     _end_any_burst()
     assert gc.get_threshold() == thresholds
+
+
+@pytestmark_burst
+def test_a_burst_puts_its_callback_back_when_the_list_was_cleared(ns: str, thresholds: tuple[int, ...]) -> None:
+    saved = list(gc.callbacks)
+    gc.callbacks.clear()
+    try:
+        with Library(ns, "DEF") as lib:
+            lib.define("f(Tensor x) -> Tensor")
+            assert gc.get_threshold()[2] == _collector._POSTPONED
+            gc.collect(0)
+            gc.collect(0)
+            assert gc.get_threshold() == thresholds
+    finally:
+        gc.callbacks[:] = saved

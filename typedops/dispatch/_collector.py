@@ -113,8 +113,10 @@ class bulk_registration:  # noqa: N801  # used like a function: `with bulk_regis
 # around, yet grows the heap by long-lived objects only, and CPython's rule (a full
 # collection whenever the survivors grow by a quarter of what the last one kept) walks
 # the whole process several times over it to find next to no garbage: a 10,000-op loop
-# cost ~3.8x per op what a 100-op one did. So the dispatcher treats consecutive
-# definitions as a *burst* and postpones only the full collections until it ends:
+# cost ~3.5x per op what a 100-op one did (CPU time). So the dispatcher treats
+# consecutive definitions (and kernel registrations: ``note_registration`` is called by
+# ``Dispatcher.define_all`` and ``register_kernel``) as a *burst* and postpones only the
+# full collections until it ends:
 #
 # - the first definition while the collector is enabled (and automatic) raises the
 #   third threshold (``gc.set_threshold(t0, t1, _POSTPONED)``); young collections go on
@@ -134,7 +136,9 @@ class bulk_registration:  # noqa: N801  # used like a function: `with bulk_regis
 # value while a burst runs; cycles that outlive the young generations wait for the
 # burst's end (as in ``bulk_registration``, but young collections keep running); and the
 # callback stays in ``gc.callbacks`` once a burst has run (removing it from inside a
-# collection would make CPython skip the next callback of that round). It changes
+# collection would make CPython skip the next callback of that round; a burst puts it
+# back if someone cleared the list, but clearing it *during* a burst leaves full
+# collections postponed until ``gc.set_threshold`` is called). It changes
 # nothing while the collector is disabled or automatic collection is off
 # (``gc.set_threshold(0)``), and nothing where the collector is not CPython's
 # generational one with the quarter rule (other implementations, the free-threaded
@@ -163,7 +167,7 @@ _SUPPORTED: Final = (
 
 
 class _BurstState:
-    __slots__ = ("lock", "phase", "definitions", "seen", "young", "max_young", "saved", "ours", "watching")
+    __slots__ = ("lock", "phase", "definitions", "seen", "young", "max_young", "saved", "ours", "watcher")
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -174,7 +178,7 @@ class _BurstState:
         self.max_young = _MAX_YOUNG
         self.saved: tuple[int, ...] = ()
         self.ours: tuple[int, ...] = ()
-        self.watching = False  # the callback is in gc.callbacks
+        self.watcher: Callable[[str, dict[str, int]], None] | None = None  # the gc.callbacks entry
 
 
 _BURST: Final = _BurstState()
@@ -198,9 +202,10 @@ def _begin(state: _BurstState) -> None:
         saved = gc.get_threshold()
         if saved[0] == 0:
             return  # automatic collection is off
-        if not state.watching:
-            gc.callbacks.append(_watcher(state))
-            state.watching = True
+        if state.watcher is None:
+            state.watcher = _watcher(state)
+        if state.watcher not in gc.callbacks:  # first burst, or someone cleared the list
+            gc.callbacks.append(state.watcher)
         state.saved = saved
         state.ours = (saved[0], saved[1], _POSTPONED)
         state.seen = state.definitions - 1  # this definition counts as one since the last collection

@@ -16,11 +16,13 @@ measured, as the memory it freed is reused cold.) The batches run round-robin. t
 imported before anything is timed, so every row sees the same heap (some 170,000
 objects, which the collector walks on each full collection).
 
-The 10,000-op batch is also run inside ``typedops.bulk_registration()`` (the collector
+A plain loop is a registration burst (Note [Registration bursts] in
+dispatch/_collector.py): its full collections are postponed until just after it. The
+10,000-op batch is also run inside ``typedops.bulk_registration()`` (the collector
 paused, Note [Registration and the collector]), and both 10,000-op variants once more
-with a full collection after the batch timed in: a paused batch's objects are walked
-by one full collection some time later, and the "+ gc.collect()" rows charge it to the
-batch (both rows pay for that last walk; the first row's batch also made its own).
+with a full collection after the batch timed in: either batch's objects are walked by
+one full collection soon after it, and the "+ gc.collect()" rows charge that walk to
+the batch.
 
 A second table gives the same batches in CPU time (``time.process_time``) of this
 process, read around the same code: on a loaded machine a 10,000-op batch runs long

@@ -299,6 +299,26 @@ def test_schemas_share_the_arguments_of_equal_parameters() -> None:
 
     a, b = infer_schema(f), infer_schema(g)
     assert all(p is q for p, q in zip(a.arguments, b.arguments))
+    # Note [Shared argument tuples]: and the tuples holding them, and the returns'
+    assert (a.positional, a.kwarg_only, a.returns) == (b.positional, b.kwarg_only, b.returns)
+    assert a.positional is b.positional and a.kwarg_only is b.kwarg_only and a.returns is b.returns
+
+
+def test_schemas_with_some_parameters_in_common_keep_their_own_tuples() -> None:
+    def f(x: Tensor, n: int = 2) -> Tensor:
+        raise NotImplementedError
+
+    def g(x: Tensor, n: int = 2, m: int = 3) -> Tensor:
+        raise NotImplementedError
+
+    def h(x: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    schemas = [infer_schema(fn) for fn in (f, g, h, f, g, h)]
+    assert [str(s) for s in schemas[:3]] == [
+        "f(Tensor x, int n=2) -> Tensor", "g(Tensor x, int n=2, int m=3) -> Tensor", "h(Tensor x) -> Tensor"
+    ]
+    assert [s.positional is t.positional for s, t in zip(schemas[:3], schemas[3:])] == [True] * 3
 
 
 @pytest.mark.parametrize(

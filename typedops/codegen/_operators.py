@@ -141,7 +141,8 @@ def operator_stub_lines(found: list[tuple[str, str, OpEntry, bool]]) -> list[str
         operand = "_t.Scalar" if reflected or method.startswith("__r") else _STUB_OPERAND[form]
         if method in ("__eq__", "__ne__"):
             # object's __eq__ returns bool; a Tensor's returns a bool tensor, as torch's.
-            lines.append(f"    def {method}(self, other: object) -> _t.Tensor: ...  # type: ignore[override]")
+            reason = "a bool tensor, not object's bool"
+            lines.append(f"    def {method}(self, other: object) -> _t.Tensor: ...  # type: ignore[override]  # {reason}")
         else:
             lines.append(f"    def {method}(self, other: {operand}) -> _t.Tensor: ...")
     return lines

@@ -63,9 +63,10 @@ class Op(TypedOperatorHandle[P, R_co], Protocol[P, R_co]):
 
 
 class _Registrar:
-    """An ``@op`` function's ``register_kernel`` and ``register_fake`` (bound methods of
-    one small object rather than two closures: three objects for the garbage collector
-    instead of six, per op; see Note [Registration and the collector])."""
+    """What an ``@op`` function's ``register_kernel`` and ``register_fake`` register into.
+    Each is a small callable object rather than a bound method of one shared object or a
+    closure: two objects for the garbage collector per op, not three or more (Note
+    [Registration and the collector])."""
 
     __slots__ = ("library", "handle")
 
@@ -73,14 +74,22 @@ class _Registrar:
         self.library = library
         self.handle = handle
 
-    def register_kernel(self, key: DispatchKey | str, kernel: Any = None, *, allow_override: bool = False) -> Any:
+
+class _RegisterKernel(_Registrar):
+    __slots__ = ()
+
+    def __call__(self, key: DispatchKey | str, kernel: Any = None, *, allow_override: bool = False) -> Any:
         def register(k: Any) -> Any:
             self.library.impl(self.handle, k, key, allow_override=allow_override)
             return k
 
         return register if kernel is None else register(kernel)
 
-    def register_fake(self, kernel: Any, *, allow_override: bool = False) -> Any:
+
+class _RegisterFake(_Registrar):
+    __slots__ = ()
+
+    def __call__(self, kernel: Any, *, allow_override: bool = False) -> Any:
         self.library.impl(self.handle, kernel, DispatchKey.Meta, allow_override=allow_override)
         return kernel
 
@@ -112,9 +121,8 @@ def op(
         result.library = library
         result.default_kernel = fn
 
-        registrar = _Registrar(library, handle)
-        result.register_kernel = registrar.register_kernel
-        result.register_fake = registrar.register_fake
+        result.register_kernel = _RegisterKernel(library, handle)
+        result.register_fake = _RegisterFake(library, handle)
         return cast("Op[P, R]", result)
 
     return decorate

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, NoReturn
 from ..vocabulary import BoundedCache, OperatorNotFoundError, RegistrationError
 from ..schema import FunctionSchema
 from ..vocabulary import AUTOGRAD_KEYS, DispatchKey
+from ._collector import note_registration
 from ._kernel import KernelKind, Registration, fallthrough
 from ._messages import (
     ALREADY_DEFINED,
@@ -177,6 +178,7 @@ class Dispatcher:
                     for reg in regs:
                         registrations.setdefault(reg.key, []).append(reg)
                 entries.append(entry)
+        note_registration()  # Note [Registration bursts] in _collector.py
         return entries
 
     def _refuse_taken(self, schemas: Sequence[FunctionSchema]) -> NoReturn:
@@ -236,6 +238,7 @@ class Dispatcher:
             stack.append(reg)
             if entry.has_tables:  # else the first call computes them (Note [Atomic tables])
                 entry.recompute()
+        note_registration()  # Note [Registration bursts] in _collector.py
 
         def remove() -> None:
             with self.lock:

@@ -62,7 +62,8 @@ def _without_first_parameter(fn: Callable[..., Any]) -> Callable[..., Any]:
     def stand_in(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("only its signature is read")
 
-    stand_in.__signature__ = signature.replace(parameters=params[1:])  # type: ignore[attr-defined]
+    # inspect.signature() honours a __signature__ attribute, which function types do not declare.
+    stand_in.__signature__ = signature.replace(parameters=params[1:])  # type: ignore[attr-defined]  # see above
     stand_in.__name__ = getattr(fn, "__name__", "kernel")
     stand_in.__qualname__ = getattr(fn, "__qualname__", stand_in.__name__)
     stand_in.__module__ = getattr(fn, "__module__", __name__)

@@ -649,4 +649,25 @@ def _build(
     except _NoSchemaType as problem:
         raise _refuse(fn_name, None, ret, problem) from None
     namespace, op, overload = parts
-    return _schema(op, namespace, overload, positional, kwarg_only, list(returns), False, False)
+    # Note [Shared argument tuples]; the builder keeps a tuple as it is given.
+    return _schema(op, namespace, overload, _shared(positional), _shared(kwarg_only), returns, False, False)
+
+
+# Note [Shared argument tuples]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The ops of a library share their signatures, and so (Note [Argument cache]) their
+# Argument objects: a tuple of the same Arguments is kept once too, and the returns
+# tuple is the one the annotation cache holds -- two objects fewer for the garbage
+# collector per ``@op``. Keyed by the Arguments' ids: the cached tuple holds them, so no
+# other object can have one of those ids while the entry lives.
+_argument_tuples: Final[BoundedCache[tuple[int, ...], tuple[Argument, ...]]] = BoundedCache(
+    _CACHE_LIMIT, "inferred argument tuples"
+)
+
+
+def _shared(arguments: list[Argument]) -> tuple[Argument, ...]:
+    if not arguments:
+        return ()
+    key = tuple(map(id, arguments))
+    known = _argument_tuples.get(key)
+    return known if known is not None else _argument_tuples.put(key, tuple(arguments))

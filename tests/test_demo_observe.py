@@ -29,3 +29,24 @@ def test_the_tour_prints_a_program_a_profile_table_and_fake_results() -> None:
     assert re.search(header, text, re.M)  # column widths follow the times shown
     assert [line.split()[-1] for line in text.splitlines() if line.startswith("core::")] == ["20"] * 4
     assert "result:      FakeTensor(..., shape=(), dtype=float32, device='privateuseone')" in text
+
+
+def test_the_tour_shows_per_sample_gradients_equal_to_a_loop() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        demo.transforms()
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("  sample ")]
+    assert len(lines) == 3
+    for line in lines:
+        batched, _, looped = line.partition(" == ")
+        assert batched.split(": ", 1)[1] == looped.split(" = ", 1)[1]
+    assert "sample 1: [[-12.0], [-16.0]]" in lines[1]
+
+
+def test_the_tour_runs_a_saved_program_in_both_flavors() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        demo.programs()
+    text = out.getvalue()
+    assert "dispatch:    [[5.0, 0.0]]  (eager: [[5.0, 0.0]])" in text
+    assert "static:      [[5.0, 0.0]]  (eager: [[5.0, 0.0]])" in text

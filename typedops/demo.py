@@ -204,6 +204,47 @@ def observing() -> None:
     print(f"result:      {big}")
 
 
+def transforms() -> None:
+    from . import core, vmap
+    from .func import grad
+
+    def loss(w: Tensor, x: Tensor, y: Tensor) -> Tensor:
+        err = core.sub(core.matmul(x, w), y)
+        return core.mul(err, err).sum()
+
+    _section("vmap and grad: per-sample gradients (typedops.func)")
+    w = tensor([[1.0], [-1.0]])
+    xs, ys = tensor([[1.0, 2.0], [3.0, 4.0], [0.5, 0.5]]), tensor([[0.0], [1.0], [2.0]])
+    per_sample = vmap(grad(loss), in_dims=(None, 0, 0))(w, xs, ys)
+    print(f"vmap(grad(loss), in_dims=(None, 0, 0)): shape {per_sample.shape}")
+    for i in range(3):
+        print(f"  sample {i}: {per_sample.select(0, i).tolist()} == grad(loss)(w, x[{i}], y[{i}]) = "
+              f"{grad(loss)(w, xs.select(0, i), ys.select(0, i)).tolist()}")
+
+
+def programs() -> None:
+    import os
+    import tempfile
+
+    from . import core, load, trace
+
+    _section("Programs: saved as data, loaded, run by the lite interpreter")
+    w, b = tensor([[0.5, -1.0], [2.0, 0.25]]), tensor([0.5, 0.25])
+
+    def affine(x: Tensor) -> Tensor:
+        return core.relu(core.add(core.matmul(x, w), b))
+
+    program = trace(affine, tensor([[1.0, 2.0]]))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "affine.program")
+        program.save(path)
+        print(f"saved:       {os.path.getsize(path)} bytes (a zip of JSON and .npy; no pickle)")
+        x = tensor([[1.0, 2.0]])
+        for flavor in ("dispatch", "static"):
+            loaded = load(path, flavor=flavor)
+            print(f"{flavor + ':':<12} {loaded.run(x).tolist()}  (eager: {program(x).tolist()})")
+
+
 def main() -> None:
     schema_language()
     errors()
@@ -211,6 +252,8 @@ def main() -> None:
     operators()
     codegen()
     observing()
+    transforms()
+    programs()
 
 
 if __name__ == "__main__":

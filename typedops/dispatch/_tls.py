@@ -163,7 +163,7 @@ def set_python_modes(modes: tuple[Any, ...]) -> None:
 # calls the op again, and that inner call must skip the keys the outer call already
 # passed (Note [Handlers call below the keys above Python] in modes/_mode.py) and, when
 # no mode is left, the Python key itself. An exclude block would do it, but opening and
-# closing one costs microseconds (the process-wide counter, under a lock).
+# closing one costs more (the count of open blocks, a new block and its sets each way).
 # ``python_fallback`` instead makes one write of this context's sets for the handler's
 # duration: the innermost mode popped, the Python key dropped from the *include* set when
 # no mode is left -- a tensor carrying the key (a fake tensor) still reaches it -- and the

@@ -240,7 +240,7 @@ def test_a_conversion_refuses_what_cannot_be_written_into_source(kind: Any, size
         ("Scalar", ArgCheck(CheckKind.scalar)),
         ("Device?", ArgCheck(CheckKind.device, optional=True)),
         ("ScalarType", ArgCheck(CheckKind.scalar_type)),
-        ("int[2]", ArgCheck(CheckKind.int_list)),
+        ("int[2]", ArgCheck(CheckKind.int_list, size=2)),
         ("SymInt[]?", ArgCheck(CheckKind.int_list, optional=True)),
         ("float[2]", ArgCheck(CheckKind.slow)),
         ("Dict(str, int)?", ArgCheck(CheckKind.slow)),

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import typedops.core._generated as generated
 from typedops import core, tensor
 from typedops.codegen._api import chooser_lines
-from typedops.schema import parse_schema
+from typedops.dispatch import binding_problem
+from typedops.schema import FunctionSchema, parse_schema
 
 
 def test_an_overload_that_takes_fewer_positional_arguments_than_the_others_require() -> None:
@@ -14,7 +21,20 @@ def test_an_overload_that_takes_fewer_positional_arguments_than_the_others_requi
     assert lines[2:] == [
         "    if len(args) <= 1 and 'dim' not in kwargs:",
         "        return short.call(*args, **kwargs)",
+        "    if len(args) > 1:",
+        "        return long.call(*args, **kwargs)",
         "    return _choose('ns::sum', _C, args, kwargs)",
+    ]
+
+
+def test_an_overload_chosen_because_the_others_require_a_keyword_it_lacks() -> None:
+    plain = parse_schema("ns::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    out = parse_schema("ns::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    assert chooser_lines("sub", [plain, out], ["plain.call", "out.call"], "_C")[2:6] == [
+        "    if 'out' not in kwargs:",
+        "        return plain.call(*args, **kwargs)",
+        "    if 'out' in kwargs:",
+        "        return out.call(*args, **kwargs)",
     ]
 
 
@@ -29,3 +49,44 @@ def test_the_core_sum_chooser_still_reaches_every_overload() -> None:
     assert core.sum(x).tolist() == 10.0 and core.sum(x, dtype=None).tolist() == 10.0
     assert core.sum(x, [0]).tolist() == [4.0, 6.0] and core.sum(x, dim=[1]).tolist() == [3.0, 7.0]
     assert core.sum(self=x).tolist() == 10.0 and x.sum().tolist() == 10.0
+
+
+# -- every chooser of the core library picks what the binding rule picks
+
+_CHOOSERS: list[tuple[str, list[FunctionSchema]]] = sorted(
+    (name[len("_CANDIDATES_"):], [schema for schema, _ in table])
+    for name, table in vars(generated).items()
+    if name.startswith("_CANDIDATES_")
+)
+
+
+def _chooser(name: str, schemas: list[FunctionSchema]) -> Any:
+    """The generated chooser of ``schemas``, returning the index of the overload it calls
+    (``choose`` standing for the binding rule)."""
+
+    def choose(_name: str, candidates: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+        return next((i for i, s in enumerate(candidates) if binding_problem(s, args, kwargs) is None), None)
+
+    targets = [f"_t{i}" for i in range(len(schemas))]
+    namespace: dict[str, Any] = {
+        "Any": Any, "_Tensor": type(tensor(0.0)), "_NUMBERS": (int, float, complex), "_MISSING": object(),
+        "_choose": choose, "_C": schemas,
+        **{t: (lambda i: lambda *a, **k: i)(i) for i, t in enumerate(targets)},
+    }  # fmt: skip
+    exec("\n".join(chooser_lines(name, schemas, targets, "_C")), namespace)
+    return namespace[name]
+
+
+_VALUES = st.sampled_from([tensor([1.0, 2.0]), 0, 2.5, [0], None, True, "a"])
+
+
+@given(st.data())
+@settings(max_examples=300, deadline=None)
+def test_every_core_chooser_picks_the_overload_the_binding_rule_picks(data: st.DataObject) -> None:
+    name, schemas = data.draw(st.sampled_from(_CHOOSERS))
+    names = sorted({a.name for s in schemas for a in s.arguments})
+    args = tuple(data.draw(st.lists(_VALUES, max_size=4)))
+    kwargs = data.draw(st.dictionaries(st.sampled_from(names), _VALUES, max_size=2))
+    expected = next((i for i, s in enumerate(schemas) if binding_problem(s, args, kwargs) is None), None)
+    if expected is not None:  # a call no overload takes may get any overload's own error
+        assert _chooser(name, schemas)(*args, **kwargs) == expected

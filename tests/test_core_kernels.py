@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 import yaml
 
 import typedops.core
@@ -664,3 +666,25 @@ def test_meta_inplace_checks_and_bumps() -> None:
     assert op("add_", "Tensor")(x, meta(tensor(1.0))) is x and x._version == 1
     with pytest.raises(RuntimeError, match=r"^result type float32 can't be cast to the desired output type int64$"):
         op("mul_", "Tensor")(meta(tensor([1])), meta(tensor([1.0])))
+
+
+@given(
+    st.sampled_from([np.float16, np.float32, np.float64]),
+    st.lists(st.tuples(st.floats(allow_subnormal=True, width=16), st.floats(width=16)), min_size=1, max_size=6),
+    st.booleans(),
+)
+def test_sub_takes_its_fast_path_to_the_same_bits_as_the_planned_path(
+    dtype: Any, pairs: list[tuple[float, float]], broadcast: bool
+) -> None:
+    """Note [Subtraction's fast path]: ``a - b`` (alpha -1 as an int: the fast path) and
+    ``sub(a, b, alpha=1.0)`` (a float alpha: the plan, ``a + b * -1``) agree bit for bit,
+    signed zeros and infinities included, and NaN where the other is NaN."""
+    a = Tensor.from_numpy(np.array([x for x, _ in pairs], dtype))
+    b = Tensor.from_numpy(np.array([y for _, y in pairs][:1] if broadcast else [y for _, y in pairs], dtype))
+    with np.errstate(all="ignore"):
+        fast, plan = typedops.core.sub(a, b), typedops.core.sub(a, b, alpha=1.0)
+    assert fast.dtype == plan.dtype and fast.shape == plan.shape
+    f, p = fast.numpy(), plan.numpy()
+    nan = np.isnan(p)
+    assert (np.isnan(f) == nan).all()  # a NaN's sign and payload are the hardware's
+    assert f[~nan].tobytes() == p[~nan].tobytes()

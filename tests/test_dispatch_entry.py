@@ -160,6 +160,28 @@ def test_a_lone_int_for_an_int1_list_is_broadcast_on_every_path() -> None:
     assert ops.core.sum.dim_IntList(t, [0, 1]).item() == 10.0  # a list's size is a hint, as in torch
 
 
+def test_a_lone_int_for_a_sized_list_becomes_that_many_copies_and_a_bool_does_not() -> None:
+    """Note [A lone int for a sized list]: the unboxed entry converts an exact int itself,
+    to what the full check would give; a bool still meets the full check's refusal."""
+    from typedops.vocabulary import ArgumentError
+
+    seen: list[Any] = []
+
+    def kernel(x: Tensor, s: Any, t: Any = None) -> Tensor:
+        seen.append((s, t))
+        return x
+
+    with Library("lone", "FRAGMENT") as lib:
+        handle = lib.define("pair(Tensor x, int[2] s, int[1]? t=None) -> Tensor")
+        lib.impl(handle, kernel, DispatchKey.CPU, check=False)
+        x = tensor([1.0])
+        assert handle.call(x, 3) is x and handle.call(x, [4, 5], 6) is x and handle.call(x, (7,), t=None) is x
+        assert seen == [([3, 3], None), ([4, 5], [6]), ((7,), None)]
+        with pytest.raises(ArgumentError) as info:
+            handle.call(x, True)
+        assert str(info.value) == "lone::pair(): argument 's' (int[2]): expected a list (int[2]), got bool"
+
+
 def _scaled(x: Tensor, n: int, s: float) -> Tensor:
     assert type(n) is int and type(s) in (int, float), (n, s)  # what the kernel may rely on
     return x

@@ -8,6 +8,8 @@ from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from typedops import DispatchKey, DispatchKeySet, Library, OperatorHandle, Tensor, exclude_keys, include_keys, tensor
 from typedops.dispatch import allow_keys, local_exclude, local_include
@@ -392,3 +394,62 @@ def test_allow_keys_lifts_an_outer_exclusion_without_including() -> None:
             assert local_include() == DispatchKeySet()
         assert local_exclude() == DispatchKeySet([K.Tracer, K.Profiler])
     assert local_exclude() == DispatchKeySet()
+
+
+def test_threads_opening_and_closing_blocks_at_once_keep_the_count_exact() -> None:
+    """Note [The open-blocks list]: no lock, yet no enter or exit is lost; while any block
+    is open, the calls' flag is true."""
+    from typedops.dispatch._tls import STATE
+
+    start = STATE.active
+    shared = include_keys(K.Tracer)
+    seen_closed: list[bool] = []
+
+    def worker() -> None:
+        for _ in range(2000):
+            with shared:
+                if not STATE.open:
+                    seen_closed.append(True)
+            with exclude_keys(K.CPU):
+                pass
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert STATE.active == start and not seen_closed
+
+
+_BLOCKS = {"tracer": include_keys(K.Tracer), "no cpu": exclude_keys(K.CPU), "allow cpu": allow_keys(K.CPU)}
+
+
+@given(st.lists(st.tuples(st.sampled_from(sorted(_BLOCKS)), st.booleans()), max_size=12))
+def test_any_order_of_entries_and_exits_leaves_the_sets_of_the_blocks_open(steps: list[tuple[str, bool]]) -> None:
+    """Note [A block alone] is a shortcut of Note [Order-independent exits]: whichever
+    blocks are entered and left (the same object nested, exits out of order), the sets are
+    those of the blocks still open, and nothing is left once all are closed."""
+    from typedops.dispatch._tls import STATE
+
+    start = STATE.active
+    open_: list[str] = []
+    for name, enter in steps:
+        if enter or name not in open_:
+            _BLOCKS[name].__enter__()
+            open_.append(name)
+        else:
+            _BLOCKS[name].__exit__(None, None, None)
+            del open_[len(open_) - 1 - open_[::-1].index(name)]
+        include = exclude = DispatchKeySet()
+        for n in open_:
+            if n == "tracer":
+                include = include | DispatchKeySet([K.Tracer])
+            elif n == "no cpu":
+                exclude = exclude | DispatchKeySet([K.CPU])
+            else:
+                exclude = exclude - DispatchKeySet([K.CPU])
+        assert _sets() == (include, exclude)
+        assert STATE.active == start + len(open_)
+    for name in reversed(open_):
+        _BLOCKS[name].__exit__(None, None, None)
+    assert _sets() == (EMPTY, EMPTY) and STATE.active == start

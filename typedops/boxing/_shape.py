@@ -87,10 +87,13 @@ class CheckKind(str, enum.Enum):
 
 
 class ArgCheck(NamedTuple):
-    """An argument's fast check: its kind, and whether None passes too."""
+    """An argument's fast check: its kind, whether None passes too, and for a sized int
+    list (``int[1] dim``) its size, which a lone int stands for (Note [A lone int for a
+    sized list] in dispatch/_entry.py)."""
 
     kind: CheckKind
     optional: bool = False
+    size: int | None = None
 
 
 # How a boxed call checks an argument's value quickly (see arg_check).
@@ -122,7 +125,7 @@ def arg_check(type_: Type) -> ArgCheck:
         if kind is not None:
             return ArgCheck(kind, optional)
     if isinstance(inner, ListType) and isinstance(inner.elem, BaseType) and inner.elem.name in _INT_NAMES:
-        return ArgCheck(CheckKind.int_list, optional)
+        return ArgCheck(CheckKind.int_list, optional, inner.size)
     if isinstance(inner, (ListType, TupleType, DictType)):
         return _SLOW_CHECK
     return _NO_CHECK

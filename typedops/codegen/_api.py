@@ -104,6 +104,44 @@ def _arity_conditions(schema: FunctionSchema, others: list[FunctionSchema]) -> l
     return [f"len(args) <= {count}", *(f"{n!r} not in kwargs" for n in dict.fromkeys(names))]
 
 
+def _exclusion(schema: FunctionSchema, other: FunctionSchema) -> str | None:
+    """A test that rules ``other`` out without ruling ``schema`` out by the same token:
+    ``other`` requires a keyword-only argument ``schema`` lacks (``sub.out``'s ``out``),
+    or takes fewer positional arguments than ``schema`` (``sum`` against
+    ``sum.dim_IntList``: ``x.sum(0)``). None when neither holds."""
+    mine = {a.name for a in schema.arguments}
+    for arg in other.kwarg_only:
+        if not arg.has_default and arg.name not in mine:
+            return f"{python_name(arg.name)!r} not in kwargs"
+    if len(other.positional) < len(schema.positional):
+        return f"len(args) > {len(other.positional)}"
+    return None
+
+
+def _exclusion_conditions(schema: FunctionSchema, others: list[FunctionSchema]) -> list[str]:
+    """One test per other overload that rules it out (Note [Choosers by exclusion]); empty
+    when some other overload has none."""
+    tests: list[str] = []
+    for other in others:
+        test = _exclusion(schema, other)
+        if test is None:
+            return []
+        tests.append(test)
+    return list(dict.fromkeys(tests))
+
+
+# Note [Choosers by exclusion]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An overload whose arguments look like another's -- ``sub.Tensor`` beside ``sub.out``,
+# which differs only by its required ``out=``; ``sum.dim_IntList`` beside ``sum``, which
+# takes no ``dim`` -- has no argument whose kind tells it apart, so the chooser once left
+# every such call to ``choose``'s binding of each candidate (a fifth of a vmapped 5-op
+# call went there). Its branch instead tests that every *other* overload cannot take the
+# call: each test is a reason the binding rule would refuse that overload, so when all
+# hold, ``choose`` could pick nothing but this one, and the branch is right in any order
+# among the others. A call that this overload refuses too then gets the overload's own
+# argument error (from its entry, as the other quick tests give) instead of the list of
+# candidates.
 def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict[int, str]) -> list[str]:
     conditions = [f"{python_name(a.name)!r} in kwargs" for a in schema.kwarg_only if not a.has_default]
     for index, arg in enumerate(schema.positional):
@@ -114,6 +152,8 @@ def _conditions(schema: FunctionSchema, others: list[FunctionSchema], used: dict
             conditions.append(_test(mine, f"_v{index}"))
     if not conditions:
         conditions = _arity_conditions(schema, others)
+    if not conditions:
+        conditions = _exclusion_conditions(schema, others)
     return conditions
 
 

@@ -8,10 +8,22 @@ Tracer while tracing) and exclude set (keys removed, e.g. the autograd keys insi
 autograd kernel). They live in one ``contextvars.ContextVar``, so each thread *and* each
 asyncio task sees its own (a task starts with a copy of its creator's sets; a thread
 starts empty). Reading the variable on every call would still cost more than the rest
-of the dispatch, so a process-wide counter ``STATE.active`` says how many include/exclude
+of the dispatch, so a process-wide count ``STATE.active`` says how many include/exclude
 blocks are open anywhere. Calls read the variable only while it is non-zero; a context
 with nothing open then finds empty sets, so the answer is right everywhere, and the
 common case (nothing open anywhere) costs one global load.
+
+Note [The open-blocks list]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The count is the length of one list, ``STATE.open``, that never changes identity:
+entering a block appends an item, leaving one pops an item (any item: only the length
+means anything). Generated entry code holds the list itself as its global
+``_tls_active`` and tests its truth, which is its length. A ``list.append`` or
+``list.pop`` is one C call, atomic under the GIL, so threads opening and closing blocks
+at once never lose a change, with no lock; and since the global is the list, not a copy
+of a number, there is no copy to keep current -- no write of a stale count by a thread
+that lost a race. (An int counter needed a lock and a write into each namespace holding
+a copy, a third of what opening a block cost.)
 
 Note [Order-independent exits]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -31,7 +43,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import threading
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Final, TypeVar
 
@@ -48,30 +59,41 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State:
-    __slots__ = ("active", "lock", "holders")
+    __slots__ = ("open",)
 
     def __init__(self) -> None:
-        self.active = 0  # open include/exclude contexts, all threads together
-        self.lock = threading.Lock()
-        # Namespaces (the globals of generated entry code) that keep a copy of the
-        # flag as '_tls_active', so the hot path reads one global instead of an attribute.
-        self.holders: list[dict[str, Any]] = []
+        # One item per open include/exclude block, all threads together (Note [The
+        # open-blocks list]).
+        self.open: Final[list[None]] = []
+
+    @property
+    def active(self) -> int:
+        """How many include/exclude blocks are open, all threads together."""
+        return len(self.open)
 
     def change(self, delta: int) -> None:
-        with self.lock:
-            self.active += delta
-            for holder in self.holders:
-                holder["_tls_active"] = self.active
+        """Count ``delta`` more open blocks (fewer when negative)."""
+        if delta > 0:
+            self.open.extend([None] * delta)
+        for _ in range(-delta):
+            _close()
 
 
 STATE = _State()
+_open: Final = STATE.open.append
+
+
+def _close() -> None:
+    try:
+        STATE.open.pop()
+    except IndexError:  # a block left that was never entered: nothing to take back
+        pass
 
 
 def keep_flag_in(namespace: dict[str, Any]) -> None:
-    """Keep ``namespace['_tls_active']`` equal to ``STATE.active`` from now on."""
-    with STATE.lock:
-        namespace["_tls_active"] = STATE.active
-        STATE.holders.append(namespace)
+    """Give ``namespace`` the list of open blocks as ``_tls_active``, true while any block
+    is open anywhere (Note [The open-blocks list])."""
+    namespace["_tls_active"] = STATE.open
 
 
 class _Block:
@@ -141,7 +163,7 @@ def set_python_modes(modes: tuple[Any, ...]) -> None:
 # calls the op again, and that inner call must skip the keys the outer call already
 # passed (Note [Handlers call below the keys above Python] in modes/_mode.py) and, when
 # no mode is left, the Python key itself. An exclude block would do it, but opening and
-# closing one costs microseconds (the process-wide counter, under a lock).
+# closing one costs more (the count of open blocks, a new block and its sets each way).
 # ``python_fallback`` instead makes one write of this context's sets for the handler's
 # duration: the innermost mode popped, the Python key dropped from the *include* set when
 # no mode is left -- a tensor carrying the key (a fake tensor) still reaches it -- and the
@@ -228,32 +250,55 @@ def _as_bits(keys: Iterable[DispatchKey | str] | DispatchKey | DispatchKeySet | 
     return int(DispatchKeySet(keys))  # a single key or key name counts as one key
 
 
+# Note [A block alone]
+# ~~~~~~~~~~~~~~~~~~~~
+# Most blocks open in a context where nothing else is open (a vmapped call, ``no_grad``
+# around plain code): the context's sets are the shared ``_EMPTY``. Each ``KeysChanged``
+# keeps the sets of itself alone, made on first use, and entering it there sets that
+# tuple; leaving finds it still in place (an identity test) and puts ``_EMPTY`` back.
+# Blocks never change, so one tuple serves every context and thread this object is
+# entered in; anything else -- another block or a mode in between, the same object
+# nested -- takes the general way of Note [Order-independent exits], which also puts
+# ``_EMPTY`` back when nothing is left, so the next block finds it again.
 class KeysChanged:
     """A block that adds ``include`` and removes ``exclude`` from every call's key set in
     the current thread and asyncio task; a context manager, and a decorator (also of
     generator functions, entered around each step)."""
 
-    __slots__ = ("_include", "_exclude", "_allow")
+    __slots__ = ("_include", "_exclude", "_allow", "_alone")
 
     def __init__(self, include: int, exclude: int, allow: int = 0) -> None:
         self._include = include
         self._exclude = exclude
         self._allow = allow
+        self._alone: _Sets | None = None  # Note [A block alone]
 
     def __enter__(self) -> None:
-        _, _, blocks, modes = _get()
-        STATE.change(+1)
+        sets = _get()
+        _open(None)
+        if sets is _EMPTY:
+            alone = self._alone
+            if alone is None:
+                alone = self._alone = _sets_of((_Block(self, self._include, self._exclude, self._allow),), ())
+            _SETS.set(alone)
+            return
+        _, _, blocks, modes = sets
         _SETS.set(_sets_of((*blocks, _Block(self, self._include, self._exclude, self._allow)), modes))
 
     def __exit__(self, *exc: object) -> None:
         # Remove the innermost block this object opened in this context; the same object
         # may be open in several tasks or nested in one.
-        _, _, blocks, modes = _get()
-        for i in range(len(blocks) - 1, -1, -1):
-            if blocks[i].owner is self:
-                _SETS.set(_sets_of(blocks[:i] + blocks[i + 1 :], modes))
-                break
-        STATE.change(-1)
+        sets = _get()
+        if sets is self._alone:
+            _SETS.set(_EMPTY)
+        else:
+            _, _, blocks, modes = sets
+            for i in range(len(blocks) - 1, -1, -1):
+                if blocks[i].owner is self:
+                    rest = blocks[:i] + blocks[i + 1 :]
+                    _SETS.set(_sets_of(rest, modes) if rest or modes else _EMPTY)
+                    break
+        _close()
 
     def __call__(self, fn: F) -> F:
         if inspect.isgeneratorfunction(fn):

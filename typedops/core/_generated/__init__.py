@@ -2018,6 +2018,8 @@ _CANDIDATES_sub = (
 )
 def sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out."""
+    if 'out' not in kwargs:
+        return sub__Tensor.call(*args, **kwargs)
     if 'out' in kwargs:
         return sub__out.call(*args, **kwargs)
     return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
@@ -2044,6 +2046,8 @@ _CANDIDATES_div = (
 )
 def div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out."""
+    if 'out' not in kwargs:
+        return div__Tensor.call(*args, **kwargs)
     if 'out' in kwargs:
         return div__out.call(*args, **kwargs)
     return _choose('core::div', _CANDIDATES_div, args, kwargs)
@@ -2054,6 +2058,8 @@ _CANDIDATES_exp = (
 )
 def exp(*args: Any, **kwargs: Any) -> Any:
     """core::exp: default, out."""
+    if 'out' not in kwargs:
+        return exp__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return exp__out.call(*args, **kwargs)
     return _choose('core::exp', _CANDIDATES_exp, args, kwargs)
@@ -2064,6 +2070,8 @@ _CANDIDATES_exp2 = (
 )
 def exp2(*args: Any, **kwargs: Any) -> Any:
     """core::exp2: default, out."""
+    if 'out' not in kwargs:
+        return exp2__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return exp2__out.call(*args, **kwargs)
     return _choose('core::exp2', _CANDIDATES_exp2, args, kwargs)
@@ -2074,6 +2082,8 @@ _CANDIDATES_expm1 = (
 )
 def expm1(*args: Any, **kwargs: Any) -> Any:
     """core::expm1: default, out."""
+    if 'out' not in kwargs:
+        return expm1__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return expm1__out.call(*args, **kwargs)
     return _choose('core::expm1', _CANDIDATES_expm1, args, kwargs)
@@ -2084,6 +2094,8 @@ _CANDIDATES_log = (
 )
 def log(*args: Any, **kwargs: Any) -> Any:
     """core::log: default, out."""
+    if 'out' not in kwargs:
+        return log__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return log__out.call(*args, **kwargs)
     return _choose('core::log', _CANDIDATES_log, args, kwargs)
@@ -2094,6 +2106,8 @@ _CANDIDATES_log2 = (
 )
 def log2(*args: Any, **kwargs: Any) -> Any:
     """core::log2: default, out."""
+    if 'out' not in kwargs:
+        return log2__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return log2__out.call(*args, **kwargs)
     return _choose('core::log2', _CANDIDATES_log2, args, kwargs)
@@ -2104,6 +2118,8 @@ _CANDIDATES_log10 = (
 )
 def log10(*args: Any, **kwargs: Any) -> Any:
     """core::log10: default, out."""
+    if 'out' not in kwargs:
+        return log10__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return log10__out.call(*args, **kwargs)
     return _choose('core::log10', _CANDIDATES_log10, args, kwargs)
@@ -2114,6 +2130,8 @@ _CANDIDATES_log1p = (
 )
 def log1p(*args: Any, **kwargs: Any) -> Any:
     """core::log1p: default, out."""
+    if 'out' not in kwargs:
+        return log1p__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return log1p__out.call(*args, **kwargs)
     return _choose('core::log1p', _CANDIDATES_log1p, args, kwargs)
@@ -2124,6 +2142,8 @@ _CANDIDATES_sqrt = (
 )
 def sqrt(*args: Any, **kwargs: Any) -> Any:
     """core::sqrt: default, out."""
+    if 'out' not in kwargs:
+        return sqrt__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return sqrt__out.call(*args, **kwargs)
     return _choose('core::sqrt', _CANDIDATES_sqrt, args, kwargs)
@@ -2134,6 +2154,8 @@ _CANDIDATES_rsqrt = (
 )
 def rsqrt(*args: Any, **kwargs: Any) -> Any:
     """core::rsqrt: default, out."""
+    if 'out' not in kwargs:
+        return rsqrt__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return rsqrt__out.call(*args, **kwargs)
     return _choose('core::rsqrt', _CANDIDATES_rsqrt, args, kwargs)
@@ -2144,6 +2166,8 @@ _CANDIDATES_reciprocal = (
 )
 def reciprocal(*args: Any, **kwargs: Any) -> Any:
     """core::reciprocal: default, out."""
+    if 'out' not in kwargs:
+        return reciprocal__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return reciprocal__out.call(*args, **kwargs)
     return _choose('core::reciprocal', _CANDIDATES_reciprocal, args, kwargs)
@@ -2154,6 +2178,8 @@ _CANDIDATES_sigmoid = (
 )
 def sigmoid(*args: Any, **kwargs: Any) -> Any:
     """core::sigmoid: default, out."""
+    if 'out' not in kwargs:
+        return sigmoid__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return sigmoid__out.call(*args, **kwargs)
     return _choose('core::sigmoid', _CANDIDATES_sigmoid, args, kwargs)
@@ -2164,6 +2190,8 @@ _CANDIDATES_sin = (
 )
 def sin(*args: Any, **kwargs: Any) -> Any:
     """core::sin: default, out."""
+    if 'out' not in kwargs:
+        return sin__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return sin__out.call(*args, **kwargs)
     return _choose('core::sin', _CANDIDATES_sin, args, kwargs)
@@ -2174,6 +2202,8 @@ _CANDIDATES_cos = (
 )
 def cos(*args: Any, **kwargs: Any) -> Any:
     """core::cos: default, out."""
+    if 'out' not in kwargs:
+        return cos__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return cos__out.call(*args, **kwargs)
     return _choose('core::cos', _CANDIDATES_cos, args, kwargs)
@@ -2184,6 +2214,8 @@ _CANDIDATES_tan = (
 )
 def tan(*args: Any, **kwargs: Any) -> Any:
     """core::tan: default, out."""
+    if 'out' not in kwargs:
+        return tan__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return tan__out.call(*args, **kwargs)
     return _choose('core::tan', _CANDIDATES_tan, args, kwargs)
@@ -2194,6 +2226,8 @@ _CANDIDATES_asin = (
 )
 def asin(*args: Any, **kwargs: Any) -> Any:
     """core::asin: default, out."""
+    if 'out' not in kwargs:
+        return asin__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return asin__out.call(*args, **kwargs)
     return _choose('core::asin', _CANDIDATES_asin, args, kwargs)
@@ -2204,6 +2238,8 @@ _CANDIDATES_acos = (
 )
 def acos(*args: Any, **kwargs: Any) -> Any:
     """core::acos: default, out."""
+    if 'out' not in kwargs:
+        return acos__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return acos__out.call(*args, **kwargs)
     return _choose('core::acos', _CANDIDATES_acos, args, kwargs)
@@ -2214,6 +2250,8 @@ _CANDIDATES_atan = (
 )
 def atan(*args: Any, **kwargs: Any) -> Any:
     """core::atan: default, out."""
+    if 'out' not in kwargs:
+        return atan__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return atan__out.call(*args, **kwargs)
     return _choose('core::atan', _CANDIDATES_atan, args, kwargs)
@@ -2224,6 +2262,8 @@ _CANDIDATES_sinh = (
 )
 def sinh(*args: Any, **kwargs: Any) -> Any:
     """core::sinh: default, out."""
+    if 'out' not in kwargs:
+        return sinh__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return sinh__out.call(*args, **kwargs)
     return _choose('core::sinh', _CANDIDATES_sinh, args, kwargs)
@@ -2234,6 +2274,8 @@ _CANDIDATES_cosh = (
 )
 def cosh(*args: Any, **kwargs: Any) -> Any:
     """core::cosh: default, out."""
+    if 'out' not in kwargs:
+        return cosh__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return cosh__out.call(*args, **kwargs)
     return _choose('core::cosh', _CANDIDATES_cosh, args, kwargs)
@@ -2244,6 +2286,8 @@ _CANDIDATES_tanh = (
 )
 def tanh(*args: Any, **kwargs: Any) -> Any:
     """core::tanh: default, out."""
+    if 'out' not in kwargs:
+        return tanh__default.call(*args, **kwargs)
     if 'out' in kwargs:
         return tanh__out.call(*args, **kwargs)
     return _choose('core::tanh', _CANDIDATES_tanh, args, kwargs)
@@ -2282,6 +2326,8 @@ def sum(*args: Any, **kwargs: Any) -> Any:
     """core::sum: default, dim_IntList."""
     if len(args) <= 1 and 'dim' not in kwargs:
         return sum__default.call(*args, **kwargs)
+    if len(args) > 1:
+        return sum__dim_IntList.call(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
 _CANDIDATES_mean = (
@@ -2292,6 +2338,8 @@ def mean(*args: Any, **kwargs: Any) -> Any:
     """core::mean: default, dim."""
     if len(args) <= 1 and 'dim' not in kwargs:
         return mean__default.call(*args, **kwargs)
+    if len(args) > 1:
+        return mean__dim.call(*args, **kwargs)
     return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
 
 _CANDIDATES_arange = (
@@ -2302,6 +2350,8 @@ def arange(*args: Any, **kwargs: Any) -> Any:
     """core::arange: default, start_step."""
     if len(args) <= 1 and 'end' not in kwargs:
         return arange__default.call(*args, **kwargs)
+    if len(args) > 1:
+        return arange__start_step.call(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
 
 _SINGLE = {

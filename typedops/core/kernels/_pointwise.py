@@ -60,6 +60,17 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
     return a + b * alpha
 
 
+# Note [Subtraction's fast path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``sub`` is ``add`` with ``alpha=-1``, which the planned path computes as ``a + b * -1``.
+# For floating dtypes ``a - b`` is the same value bit for bit (IEEE subtraction is the
+# addition of the negation, and negation is exact: signed zeros and infinities included;
+# NaN where the other is NaN), so it takes the fast path as ``alpha=1`` does. Integer, bool and complex
+# dtypes keep the plan (numpy refuses ``-`` on bools and ``* -1`` on unsigned ints: the
+# plan's behaviour, errors included, stays theirs).
+_SUB_FAST: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+
+
 # Note [Element-wise fast path]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The common call -- two tensors of one dtype, no alpha -- skips the plan
@@ -71,6 +82,11 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
     if type(alpha) is int and alpha == 1:
         result = binary_fast(self, other, operator.add)
+        if result is not None:
+            return result
+    elif type(alpha) is int and alpha == -1 and self._dtype in _SUB_FAST:
+        # sub's composite (add with alpha=-1): Note [Subtraction's fast path].
+        result = binary_fast(self, other, operator.sub)
         if result is not None:
             return result
     _shape, dtype = _plan_add(self, other, alpha)

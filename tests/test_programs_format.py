@@ -111,7 +111,7 @@ def test_every_kind_of_constant_round_trips() -> None:
     ints = TensorConstant(ScalarType.int16, (), Device("cpu"), (-7,))
     program = Program(
         (TensorInput("x", ScalarType.float32, (2,), Device("cpu")),
-         ConstantInput("c", ListOf((Constant(1), ListOf((Constant(2.0), InputRef(0))))))),
+         ConstantInput("c", ListOf((Constant(1), ListOf((Constant(2.0), Constant("z"))))))),
         (Call("core::neg", "", str(typedops.ops.core.neg.default.schema), (InputRef(0),), 1),),
         (*[Constant(c) for c in constants], meta, ints, ResultRef(0), ListOf(())),
         OutputKind.list,
@@ -270,6 +270,10 @@ PREFIX = "the stream is not a typedops program that can be loaded: "
         (lambda m: m["inputs"][0].update(shape=[1] * 65), "inputs[0].shape: 65 items, more than the limit of 64"),
         (lambda m: m["inputs"][2].update(value={"result": [0, 0]}), "inputs[2].value.result: a constant input refers to "
                                                                      "a call's result"),
+        (lambda m: m["inputs"][2].update(value={"input": 2}), "inputs[2].value.input: a constant input refers to an "
+                                                               "input (a constant holds no tensor)"),
+        (lambda m: m["inputs"][2].update(value={"list": [{"input": 0}]}), "inputs[2].value.list[0].input: a constant "
+                                                                          "input refers to an input"),
         (lambda m: m.update(output_kind="single"), "outputs: output kind 'single' with 4 output(s) (single takes 1, none "
                                                    "takes 0)"),
         (lambda m: m["tensors"][0].update(data="../../etc/passwd"), "tensors[0].data: expected null or 'tensors/0.npy', "

@@ -263,6 +263,8 @@ class Decoder:
         inner = f"{where}.{key}"
         if key == "input":
             index = self.int_(body, inner, 0, _MAX_DIM)
+            if before < 0:  # running it would look an input up among the inputs being bound
+                self.fail(msg.INPUT_IN_INPUT, inner)
             if index >= self.inputs:
                 self.fail(msg.NO_SUCH_INPUT.format(index=index, count=self.inputs), inner)
             return InputRef(index)

@@ -108,7 +108,7 @@ def test_every_kind_of_constant_round_trips() -> None:
                             "", "a\u00e9\ud800", ScalarType.bfloat16, Layout.sparse_coo, MemoryFormat.channels_last,
                             Device("cpu"), Device.parse("privateuseone:3")]  # fmt: skip
     meta = TensorConstant(ScalarType.int64, (2, 0, 3), Device("meta"), None)
-    ints = TensorConstant(ScalarType.int16, (), Device("cpu"), (-7,))
+    ints = TensorConstant(ScalarType.int16, (), Device("cpu"), b"\xf9\xff")  # -7, little-endian
     program = Program(
         (TensorInput("x", ScalarType.float32, (2,), Device("cpu")),
          ConstantInput("c", ListOf((Constant(1), ListOf((Constant(2.0), Constant("z"))))))),
@@ -400,10 +400,11 @@ def test_saving_refuses_what_the_format_cannot_hold() -> None:
     bad = Program((), (), (Constant(np.float32(1.0)),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("cannot save the program: a constant of type float32 is not one")):
         _saved(bad)
-    short = Program((), (), (TensorConstant(ScalarType.float32, (3,), Device("cpu"), (1.0,)),), OutputKind.single)
-    with pytest.raises(ProgramError, match=re.escape("a tensor constant holds 1 element(s) for shape [3], which has 3")):
+    short = Program((), (), (TensorConstant(ScalarType.float32, (3,), Device("cpu"), b"\0" * 5),), OutputKind.single)
+    with pytest.raises(ProgramError, match=re.escape("a tensor constant holds 5 byte(s) for shape [3] of float32, "
+                                                     "whose elements take 12")):  # fmt: skip
         _saved(short)
-    bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), (1.0,)),), OutputKind.single)
+    bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), b"\x80\x3f"),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("dtype bfloat16 has elements, and bfloat16 has no storage")):
         _saved(bf16)
 

@@ -139,7 +139,9 @@ def test_tensors_made_from_data_become_tensor_constants_and_lists_are_recorded()
 
     program = trace(g, X)
     assert program.calls[-1].args[0] == ListOf((InputRef(0), ResultRef(0)))
-    assert program.calls[0].args[0] == TensorConstant(ScalarType.float32, (1, 2), Device("cpu"), (7.0, 8.0))
+    constant = TensorConstant(ScalarType.float32, (1, 2), Device("cpu"), b"\0\0\xe0@\0\0\0A")  # 7.0, 8.0
+    assert program.calls[0].args[0] == constant and hash(program.calls[0].args[0]) == hash(constant)
+    assert constant.elements().tolist() == [[7.0, 8.0]] and not constant.elements().flags.writeable
     assert "core::reshape(tensor([7.0, 8.0], shape=[1, 2], dtype=float32), [2])" in str(program)
     assert _same(program(tensor([0.0, 1.0])), g(tensor([0.0, 1.0])))
 

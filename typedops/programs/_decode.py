@@ -53,8 +53,11 @@ _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
 _KINDS: Final = {member.value: member for member in OutputKind}
 _NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _VALUE_KEYS: Final = "input, result, tensor, list or const"
+_MISSING: Final = object()
+_LITERALS: Final = (bool, int, str)  # constants JSON holds as they are (None, and finite floats, too)
 _DEVICES: Final = {spec: Device.parse(spec) for spec in ("cpu", "meta", "privateuseone")}  # the usual ones
 _STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements in a file
+_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must have, as a set
 
 
 def shorten(text: object, limit: int = 120) -> str:
@@ -136,6 +139,18 @@ class TensorEntry:
     storage: Any  # the numpy dtype of the elements (None when there are none)
 
 
+# Note [The manifest's quick path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Decoding a value names where it is (``calls[3].args[1].result``) so that a refusal can
+# say so; building those names for every value of a good file was a large share of a
+# load. ``Decoder.quick`` decodes the values a program is mostly made of -- an input, an
+# earlier call's result, a tensor constant, a constant that is a JSON literal -- checking
+# exactly what ``value`` checks (JSON types, ranges, references) without naming anything,
+# and returns None for anything else, valid or not; ``value`` then decodes it and names
+# whatever is wrong. So a refusal is worded as before, and nothing is accepted that was
+# refused (tests/test_programs_format.py pins the messages; the fuzz test the rest).
+
+
 class Decoder:
     """Checks and decodes one manifest; ``fail`` raises naming the place."""
 
@@ -146,6 +161,7 @@ class Decoder:
         self.tensors: list[TensorConstant] = []
         self.calls: list[Call] = []
         self.call_ops: list[int] = []  # each call's row of the op table
+        self.results: dict[tuple[int, int], ResultRef] = {}
 
     def fail(self, problem: str, where: str) -> NoReturn:
         raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=where, problem=problem), where, problem)
@@ -154,7 +170,8 @@ class Decoder:
     def obj(self, x: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
         if not _is_object(x):
             self.fail(msg.EXPECTED.format(expected="an object", got=_json_kind(x)), where)
-        if set(x) != set(keys):
+        expected = _KEY_SETS.get(keys) or _KEY_SETS.setdefault(keys, frozenset(keys))
+        if x.keys() != expected:
             self.fail(msg.KEYS.format(expected=", ".join(keys), got=", ".join(sorted(x)) or "none"), where)
         return x
 
@@ -255,6 +272,44 @@ class Decoder:
         return entries
 
     # -- values --------------------------------------------------------------------------
+    def quick(self, x: Any, before: int) -> Value | None:
+        """The value ``x`` of a call numbered ``before`` when it is one of the common kinds
+        and correct (an input, an earlier result, a tensor constant, a constant with a
+        JSON literal), else None: then ``value`` decodes it or says what is wrong. It
+        accepts nothing ``value`` refuses and builds no message (Note [The manifest's
+        quick path])."""
+        if not (_is_object(x) and len(x) == 1):
+            return None
+        body: Any = x.get("result", _MISSING)
+        if body is not _MISSING:
+            if _is_list(body) and len(body) == 2:
+                call: Any = body[0]
+                output: Any = body[1]
+                if type(call) is int and type(output) is int and 0 <= call < before and 0 <= output:
+                    if output < self.calls[call].num_outputs:
+                        return self._result(call, output)
+            return None
+        body = x.get("input", _MISSING)
+        if body is not _MISSING:
+            return InputRef(body) if type(body) is int and 0 <= body < self.inputs and before >= 0 else None
+        body = x.get("const", _MISSING)
+        if body is not _MISSING:
+            if body is None or type(body) in _LITERALS or (type(body) is float and math.isfinite(body)):
+                return Constant(body)
+            return None
+        body = x.get("tensor", _MISSING)
+        if type(body) is int and 0 <= body < len(self.tensors):
+            return self.tensors[body]
+        return None
+
+    def _result(self, call: int, output: int) -> ResultRef:
+        """``ResultRef(call, output)``, one object per pair (a program refers to most results
+        more than once)."""
+        found = self.results.get((call, output))
+        if found is None:
+            found = self.results[(call, output)] = ResultRef(call, output)
+        return found
+
     def value(self, x: Any, where: str, before: int, depth: int = 0) -> Value:
         """A value of a call numbered ``before`` (results of earlier calls only)."""
         if not (_is_object(x) and len(x) == 1):
@@ -297,7 +352,7 @@ class Decoder:
         count = self.calls[call].num_outputs
         if output >= count:
             self.fail(msg.NO_SUCH_RESULT.format(output=output, call=call, count=count), where)
-        return ResultRef(call, output)
+        return self._result(call, output)
 
     def float_(self, x: Any, where: str) -> float:
         if type(x) is float and math.isfinite(x):
@@ -367,7 +422,7 @@ class Decoder:
         if op >= len(ops):
             self.fail(msg.NO_SUCH_OP.format(index=op, count=len(ops)), f"{where}.op")
         args = self.list_(fields["args"], f"{where}.args")
-        values = tuple(self.value(v, f"{where}.args[{i}]", index) for i, v in enumerate(args))
+        values = tuple(self.quick(v, index) or self.value(v, f"{where}.args[{i}]", index) for i, v in enumerate(args))
         outputs = self.int_(fields["outputs"], f"{where}.outputs", 0, _MAX_RESULTS)
         entry = ops[op]
         self.call_ops.append(op)
@@ -382,7 +437,8 @@ class Decoder:
         for i, row in enumerate(self.list_(top["calls"], "calls")):
             self.calls.append(self.call(row, i, ops))
         before = len(self.calls)
-        outputs = tuple(self.value(v, f"outputs[{i}]", before) for i, v in enumerate(self.list_(top["outputs"], "outputs")))
+        outputs = tuple(self.quick(v, before) or self.value(v, f"outputs[{i}]", before)
+                        for i, v in enumerate(self.list_(top["outputs"], "outputs")))  # fmt: skip
         kind = self.named(top["output_kind"], "output_kind", _KINDS)
         if (kind is OutputKind.single and len(outputs) != 1) or (kind is OutputKind.none and outputs):
             self.fail(msg.OUTPUT_COUNT.format(kind=kind.value, count=len(outputs)), "outputs")

@@ -60,8 +60,10 @@ def make_tensor(t: TensorConstant) -> Tensor:
         return empty_tensor(t.shape, t.dtype, t.device)
     import numpy as np
 
-    array: Any = np.array(t.data, dtype=numpy_dtype(t.dtype))
-    return wrap_array(array.reshape(t.shape), t.dtype, t.device)
+    array: Any = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable C-order copy, in native order
+    if t.device.type == "cpu":
+        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
+    return wrap_array(array, t.dtype, t.device)
 
 
 def _dispatch_entry(handle: OperatorHandle) -> Boxed:

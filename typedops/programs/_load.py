@@ -38,8 +38,7 @@ class LoadedProgram:
     schemas: tuple[FunctionSchema, ...]
     call_ops: tuple[int, ...]
     # Per row of the tensor table: the TensorConstant the program's values share, and its
-    # elements as the numpy array read from the file (read-only; None without elements),
-    # so a runner need not rebuild an array from ``TensorConstant.data``.
+    # elements as a numpy array (a read-only view of its bytes; None without elements).
     tensors: tuple[TensorConstant, ...]
     arrays: tuple[Any, ...]
 
@@ -76,8 +75,8 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
 def _tensor_constant(archive: Archive, entry: TensorEntry) -> tuple[TensorConstant, Any]:
     if entry.entry is None:
         return TensorConstant(entry.dtype, entry.shape, entry.device, None), None
-    array = archive.read_npy(entry.entry, entry.storage, entry.shape)
-    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist())), array
+    constant = TensorConstant(entry.dtype, entry.shape, entry.device, archive.read_npy(entry.entry, entry.storage, entry.shape))
+    return constant, constant.elements()
 
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
@@ -124,8 +123,7 @@ def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
     """What ``load`` returns for ``flavor``: the program compiled for the interpreter
     (_interpreter.py), from the handles loading resolved and the schemas the file recorded."""
     resolved = [(loaded.handles[row], loaded.schemas[row]) for row in loaded.call_ops]
-    arrays = tuple((c, a) for c, a in zip(loaded.tensors, loaded.arrays) if a is not None)
-    return compile_program(loaded.program, flavor, resolved=resolved, arrays=arrays)
+    return compile_program(loaded.program, flavor, resolved=resolved)
 
 
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:

@@ -55,4 +55,6 @@ NOT_SAVABLE: Final = (
     "a dtype, layout, memory format or device)"
 )
 NO_STORAGE: Final = "a tensor constant of dtype {dtype} has elements, and {dtype} has no storage to write them from"
-DATA_LENGTH: Final = "a tensor constant holds {count} element(s) for shape {shape}, which has {expected}"
+DATA_LENGTH: Final = (
+    "a tensor constant holds {size} byte(s) for shape {shape} of {dtype}, whose elements take {expected}"
+)

@@ -44,6 +44,7 @@ from ._values import (
     TensorConstant,
     TensorInput,
     Value,
+    storage_dtype,
 )
 
 __all__ = ["trace"]
@@ -95,7 +96,8 @@ def _exactly(kind: type, value: Any) -> Any:
 
 
 def tensor_constant(t: Tensor) -> TensorConstant:
-    data = None if t.is_meta else tuple(array_of(t).reshape(-1).tolist())
+    """``t`` as a constant: its elements copied once into bytes (Note [Tensor constants are bytes])."""
+    data = None if t.is_meta else array_of(t).astype(storage_dtype(t.dtype), copy=False).tobytes()
     return TensorConstant(t.dtype, tuple(t.shape), t.device, data)
 
 

@@ -87,7 +87,7 @@ class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants")
+    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs")
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...]) -> None:  # fmt: skip
@@ -98,6 +98,10 @@ class CompiledProgram:
         self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
         self._ops = ops
         self._constants = assembly.constants
+        # How many inputs a run takes when all are tensor inputs (a run then checks only
+        # that each is a Tensor), else -1: constant inputs are compared with their traced values.
+        specs = program.inputs
+        self._tensor_inputs = len(specs) if all(isinstance(s, TensorInput) for s in specs) else -1
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
@@ -120,7 +124,12 @@ class CompiledProgram:
 
     def run(self, *inputs: Any) -> Any:
         """Run the program on ``inputs`` (one per program input, in order)."""
-        _check_inputs(self.program, inputs)
+        if len(inputs) == self._tensor_inputs:
+            for value in inputs:
+                if not isinstance(value, Tensor):
+                    _check_inputs(self.program, inputs)  # raises, naming the input
+        else:
+            _check_inputs(self.program, inputs)
         outputs = _execute(self._code, inputs, self._constants, self._ops)
         kind = self.program.output_kind
         if kind is OutputKind.single:

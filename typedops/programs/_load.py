@@ -8,11 +8,12 @@ or unpickled: a program file is data (Note [Programs are data] in tracing/_value
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Final
 
-from ..vocabulary import ArgumentValueError, TypedopsError
+from ..vocabulary import ArgumentValueError, BoundedCache, TypedopsError
 from ..schema import FunctionSchema, parse_schema
 from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
@@ -43,10 +44,21 @@ class LoadedProgram:
     arrays: tuple[Any, ...]
 
 
+# The text of each registered schema a load compared against, by id (the schema kept
+# alive by the entry): printing a schema costs several microseconds, and a load compares
+# one per op of the file.
+_TEXTS: Final = BoundedCache[int, str](4096, "registered schema texts")
+
+
+def _text_of(schema: FunctionSchema) -> str:
+    text = _TEXTS.get(id(schema))
+    return text if text is not None else _TEXTS.put(id(schema), str(schema), keep=schema)
+
+
 def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: FunctionSchema | None) -> FunctionSchema:
     """The schema the file recorded for op ``row``: ``registered`` itself when the texts
     agree (no parsing on the common path), else the recorded text parsed."""
-    if registered is not None and entry.schema == str(registered):
+    if registered is not None and entry.schema == _text_of(registered):
         return registered
     where = f"ops[{row}].schema"
     try:
@@ -126,6 +138,19 @@ def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
     return compile_program(loaded.program, flavor, resolved=resolved)
 
 
+# A file up to this size is read whole before it is parsed: the archive reader seeks and
+# reads each entry, and on a file each of those is a system call (about a fifth of the
+# load of a small model). Larger files are read entry by entry, as the caps allow.
+_IN_MEMORY: Final = 1 << 20
+
+
+def _small_in_memory(stream: IO[bytes]) -> IO[bytes]:
+    """``stream`` itself, or its bytes in memory when the file is small."""
+    if os.fstat(stream.fileno()).st_size > _IN_MEMORY:
+        return stream
+    return io.BytesIO(stream.read(_IN_MEMORY + 1))
+
+
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:
     """Load the program saved at ``file`` (a path, or a seekable binary file) by
     ``Program.save``. Loading never executes code from the file: it is a zip of JSON and
@@ -141,7 +166,7 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         with open(path, "rb") as stream:  # a missing or unreadable file is the OSError open raises
-            loaded = read_program(stream, repr(path))
+            loaded = read_program(_small_in_memory(stream), repr(path))
     else:
         loaded = read_program(file, "the stream")
     return _for_flavor(loaded, flavor)

@@ -60,6 +60,20 @@ _STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements
 _KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must have, as a set
 
 
+_TENSOR_ROW: Final = ("dtype", "shape", "device", "data")
+_TENSOR_KEYS: Final = frozenset(_TENSOR_ROW)
+
+
+def _quick_shape(x: Any) -> tuple[int, ...] | None:
+    """``x`` as a shape when it is a correct one (what ``Decoder.shape`` accepts), else None."""
+    if not (_is_list(x) and len(x) <= _MAX_DIMS):
+        return None
+    for n in x:
+        if type(n) is not int or not 0 <= n <= _MAX_DIM:
+            return None
+    return tuple(x)
+
+
 def shorten(text: object, limit: int = 120) -> str:
     """``text`` for a message: a string from the file may be megabytes long."""
     text = str(text)
@@ -162,6 +176,7 @@ class Decoder:
         self.calls: list[Call] = []
         self.call_ops: list[int] = []  # each call's row of the op table
         self.results: dict[tuple[int, int], ResultRef] = {}
+        self.literals: dict[tuple[type[object], object], Constant] = {}  # one Constant per None, bool, int, str
 
     def fail(self, problem: str, where: str) -> NoReturn:
         raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=where, problem=problem), where, problem)
@@ -248,11 +263,22 @@ class Decoder:
         entries: list[TensorEntry] = []
         total = 0
         for i, row in enumerate(rows):
+            # The common row is checked without naming its place (Note [The manifest's quick
+            # path]); anything else is checked again by the methods that name it.
             where = f"tensors[{i}]"
-            fields = self.obj(row, where, ("dtype", "shape", "device", "data"))
-            dtype = self.named(fields["dtype"], f"{where}.dtype", _DTYPES)
-            shape = self.shape(fields["shape"], f"{where}.shape")
-            device = self.device(fields["device"], f"{where}.device")
+            fields = row if _is_object(row) and row.keys() == _TENSOR_KEYS else self.obj(row, where, _TENSOR_ROW)
+            found: Any = fields["dtype"]
+            dtype = _DTYPES.get(found) if type(found) is str else None
+            if dtype is None:
+                dtype = self.named(found, f"{where}.dtype", _DTYPES)
+            found = fields["shape"]
+            shape = _quick_shape(found)
+            if shape is None:
+                shape = self.shape(found, f"{where}.shape")
+            found = fields["device"]
+            device = _DEVICES.get(found) if type(found) is str else None
+            if device is None:
+                device = self.device(found, f"{where}.device")
             data = fields["data"]
             if data is not None and data != tensor_entry(i):
                 self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
@@ -294,9 +320,14 @@ class Decoder:
             return InputRef(body) if type(body) is int and 0 <= body < self.inputs and before >= 0 else None
         body = x.get("const", _MISSING)
         if body is not _MISSING:
-            if body is None or type(body) in _LITERALS or (type(body) is float and math.isfinite(body)):
-                return Constant(body)
-            return None
+            if body is None or type(body) in _LITERALS:
+                literal: object = body
+                key = (type(literal), literal)  # the type too: True == 1
+                found = self.literals.get(key)
+                if found is None:
+                    found = self.literals[key] = Constant(body)
+                return found
+            return Constant(body) if type(body) is float and math.isfinite(body) else None
         body = x.get("tensor", _MISSING)
         if type(body) is int and 0 <= body < len(self.tensors):
             return self.tensors[body]

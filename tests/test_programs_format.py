@@ -108,10 +108,10 @@ def test_every_kind_of_constant_round_trips() -> None:
                             "", "a\u00e9\ud800", ScalarType.bfloat16, Layout.sparse_coo, MemoryFormat.channels_last,
                             Device("cpu"), Device.parse("privateuseone:3")]  # fmt: skip
     meta = TensorConstant(ScalarType.int64, (2, 0, 3), Device("meta"), None)
-    ints = TensorConstant(ScalarType.int16, (), Device("cpu"), (-7,))
+    ints = TensorConstant(ScalarType.int16, (), Device("cpu"), b"\xf9\xff")  # -7, little-endian
     program = Program(
         (TensorInput("x", ScalarType.float32, (2,), Device("cpu")),
-         ConstantInput("c", ListOf((Constant(1), ListOf((Constant(2.0), InputRef(0))))))),
+         ConstantInput("c", ListOf((Constant(1), ListOf((Constant(2.0), Constant("z"))))))),
         (Call("core::neg", "", str(typedops.ops.core.neg.default.schema), (InputRef(0),), 1),),
         (*[Constant(c) for c in constants], meta, ints, ResultRef(0), ListOf(())),
         OutputKind.list,
@@ -270,6 +270,10 @@ PREFIX = "the stream is not a typedops program that can be loaded: "
         (lambda m: m["inputs"][0].update(shape=[1] * 65), "inputs[0].shape: 65 items, more than the limit of 64"),
         (lambda m: m["inputs"][2].update(value={"result": [0, 0]}), "inputs[2].value.result: a constant input refers to "
                                                                      "a call's result"),
+        (lambda m: m["inputs"][2].update(value={"input": 2}), "inputs[2].value.input: a constant input refers to an "
+                                                               "input (a constant holds no tensor)"),
+        (lambda m: m["inputs"][2].update(value={"list": [{"input": 0}]}), "inputs[2].value.list[0].input: a constant "
+                                                                          "input refers to an input"),
         (lambda m: m.update(output_kind="single"), "outputs: output kind 'single' with 4 output(s) (single takes 1, none "
                                                    "takes 0)"),
         (lambda m: m["tensors"][0].update(data="../../etc/passwd"), "tensors[0].data: expected null or 'tensors/0.npy', "
@@ -396,10 +400,11 @@ def test_saving_refuses_what_the_format_cannot_hold() -> None:
     bad = Program((), (), (Constant(np.float32(1.0)),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("cannot save the program: a constant of type float32 is not one")):
         _saved(bad)
-    short = Program((), (), (TensorConstant(ScalarType.float32, (3,), Device("cpu"), (1.0,)),), OutputKind.single)
-    with pytest.raises(ProgramError, match=re.escape("a tensor constant holds 1 element(s) for shape [3], which has 3")):
+    short = Program((), (), (TensorConstant(ScalarType.float32, (3,), Device("cpu"), b"\0" * 5),), OutputKind.single)
+    with pytest.raises(ProgramError, match=re.escape("a tensor constant holds 5 byte(s) for shape [3] of float32, "
+                                                     "whose elements take 12")):  # fmt: skip
         _saved(short)
-    bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), (1.0,)),), OutputKind.single)
+    bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), b"\x80\x3f"),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("dtype bfloat16 has elements, and bfloat16 has no storage")):
         _saved(bf16)
 

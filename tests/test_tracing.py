@@ -98,6 +98,31 @@ def test_inputs_used_as_constants_are_specialized() -> None:
         program(X, Y, 2, z=1)
 
 
+@pytest.mark.parametrize(
+    ("inputs", "name", "kind"),
+    [((X, [X]), "input1", "list"), ((X, (Y,)), "input1", "tuple"), ((X, [1, [2, (X,)]]), "input1", "list"),
+     ((X, [Y]), "input1", "list")],
+)  # fmt: skip
+def test_a_list_input_holding_a_tensor_is_refused_naming_it(inputs: tuple[Any, ...], name: str, kind: str) -> None:
+    # It was recorded as a constant input referring to input 0, which no run could bind.
+    message = (
+        f"cannot trace with input {name!r}: a {kind} holding a tensor is not an input a program takes (its inputs "
+        "are tensors and constants, and a constant holds no tensor); pass each tensor as an input of its own"
+    )
+    with pytest.raises(TraceError, match=re.escape(message)) as raised:
+        trace(lambda *args: core.neg(args[0]), *inputs)
+    assert isinstance(raised.value, TypeError)
+    with pytest.raises(TraceError, match=re.escape(message.replace(name, "ys"))):
+        trace(lambda x, ys: core.cat(ys), X, ys=list(inputs[1:]) if kind == "list" else tuple(inputs[1:]))
+
+
+def test_a_list_input_of_constants_still_specializes_and_tensors_go_in_as_inputs() -> None:
+    program = trace(lambda a, b, sizes: core.cat([a, b]).reshape(sizes), X, Y, [4])
+    assert program(Y, X, [4]).tolist() == [3.0, 4.0, 1.0, 2.0]
+    with pytest.raises(ProgramError, match="input 'sizes' was \\[4\\] when the program was traced"):
+        program(X, Y, [2, 2])
+
+
 def test_calls_inside_kernels_are_recorded_at_the_outermost_level_or_decomposed() -> None:
     # sub is CompositeImplicitAutograd: its kernel calls add.
     outer = trace(lambda a: core.sub(a, a, alpha=3), X)
@@ -114,7 +139,9 @@ def test_tensors_made_from_data_become_tensor_constants_and_lists_are_recorded()
 
     program = trace(g, X)
     assert program.calls[-1].args[0] == ListOf((InputRef(0), ResultRef(0)))
-    assert program.calls[0].args[0] == TensorConstant(ScalarType.float32, (1, 2), Device("cpu"), (7.0, 8.0))
+    constant = TensorConstant(ScalarType.float32, (1, 2), Device("cpu"), b"\0\0\xe0@\0\0\0A")  # 7.0, 8.0
+    assert program.calls[0].args[0] == constant and hash(program.calls[0].args[0]) == hash(constant)
+    assert constant.elements().tolist() == [[7.0, 8.0]] and not constant.elements().flags.writeable
     assert "core::reshape(tensor([7.0, 8.0], shape=[1, 2], dtype=float32), [2])" in str(program)
     assert _same(program(tensor([0.0, 1.0])), g(tensor([0.0, 1.0])))
 

@@ -196,11 +196,9 @@ class Archive:
         except _STREAM_DAMAGE as error:
             fail_file(self.source, msg.DAMAGED.format(detail=_detail(error)))
 
-    def read_npy(self, name: str, dtype: Any, shape: tuple[int, ...]) -> Any:
-        """The elements of ``.npy`` entry ``name``, a numpy array of exactly ``dtype`` and
-        ``shape`` (checked before the elements are read; Note [Reading .npy entries])."""
-        import numpy as np
-
+    def read_npy(self, name: str, dtype: Any, shape: tuple[int, ...]) -> bytes:
+        """The raw elements of ``.npy`` entry ``name``, checked to be exactly ``dtype`` and
+        ``shape`` in C order before they are read (Note [Reading .npy entries])."""
         nbytes = dtype.itemsize * _prod(shape)
         data = self.read(name, nbytes + _NPY_HEADER + 16)
         header = _fast_header(data)
@@ -217,7 +215,7 @@ class Archive:
             self._fail_npy(name, msg.NPY_ORDER)
         if len(data) - start != nbytes:
             self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - start, expected=nbytes))
-        return np.reshape(np.frombuffer(data, dtype=dtype, count=nbytes // dtype.itemsize, offset=start), shape)
+        return data[start:]
 
     def _numpy_header(self, name: str, data: bytes) -> _Header:
         """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""

@@ -53,8 +53,25 @@ _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
 _KINDS: Final = {member.value: member for member in OutputKind}
 _NON_FINITE: Final = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _VALUE_KEYS: Final = "input, result, tensor, list or const"
+_MISSING: Final = object()
+_LITERALS: Final = (bool, int, str)  # constants JSON holds as they are (None, and finite floats, too)
 _DEVICES: Final = {spec: Device.parse(spec) for spec in ("cpu", "meta", "privateuseone")}  # the usual ones
 _STORAGE: dict[ScalarType, Any] = {}  # dtype -> the numpy dtype of its elements in a file
+_KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must have, as a set
+
+
+_TENSOR_ROW: Final = ("dtype", "shape", "device", "data")
+_TENSOR_KEYS: Final = frozenset(_TENSOR_ROW)
+
+
+def _quick_shape(x: Any) -> tuple[int, ...] | None:
+    """``x`` as a shape when it is a correct one (what ``Decoder.shape`` accepts), else None."""
+    if not (_is_list(x) and len(x) <= _MAX_DIMS):
+        return None
+    for n in x:
+        if type(n) is not int or not 0 <= n <= _MAX_DIM:
+            return None
+    return tuple(x)
 
 
 def shorten(text: object, limit: int = 120) -> str:
@@ -136,6 +153,18 @@ class TensorEntry:
     storage: Any  # the numpy dtype of the elements (None when there are none)
 
 
+# Note [The manifest's quick path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Decoding a value names where it is (``calls[3].args[1].result``) so that a refusal can
+# say so; building those names for every value of a good file was a large share of a
+# load. ``Decoder.quick`` decodes the values a program is mostly made of -- an input, an
+# earlier call's result, a tensor constant, a constant that is a JSON literal -- checking
+# exactly what ``value`` checks (JSON types, ranges, references) without naming anything,
+# and returns None for anything else, valid or not; ``value`` then decodes it and names
+# whatever is wrong. So a refusal is worded as before, and nothing is accepted that was
+# refused (tests/test_programs_format.py pins the messages; the fuzz test the rest).
+
+
 class Decoder:
     """Checks and decodes one manifest; ``fail`` raises naming the place."""
 
@@ -146,6 +175,8 @@ class Decoder:
         self.tensors: list[TensorConstant] = []
         self.calls: list[Call] = []
         self.call_ops: list[int] = []  # each call's row of the op table
+        self.results: dict[tuple[int, int], ResultRef] = {}
+        self.literals: dict[tuple[type[object], object], Constant] = {}  # one Constant per None, bool, int, str
 
     def fail(self, problem: str, where: str) -> NoReturn:
         raise msg.ProgramFormatError(msg.BAD_FIELD.format(source=self.source, where=where, problem=problem), where, problem)
@@ -154,7 +185,8 @@ class Decoder:
     def obj(self, x: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
         if not _is_object(x):
             self.fail(msg.EXPECTED.format(expected="an object", got=_json_kind(x)), where)
-        if set(x) != set(keys):
+        expected = _KEY_SETS.get(keys) or _KEY_SETS.setdefault(keys, frozenset(keys))
+        if x.keys() != expected:
             self.fail(msg.KEYS.format(expected=", ".join(keys), got=", ".join(sorted(x)) or "none"), where)
         return x
 
@@ -231,11 +263,22 @@ class Decoder:
         entries: list[TensorEntry] = []
         total = 0
         for i, row in enumerate(rows):
+            # The common row is checked without naming its place (Note [The manifest's quick
+            # path]); anything else is checked again by the methods that name it.
             where = f"tensors[{i}]"
-            fields = self.obj(row, where, ("dtype", "shape", "device", "data"))
-            dtype = self.named(fields["dtype"], f"{where}.dtype", _DTYPES)
-            shape = self.shape(fields["shape"], f"{where}.shape")
-            device = self.device(fields["device"], f"{where}.device")
+            fields = row if _is_object(row) and row.keys() == _TENSOR_KEYS else self.obj(row, where, _TENSOR_ROW)
+            found: Any = fields["dtype"]
+            dtype = _DTYPES.get(found) if type(found) is str else None
+            if dtype is None:
+                dtype = self.named(found, f"{where}.dtype", _DTYPES)
+            found = fields["shape"]
+            shape = _quick_shape(found)
+            if shape is None:
+                shape = self.shape(found, f"{where}.shape")
+            found = fields["device"]
+            device = _DEVICES.get(found) if type(found) is str else None
+            if device is None:
+                device = self.device(found, f"{where}.device")
             data = fields["data"]
             if data is not None and data != tensor_entry(i):
                 self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
@@ -255,6 +298,49 @@ class Decoder:
         return entries
 
     # -- values --------------------------------------------------------------------------
+    def quick(self, x: Any, before: int) -> Value | None:
+        """The value ``x`` of a call numbered ``before`` when it is one of the common kinds
+        and correct (an input, an earlier result, a tensor constant, a constant with a
+        JSON literal), else None: then ``value`` decodes it or says what is wrong. It
+        accepts nothing ``value`` refuses and builds no message (Note [The manifest's
+        quick path])."""
+        if not (_is_object(x) and len(x) == 1):
+            return None
+        body: Any = x.get("result", _MISSING)
+        if body is not _MISSING:
+            if _is_list(body) and len(body) == 2:
+                call: Any = body[0]
+                output: Any = body[1]
+                if type(call) is int and type(output) is int and 0 <= call < before and 0 <= output:
+                    if output < self.calls[call].num_outputs:
+                        return self._result(call, output)
+            return None
+        body = x.get("input", _MISSING)
+        if body is not _MISSING:
+            return InputRef(body) if type(body) is int and 0 <= body < self.inputs and before >= 0 else None
+        body = x.get("const", _MISSING)
+        if body is not _MISSING:
+            if body is None or type(body) in _LITERALS:
+                literal: object = body
+                key = (type(literal), literal)  # the type too: True == 1
+                found = self.literals.get(key)
+                if found is None:
+                    found = self.literals[key] = Constant(body)
+                return found
+            return Constant(body) if type(body) is float and math.isfinite(body) else None
+        body = x.get("tensor", _MISSING)
+        if type(body) is int and 0 <= body < len(self.tensors):
+            return self.tensors[body]
+        return None
+
+    def _result(self, call: int, output: int) -> ResultRef:
+        """``ResultRef(call, output)``, one object per pair (a program refers to most results
+        more than once)."""
+        found = self.results.get((call, output))
+        if found is None:
+            found = self.results[(call, output)] = ResultRef(call, output)
+        return found
+
     def value(self, x: Any, where: str, before: int, depth: int = 0) -> Value:
         """A value of a call numbered ``before`` (results of earlier calls only)."""
         if not (_is_object(x) and len(x) == 1):
@@ -263,6 +349,8 @@ class Decoder:
         inner = f"{where}.{key}"
         if key == "input":
             index = self.int_(body, inner, 0, _MAX_DIM)
+            if before < 0:  # running it would look an input up among the inputs being bound
+                self.fail(msg.INPUT_IN_INPUT, inner)
             if index >= self.inputs:
                 self.fail(msg.NO_SUCH_INPUT.format(index=index, count=self.inputs), inner)
             return InputRef(index)
@@ -295,7 +383,7 @@ class Decoder:
         count = self.calls[call].num_outputs
         if output >= count:
             self.fail(msg.NO_SUCH_RESULT.format(output=output, call=call, count=count), where)
-        return ResultRef(call, output)
+        return self._result(call, output)
 
     def float_(self, x: Any, where: str) -> float:
         if type(x) is float and math.isfinite(x):
@@ -365,7 +453,7 @@ class Decoder:
         if op >= len(ops):
             self.fail(msg.NO_SUCH_OP.format(index=op, count=len(ops)), f"{where}.op")
         args = self.list_(fields["args"], f"{where}.args")
-        values = tuple(self.value(v, f"{where}.args[{i}]", index) for i, v in enumerate(args))
+        values = tuple(self.quick(v, index) or self.value(v, f"{where}.args[{i}]", index) for i, v in enumerate(args))
         outputs = self.int_(fields["outputs"], f"{where}.outputs", 0, _MAX_RESULTS)
         entry = ops[op]
         self.call_ops.append(op)
@@ -380,7 +468,8 @@ class Decoder:
         for i, row in enumerate(self.list_(top["calls"], "calls")):
             self.calls.append(self.call(row, i, ops))
         before = len(self.calls)
-        outputs = tuple(self.value(v, f"outputs[{i}]", before) for i, v in enumerate(self.list_(top["outputs"], "outputs")))
+        outputs = tuple(self.quick(v, before) or self.value(v, f"outputs[{i}]", before)
+                        for i, v in enumerate(self.list_(top["outputs"], "outputs")))  # fmt: skip
         kind = self.named(top["output_kind"], "output_kind", _KINDS)
         if (kind is OutputKind.single and len(outputs) != 1) or (kind is OutputKind.none and outputs):
             self.fail(msg.OUTPUT_COUNT.format(kind=kind.value, count=len(outputs)), "outputs")

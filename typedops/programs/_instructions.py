@@ -93,6 +93,22 @@ class Assembly:
     constants: tuple[Any, ...]
 
 
+_INTERNED: dict[tuple[Opcode, int], Instruction] = {}
+_MAX_INTERNED: Final = 1 << 16  # a huge program's instructions are made, not kept
+
+
+def _instruction(opcode: Opcode, arg: int) -> Instruction:
+    """``Instruction(opcode, arg)``, one shared object per pair (they are immutable, and
+    making a frozen dataclass costs about half a microsecond: most of assembling)."""
+    key = (opcode, arg)
+    found = _INTERNED.get(key)
+    if found is None:
+        found = Instruction(opcode, arg)
+        if len(_INTERNED) < _MAX_INTERNED:
+            _INTERNED[key] = found
+    return found
+
+
 class _Assembler:
     def __init__(self, program: Program, make_tensor: Any) -> None:
         self.program = program
@@ -102,7 +118,7 @@ class _Assembler:
         self.first: list[int] = []  # the register of each call's first result
 
     def constant(self, value: Any) -> None:
-        self.code.append(Instruction(LOAD_CONSTANT, len(self.constants)))
+        self.code.append(_instruction(LOAD_CONSTANT, len(self.constants)))
         self.constants.append(value)
 
     def push(self, value: Value, written: bool = False) -> None:
@@ -112,21 +128,21 @@ class _Assembler:
                 if isinstance(spec, ConstantInput):  # the program is specialized to it
                     self.push(spec.value)
                 else:
-                    self.code.append(Instruction(LOAD_INPUT, value.index))
+                    self.code.append(_instruction(LOAD_INPUT, value.index))
             case ResultRef():
-                self.code.append(Instruction(LOAD_REGISTER, self.first[value.call] + value.output))
+                self.code.append(_instruction(LOAD_REGISTER, self.first[value.call] + value.output))
             case Constant():
                 self.constant(value.value)
             case TensorConstant():
                 if written:
-                    self.code.append(Instruction(LOAD_FRESH, len(self.constants)))
+                    self.code.append(_instruction(LOAD_FRESH, len(self.constants)))
                     self.constants.append(value)
                 else:
                     self.constant(self.make_tensor(value))
             case ListOf():
                 for item in value.items:
                     self.push(item, written)
-                self.code.append(Instruction(BUILD_LIST, len(value.items)))
+                self.code.append(_instruction(BUILD_LIST, len(value.items)))
             case _:
                 assert_never(value)
 
@@ -142,12 +158,12 @@ def assemble(
     for index, (args, written, returns) in enumerate(calls):
         for value, writes in zip(args, written):
             asm.push(value, writes)
-        asm.code.append(Instruction(CALL, index))
+        asm.code.append(_instruction(CALL, index))
         asm.first.append(registers)
         if returns:
-            asm.code.append(Instruction(STORE, returns))
+            asm.code.append(_instruction(STORE, returns))
             registers += returns
     for value in program.outputs:
         asm.push(value)
-    asm.code.append(Instruction(RETURN, len(program.outputs)))
+    asm.code.append(_instruction(RETURN, len(program.outputs)))
     return Assembly(tuple(asm.code), tuple(asm.constants))

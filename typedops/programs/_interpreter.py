@@ -60,8 +60,10 @@ def make_tensor(t: TensorConstant) -> Tensor:
         return empty_tensor(t.shape, t.dtype, t.device)
     import numpy as np
 
-    array: Any = np.array(t.data, dtype=numpy_dtype(t.dtype))
-    return wrap_array(array.reshape(t.shape), t.dtype, t.device)
+    array: Any = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable C-order copy, in native order
+    if t.device.type == "cpu":
+        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
+    return wrap_array(array, t.dtype, t.device)
 
 
 def _dispatch_entry(handle: OperatorHandle) -> Boxed:
@@ -85,7 +87,7 @@ class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants")
+    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs")
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...]) -> None:  # fmt: skip
@@ -96,6 +98,10 @@ class CompiledProgram:
         self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
         self._ops = ops
         self._constants = assembly.constants
+        # How many inputs a run takes when all are tensor inputs (a run then checks only
+        # that each is a Tensor), else -1: constant inputs are compared with their traced values.
+        specs = program.inputs
+        self._tensor_inputs = len(specs) if all(isinstance(s, TensorInput) for s in specs) else -1
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
@@ -118,7 +124,12 @@ class CompiledProgram:
 
     def run(self, *inputs: Any) -> Any:
         """Run the program on ``inputs`` (one per program input, in order)."""
-        _check_inputs(self.program, inputs)
+        if len(inputs) == self._tensor_inputs:
+            for value in inputs:
+                if not isinstance(value, Tensor):
+                    _check_inputs(self.program, inputs)  # raises, naming the input
+        else:
+            _check_inputs(self.program, inputs)
         outputs = _execute(self._code, inputs, self._constants, self._ops)
         kind = self.program.output_kind
         if kind is OutputKind.single:

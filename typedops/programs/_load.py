@@ -8,11 +8,12 @@ or unpickled: a program file is data (Note [Programs are data] in tracing/_value
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Final
 
-from ..vocabulary import ArgumentValueError, TypedopsError
+from ..vocabulary import ArgumentValueError, BoundedCache, TypedopsError
 from ..schema import FunctionSchema, parse_schema
 from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
@@ -38,16 +39,26 @@ class LoadedProgram:
     schemas: tuple[FunctionSchema, ...]
     call_ops: tuple[int, ...]
     # Per row of the tensor table: the TensorConstant the program's values share, and its
-    # elements as the numpy array read from the file (read-only; None without elements),
-    # so a runner need not rebuild an array from ``TensorConstant.data``.
+    # elements as a numpy array (a read-only view of its bytes; None without elements).
     tensors: tuple[TensorConstant, ...]
     arrays: tuple[Any, ...]
+
+
+# The text of each registered schema a load compared against, by id (the schema kept
+# alive by the entry): printing a schema costs several microseconds, and a load compares
+# one per op of the file.
+_TEXTS: Final = BoundedCache[int, str](4096, "registered schema texts")
+
+
+def _text_of(schema: FunctionSchema) -> str:
+    text = _TEXTS.get(id(schema))
+    return text if text is not None else _TEXTS.put(id(schema), str(schema), keep=schema)
 
 
 def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: FunctionSchema | None) -> FunctionSchema:
     """The schema the file recorded for op ``row``: ``registered`` itself when the texts
     agree (no parsing on the common path), else the recorded text parsed."""
-    if registered is not None and entry.schema == str(registered):
+    if registered is not None and entry.schema == _text_of(registered):
         return registered
     where = f"ops[{row}].schema"
     try:
@@ -76,8 +87,8 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
 def _tensor_constant(archive: Archive, entry: TensorEntry) -> tuple[TensorConstant, Any]:
     if entry.entry is None:
         return TensorConstant(entry.dtype, entry.shape, entry.device, None), None
-    array = archive.read_npy(entry.entry, entry.storage, entry.shape)
-    return TensorConstant(entry.dtype, entry.shape, entry.device, tuple(array.reshape(-1).tolist())), array
+    constant = TensorConstant(entry.dtype, entry.shape, entry.device, archive.read_npy(entry.entry, entry.storage, entry.shape))
+    return constant, constant.elements()
 
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
@@ -124,8 +135,20 @@ def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
     """What ``load`` returns for ``flavor``: the program compiled for the interpreter
     (_interpreter.py), from the handles loading resolved and the schemas the file recorded."""
     resolved = [(loaded.handles[row], loaded.schemas[row]) for row in loaded.call_ops]
-    arrays = tuple((c, a) for c, a in zip(loaded.tensors, loaded.arrays) if a is not None)
-    return compile_program(loaded.program, flavor, resolved=resolved, arrays=arrays)
+    return compile_program(loaded.program, flavor, resolved=resolved)
+
+
+# A file up to this size is read whole before it is parsed: the archive reader seeks and
+# reads each entry, and on a file each of those is a system call (about a fifth of the
+# load of a small model). Larger files are read entry by entry, as the caps allow.
+_IN_MEMORY: Final = 1 << 20
+
+
+def _small_in_memory(stream: IO[bytes]) -> IO[bytes]:
+    """``stream`` itself, or its bytes in memory when the file is small."""
+    if os.fstat(stream.fileno()).st_size > _IN_MEMORY:
+        return stream
+    return io.BytesIO(stream.read(_IN_MEMORY + 1))
 
 
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:
@@ -143,7 +166,7 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         with open(path, "rb") as stream:  # a missing or unreadable file is the OSError open raises
-            loaded = read_program(stream, repr(path))
+            loaded = read_program(_small_in_memory(stream), repr(path))
     else:
         loaded = read_program(file, "the stream")
     return _for_flavor(loaded, flavor)

@@ -30,6 +30,11 @@ NOT_A_CONSTANT: Final = (
 BAD_INPUT: Final = (
     "cannot trace with input {name!r}: a {kind} is neither a tensor nor a constant ({constants})"
 )
+TENSOR_IN_INPUT: Final = (
+    "cannot trace with input {name!r}: a {kind} holding a tensor is not an input a program takes "
+    "(its inputs are tensors and constants, and a constant holds no tensor); pass each tensor as an "
+    "input of its own"
+)
 BAD_OUTPUT: Final = (
     "the traced function returned {what}: a traced function returns a tensor, a constant, None, "
     "or a flat tuple or list of tensors and constants"
@@ -50,4 +55,6 @@ NOT_SAVABLE: Final = (
     "a dtype, layout, memory format or device)"
 )
 NO_STORAGE: Final = "a tensor constant of dtype {dtype} has elements, and {dtype} has no storage to write them from"
-DATA_LENGTH: Final = "a tensor constant holds {count} element(s) for shape {shape}, which has {expected}"
+DATA_LENGTH: Final = (
+    "a tensor constant holds {size} byte(s) for shape {shape} of {dtype}, whose elements take {expected}"
+)

@@ -179,7 +179,7 @@ def _materialize(t: TensorConstant) -> Tensor:
         return empty_tensor(t.shape, t.dtype, t.device)
     import numpy as np
 
-    array = np.array(t.data, dtype=numpy_dtype(t.dtype)).reshape(t.shape)
+    array = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable copy, in native order
     return wrap_array(array, t.dtype, t.device)
 
 

@@ -34,7 +34,6 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from typing_extensions import assert_never
 
 from ..vocabulary import Device, Layout, MemoryFormat, ScalarType, TypedopsError
-from ..tensor import numpy_dtype
 from . import _messages as msg
 from ._values import (
     Call,
@@ -48,6 +47,7 @@ from ._values import (
     TensorConstant,
     TensorInput,
     Value,
+    storage_dtype,
 )
 
 if TYPE_CHECKING:
@@ -87,18 +87,18 @@ class _Encoder:
         self.tensors: list[TensorConstant] = []
         self.elements: list[bytes | None] = []  # per row: the .npy bytes (None: no elements)
         self._by_id: dict[int, int] = {}  # id(TensorConstant) -> its row
-        self._by_content: dict[tuple[object, ...], int] = {}  # (dtype, shape, device, .npy bytes) -> its row
+        self._by_content: dict[TensorConstant, int] = {}  # equal by value -> its row
 
     def tensor(self, t: TensorConstant) -> int:
-        """The row of ``t`` in the tensor table: one row per distinct constant (bit for bit;
-        the recorder makes a new constant each time a tensor it does not know is used)."""
+        """The row of ``t`` in the tensor table: one row per distinct constant (equal bit
+        for bit; the recorder makes a new constant each time a tensor it does not know is
+        used)."""
         row = self._by_id.get(id(t))
         if row is None:
-            elements = None if t.data is None else _npy(t)
-            row = self._by_content.setdefault((t.dtype, t.shape, t.device, elements), len(self.tensors))
+            row = self._by_content.setdefault(t, len(self.tensors))
             if row == len(self.tensors):
                 self.tensors.append(t)
-                self.elements.append(elements)
+                self.elements.append(None if t.data is None else _npy(t))
             self._by_id[id(t)] = row
         return row
 
@@ -184,14 +184,14 @@ def _npy(t: TensorConstant) -> bytes:
 
     assert t.data is not None
     try:
-        dtype = little_endian(numpy_dtype(t.dtype))
+        dtype = storage_dtype(t.dtype)
     except TypedopsError:
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_STORAGE.format(dtype=t.dtype.name))) from None
-    count = math.prod(t.shape)
-    if len(t.data) != count:
-        problem = msg.DATA_LENGTH.format(count=len(t.data), shape=list(t.shape), expected=count)
+    expected = math.prod(t.shape) * dtype.itemsize
+    if len(t.data) != expected:
+        problem = msg.DATA_LENGTH.format(size=len(t.data), shape=list(t.shape), dtype=t.dtype.name, expected=expected)
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=problem))
-    array = np.reshape(np.asarray(t.data, dtype=dtype), t.shape)
+    array = np.frombuffer(t.data, dtype=dtype).reshape(t.shape)
     out = io.BytesIO()
     np.lib.format.write_array(out, array, allow_pickle=False)
     return out.getvalue()

@@ -44,6 +44,7 @@ from ._values import (
     TensorConstant,
     TensorInput,
     Value,
+    storage_dtype,
 )
 
 __all__ = ["trace"]
@@ -95,7 +96,8 @@ def _exactly(kind: type, value: Any) -> Any:
 
 
 def tensor_constant(t: Tensor) -> TensorConstant:
-    data = None if t.is_meta else tuple(array_of(t).reshape(-1).tolist())
+    """``t`` as a constant: its elements copied once into bytes (Note [Tensor constants are bytes])."""
+    data = None if t.is_meta else array_of(t).astype(storage_dtype(t.dtype), copy=False).tobytes()
     return TensorConstant(t.dtype, tuple(t.shape), t.device, data)
 
 
@@ -186,11 +188,21 @@ def _inputs(
                 recorder.remember(value, InputRef(index))
             inputs.append(TensorInput(name, value.dtype, tuple(value.shape), value.device))
         else:
+            if _holds_tensor(value):  # a constant holds no tensor: it would refer to one
+                raise msg.TraceError(msg.TENSOR_IN_INPUT.format(name=name, kind=type(value).__name__))
+
             def describe(v: Any, name: str = name) -> str:
                 return msg.BAD_INPUT.format(name=name, kind=type(v).__name__, constants=msg.CONSTANTS)
 
             inputs.append(ConstantInput(name, recorder.value_of(value, describe)))
     return tuple(inputs)
+
+
+def _holds_tensor(value: Any) -> bool:
+    """Whether ``value``, a non-tensor input, is a list or tuple holding a tensor at any depth."""
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, Tensor) or _holds_tensor(v) for v in cast("Sequence[object]", value))
+    return False
 
 
 def _outputs(recorder: _Recorder, result: Any) -> tuple[tuple[Value, ...], OutputKind]:

@@ -6,7 +6,7 @@ A program holds no Python callables and no tensors: each call names its op by qu
 name and overload and keeps the schema text it was traced against; each argument is a
 ``Value`` -- a graph input, an earlier call's result, a constant (None, a number, a
 string, a dtype, a layout, a memory format, a device), a tensor constant (dtype, shape,
-device and its elements as numbers) or a list of values. So a program can be printed,
+device and its elements as bytes) or a list of values. So a program can be printed,
 compared, checked against the schemas registered now, saved and loaded (issue 16)
 without running anything from the file; running it looks every op up by name and calls
 it boxed, so the dispatcher checks every value again.
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from typing_extensions import assert_never
 
-from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import Device, Layout, MemoryFormat, ScalarType, TypedopsError
 
 __all__ = [
     "ConstantValue",
@@ -37,6 +37,7 @@ __all__ = [
     "OutputKind",
     "format_value",
     "format_constant",
+    "storage_dtype",
 ]
 
 ConstantValue = Union[None, bool, int, float, complex, str, ScalarType, Layout, MemoryFormat, Device]
@@ -68,12 +69,49 @@ class Constant:
 @dataclass(frozen=True, slots=True)
 class TensorConstant:
     """A tensor no traced op made (built from data inside the traced function): its
-    elements in row-major order, or None for a meta tensor."""
+    elements as raw bytes -- row-major, little-endian, in the numpy dtype that stores
+    ``dtype`` -- or None for a meta tensor (Note [Tensor constants are bytes])."""
 
     dtype: ScalarType
     shape: tuple[int, ...]
     device: Device
-    data: tuple[bool | int | float | complex, ...] | None
+    data: bytes | None
+
+    def elements(self) -> Any:
+        """The elements as a read-only numpy array of ``shape`` (a view of ``data``, no
+        copy); raises ``ArgumentError`` for a dtype without storage, ``ValueError`` when
+        ``data`` does not hold ``shape``'s elements."""
+        assert self.data is not None
+        import numpy as np
+
+        dtype = storage_dtype(self.dtype)
+        return np.frombuffer(self.data, dtype=dtype).reshape(self.shape)
+
+
+# Note [Tensor constants are bytes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor constant's elements are one immutable ``bytes``, exactly what the ``.npy``
+# entry of a saved program holds after its header: tracing copies the tensor's array
+# once (``tobytes``), saving writes the bytes, loading slices them out of the entry, and
+# a run's tensor is one numpy copy of them. No step makes a Python object per element
+# (a tuple of numbers cost ~85 us per load of a small MLP). Equality and hashing are by
+# value, bit for bit (so -0.0 and 0.0, or two NaNs of different payloads, differ: what
+# the file would hold differs); the printout decodes the first few elements.
+_STORAGE: dict[ScalarType, Any] = {}
+
+
+def storage_dtype(dtype: ScalarType) -> Any:
+    """The numpy dtype, little-endian, a tensor constant of ``dtype`` stores its elements
+    in; raises ``ArgumentError`` for a dtype without storage (bfloat16)."""
+    found = _STORAGE.get(dtype)
+    if found is None:
+        from ..tensor import numpy_dtype
+
+        spec: str = numpy_dtype(dtype).str
+        import numpy as np
+
+        found = _STORAGE[dtype] = np.dtype(spec.replace(">", "<"))
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +189,16 @@ def _format_tensor_constant(t: TensorConstant) -> str:
     where = "" if t.device == Device("cpu") else f", device={str(t.device)!r}"
     if t.data is None:
         return f"tensor(shape={list(t.shape)}, dtype={t.dtype.name}{where})"
-    shown = ", ".join(repr(x) for x in t.data[:_SHOWN_ELEMENTS])
-    more = ", ..." if len(t.data) > _SHOWN_ELEMENTS else ""
+    try:
+        dtype = storage_dtype(t.dtype)
+    except TypedopsError:
+        return f"tensor(<{len(t.data)} bytes>, shape={list(t.shape)}, dtype={t.dtype.name}{where})"
+    import numpy as np
+
+    count = len(t.data) // dtype.itemsize
+    head: list[object] = np.frombuffer(t.data, dtype=dtype, count=min(count, _SHOWN_ELEMENTS)).tolist()
+    shown = ", ".join(repr(x) for x in head)
+    more = ", ..." if count > _SHOWN_ELEMENTS else ""
     return f"tensor([{shown}{more}], shape={list(t.shape)}, dtype={t.dtype.name}{where})"
 
 

@@ -349,10 +349,14 @@ def abs_meta(self: Tensor) -> Tensor:
     return meta_like(self.shape, dtype)
 
 
+_NO_RELU: Final = frozenset({ScalarType.bool, ScalarType.complex64, ScalarType.complex128})
+
+
 def _check_relu(self: Tensor) -> ScalarType:
-    if self.dtype is ScalarType.bool or self.dtype.is_complex:
-        raise TensorError(RELU_DTYPE.format(dtype=self.dtype.name))
-    return self.dtype
+    dtype = self._dtype
+    if dtype in _NO_RELU:
+        raise TensorError(RELU_DTYPE.format(dtype=dtype.name))
+    return dtype
 
 
 def relu_cpu(self: Tensor) -> Tensor:

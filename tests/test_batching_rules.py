@@ -286,8 +286,8 @@ def test_vmap_equals_stacking_the_samples(steps: list[str], shaped: str, in_dim:
     shape = [2, 3]
     shape.insert(in_dim % 3, size)
     x = tensor(arr(*shape))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("error")  # the fallback's slow-path warning must not fire: rules ran
         result = vmap(f, in_dims=in_dim)(x)
-    expected = core.stack([f(core.select(x, in_dim, i)) for i in range(size)], 0)
-    close(result, expected)
+        expected = core.stack([f(core.select(x, in_dim, i)) for i in range(size)], 0)
+    close(result, expected)  # exp chains may overflow to inf or nan alike in both (assert_allclose: NaN == NaN)

@@ -36,6 +36,7 @@ from ._common import (
 )
 
 Shape = tuple[int, ...]
+_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
 
 # -- add / mul / div ------------------------------------------------------------------------
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
@@ -225,7 +226,23 @@ def _div_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
         return _cast(self, dtype) / _cast(other, dtype)
 
 
+def _true_divide(a: Any, b: Any) -> Any:
+    """``a / b`` as _div_values computes it. A finite nonzero number as ``b`` cannot
+    divide by zero or make an invalid value, so numpy's slow ``errstate`` is skipped."""
+    if type(b) is float or type(b) is int:
+        if b and b - b == 0:  # nonzero and finite (inf - inf and nan - nan are nan)
+            return a / b
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return a / b
+
+
 def div_cpu(self: Tensor, other: Tensor) -> Tensor:
+    if self._dtype in _FLOATING:  # true division keeps a floating dtype: the fast path applies
+        result = binary_fast(self, other, _true_divide)
+        if result is not None:
+            return result
     _, dtype = _plan_div(self, other)
     return fresh(_div_values(self, other, dtype), dtype, self._device)
 

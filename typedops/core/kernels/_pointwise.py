@@ -37,6 +37,7 @@ from ._common import (
 
 Shape = tuple[int, ...]
 _FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+_BOOL: Final = ScalarType.bool
 
 # -- add / mul / div ------------------------------------------------------------------------
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
@@ -170,8 +171,26 @@ def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
     return _cast(self, dtype) * _cast(other, dtype)
 
 
+def _mul_by_mask(values: Tensor, mask: Tensor) -> Tensor | None:
+    """A floating tensor times a bool tensor (relu's gradient, ``grad * (result > 0)``):
+    the floating dtype wins, and numpy's product of the two arrays is in that dtype, with
+    the values of the planned path (which casts the mask to it first). None when the
+    shapes do not broadcast (the plan raises the error)."""
+    try:
+        product = data(values) * data(mask)
+    except ValueError:
+        return None
+    return fresh(product, values._dtype, values._device)
+
+
 def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
     result = binary_fast(self, other, operator.mul)
+    if result is not None:
+        return result
+    if other._dtype is _BOOL and self._dtype in _FLOATING and not self.is_wrapped_number:
+        result = _mul_by_mask(self, other)
+    elif self._dtype is _BOOL and other._dtype in _FLOATING and not other.is_wrapped_number:
+        result = _mul_by_mask(other, self)
     if result is not None:
         return result
     _, dtype = _plan_mul(self, other)

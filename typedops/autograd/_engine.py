@@ -47,7 +47,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..tensor import Tensor, empty_meta, numpy_dtype, wrap_array
+from ..tensor import Tensor, empty_meta, numpy_dtype
 from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
@@ -78,7 +78,8 @@ def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float)
 
     if device.type == "meta":
         return empty_meta(shape, dtype)
-    return wrap_array(np.full(shape, value, dtype=numpy_dtype(dtype)), dtype, device)
+    # np.full's result is new and C-contiguous: the tensor owns it (no copy, as wrap_array makes).
+    return Tensor._from_array(np.full(shape, value, dtype=numpy_dtype(dtype)), dtype, device)
 
 
 def _root_grads(

@@ -114,10 +114,10 @@ def _recorded(result: Tensor, x: Tensor, node: Node) -> Tensor:
 
 def conj(x: Tensor) -> Tensor:
     """The complex conjugate of ``x`` (``x`` itself when it is real): Note [Complex helpers]."""
+    if not x._dtype.is_complex:  # every formula's common case: before the import statement
+        return x
     import numpy as np
 
-    if not x.dtype.is_complex:
-        return x
     return _recorded(wrap_array(np.conj(array_of(x)), x.dtype, x.device), x, ConjBackward0())
 
 

@@ -20,7 +20,8 @@ formula reads: tensor arguments as SavedTensors (version-checked at backward), `
 and the like as plain values (so reading a shape never trips the version check, as
 PyTorch's ``self_sym_sizes``), other arguments as they are, and outputs after the op ran.
 For an in-place op derived from a functional formula, a formula reading ``self`` gets a
-clone of ``self`` taken before the op writes to it.
+clone of ``self`` taken before the op writes to it. A value several formulas read is saved
+once, under the union of their inputs' conditions (none when every input's formula reads it).
 """
 
 from __future__ import annotations

@@ -201,33 +201,33 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     lines += [f"    if {' and '.join(checks)}:", *_redispatch(entry, "        return ")]
     lines.append(f"    _node = {node_name}()")
     lines.append(f"    _node.next_edges = ({', '.join(edge_names)}{',' if len(edge_names) == 1 else ''})")
-    before: list[str] = []
-    after: list[str] = []
+    # Each saved value once, under the edges of the formulas that read it (Note [What a
+    # node saves]): a value every formula reads is saved unconditionally, as the kernel
+    # only gets here when some input needs a gradient.
+    pre_needs: dict[str, list[str]] = {}
+    post_needs: dict[str, list[str]] = {}
     for i, saves in _saves_of(d, functions):
         needed = f"_e{i} is not None" if not edge_names[i].startswith("*") else f"any(_e{i})"
-        pre: list[str] = []
-        post: list[str] = []
         for name, kind in saves.names.items():
             if kind == "tensor":
                 value = f"_original({name})" if inplace and name in mutated else name
-                pre.append(f"_node.s_{name} = _save({value})")
+                pre_needs.setdefault(f"_node.s_{name} = _save({value})", []).append(needed)
             elif kind == "tensors":
-                pre.append(f"_node.s_{name} = [_save(_t) for _t in {name}]")
+                pre_needs.setdefault(f"_node.s_{name} = [_save(_t) for _t in {name}]", []).append(needed)
             elif kind == "output":
                 index = _output_index(schema, name)
                 out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
-                post.append(f"_node.s_{name} = _save_output({out}, {index})")
+                post_needs.setdefault(f"_node.s_{name} = _save_output({out}, {index})", []).append(needed)
             else:
-                pre.append(f"_node.s_{name} = {name}")
+                pre_needs.setdefault(f"_node.s_{name} = {name}", []).append(needed)
         for name, attr in saves.attrs:
             if kinds_of(d)[name] == "tensors":
-                pre.append(f"_node.s_{name}_{attr} = tuple(_t.{attr} for _t in {name})")
+                line = f"_node.s_{name}_{attr} = tuple(_t.{attr} for _t in {name})"
             else:
-                pre.append(f"_node.s_{name}_{attr} = {name}.{attr}")
-        if pre:
-            before += [f"    if {needed}:", *(f"        {p}" for p in pre)]
-        if post:
-            after += [f"    if {needed}:", *(f"        {p}" for p in post)]
+                line = f"_node.s_{name}_{attr} = {name}.{attr}"
+            pre_needs.setdefault(line, []).append(needed)
+    before = _guarded(pre_needs, len(d.formulas))
+    after = _guarded(post_needs, len(d.formulas))
     for i, formula in enumerate(d.formulas):
         if _is_tensor_list(schema.argument(formula.input).type):
             before.append(f"    _node.s_{formula.input}_count = len({formula.input})")
@@ -238,6 +238,21 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
         lines += ["    if _base is not None:", f"        _rebase_view({mutated[0]}, _base)"]
     lines += after
     lines.append("    return _result")
+    return lines
+
+
+def _guarded(needs: dict[str, list[str]], formulas: int) -> list[str]:
+    """The save lines, consecutive lines under one condition grouped in one ``if``."""
+    lines: list[str] = []
+    last: str | None = None
+    for line, conditions in needs.items():
+        unique = list(dict.fromkeys(conditions))
+        condition = "" if len(unique) == formulas else " or ".join(unique)
+        if condition != last:
+            if condition:
+                lines.append(f"    if {condition}:")
+            last = condition
+        lines.append(f"        {line}" if condition else f"    {line}")
     return lines
 
 

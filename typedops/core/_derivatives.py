@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ..autograd import conj, linear_map
-from ..dispatch import ops
 from ..tensor import Tensor, wrap_array
 from ..vocabulary import Scalar
 from . import _generated as F
@@ -55,7 +54,7 @@ def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
 
 def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
     """``sum`` over several dimensions (the functional ``sum`` reads ``int[1]`` as exactly one)."""
-    result: Tensor = ops.core.sum.dim_IntList(x, dims, keepdim)
+    result: Tensor = F.sum__dim_IntList.call(x, dims, keepdim)  # the handle ops.core.sum.dim_IntList, without the lookups
     return result
 
 

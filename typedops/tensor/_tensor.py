@@ -598,6 +598,8 @@ def check_grad(self: Tensor, grad: Any) -> None:
     """Refuse a ``.grad`` that is not a tensor of ``self``'s shape, dtype and device, as torch does."""
     if not isinstance(grad, Tensor):
         raise ArgumentError(GRAD_NOT_TENSOR.format(type=type(grad).__name__))
+    if grad._shape == self._shape and grad._dtype is self._dtype and grad._device is self._device:
+        return  # the common case (every accumulation of backward), without the texts below
     for what, got, expected in (
         ("size", list(grad._shape), list(self._shape)),
         ("dtype", grad._dtype.name, self._dtype.name),

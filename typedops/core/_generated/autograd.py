@@ -253,12 +253,11 @@ def div__Tensor_autograd(_ks, self, other):
         return _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_other = _save(other)
         _node.s_self_shape = self.shape
     if _e1 is not None:
         _node.s_self = _save(self)
-        _node.s_other = _save(other)
         _node.s_other_shape = other.shape
     _result = _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
@@ -294,9 +293,8 @@ def pow__Tensor_Scalar_autograd(_ks, self, exponent):
         return _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
     _node = PowBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_exponent = exponent
+    _node.s_self = _save(self)
+    _node.s_exponent = exponent
     _result = _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
     _set_history(_result, _node)
     return _result
@@ -339,13 +337,11 @@ def maximum__default_autograd(_ks, self, other):
         return _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MaximumBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.s_self = _save(self)
+    _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_other = _save(other)
         _node.s_self_shape = self.shape
     if _e1 is not None:
-        _node.s_other = _save(other)
-        _node.s_self = _save(self)
         _node.s_other_shape = other.shape
     _result = _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
@@ -389,13 +385,11 @@ def minimum__default_autograd(_ks, self, other):
         return _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.s_self = _save(self)
+    _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_other = _save(other)
         _node.s_self_shape = self.shape
     if _e1 is not None:
-        _node.s_other = _save(other)
-        _node.s_self = _save(self)
         _node.s_other_shape = other.shape
     _result = _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
@@ -458,8 +452,7 @@ def abs__default_autograd(_ks, self):
         return _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AbsBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -495,8 +488,7 @@ def exp__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -530,8 +522,7 @@ def exp2__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -565,8 +556,7 @@ def expm1__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -598,8 +588,7 @@ def log__default_autograd(_ks, self):
         return _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -633,8 +622,7 @@ def log2__default_autograd(_ks, self):
         return _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -668,8 +656,7 @@ def log10__default_autograd(_ks, self):
         return _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -703,8 +690,7 @@ def log1p__default_autograd(_ks, self):
         return _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -740,8 +726,7 @@ def sqrt__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -775,8 +760,7 @@ def rsqrt__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -810,8 +794,7 @@ def reciprocal__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -845,8 +828,7 @@ def sigmoid__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -878,8 +860,7 @@ def sin__default_autograd(_ks, self):
         return _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -913,8 +894,7 @@ def cos__default_autograd(_ks, self):
         return _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -950,8 +930,7 @@ def tan__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -983,8 +962,7 @@ def asin__default_autograd(_ks, self):
         return _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -1018,8 +996,7 @@ def acos__default_autograd(_ks, self):
         return _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -1053,8 +1030,7 @@ def atan__default_autograd(_ks, self):
         return _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -1088,8 +1064,7 @@ def sinh__default_autograd(_ks, self):
         return _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -1123,8 +1098,7 @@ def cosh__default_autograd(_ks, self):
         return _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
+    _node.s_self = _save(self)
     _result = _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
@@ -1160,8 +1134,7 @@ def tanh__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -1195,8 +1168,7 @@ def relu__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -1290,11 +1262,10 @@ def where__self_autograd(_ks, condition, self, other):
         return _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.s_condition = _save(condition)
     if _e0 is not None:
-        _node.s_condition = _save(condition)
         _node.s_self_shape = self.shape
     if _e1 is not None:
-        _node.s_condition = _save(condition)
         _node.s_other_shape = other.shape
     _result = _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _set_history(_result, _node)
@@ -1325,8 +1296,7 @@ def sum__default_autograd(_ks, self, *, dtype):
         return _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self_shape = self.shape
+    _node.s_self_shape = self.shape
     _result = _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _set_history(_result, _node)
     return _result
@@ -1358,10 +1328,9 @@ def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
         return _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
-        _node.s_keepdim = keepdim
-        _node.s_self_shape = self.shape
+    _node.s_dim = dim
+    _node.s_keepdim = keepdim
+    _node.s_self_shape = self.shape
     _result = _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _set_history(_result, _node)
     return _result
@@ -1398,14 +1367,12 @@ def amax__default_autograd(_ks, self, dim, keepdim):
         return _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = AmaxBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_dim = dim
-        _node.s_keepdim = keepdim
+    _node.s_self = _save(self)
+    _node.s_dim = dim
+    _node.s_keepdim = keepdim
     _result = _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _set_history(_result, _node)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -1440,15 +1407,13 @@ def max__dim_autograd(_ks, self, dim, keepdim):
         return _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
-        _node.s_keepdim = keepdim
-        _node.s_self_shape = self.shape
+    _node.s_dim = dim
+    _node.s_keepdim = keepdim
+    _node.s_self_shape = self.shape
     _result = _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
-    if _e0 is not None:
-        _node.s_indices = _save_output(_result[1], 1)
+    _node.s_indices = _save_output(_result[1], 1)
     return _result
 
 
@@ -1487,12 +1452,8 @@ def matmul__default_autograd(_ks, self, other):
         return _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
-    if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_other = _save(other)
-    if _e1 is not None:
-        _node.s_self = _save(self)
-        _node.s_other = _save(other)
+    _node.s_self = _save(self)
+    _node.s_other = _save(other)
     _result = _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
@@ -1571,11 +1532,10 @@ def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
         return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(self)
-        _node.s_size = size
-        _node.s_stride = stride
-        _node.s_storage_offset = storage_offset
+    _node.s_self = _save(self)
+    _node.s_size = size
+    _node.s_stride = stride
+    _node.s_storage_offset = storage_offset
     _result = _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1606,8 +1566,7 @@ def view__default_autograd(_ks, self, size):
         return _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self_shape = self.shape
+    _node.s_self_shape = self.shape
     _result = _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1638,8 +1597,7 @@ def permute__default_autograd(_ks, self, dims):
         return _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
     _node = PermuteBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dims = dims
+    _node.s_dims = dims
     _result = _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1671,9 +1629,8 @@ def transpose__int_autograd(_ks, self, dim0, dim1):
         return _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
     _node = TransposeBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim0 = dim0
-        _node.s_dim1 = dim1
+    _node.s_dim0 = dim0
+    _node.s_dim1 = dim1
     _result = _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1706,10 +1663,9 @@ def select__int_autograd(_ks, self, dim, index):
         return _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
-        _node.s_index = index
-        _node.s_self_shape = self.shape
+    _node.s_dim = dim
+    _node.s_index = index
+    _node.s_self_shape = self.shape
     _result = _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1744,12 +1700,11 @@ def slice__Tensor_autograd(_ks, self, dim, start, end, step):
         return _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _node = SliceBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
-        _node.s_start = start
-        _node.s_end = end
-        _node.s_step = step
-        _node.s_self_shape = self.shape
+    _node.s_dim = dim
+    _node.s_start = start
+    _node.s_end = end
+    _node.s_step = step
+    _node.s_self_shape = self.shape
     _result = _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1780,8 +1735,7 @@ def unsqueeze__default_autograd(_ks, self, dim):
         return _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = UnsqueezeBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
+    _node.s_dim = dim
     _result = _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1813,9 +1767,8 @@ def squeeze__dim_autograd(_ks, self, dim):
         return _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_dim = dim
-        _node.s_self_shape = self.shape
+    _node.s_dim = dim
+    _node.s_self_shape = self.shape
     _result = _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1846,8 +1799,7 @@ def expand__default_autograd(_ks, self, size, *, implicit):
         return _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self_shape = self.shape
+    _node.s_self_shape = self.shape
     _result = _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _set_history(_result, _node)
     _mark_view(_result, self)
@@ -1945,9 +1897,8 @@ def cat__default_autograd(_ks, tensors, dim):
         return _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
     _node = CatBackward0()
     _node.next_edges = (*_e0,)
-    if any(_e0):
-        _node.s_dim = dim
-        _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
+    _node.s_dim = dim
+    _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
     _result = _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
     _set_history(_result, _node)
@@ -2049,12 +2000,11 @@ def div___Tensor_autograd(_ks, self, other):
         return _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_other = _save(other)
         _node.s_self_shape = self.shape
     if _e1 is not None:
         _node.s_self = _save(_original(self))
-        _node.s_other = _save(other)
         _node.s_other_shape = other.shape
     _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
@@ -2074,8 +2024,7 @@ def exp___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2090,8 +2039,7 @@ def exp2___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2106,8 +2054,7 @@ def expm1___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2118,8 +2065,7 @@ def log___default_autograd(_ks, self):
         return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2134,8 +2080,7 @@ def log2___default_autograd(_ks, self):
         return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2150,8 +2095,7 @@ def log10___default_autograd(_ks, self):
         return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2166,8 +2110,7 @@ def log1p___default_autograd(_ks, self):
         return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2186,8 +2129,7 @@ def sqrt___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2202,8 +2144,7 @@ def rsqrt___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2218,8 +2159,7 @@ def reciprocal___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2234,8 +2174,7 @@ def sigmoid___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2246,8 +2185,7 @@ def sin___default_autograd(_ks, self):
         return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2262,8 +2200,7 @@ def cos___default_autograd(_ks, self):
         return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2282,8 +2219,7 @@ def tan___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 
@@ -2294,8 +2230,7 @@ def asin___default_autograd(_ks, self):
         return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2310,8 +2245,7 @@ def acos___default_autograd(_ks, self):
         return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2326,8 +2260,7 @@ def atan___default_autograd(_ks, self):
         return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2342,8 +2275,7 @@ def sinh___default_autograd(_ks, self):
         return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2358,8 +2290,7 @@ def cosh___default_autograd(_ks, self):
         return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    if _e0 is not None:
-        _node.s_self = _save(_original(self))
+    _node.s_self = _save(_original(self))
     _result = _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2378,8 +2309,7 @@ def tanh___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    if _e0 is not None:
-        _node.s_result = _save_output(_result, 0)
+    _node.s_result = _save_output(_result, 0)
     return _result
 
 

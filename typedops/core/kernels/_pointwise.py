@@ -36,6 +36,8 @@ from ._common import (
 )
 
 Shape = tuple[int, ...]
+_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+_BOOL: Final = ScalarType.bool
 
 # -- add / mul / div ------------------------------------------------------------------------
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
@@ -185,8 +187,26 @@ def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
     return _cast(self, dtype) * _cast(other, dtype)
 
 
+def _mul_by_mask(values: Tensor, mask: Tensor) -> Tensor | None:
+    """A floating tensor times a bool tensor (relu's gradient, ``grad * (result > 0)``):
+    the floating dtype wins, and numpy's product of the two arrays is in that dtype, with
+    the values of the planned path (which casts the mask to it first). None when the
+    shapes do not broadcast (the plan raises the error)."""
+    try:
+        product = data(values) * data(mask)
+    except ValueError:
+        return None
+    return fresh(product, values._dtype, values._device)
+
+
 def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
     result = binary_fast(self, other, operator.mul)
+    if result is not None:
+        return result
+    if other._dtype is _BOOL and self._dtype in _FLOATING and not self.is_wrapped_number:
+        result = _mul_by_mask(self, other)
+    elif self._dtype is _BOOL and other._dtype in _FLOATING and not other.is_wrapped_number:
+        result = _mul_by_mask(other, self)
     if result is not None:
         return result
     _, dtype = _plan_mul(self, other)
@@ -241,7 +261,23 @@ def _div_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
         return _cast(self, dtype) / _cast(other, dtype)
 
 
+def _true_divide(a: Any, b: Any) -> Any:
+    """``a / b`` as _div_values computes it. A finite nonzero number as ``b`` cannot
+    divide by zero or make an invalid value, so numpy's slow ``errstate`` is skipped."""
+    if type(b) is float or type(b) is int:
+        if b and b - b == 0:  # nonzero and finite (inf - inf and nan - nan are nan)
+            return a / b
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return a / b
+
+
 def div_cpu(self: Tensor, other: Tensor) -> Tensor:
+    if self._dtype in _FLOATING:  # true division keeps a floating dtype: the fast path applies
+        result = binary_fast(self, other, _true_divide)
+        if result is not None:
+            return result
     _, dtype = _plan_div(self, other)
     return fresh(_div_values(self, other, dtype), dtype, self._device)
 

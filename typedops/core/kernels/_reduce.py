@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Final, Optional
 
 from ...vocabulary import DimensionError, ScalarType, TensorError
-from ...tensor import Tensor, broadcast_shapes, numel_of, numpy_dtype, wrap_dim, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, numel_of, wrap_dim, wrapped_scalar
 from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
 from ._messages import (
     DIM_REPEATED,
@@ -63,8 +63,12 @@ def _plan_sum(
 def sum_dim_cpu(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
 ) -> Tensor:
-    _shape, result_dtype, dims = _plan_sum(self, dim, keepdim, dtype)
-    values = data(self).sum(axis=_axes(self.shape, dims), dtype=numpy_dtype(result_dtype), keepdims=keepdim)
+    # _plan_sum without the result's shape, which numpy computes (every backward of a
+    # broadcast op sums its gradient here: sum_to_size).
+    shape = self._shape
+    dims = reduced_dims(shape, dim)
+    result_dtype = _sum_dtype(self, dtype)
+    values = data(self).sum(axis=_axes(shape, dims), dtype=np_dtype(result_dtype), keepdims=keepdim)
     return fresh(values, result_dtype, self._device)
 
 

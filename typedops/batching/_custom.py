@@ -32,7 +32,7 @@ from ..vocabulary import ArgumentError, RegistrationError
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import level_alive
 from ._messages import RULE_NOT_CALLABLE, RULE_OUT_DIMS, RULE_RESULT, RULE_SIGNATURE
-from ._tensor import BatchedTensor, live_level, make_batched
+from ._tensor import BatchedTensor, escaped, make_batched
 
 __all__ = ["register_vmap", "install_registrar"]
 
@@ -110,8 +110,9 @@ def register_vmap(handle: OperatorHandle, rule: Callable[..., Any]) -> Library:
             return handle.redispatch(keys, *args, **kwargs)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
-        running = level_alive(live_level(level))
-        assert running is not None
+        running = level_alive(level)
+        if running is None:
+            escaped(level)
         new_args: list[object] = []
         in_dims: list[object] = []
         for value in args:

@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from ..vocabulary import ArgumentError, RegistrationError
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import level_alive
-from ._messages import RULE_NOT_CALLABLE, RULE_OUT_DIMS, RULE_RESULT, RULE_SIGNATURE
+from ._messages import RULE_NOT_CALLABLE, RULE_OUT_DIM_RANGE, RULE_OUT_DIMS, RULE_RESULT, RULE_SIGNATURE
 from ._tensor import BatchedTensor, escaped, make_batched
 
 __all__ = ["register_vmap", "install_registrar"]
@@ -92,7 +92,10 @@ def _wrap(op: str, result: object, out_dims: object, count: int, level: int) -> 
             continue
         if type(d) is not int or not isinstance(value, Tensor):
             raise ArgumentError(RULE_OUT_DIMS.format(op=op, out_dims=out_dims, count=count))
-        wrapped.append(make_batched(value, d % max(value.ndim, 1), level))
+        rank = value.ndim
+        if not -rank <= d < rank:  # a 0-dim result has no dimension to hold the batch
+            raise ArgumentError(RULE_OUT_DIM_RANGE.format(op=op, dim=d, rank=rank, low=-rank))
+        wrapped.append(make_batched(value, d % rank, level))
     return wrapped[0] if count == 1 else tuple(wrapped)
 
 

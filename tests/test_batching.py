@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import re
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import typedops
 from typedops import Tensor, core, tensor, vmap
-from typedops.batching import BatchedTensor, VmapError, current_levels, force_fallback, is_batched
+from typedops.batching import BatchedTensor, VmapError, current_levels, force_fallback, is_batched, tree_flatten, tree_unflatten
 from typedops.vocabulary import ArgumentValueError, ScalarType
 
 F32 = ScalarType.float32
@@ -336,6 +338,46 @@ def test_a_tensor_escaped_from_an_inner_vmap_refuses_inside_the_outer_one() -> N
         return a * kept[0]  # the inner level is larger than the running outer one
 
     assert ESCAPED.fullmatch(errors(vmap(outer), arange(2, 3, 4)))
+
+
+class Pair(NamedTuple):
+    a: Any  # tensors, or their in_dims / out_dims
+    b: Any
+
+
+def test_namedtuples_keep_their_type_in_inputs_and_outputs() -> None:
+    x, y = arange(2, 3), arange(3)
+    seen: list[type] = []
+
+    def f(p: Pair, named: dict[str, Pair]) -> Pair:
+        seen.extend([type(p), type(named["q"])])
+        return Pair(p.a + p.b, named["q"].b)
+
+    out = vmap(f, in_dims=(Pair(0, None), {"q": (None, 0)}))(Pair(x, y), {"q": Pair(y, x)})
+    assert seen == [Pair, Pair]
+    assert type(out) is Pair
+    same(out.a, x.numpy() + y.numpy())
+    same(out.b, x)
+    assert type(vmap(lambda a: Pair(a, a), out_dims=Pair(0, 1))(x)) is Pair
+
+
+LEAVES = st.integers() | st.floats(allow_nan=False) | st.none() | st.text(max_size=2)
+TREES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(inner, max_size=3).map(tuple)
+    | st.builds(Pair, inner, inner)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(TREES)
+def test_a_tree_flattens_and_rebuilds_as_itself(tree: Any) -> None:
+    leaves, spec = tree_flatten(tree)
+    rebuilt = tree_unflatten(leaves, spec)
+    assert rebuilt == tree
+    assert tree_flatten(rebuilt) == (leaves, spec)  # the same types all the way down
 
 
 def test_vmap_is_exported() -> None:

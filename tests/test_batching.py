@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import re
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import typedops
 from typedops import Tensor, core, tensor, vmap
-from typedops.batching import BatchedTensor, VmapError, current_levels, force_fallback, is_batched
+from typedops.batching import BatchedTensor, VmapError, current_levels, force_fallback, is_batched, tree_flatten, tree_unflatten
 from typedops.vocabulary import ArgumentValueError, ScalarType
 
 F32 = ScalarType.float32
@@ -267,7 +269,13 @@ def test_in_place_on_an_unbatched_tensor_with_a_batched_argument() -> None:
     same(x, np.arange(6).reshape(2, 3) + np.arange(3))
 
 
-def test_an_escaped_batched_tensor_refuses_to_compute() -> None:
+ESCAPED = re.compile(
+    r"vmap: a batched tensor of vmap level \d+ was used after that vmap returned \(it escaped, e\.g\. kept in "
+    r"a global or a closure\)\. Return tensors from the vmapped function instead of storing them"
+)
+
+
+def escaped_sample() -> Tensor:
     kept: list[Tensor] = []
 
     def keep(a: Tensor) -> Tensor:
@@ -275,15 +283,101 @@ def test_an_escaped_batched_tensor_refuses_to_compute() -> None:
         return a
 
     vmap(keep)(arange(2, 3))
+    return kept[0]
+
+
+# one call per rule family (and each written-out pointwise rule) on an escaped sample of shape (3,)
+ESCAPED_USES: dict[str, Any] = {
+    "pointwise unary": core.exp,
+    "pointwise binary": lambda e: e * 2,
+    "pointwise in place": lambda e: e.mul_(t([2.0, 2.0, 2.0])),
+    "pointwise three tensors": lambda e: core.where(e > 1.0, e, t([0.0, 0.0, 0.0])),
+    "reduction": lambda e: e.sum(),
+    "reduction dim": lambda e: e.sum(0),
+    "matmul": lambda e: e @ t([1.0, 1.0, 1.0]),
+    "matmul right": lambda e: t([1.0, 1.0, 1.0]) @ e,
+    "shape": lambda e: e.view([3]),
+    "dims": lambda e: e.permute([0]),
+    "new_dim": lambda e: e.unsqueeze(0),
+    "cat": lambda e: core.cat([e, e], 0),
+    "composite": lambda e: e.flatten(),
+}
+
+
+@pytest.mark.parametrize("use", list(ESCAPED_USES), ids=list(ESCAPED_USES))
+@pytest.mark.parametrize("forced", [False, True], ids=["rules", "fallback"])
+def test_an_escaped_batched_tensor_refuses_to_compute(use: str, forced: bool) -> None:
+    e = escaped_sample()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with force_fallback():
-            message = errors(core.exp, kept[0])
-    assert re.fullmatch(
-        r"vmap: a batched tensor of vmap level \d+ was used after that vmap returned \(it escaped, e\.g\. kept in "
-        r"a global or a closure\)\. Return tensors from the vmapped function instead of storing them",
-        message,
-    )
+        if forced:
+            with force_fallback():
+                message = errors(ESCAPED_USES[use], e)
+        else:
+            message = errors(ESCAPED_USES[use], e)
+    assert ESCAPED.fullmatch(message)
+
+
+def test_an_escaped_batched_tensor_refuses_to_compute_in_a_later_vmap() -> None:
+    e = escaped_sample()
+    assert ESCAPED.fullmatch(errors(vmap(lambda b: b + e), arange(5, 3)))  # the later level is larger
+    assert ESCAPED.fullmatch(errors(vmap(lambda b: e + b), arange(5, 3)))
+    assert ESCAPED.fullmatch(errors(vmap(lambda b: e.sum() * b), arange(5)))
+    assert ESCAPED.fullmatch(errors(vmap(lambda b: e), arange(5)))  # returned: expanded over the batch
+
+
+def test_a_tensor_escaped_from_an_inner_vmap_refuses_inside_the_outer_one() -> None:
+    kept: list[Tensor] = []
+
+    def keep(b: Tensor) -> Tensor:
+        kept.append(b)
+        return b
+
+    def outer(a: Tensor) -> Tensor:
+        vmap(keep)(a)
+        return a * kept[0]  # the inner level is larger than the running outer one
+
+    assert ESCAPED.fullmatch(errors(vmap(outer), arange(2, 3, 4)))
+
+
+class Pair(NamedTuple):
+    a: Any  # tensors, or their in_dims / out_dims
+    b: Any
+
+
+def test_namedtuples_keep_their_type_in_inputs_and_outputs() -> None:
+    x, y = arange(2, 3), arange(3)
+    seen: list[type] = []
+
+    def f(p: Pair, named: dict[str, Pair]) -> Pair:
+        seen.extend([type(p), type(named["q"])])
+        return Pair(p.a + p.b, named["q"].b)
+
+    out = vmap(f, in_dims=(Pair(0, None), {"q": (None, 0)}))(Pair(x, y), {"q": Pair(y, x)})
+    assert seen == [Pair, Pair]
+    assert type(out) is Pair
+    same(out.a, x.numpy() + y.numpy())
+    same(out.b, x)
+    assert type(vmap(lambda a: Pair(a, a), out_dims=Pair(0, 1))(x)) is Pair
+
+
+LEAVES = st.integers() | st.floats(allow_nan=False) | st.none() | st.text(max_size=2)
+TREES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.lists(inner, max_size=3).map(tuple)
+    | st.builds(Pair, inner, inner)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(TREES)
+def test_a_tree_flattens_and_rebuilds_as_itself(tree: Any) -> None:
+    leaves, spec = tree_flatten(tree)
+    rebuilt = tree_unflatten(leaves, spec)
+    assert rebuilt == tree
+    assert tree_flatten(rebuilt) == (leaves, spec)  # the same types all the way down
 
 
 def test_vmap_is_exported() -> None:

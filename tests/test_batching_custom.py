@@ -116,6 +116,39 @@ def test_a_rule_that_returns_the_wrong_shape_of_answer() -> None:
             vmap(handle)(arr(2, 2))
 
 
+def total(x: Tensor) -> Tensor:
+    return Tensor.from_numpy(np.asarray(x.numpy().sum(), dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "out_dim", "rank"),
+    [(identity, 2, 2), (identity, 7, 2), (identity, -3, 2), (total, 0, 0), (total, -1, 0)],
+)
+def test_a_rule_out_dim_must_be_a_dimension_of_its_result(kernel: Any, out_dim: int, rank: int) -> None:
+    with Library("vmap_custom_range", "DEF") as lib:
+        handle = lib.define("f(Tensor x) -> Tensor")
+        lib.impl("f", kernel, "CPU")
+        handle.register_vmap(lambda info, in_dims, x: (handle(x), out_dim))
+        with pytest.raises(ArgumentError) as caught:
+            vmap(handle)(arr(4, 3))
+    assert str(caught.value) == (
+        f"the vmap rule of vmap_custom_range::f returned out_dim={out_dim} for a result of rank {rank}: the batch "
+        f"dimension must be one of the result's dimensions ({-rank} <= out_dim < {rank}); return the result with "
+        "the batch in it, or out_dims=None for a result that is the same for every sample"
+    )
+
+
+@pytest.mark.parametrize("out_dim", [0, 1, -1, -2])
+def test_a_rule_out_dim_may_count_from_the_end(out_dim: int) -> None:
+    with Library("vmap_custom_neg", "DEF") as lib:
+        handle = lib.define("f(Tensor x) -> Tensor")
+        lib.impl("f", identity, "CPU")
+        handle.register_vmap(lambda info, in_dims, x: (handle(x.t().contiguous() if in_dims[0] != out_dim % 2 else x), out_dim))
+        out = vmap(handle)(arr(2, 3))
+    assert out.shape == (2, 3)
+    np.testing.assert_array_equal(out.numpy(), arr(2, 3).numpy())
+
+
 def test_removing_the_registration_brings_back_the_fallback() -> None:
     x = arr(2, 3)
     with Library("vmap_custom_rm", "DEF") as lib:

@@ -13,6 +13,10 @@ from ._levels import Level, Randomness, VmapInfo, current_levels, innermost
 from ._messages import VmapError
 from ._rules import RULE_FAMILIES, register_vmap_rules, rule_for
 from ._tensor import BATCHED_BIT, BatchedTensor, batched_at, is_batched, make_batched
+from ._tree import Spec as TreeSpec
+from ._tree import flatten as tree_flatten
+from ._tree import leaf_paths, tree_map
+from ._tree import unflatten as tree_unflatten
 from ._vmap import vmap
 
 __all__ = [
@@ -33,6 +37,12 @@ __all__ = [
     "make_batched",
     "level_of",
     "BATCHED_BIT",
+    # the one pytree (namedtuples keep their type), which func's grad uses too
+    "TreeSpec",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_map",
+    "leaf_paths",
     # what generated registration calls (re-exported by typedops.runtime) and codegen checks
     "RULE_FAMILIES",
     "register_vmap_rules",

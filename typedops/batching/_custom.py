@@ -31,8 +31,8 @@ from ..tensor import Tensor
 from ..vocabulary import ArgumentError, RegistrationError
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import level_alive
-from ._messages import RULE_NOT_CALLABLE, RULE_OUT_DIMS, RULE_RESULT, RULE_SIGNATURE
-from ._tensor import BatchedTensor, live_level, make_batched
+from ._messages import RULE_NOT_CALLABLE, RULE_OUT_DIM_RANGE, RULE_OUT_DIMS, RULE_RESULT, RULE_SIGNATURE
+from ._tensor import BatchedTensor, escaped, make_batched
 
 __all__ = ["register_vmap", "install_registrar"]
 
@@ -92,7 +92,10 @@ def _wrap(op: str, result: object, out_dims: object, count: int, level: int) -> 
             continue
         if type(d) is not int or not isinstance(value, Tensor):
             raise ArgumentError(RULE_OUT_DIMS.format(op=op, out_dims=out_dims, count=count))
-        wrapped.append(make_batched(value, d % max(value.ndim, 1), level))
+        rank = value.ndim
+        if not -rank <= d < rank:  # a 0-dim result has no dimension to hold the batch
+            raise ArgumentError(RULE_OUT_DIM_RANGE.format(op=op, dim=d, rank=rank, low=-rank))
+        wrapped.append(make_batched(value, d % rank, level))
     return wrapped[0] if count == 1 else tuple(wrapped)
 
 
@@ -110,8 +113,9 @@ def register_vmap(handle: OperatorHandle, rule: Callable[..., Any]) -> Library:
             return handle.redispatch(keys, *args, **kwargs)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
-        running = level_alive(live_level(level))
-        assert running is not None
+        running = level_alive(level)
+        if running is None:
+            escaped(level)
         new_args: list[object] = []
         in_dims: list[object] = []
         for value in args:

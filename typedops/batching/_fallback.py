@@ -28,6 +28,7 @@ every op take this path even where a rule exists (tests, benchmarks).
 from __future__ import annotations
 
 import contextvars
+import threading
 import warnings
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -57,9 +58,13 @@ _CIA: Final = DispatchKey.CompositeImplicitAutograd
 # the whole process; a rule reads the count first, so it pays one global load while no
 # block is open anywhere. A forced op with a rule runs the fallback as if it had none,
 # except that view ops loop too: their results are stacked copies, equal in value to the
-# rule's views (what tests and benchmarks compare) but not aliasing their input.
+# rule's views (what tests and benchmarks compare) but not aliasing their input. The count
+# changes under a lock (``+=`` on it is a load and a store, which threads could interleave,
+# losing a block); readers take no lock: reading it is one load, and a stale nonzero count
+# only sends a rule on to ``forced()``, which reads this context's own variable.
 _FORCED: Final = contextvars.ContextVar[bool]("typedops_vmap_force_fallback", default=False)
 _open_blocks: list[int] = [0]
+_blocks_lock: Final = threading.Lock()
 
 
 @contextmanager
@@ -67,11 +72,13 @@ def force_fallback() -> Generator[None, None, None]:
     """Make every op called in this block (this thread and asyncio task) take the
     for-loop fallback, even where a batching rule exists: for tests and benchmarks."""
     token = _FORCED.set(True)
-    _open_blocks[0] += 1
+    with _blocks_lock:
+        _open_blocks[0] += 1
     try:
         yield
     finally:
-        _open_blocks[0] -= 1
+        with _blocks_lock:
+            _open_blocks[0] -= 1
         _FORCED.reset(token)
 
 

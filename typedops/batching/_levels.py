@@ -14,9 +14,12 @@ to be batched themselves. So nested vmaps never mix their batch dimensions: the 
 one's physical tensor may itself be a batched tensor of the outer level (Note [Batched
 tensors] in _tensor.py).
 
-A level is *alive* while its vmap runs. A batched tensor whose level is no longer on the
-stack escaped its vmap (kept in a global or a closure); using it raises rather than
-computing with a batch dimension no vmap will remove.
+A level is *alive* while its vmap runs: ``push_level`` enters it in ``RUNNING`` (number to
+level, one dict for the process) and ``pop_level`` takes it out. A batched tensor whose
+level is not running escaped its vmap (kept in a global or a closure); every place that
+unwraps a batched tensor -- each rule, the fallback, a user rule -- checks its level there
+(one dict lookup) and raises rather than computing with a batch dimension no vmap will
+remove. Level numbers are never reused, so a later vmap cannot revive an escaped tensor.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Final, Literal, NamedTuple
 
 from ..dispatch import VmapInfo
 
-__all__ = ["Level", "VmapInfo", "Randomness", "push_level", "pop_level", "current_levels", "level_alive", "innermost"]
+__all__ = ["Level", "VmapInfo", "Randomness", "RUNNING", "push_level", "pop_level", "current_levels", "level_alive", "innermost"]
 
 Randomness = Literal["error", "different", "same"]
 
@@ -48,16 +51,19 @@ class Level(NamedTuple):
 
 _LEVELS: Final = contextvars.ContextVar[tuple[Level, ...]]("typedops_vmap_levels", default=())
 _numbers: Final = itertools.count(1)
+RUNNING: Final[dict[int, Level]] = {}  # every running level by number, in any context: Note [Levels]
 
 
 def push_level(batch_size: int, randomness: Randomness) -> tuple[Level, contextvars.Token[tuple[Level, ...]]]:
     """Open a new level (larger than every level before it); ``pop_level`` closes it."""
     level = Level(next(_numbers), batch_size, randomness)
     token = _LEVELS.set((*_LEVELS.get(), level))
+    RUNNING[level.level] = level
     return level, token
 
 
 def pop_level(token: contextvars.Token[tuple[Level, ...]]) -> None:
+    RUNNING.pop(_LEVELS.get()[-1].level, None)
     _LEVELS.reset(token)
 
 
@@ -73,7 +79,4 @@ def innermost() -> Level | None:
 
 def level_alive(number: int) -> Level | None:
     """The running level numbered ``number``, or None when its vmap has returned."""
-    for level in reversed(_LEVELS.get()):
-        if level.level == number:
-            return level
-    return None
+    return RUNNING.get(number)

@@ -155,5 +155,10 @@ RULE_OUT_DIMS: Final = (
     "the vmap rule of {op} returned out_dims={out_dims!r} for a result of {count} tensor(s): "
     "give an int or None per output (a tuple for several)"
 )
+RULE_OUT_DIM_RANGE: Final = (
+    "the vmap rule of {op} returned out_dim={dim} for a result of rank {rank}: the batch "
+    "dimension must be one of the result's dimensions ({low} <= out_dim < {rank}); return the "
+    "result with the batch in it, or out_dims=None for a result that is the same for every sample"
+)
 UNKNOWN_RULE: Final = "unknown batching rule family {name!r}; known: {known}"
 RULE_DOES_NOT_FIT: Final = "the batching rule family {family!r} does not fit {op}: {problem}"

@@ -33,9 +33,9 @@ from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
 from ._core import core_op, movedim, pad_to_rank, to_front
 from ._fallback import _open_blocks, forced, run_fallback
-from ._levels import current_levels
+from ._levels import RUNNING, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
-from ._tensor import BATCHED_BIT, BatchedTensor, make_batched
+from ._tensor import BATCHED_BIT, BatchedTensor, escaped, make_batched
 from ._view_rules import VIEW_FAMILIES, Family, call_below, tensor_positions
 
 __all__ = ["RULE_FAMILIES", "register_vmap_rules", "rule_for"]
@@ -82,6 +82,8 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
                 rank = len(a._shape)
         if not level:
             return handle.redispatch(keys, *args, **kwargs)
+        if level not in RUNNING:
+            escaped(level)
         if rank and len({args[i]._dtype for i in positions}) > 1 and any(
             not args[i]._shape and type(args[i]) is BatchedTensor and args[i]._batch_level == level for i in positions
         ):
@@ -126,6 +128,8 @@ def _pointwise_unary(handle: OperatorHandle, writes: bool) -> Kernel:
             return handle.redispatch(keys, *args, **kwargs)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
+        if a._batch_level not in RUNNING:
+            escaped(a._batch_level)
         p = a._batch_value
         if a._batch_dim:
             p = movedim(p, a._batch_dim, 0)
@@ -150,6 +154,8 @@ def _pointwise_binary(handle: OperatorHandle, writes: bool) -> Kernel:
             return handle.redispatch(keys, *args, **kwargs)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
+        if level not in RUNNING:
+            escaped(level)
         rank = len(a._shape) if len(a._shape) > len(b._shape) else len(b._shape)
         if rank and ((la == level and not a._shape) or (lb == level and not b._shape)) and a._dtype is not b._dtype:
             return run_fallback(handle, keys, args, kwargs)  # Note [Zero-dim samples promote]
@@ -217,6 +223,8 @@ def _reduction(handle: OperatorHandle) -> Kernel:
         if (_open_blocks[0] and forced()) or not self._shape:
             return run_fallback(handle, keys, args, kwargs)
         level = self._batch_level
+        if level not in RUNNING:
+            escaped(level)
         p = to_front(self._batch_value, self._batch_dim)
         rank = len(self._shape)
         target = handle
@@ -261,6 +269,8 @@ def _matmul(handle: OperatorHandle) -> Kernel:
             return handle.redispatch(keys, *args)
         if (_open_blocks[0] and forced()) or (matmul is None and (x.ndim != 2 or y.ndim != 2)):
             return run_fallback(handle, keys, args, kwargs)  # mm's own error, per sample
+        if level not in RUNNING:
+            escaped(level)
         op = matmul or core_op("matmul")
         out, bdim = _batched_matmul(op, keys, x, y, level)
         return make_batched(out, bdim, level)

@@ -23,11 +23,11 @@ a kernel's ``array_of``) raises PyTorch's vmap errors instead of returning the b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from ..dispatch import DispatchKey
 from ..tensor import Tensor
-from ._levels import level_alive
+from ._levels import RUNNING
 from ._messages import CONTROL_FLOW, DATA_ACCESS, ESCAPED, ITEM, VmapError
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from ..tensor import Storage
 
-__all__ = ["BatchedTensor", "BATCHED_BIT", "make_batched", "is_batched", "batched_at", "live_level"]
+__all__ = ["BatchedTensor", "BATCHED_BIT", "make_batched", "is_batched", "batched_at", "live_level", "escaped"]
 
 BATCHED_BIT: Final = 1 << DispatchKey.Batched
 _new: Final = object.__new__
@@ -138,7 +138,13 @@ def batched_at(value: object, level: int) -> tuple[Tensor, int] | None:
 
 
 def live_level(number: int) -> int:
-    """``number`` when its vmap is running here, else the escaped-tensor error."""
-    if level_alive(number) is None:
-        raise VmapError(ESCAPED.format(level=number))
+    """``number`` when its vmap is running, else the escaped-tensor error (Note [Levels];
+    hot rules test ``number not in RUNNING`` inline and call ``escaped``)."""
+    if number not in RUNNING:
+        escaped(number)
     return number
+
+
+def escaped(number: int) -> NoReturn:
+    """The error of a batched tensor of level ``number`` used after its vmap returned."""
+    raise VmapError(ESCAPED.format(level=number))

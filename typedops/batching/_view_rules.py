@@ -18,7 +18,8 @@ from ..tensor import Tensor, wrap_dim
 from ._core import expand_batch, pad_to_rank, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._messages import EXPAND_NEW_MINUS_ONE, VmapError
-from ._tensor import BATCHED_BIT, BatchedTensor, make_batched
+from ._levels import RUNNING
+from ._tensor import BATCHED_BIT, BatchedTensor, escaped, make_batched
 
 __all__ = ["Family", "VIEW_FAMILIES", "call_below", "tensor_positions"]
 
@@ -60,6 +61,8 @@ def _self_view(handle: OperatorHandle, adjust: Callable[[list[Any], int, int], N
             return handle.redispatch(keys, *args, **kwargs)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, args, kwargs)
+        if self._batch_level not in RUNNING:
+            escaped(self._batch_level)
         p = to_front(self._batch_value, self._batch_dim)
         new = [p, *args[1:]]
         adjust(new, len(self._shape), p.shape[0])
@@ -147,6 +150,8 @@ def _cat(handle: OperatorHandle) -> Kernel:
             return handle.redispatch(keys, tensors, dim)
         if _open_blocks[0] and forced():
             return run_fallback(handle, keys, (tensors, dim), {})
+        if level not in RUNNING:
+            escaped(level)
         batch = next(t._batch_value.shape[t._batch_dim] for t in tensors
                      if type(t) is BatchedTensor and t._batch_level == level)  # fmt: skip
         physical = [

@@ -39,7 +39,9 @@ from typing import Any, Final, ParamSpec
 
 from ..autograd import enable_grad, is_grad_enabled
 from ..autograd import grad as autograd_grad
-from ..batching import current_levels
+from ..batching import TreeSpec, current_levels, leaf_paths, tree_map
+from ..batching import tree_flatten as flatten
+from ..batching import tree_unflatten as unflatten
 from ..dispatch import DispatchKey, exclude_keys
 from ..tensor import Tensor
 from ..vocabulary import ArgumentError, ArgumentValueError
@@ -56,7 +58,6 @@ from ._messages import (
     OUTPUT_NOT_TENSOR,
     FuncError,
 )
-from ._pytree import TreeSpec, flatten, leaf_paths, tree_map, unflatten
 
 __all__ = ["grad", "grad_and_value", "ArgNums"]
 

@@ -42,6 +42,8 @@ def test_the_generated_wrapper_reads_the_stack_by_position() -> None:
         "def add__Tensor(stack: list[Any]) -> None:\n"
         "    # core::add.Tensor\n"
         "    _b = stack[0].key_bits | stack[1].key_bits\n"
+        "    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n"
+        "        _b = _one_device('core::add.Tensor', _b, (stack[0], stack[1]))\n"
         "    if _b & 2:  # Meta\n"
         "        stack[:] = (_m0.add_meta(stack[0], stack[1], alpha=stack[2]),)\n"
         "        return\n"
@@ -50,6 +52,10 @@ def test_the_generated_wrapper_reads_the_stack_by_position() -> None:
         "        return\n"
         "    raise _no_static_kernel('core::add.Tensor', _b, 'CPU, Meta')\n"
     ) in text
+    # an ExactSame op checks its tensors' devices as the dispatcher does; one of one tensor cannot mix them
+    assert "    _b = _list_bits(stack[0])\n    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n" in text
+    assert "    _b = stack[0].key_bits\n    if _b & 2:  # Meta\n        stack[:] = (_m0.relu_meta(" in text
+    assert "# core::copy_\n    _b = stack[0].key_bits | stack[1].key_bits\n    if _b & 2:  # Meta\n" in text  # NoCheck
 
 
 def test_a_static_dispatch_build_gets_wrappers_for_its_keys(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import typedops
 from typedops import Tensor, core, op, tensor
 from typedops.programs import CompiledProgram, IncompatibleProgramError, Opcode, compile_program
 from typedops.tracing import Call, Constant, InputRef, OutputKind, Program, ProgramError, ResultRef, TensorInput, trace
-from typedops.vocabulary import ArgumentValueError, Device, ScalarType
+from typedops.vocabulary import ArgumentValueError, Device, ScalarType, TensorError
 
 _fresh = itertools.count()
 
@@ -89,6 +89,30 @@ def test_the_static_flavor_dispatches_statically_to_meta() -> None:
     a, b = core.empty([3, 2], device="meta"), core.empty([2, 2], device="meta")
     total, both = compile_program(program, "static").run(a, b)
     assert (total.device, both.device, both.shape) == (Device("meta"), Device("meta"), (6, 2))
+
+
+def test_both_flavors_refuse_tensors_of_two_devices_alike() -> None:
+    weight = tensor([[0.5, 1.0], [-1.0, 2.0]])  # a CPU tensor constant
+    program = trace(lambda a: core.mm(a, weight), X)
+    meta = core.empty([3, 2], device="meta")
+    for compiled in _both(program):
+        with pytest.raises(TensorError) as info:
+            compiled.run(meta)
+        assert str(info.value) == (
+            "Expected all tensors to be on the same device, but found at least two devices, meta and cpu! "
+            "(core::mm takes tensors of one device; move them to one device first)"
+        )
+    listed = trace(lambda a: core.cat([a, weight], 0), X)  # a Tensor[] argument
+    for compiled in _both(listed):
+        with pytest.raises(TensorError, match="found at least two devices, meta and cpu"):
+            compiled.run(meta)
+
+
+def test_both_flavors_let_a_0_dim_cpu_tensor_join_another_device() -> None:
+    program = trace(lambda a: core.mul(a, tensor(2.0)), X)  # a 0-dim CPU tensor constant
+    for compiled in _both(program):
+        out = compiled.run(core.empty([3, 2], device="meta"))
+        assert (out.device, out.shape) == (Device("meta"), (3, 2))
 
 
 def test_the_static_flavor_calls_an_op_without_a_static_wrapper_through_the_dispatcher() -> None:

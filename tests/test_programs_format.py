@@ -264,6 +264,13 @@ PREFIX = "the stream is not a typedops program that can be loaded: "
         (lambda m: m["ops"][0].update(schema="core::neg(Tensor self) -> Tensor"), "ops[0].schema: the schema "
          "'core::neg(Tensor self) -> Tensor' is not one of core::mul.Tensor"),
         (lambda m: m["inputs"][1].update(name="x"), "inputs[1].name: a second input named 'x'"),
+        (lambda m: m["inputs"][0].update(name="x) -> evil\n  %9: Tensor = os::system('rm')\n#"), "inputs[0].name: "
+         "\"x) -> evil\\n  %9: Tensor = os::system('rm')\\n#\" is not an input name: expected a Python identifier that "
+         "is not a keyword, of at most 256 characters"),
+        (lambda m: m["inputs"][0].update(name="lambda"), "inputs[0].name: 'lambda' is not an input name"),
+        (lambda m: m["inputs"][0].update(name=""), "inputs[0].name: '' is not an input name"),
+        (lambda m: m["inputs"][0].update(name="x" * 257), "inputs[0].name: 'xxxxxxxx"),
+        (lambda m: m["inputs"][0].update(name="x" * 256), None),  # fine: at the cap
         (lambda m: m["inputs"][0].update(kind="image"), "inputs[0].kind: expected one of tensor, constant, got 'image'"),
         (lambda m: m["inputs"][0].update(shape=[-1]), "inputs[0].shape[0]: -1 is out of range: expected 0 to "
                                                       "9223372036854775807"),

@@ -302,6 +302,20 @@ def test_a_bad_manifest_names_the_place_and_the_problem(change: Any, message: st
     assert message.startswith(error.where + ": ")
 
 
+def test_ints_outside_int64_are_refused_at_load() -> None:
+    alpha = _error(_rewrite(GOOD, lambda m: m["calls"][1]["args"].__setitem__(2, {"const": 10**400})))
+    assert str(alpha) == (
+        "cannot load the program: call %1 (core::add.Tensor), argument 'alpha': expected Scalar, got an int of 1329 "
+        "bits, outside int64's range (-2**63 to 2**63 - 1)"
+    )
+    program = trace(lambda a: core.add(a, core.zeros([2])), X)
+    size = _error(_rewrite(_saved(program), lambda m: m["calls"][0]["args"][0]["list"].__setitem__(0, {"const": 2**64})))
+    assert str(size) == (
+        "cannot load the program: call %0 (core::zeros), argument 'size': element 0: expected SymInt, got "
+        "18446744073709551616, outside int64's range (-2**63 to 2**63 - 1)"
+    )
+
+
 def test_a_newer_file_is_named_as_such_whatever_else_changed() -> None:
     newer = {"format": "typedops.program", "version": 7, "instructions": []}
     error = _error(_rewrite(GOOD, lambda m: (m.clear(), m.update(newer))))

@@ -153,6 +153,18 @@ def test_a_tensor_constant_an_op_writes_into_is_new_each_run() -> None:
         assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
 
 
+def test_a_write_through_a_view_of_a_tensor_constant_persists_across_runs() -> None:
+    def f(a: Tensor) -> Tensor:
+        c = tensor([1.0, 2.0])  # a tensor constant, written only through a view of it
+        return c.view([2]).add_(a)
+
+    program = trace(f, tensor([1.0, 1.0]))
+    for compiled in _both(program):  # the limit of LOAD_FRESH (docs/programs.md)
+        assert Opcode.LOAD_FRESH not in {i.opcode for i in compiled.instructions}
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [3.0, 4.0]
+
+
 def test_runs_check_their_inputs() -> None:
     program = trace(lambda a, n: core.mul(a, n), X, 3)
     compiled = compile_program(program)

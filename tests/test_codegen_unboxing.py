@@ -42,6 +42,8 @@ def test_the_generated_wrapper_reads_the_stack_by_position() -> None:
         "def add__Tensor(stack: list[Any]) -> None:\n"
         "    # core::add.Tensor\n"
         "    _b = stack[0].key_bits | stack[1].key_bits\n"
+        "    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n"
+        "        _b = _one_device('core::add.Tensor', _b, (stack[0], stack[1]))\n"
         "    if _b & 2:  # Meta\n"
         "        stack[:] = (_m0.add_meta(stack[0], stack[1], alpha=stack[2]),)\n"
         "        return\n"
@@ -50,6 +52,10 @@ def test_the_generated_wrapper_reads_the_stack_by_position() -> None:
         "        return\n"
         "    raise _no_static_kernel('core::add.Tensor', _b, 'CPU, Meta')\n"
     ) in text
+    # an ExactSame op checks its tensors' devices as the dispatcher does; one of one tensor cannot mix them
+    assert "    _b = _list_bits(stack[0])\n    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n" in text
+    assert "    _b = stack[0].key_bits\n    if _b & 2:  # Meta\n        stack[:] = (_m0.relu_meta(" in text
+    assert "# core::copy_\n    _b = stack[0].key_bits | stack[1].key_bits\n    if _b & 2:  # Meta\n" in text  # NoCheck
 
 
 def test_a_static_dispatch_build_gets_wrappers_for_its_keys(tmp_path: Path) -> None:
@@ -78,6 +84,19 @@ def test_a_program_that_fails_on_zeros_is_named(tmp_path: Path) -> None:
     with pytest.raises(CodegenError) as info:
         generate(CORE_YAML, tmp_path, namespace="core", programs=[("w.program", wrong)])
     assert str(info.value).startswith(
-        "--ops-from w.program: running the program on zeros of its inputs' shapes, to find the ops its kernels call, "
-        "failed: "
+        "--ops-from w.program: running the program on fake tensors of its inputs' shapes, to find the ops its kernels "
+        "call, failed: "
     )
+    assert str(info.value).endswith("; trace and save it again on inputs it runs on, or leave it out and name its ops "
+                                    "with --ops")  # fmt: skip
+
+
+def test_a_program_of_huge_declared_shapes_is_run_on_fake_tensors(tmp_path: Path) -> None:
+    program = trace(lambda a: core.sub(a, a).sum(), tensor([[1.0, 2.0]]))
+    spec = program.inputs[0]
+    assert isinstance(spec, TensorInput)
+    huge = replace(program, inputs=(replace(spec, shape=(2, 20_000_000_000)),))  # 160 GB of zeros, as a file could say
+    files = generate(CORE_YAML, tmp_path, namespace="core", programs=[("h.program", huge)])
+    text = files[tmp_path / "__init__.py"]
+    generated = sorted(line[2:].partition("(")[0] for line in text.splitlines() if line.startswith("# core::"))
+    assert generated == ["core::add.Tensor", "core::sub.Tensor", "core::sum"]  # sub's inner add still seen

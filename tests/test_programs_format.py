@@ -264,6 +264,13 @@ PREFIX = "the stream is not a typedops program that can be loaded: "
         (lambda m: m["ops"][0].update(schema="core::neg(Tensor self) -> Tensor"), "ops[0].schema: the schema "
          "'core::neg(Tensor self) -> Tensor' is not one of core::mul.Tensor"),
         (lambda m: m["inputs"][1].update(name="x"), "inputs[1].name: a second input named 'x'"),
+        (lambda m: m["inputs"][0].update(name="x) -> evil\n  %9: Tensor = os::system('rm')\n#"), "inputs[0].name: "
+         "\"x) -> evil\\n  %9: Tensor = os::system('rm')\\n#\" is not an input name: expected a Python identifier that "
+         "is not a keyword, of at most 256 characters"),
+        (lambda m: m["inputs"][0].update(name="lambda"), "inputs[0].name: 'lambda' is not an input name"),
+        (lambda m: m["inputs"][0].update(name=""), "inputs[0].name: '' is not an input name"),
+        (lambda m: m["inputs"][0].update(name="x" * 257), "inputs[0].name: 'xxxxxxxx"),
+        (lambda m: m["inputs"][0].update(name="x" * 256), None),  # fine: at the cap
         (lambda m: m["inputs"][0].update(kind="image"), "inputs[0].kind: expected one of tensor, constant, got 'image'"),
         (lambda m: m["inputs"][0].update(shape=[-1]), "inputs[0].shape[0]: -1 is out of range: expected 0 to "
                                                       "9223372036854775807"),
@@ -297,6 +304,20 @@ def test_a_bad_manifest_names_the_place_and_the_problem(change: Any, message: st
     error = _error(data)
     assert str(error).startswith(PREFIX + message), str(error)
     assert message.startswith(error.where + ": ")
+
+
+def test_ints_outside_int64_are_refused_at_load() -> None:
+    alpha = _error(_rewrite(GOOD, lambda m: m["calls"][1]["args"].__setitem__(2, {"const": 10**400})))
+    assert str(alpha) == (
+        "cannot load the program: call %1 (core::add.Tensor), argument 'alpha': expected Scalar, got an int of 1329 "
+        "bits, outside int64's range (-2**63 to 2**63 - 1)"
+    )
+    program = trace(lambda a: core.add(a, core.zeros([2])), X)
+    size = _error(_rewrite(_saved(program), lambda m: m["calls"][0]["args"][0]["list"].__setitem__(0, {"const": 2**64})))
+    assert str(size) == (
+        "cannot load the program: call %0 (core::zeros), argument 'size': element 0: expected SymInt, got "
+        "18446744073709551616, outside int64's range (-2**63 to 2**63 - 1)"
+    )
 
 
 def test_a_newer_file_is_named_as_such_whatever_else_changed() -> None:

@@ -13,7 +13,7 @@ import typedops
 from typedops import Tensor, core, op, tensor
 from typedops.programs import CompiledProgram, IncompatibleProgramError, Opcode, compile_program
 from typedops.tracing import Call, Constant, InputRef, OutputKind, Program, ProgramError, ResultRef, TensorInput, trace
-from typedops.vocabulary import ArgumentValueError, Device, ScalarType
+from typedops.vocabulary import ArgumentValueError, Device, ScalarType, TensorError
 
 _fresh = itertools.count()
 
@@ -91,6 +91,30 @@ def test_the_static_flavor_dispatches_statically_to_meta() -> None:
     assert (total.device, both.device, both.shape) == (Device("meta"), Device("meta"), (6, 2))
 
 
+def test_both_flavors_refuse_tensors_of_two_devices_alike() -> None:
+    weight = tensor([[0.5, 1.0], [-1.0, 2.0]])  # a CPU tensor constant
+    program = trace(lambda a: core.mm(a, weight), X)
+    meta = core.empty([3, 2], device="meta")
+    for compiled in _both(program):
+        with pytest.raises(TensorError) as info:
+            compiled.run(meta)
+        assert str(info.value) == (
+            "Expected all tensors to be on the same device, but found at least two devices, meta and cpu! "
+            "(core::mm takes tensors of one device; move them to one device first)"
+        )
+    listed = trace(lambda a: core.cat([a, weight], 0), X)  # a Tensor[] argument
+    for compiled in _both(listed):
+        with pytest.raises(TensorError, match="found at least two devices, meta and cpu"):
+            compiled.run(meta)
+
+
+def test_both_flavors_let_a_0_dim_cpu_tensor_join_another_device() -> None:
+    program = trace(lambda a: core.mul(a, tensor(2.0)), X)  # a 0-dim CPU tensor constant
+    for compiled in _both(program):
+        out = compiled.run(core.empty([3, 2], device="meta"))
+        assert (out.device, out.shape) == (Device("meta"), (3, 2))
+
+
 def test_the_static_flavor_calls_an_op_without_a_static_wrapper_through_the_dispatcher() -> None:
     ns = _ns()
 
@@ -127,6 +151,18 @@ def test_a_tensor_constant_an_op_writes_into_is_new_each_run() -> None:
         assert Opcode.LOAD_FRESH in {i.opcode for i in compiled.instructions}
         assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
         assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
+
+
+def test_a_write_through_a_view_of_a_tensor_constant_persists_across_runs() -> None:
+    def f(a: Tensor) -> Tensor:
+        c = tensor([1.0, 2.0])  # a tensor constant, written only through a view of it
+        return c.view([2]).add_(a)
+
+    program = trace(f, tensor([1.0, 1.0]))
+    for compiled in _both(program):  # the limit of LOAD_FRESH (docs/programs.md)
+        assert Opcode.LOAD_FRESH not in {i.opcode for i in compiled.instructions}
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [2.0, 3.0]
+        assert compiled.run(tensor([1.0, 1.0])).tolist() == [3.0, 4.0]
 
 
 def test_runs_check_their_inputs() -> None:

@@ -97,6 +97,22 @@ _ACCEPTS: Final[dict[str, frozenset[Tag]]] = {
 }
 
 
+# Note [Ints are int64]
+# ~~~~~~~~~~~~~~~~~~~~~
+# An int argument (int, SymInt, DeviceIndex, and an int passed as a Scalar) is an int64,
+# as in PyTorch, where a Python int past it fails to unpack ("Overflow when unpacking
+# long"). Python's ints have no bound, and kernels would meet one as a bare
+# OverflowError (or as a silently rounded float), so the boxed check refuses it.
+_INT64: Final = frozenset({"int", "SymInt", "DeviceIndex", "Scalar"})
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+
+def _int_shown(value: int) -> str:
+    """``value`` for a message: an int of too many digits cannot even be made a string."""
+    return str(value) if value.bit_length() <= 80 else f"an int of {value.bit_length()} bits"
+
+
 def canonical(type_: Type, value: Any) -> Any:
     """``value`` as a kernel receives it, for a value that fits ``type_`` (``mismatch`` is
     None): a lone value for a sized list (``int[1] dim`` given ``0``) becomes the list it
@@ -117,7 +133,10 @@ def mismatch(type_: Type, value: Any) -> str | None:
         accepted = _ACCEPTS.get(type_.name)
         if accepted is None:  # Any, Generator, Storage, ...: not checked
             return None
-        if tag_of(value) in accepted:
+        tag = tag_of(value)
+        if tag in accepted:
+            if tag is Tag.int and type_.name in _INT64 and not _INT64_MIN <= value <= _INT64_MAX:
+                return f"expected {type_.name}, got {_int_shown(value)}, outside int64's range (-2**63 to 2**63 - 1)"
             return None
         return f"expected {type_.name}, got {type_name(value)}"
     if isinstance(type_, ListType):

@@ -123,6 +123,7 @@ DERIVATIVE_NO_GRADIENT: Final = '{label}:{line}: argument {key!r} of type {type}
 FORMULA_NOT_PYTHON: Final = '{where}: the formula for {input!r} is not a Python expression: {error}'
 DERIVATIVES_CORE_ONLY: Final = "{label}: derivatives are generated for the core library only (namespace 'core')"
 PROGRAM_RUN_FAILED: Final = (
-    "--ops-from {label}: running the program on zeros of its inputs' shapes, to find the ops its "
-    "kernels call, failed: {error}"
+    "--ops-from {label}: running the program on fake tensors of its inputs' shapes, to find the ops its "
+    "kernels call, failed: {error}; trace and save it again on inputs it runs on, or leave it out and "
+    "name its ops with --ops"
 )

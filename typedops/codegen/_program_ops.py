@@ -7,7 +7,10 @@ in turn (``sub`` is ``add`` with ``-alpha``), and a build without those fails at
 time. Which ops a kernel calls is known only by running it, so each program is run once
 through the dispatcher, on example inputs made from its inputs' recorded dtypes, shapes
 and devices (zeros), with the profiler's observer recording every op called -- the
-mechanism of ``typedops trace-ops`` -- nested calls included. The build keeps the ops
+mechanism of ``typedops trace-ops`` -- nested calls included. It runs under
+``FakeTensorMode``: the inputs are fake tensors, which hold no elements, so a file's
+shapes cost no memory however large (``[2, 20000000000]`` once raised numpy's
+MemoryError), and composite kernels still make their inner calls through the dispatcher. The build keeps the ops
 of the yaml among those; ops of other namespaces (``@op`` ops, other libraries) are not
 the yaml's to generate and are left out. A kernel whose calls depend on the values (none
 in the core library) could call ops on other inputs that the zeros did not reach.
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..profiler import add_observer, observing
+from ..modes import FakeTensorMode
 from ..tensor import Tensor
 from ..tracing import ConstantInput, Program, TensorInput
 from ..vocabulary import TypedopsError
@@ -32,7 +36,7 @@ def _example(spec: TensorInput | ConstantInput) -> Any:
     if isinstance(spec, TensorInput):
         from ..core import zeros as make_zeros
 
-        zeros: Tensor = make_zeros(list(spec.shape), dtype=spec.dtype, device=spec.device)
+        zeros: Tensor = make_zeros(list(spec.shape), dtype=spec.dtype, device=spec.device)  # fake, under the mode
         return zeros
     from ..programs import traced_value
 
@@ -52,10 +56,11 @@ def ops_of_programs(programs: Sequence[tuple[str, Program]]) -> set[str]:
     for label, program in programs:
         seen.update(program.ops())
         compiled = compile_program(program)
-        inputs = [_example(spec) for spec in program.inputs]
         try:
-            with add_observer(record), observing():
-                compiled.run(*inputs)
-        except TypedopsError as error:
+            with FakeTensorMode(allow_non_fake_inputs=True):
+                inputs = [_example(spec) for spec in program.inputs]
+                with add_observer(record), observing():
+                    compiled.run(*inputs)
+        except (TypedopsError, MemoryError) as error:
             raise CodegenError(PROGRAM_RUN_FAILED.format(label=label, error=error)) from error
     return seen

@@ -7,7 +7,10 @@ wrapper that takes the op's arguments off the boxed stack, picks a backend by st
 dispatch (the highest of the backends chosen at generation time among the tensor
 arguments' key bits) and calls that backend's kernel -- its own, else the
 CompositeExplicitAutograd one, else the CompositeImplicitAutograd one, as the static
-functional API does (_static.py) -- then leaves the returns on the stack. No dispatcher,
+functional API does (_static.py) -- then leaves the returns on the stack. An op whose
+yaml entry keeps ``device_check: ExactSame`` first checks, when its key bits hold two
+backend keys, that its tensors share one device, with the dispatcher's own check (Note
+[One device per call] in dispatch/_entry.py): both flavors refuse what eager refuses. No dispatcher,
 no table, no schema: the stack holds one value per schema argument, in schema order (the
 program interpreter fills defaults at load time), and the wrapper indexes it.
 
@@ -20,6 +23,7 @@ generated with ``--static-dispatch KEYS`` gets one for those keys.
 
 from __future__ import annotations
 
+from ..vocabulary import BACKEND_KEYS
 from ..dispatch import DispatchKey
 from ..schema import BaseType, ListType, OptionalType, Type
 from ..boxing import python_name
@@ -30,6 +34,8 @@ from ._static import kernel_for
 from ._text import Section, module_text, runtime
 
 __all__ = ["unboxing_module"]
+
+_BACKENDS = sum(1 << k for k in BACKEND_KEYS)
 
 
 def _bits(type_: Type, ref: str) -> str | None:
@@ -44,6 +50,20 @@ def _bits(type_: Type, ref: str) -> str | None:
     return None
 
 
+def _device_check(entry: OpEntry, bits: list[str]) -> list[str]:
+    """An ExactSame op's check that its tensors share one device, made as the dispatcher
+    makes it (Note [One device per call] in dispatch/_entry.py) when its key bits hold two
+    backend keys: an op that can take two or more tensors only."""
+    if not entry.device_check or (len(bits) < 2 and not any("_list_bits" in b for b in bits)):
+        return []
+    refs = [f"stack[{i}]" for i, a in enumerate(entry.schema.arguments) if _bits(a.type, "") is not None]
+    tensors = ", ".join(refs) + ("," if len(refs) == 1 else "")
+    return [
+        f"    if _b & {_BACKENDS} & ((_b & {_BACKENDS}) - 1):  # tensors of two devices",
+        f"        _b = _one_device({entry.schema.full_name!r}, _b, ({tensors}))",
+    ]
+
+
 def _wrapper(entry: OpEntry, backends: tuple[DispatchKey, ...], modules: dict[str, str]) -> list[str]:
     schema = entry.schema
     positional = len(schema.positional)
@@ -54,6 +74,7 @@ def _wrapper(entry: OpEntry, backends: tuple[DispatchKey, ...], modules: dict[st
     lines = ["", "", f"def {entry.attr_name}(stack: list[Any]) -> None:", f"    # {schema.full_name}"]
     if bits:
         lines.append(f"    _b = {' | '.join(bits)}")
+        lines += _device_check(entry, bits)
     elif device is not None:
         lines.append(f"    _b = _device_bits(stack[{device}])")
     else:
@@ -87,6 +108,7 @@ def unboxing_module(entries: list[OpEntry], options: Options, backends: tuple[Di
         "from collections.abc import Iterable",
         *runtime(
             "Any", "Device as _Device", "keys_for_device as _keys_for_device", "no_static_kernel as _no_static_kernel",
+            "one_device as _one_device",
             "DispatchKeySet as _DispatchKeySet", "register_static_wrappers as _register_static_wrappers",
         ),
         *(f"import {module} as {alias}" for module, alias in modules.items()),

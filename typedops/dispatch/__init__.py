@@ -26,7 +26,7 @@ from ._typed import (
     function_for,
     typed,
 )
-from ._entry import check_devices
+from ._entry import check_devices, one_device
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
 from ._ops import (
@@ -104,5 +104,6 @@ __all__ = [
     "check_kernel_signature",
     "binding_problem",
     "check_devices",
+    "one_device",
     "call_overload",
 ]

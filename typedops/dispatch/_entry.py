@@ -35,7 +35,7 @@ from ._tls import keep_flag_in, local_sets
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
 
-__all__ = ["make_entries", "entry_source", "GLOBAL_INCLUDE", "check_devices"]
+__all__ = ["make_entries", "entry_source", "GLOBAL_INCLUDE", "check_devices", "one_device"]
 
 # Keys every call's key set includes (ops with no tensor argument pick their backend at
 # BackendSelect; every other op falls through it).
@@ -77,6 +77,19 @@ def _mixed_devices(op: OperatorEntry, bits: int, values: Iterable[Any], stack: l
     call's stack is first given back as it came)."""
     if not op.device_check:
         return bits  # not a checked op (Note [One device per call]): the highest backend wins
+    try:
+        return one_device(op.full_name, bits, values)
+    except TensorError:
+        if stack is not None:
+            _unfill(stack, filled)
+        raise
+
+
+def one_device(name: str, bits: int, values: Iterable[Any]) -> int:
+    """The key bits ``bits`` of a call of the op ``name`` on ``values`` (tensors, lists of
+    tensors, None) whose bits hold two backend keys, checked as an ExactSame op's (Note
+    [One device per call]): without the CPU keys of 0-dim CPU tensors when the rest share
+    one device, else PyTorch's error. Static unboxing wrappers call it too."""
     tensors = _tensors_in(values)
     devices = list(dict.fromkeys(str(t.device) for t in tensors if not (t.device.type == "cpu" and not t.shape)))
     if len(devices) == 1 and devices[0] != "cpu":
@@ -84,9 +97,7 @@ def _mixed_devices(op: OperatorEntry, bits: int, values: Iterable[Any], stack: l
     every = list(dict.fromkeys(str(t.device) for t in tensors))
     if len(every) < 2:
         return bits  # one declared device (fake tensors keep theirs over meta storage)
-    if stack is not None:
-        _unfill(stack, filled)
-    raise TensorError(MIXED_DEVICES.format(a=every[0], b=every[1], op=op.full_name))
+    raise TensorError(MIXED_DEVICES.format(a=every[0], b=every[1], op=name))
 
 
 def check_devices(*handles: Any) -> None:

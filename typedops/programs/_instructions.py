@@ -17,7 +17,10 @@ Everything a run needs is resolved when assembling, once per load: each op's cal
 name and parses nothing.
 
 A tensor constant passed where the op writes (``Tensor(a!)``) is pushed with
-``LOAD_FRESH``, a new tensor each run, so one run cannot change what the next one reads.
+``LOAD_FRESH``, a new tensor each run, so that write does not reach the next run. Only
+that: any other use pushes the one tensor made at load, so a write through a view of it
+(``core::view`` of the constant, then ``add_`` of the view) persists across runs, as in
+eager code (docs/programs.md).
 """
 
 from __future__ import annotations

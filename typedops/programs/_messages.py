@@ -69,6 +69,9 @@ NO_SUCH_RESULT: Final = "refers to result {output} of call {call}, which has {co
 NO_SUCH_OP: Final = "refers to op {index}, and the file lists {count} op(s)"
 NO_SUCH_TENSOR: Final = "refers to tensor constant {index}, and the file has {count}"
 DUPLICATE_INPUT: Final = "a second input named {name!r}"
+BAD_INPUT_NAME: Final = (
+    "{name!r} is not an input name: expected a Python identifier that is not a keyword, of at most {limit} characters"
+)
 RESULT_IN_INPUT: Final = "a constant input refers to a call's result"
 INPUT_IN_INPUT: Final = "a constant input refers to an input (a constant holds no tensor)"
 OUTPUT_COUNT: Final = "output kind {kind!r} with {count} output(s) (single takes 1, none takes 0)"

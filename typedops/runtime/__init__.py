@@ -15,7 +15,7 @@ from typing import Any
 from ..vocabulary import Device, NoKernelError
 from ..tensor import Tensor, keys_for_device, wrapped_scalar
 from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
-from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices
+from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..autograd import (
     AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD_MASK, Node, add_output_meta, below_autograd, check_inplace, edge_of, mark_view,
@@ -34,7 +34,7 @@ from ..schema import build_schema as schema
 from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices",
+    "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices", "one_device",
     "register_static_wrappers", "static_wrapper", "StaticWrapper",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",

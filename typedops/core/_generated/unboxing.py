@@ -9,6 +9,7 @@ from typedops.runtime import (
     Device as _Device,
     keys_for_device as _keys_for_device,
     no_static_kernel as _no_static_kernel,
+    one_device as _one_device,
     DispatchKeySet as _DispatchKeySet,
     register_static_wrappers as _register_static_wrappers,
 )
@@ -31,6 +32,8 @@ def _device_bits(device: Any) -> int:
 def add__Tensor(stack: list[Any]) -> None:
     # core::add.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::add.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.add_meta(stack[0], stack[1], alpha=stack[2]),)
         return
@@ -43,6 +46,8 @@ def add__Tensor(stack: list[Any]) -> None:
 def add___Tensor(stack: list[Any]) -> None:
     # core::add_.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::add_.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.add__meta(stack[0], stack[1], alpha=stack[2]),)
         return
@@ -55,6 +60,8 @@ def add___Tensor(stack: list[Any]) -> None:
 def add__out(stack: list[Any]) -> None:
     # core::add.out
     _b = stack[0].key_bits | stack[1].key_bits | stack[3].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::add.out', _b, (stack[0], stack[1], stack[3]))
     if _b & 2:  # Meta
         stack[:] = (_m0.add_out_meta(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
         return
@@ -79,6 +86,8 @@ def add__Scalar(stack: list[Any]) -> None:
 def sub__Tensor(stack: list[Any]) -> None:
     # core::sub.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sub.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.sub_composite(stack[0], stack[1], alpha=stack[2]),)
         return
@@ -91,6 +100,8 @@ def sub__Tensor(stack: list[Any]) -> None:
 def sub___Tensor(stack: list[Any]) -> None:
     # core::sub_.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sub_.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.sub__composite(stack[0], stack[1], alpha=stack[2]),)
         return
@@ -103,6 +114,8 @@ def sub___Tensor(stack: list[Any]) -> None:
 def sub__out(stack: list[Any]) -> None:
     # core::sub.out
     _b = stack[0].key_bits | stack[1].key_bits | stack[3].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sub.out', _b, (stack[0], stack[1], stack[3]))
     if _b & 2:  # Meta
         stack[:] = (_m0.sub_out_composite(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
         return
@@ -115,6 +128,8 @@ def sub__out(stack: list[Any]) -> None:
 def mul__Tensor(stack: list[Any]) -> None:
     # core::mul.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::mul.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.mul_meta(stack[0], stack[1]),)
         return
@@ -127,6 +142,8 @@ def mul__Tensor(stack: list[Any]) -> None:
 def mul___Tensor(stack: list[Any]) -> None:
     # core::mul_.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::mul_.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.mul__meta(stack[0], stack[1]),)
         return
@@ -139,6 +156,8 @@ def mul___Tensor(stack: list[Any]) -> None:
 def mul__out(stack: list[Any]) -> None:
     # core::mul.out
     _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::mul.out', _b, (stack[0], stack[1], stack[2]))
     if _b & 2:  # Meta
         stack[:] = (_m0.mul_out_meta(stack[0], stack[1], out=stack[2]),)
         return
@@ -163,6 +182,8 @@ def mul__Scalar(stack: list[Any]) -> None:
 def div__Tensor(stack: list[Any]) -> None:
     # core::div.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::div.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.div_meta(stack[0], stack[1]),)
         return
@@ -175,6 +196,8 @@ def div__Tensor(stack: list[Any]) -> None:
 def div___Tensor(stack: list[Any]) -> None:
     # core::div_.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::div_.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.div__meta(stack[0], stack[1]),)
         return
@@ -187,6 +210,8 @@ def div___Tensor(stack: list[Any]) -> None:
 def div__out(stack: list[Any]) -> None:
     # core::div.out
     _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::div.out', _b, (stack[0], stack[1], stack[2]))
     if _b & 2:  # Meta
         stack[:] = (_m0.div_out_meta(stack[0], stack[1], out=stack[2]),)
         return
@@ -211,6 +236,8 @@ def pow__Tensor_Scalar(stack: list[Any]) -> None:
 def maximum__default(stack: list[Any]) -> None:
     # core::maximum
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::maximum', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.maximum_meta(stack[0], stack[1]),)
         return
@@ -223,6 +250,8 @@ def maximum__default(stack: list[Any]) -> None:
 def minimum__default(stack: list[Any]) -> None:
     # core::minimum
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::minimum', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.minimum_meta(stack[0], stack[1]),)
         return
@@ -283,6 +312,8 @@ def exp___default(stack: list[Any]) -> None:
 def exp__out(stack: list[Any]) -> None:
     # core::exp.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::exp.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -319,6 +350,8 @@ def exp2___default(stack: list[Any]) -> None:
 def exp2__out(stack: list[Any]) -> None:
     # core::exp2.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::exp2.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -355,6 +388,8 @@ def expm1___default(stack: list[Any]) -> None:
 def expm1__out(stack: list[Any]) -> None:
     # core::expm1.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::expm1.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -391,6 +426,8 @@ def log___default(stack: list[Any]) -> None:
 def log__out(stack: list[Any]) -> None:
     # core::log.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::log.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -427,6 +464,8 @@ def log2___default(stack: list[Any]) -> None:
 def log2__out(stack: list[Any]) -> None:
     # core::log2.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::log2.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -463,6 +502,8 @@ def log10___default(stack: list[Any]) -> None:
 def log10__out(stack: list[Any]) -> None:
     # core::log10.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::log10.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -499,6 +540,8 @@ def log1p___default(stack: list[Any]) -> None:
 def log1p__out(stack: list[Any]) -> None:
     # core::log1p.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::log1p.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -535,6 +578,8 @@ def sqrt___default(stack: list[Any]) -> None:
 def sqrt__out(stack: list[Any]) -> None:
     # core::sqrt.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sqrt.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -571,6 +616,8 @@ def rsqrt___default(stack: list[Any]) -> None:
 def rsqrt__out(stack: list[Any]) -> None:
     # core::rsqrt.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::rsqrt.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -607,6 +654,8 @@ def reciprocal___default(stack: list[Any]) -> None:
 def reciprocal__out(stack: list[Any]) -> None:
     # core::reciprocal.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::reciprocal.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -643,6 +692,8 @@ def sigmoid___default(stack: list[Any]) -> None:
 def sigmoid__out(stack: list[Any]) -> None:
     # core::sigmoid.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sigmoid.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -679,6 +730,8 @@ def sin___default(stack: list[Any]) -> None:
 def sin__out(stack: list[Any]) -> None:
     # core::sin.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sin.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -715,6 +768,8 @@ def cos___default(stack: list[Any]) -> None:
 def cos__out(stack: list[Any]) -> None:
     # core::cos.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::cos.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -751,6 +806,8 @@ def tan___default(stack: list[Any]) -> None:
 def tan__out(stack: list[Any]) -> None:
     # core::tan.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::tan.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -787,6 +844,8 @@ def asin___default(stack: list[Any]) -> None:
 def asin__out(stack: list[Any]) -> None:
     # core::asin.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::asin.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -823,6 +882,8 @@ def acos___default(stack: list[Any]) -> None:
 def acos__out(stack: list[Any]) -> None:
     # core::acos.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::acos.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -859,6 +920,8 @@ def atan___default(stack: list[Any]) -> None:
 def atan__out(stack: list[Any]) -> None:
     # core::atan.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::atan.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -895,6 +958,8 @@ def sinh___default(stack: list[Any]) -> None:
 def sinh__out(stack: list[Any]) -> None:
     # core::sinh.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sinh.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -931,6 +996,8 @@ def cosh___default(stack: list[Any]) -> None:
 def cosh__out(stack: list[Any]) -> None:
     # core::cosh.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::cosh.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -967,6 +1034,8 @@ def tanh___default(stack: list[Any]) -> None:
 def tanh__out(stack: list[Any]) -> None:
     # core::tanh.out
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::tanh.out', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
         return
@@ -1015,6 +1084,8 @@ def zero___default(stack: list[Any]) -> None:
 def eq__Tensor(stack: list[Any]) -> None:
     # core::eq.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::eq.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.eq_meta(stack[0], stack[1]),)
         return
@@ -1027,6 +1098,8 @@ def eq__Tensor(stack: list[Any]) -> None:
 def ne__Tensor(stack: list[Any]) -> None:
     # core::ne.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::ne.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.ne_meta(stack[0], stack[1]),)
         return
@@ -1039,6 +1112,8 @@ def ne__Tensor(stack: list[Any]) -> None:
 def lt__Tensor(stack: list[Any]) -> None:
     # core::lt.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::lt.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.lt_meta(stack[0], stack[1]),)
         return
@@ -1051,6 +1126,8 @@ def lt__Tensor(stack: list[Any]) -> None:
 def le__Tensor(stack: list[Any]) -> None:
     # core::le.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::le.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.le_meta(stack[0], stack[1]),)
         return
@@ -1063,6 +1140,8 @@ def le__Tensor(stack: list[Any]) -> None:
 def gt__Tensor(stack: list[Any]) -> None:
     # core::gt.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::gt.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.gt_meta(stack[0], stack[1]),)
         return
@@ -1075,6 +1154,8 @@ def gt__Tensor(stack: list[Any]) -> None:
 def ge__Tensor(stack: list[Any]) -> None:
     # core::ge.Tensor
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::ge.Tensor', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.ge_meta(stack[0], stack[1]),)
         return
@@ -1111,6 +1192,8 @@ def gt__Scalar(stack: list[Any]) -> None:
 def where__self(stack: list[Any]) -> None:
     # core::where.self
     _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::where.self', _b, (stack[0], stack[1], stack[2]))
     if _b & 2:  # Meta
         stack[:] = (_m0.where_meta(stack[0], stack[1], stack[2]),)
         return
@@ -1207,6 +1290,8 @@ def argmax__default(stack: list[Any]) -> None:
 def matmul__default(stack: list[Any]) -> None:
     # core::matmul
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::matmul', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.matmul_meta(stack[0], stack[1]),)
         return
@@ -1219,6 +1304,8 @@ def matmul__default(stack: list[Any]) -> None:
 def mm__default(stack: list[Any]) -> None:
     # core::mm
     _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::mm', _b, (stack[0], stack[1]))
     if _b & 2:  # Meta
         stack[:] = (_m0.mm_meta(stack[0], stack[1]),)
         return
@@ -1411,6 +1498,8 @@ def copy___default(stack: list[Any]) -> None:
 def cat__default(stack: list[Any]) -> None:
     # core::cat
     _b = _list_bits(stack[0])
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::cat', _b, (stack[0],))
     if _b & 2:  # Meta
         stack[:] = (_m0.cat_meta(stack[0], stack[1]),)
         return
@@ -1423,6 +1512,8 @@ def cat__default(stack: list[Any]) -> None:
 def stack__default(stack: list[Any]) -> None:
     # core::stack
     _b = _list_bits(stack[0])
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::stack', _b, (stack[0],))
     if _b & 2:  # Meta
         stack[:] = (_m0.stack_composite(stack[0], stack[1]),)
         return

@@ -151,7 +151,7 @@ def _load_report(torch: Any, folder: Path, program: Any, module: Any) -> Report:
 def run() -> list[Report]:
     torch = optional_import("torch")
     if torch is not None:
-        import torch.jit.mobile  # noqa: F401 -- _load_for_lite_interpreter
+        optional_import("torch.jit.mobile")  # _load_for_lite_interpreter (a plain import needs torch to type-check)
 
         # One intra-op thread, as typedops runs: with its default threads on 2 cores shared
         # with other work, torch's small matmuls wait on each other (~10x slower here).

@@ -19,10 +19,11 @@ from ._model import Kernel, OpEntry, Options, Variant
 from ._registration import kernel_modules
 from ._text import Section, all_names, runtime
 
-__all__ = ["static_functions_section", "kernel_for"]
+__all__ = ["static_functions_section", "kernel_for", "bits_expr"]
 
 
-def _bits_expr(type_: Type, var: str) -> str | None:
+def bits_expr(type_: Type, var: str) -> str | None:
+    """The expression of the key bits of argument ``var`` of ``type_`` (None: it holds no tensor)."""
     if isinstance(type_, BaseType) and type_.name == "Tensor":
         return f"{var}.key_bits"
     if isinstance(type_, OptionalType) and type_.elem == BaseType("Tensor"):
@@ -58,7 +59,7 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
             params.append(f"{name}: Any")
     call_args = [python_name(a.name) for a in schema.positional]
     call_args += [f"{python_name(a.name)}={python_name(a.name)}" for a in schema.kwarg_only]
-    bits = [e for a in schema.arguments if (e := _bits_expr(a.type, python_name(a.name))) is not None]
+    bits = [e for a in schema.arguments if (e := bits_expr(a.type, python_name(a.name))) is not None]
     lines = ["", "", *defaults, *(["", ""] if defaults else [])]
     lines += layout(Group(f"def {fn_name}(", tuple(params)), suffix=" -> Any:")
     if bits:

@@ -25,29 +25,16 @@ from __future__ import annotations
 
 from ..vocabulary import BACKEND_KEYS
 from ..dispatch import DispatchKey
-from ..schema import BaseType, ListType, OptionalType, Type
 from ..boxing import python_name
 from ._layout import Group, layout
 from ._model import OpEntry, Options
 from ._registration import kernel_modules
-from ._static import kernel_for
+from ._static import bits_expr, kernel_for
 from ._text import Section, module_text, runtime
 
 __all__ = ["unboxing_module"]
 
 _BACKENDS = sum(1 << k for k in BACKEND_KEYS)
-
-
-def _bits(type_: Type, ref: str) -> str | None:
-    if isinstance(type_, BaseType) and type_.name == "Tensor":
-        return f"{ref}.key_bits"
-    if isinstance(type_, OptionalType) and type_.elem == BaseType("Tensor"):
-        return f"({ref}.key_bits if {ref} is not None else 0)"
-    if isinstance(type_, ListType) and type_.is_tensor_like():
-        return f"_list_bits({ref})"
-    if isinstance(type_, OptionalType) and type_.is_tensor_like():
-        return f"(_list_bits({ref}) if {ref} is not None else 0)"
-    return None
 
 
 def _device_check(entry: OpEntry, bits: list[str]) -> list[str]:
@@ -56,7 +43,7 @@ def _device_check(entry: OpEntry, bits: list[str]) -> list[str]:
     backend keys: an op that can take two or more tensors only."""
     if not entry.device_check or (len(bits) < 2 and not any("_list_bits" in b for b in bits)):
         return []
-    refs = [f"stack[{i}]" for i, a in enumerate(entry.schema.arguments) if _bits(a.type, "") is not None]
+    refs = [f"stack[{i}]" for i, a in enumerate(entry.schema.arguments) if bits_expr(a.type, "") is not None]
     tensors = ", ".join(refs) + ("," if len(refs) == 1 else "")
     return [
         f"    if _b & {_BACKENDS} & ((_b & {_BACKENDS}) - 1):  # tensors of two devices",
@@ -69,7 +56,7 @@ def _wrapper(entry: OpEntry, backends: tuple[DispatchKey, ...], modules: dict[st
     positional = len(schema.positional)
     args = [f"stack[{i}]" for i in range(positional)]
     args += [f"{python_name(a.name)}=stack[{positional + i}]" for i, a in enumerate(schema.kwarg_only)]
-    bits = [e for i, a in enumerate(schema.arguments) if (e := _bits(a.type, f"stack[{i}]")) is not None]
+    bits = [e for i, a in enumerate(schema.arguments) if (e := bits_expr(a.type, f"stack[{i}]")) is not None]
     device = next((i for i, a in enumerate(schema.arguments) if a.name == "device"), None)
     lines = ["", "", f"def {entry.attr_name}(stack: list[Any]) -> None:", f"    # {schema.full_name}"]
     if bits:

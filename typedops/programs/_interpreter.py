@@ -29,7 +29,7 @@ from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
-from ..tracing import Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant, TensorInput, Value
+from ..tracing import Constant, ConstantInput, ListOf, Program, TensorConstant, TensorInput, Value
 from . import _messages as msg
 from ._compat import check_values, fit_call, reference_problem
 from ._instructions import (
@@ -131,16 +131,7 @@ class CompiledProgram:
         else:
             _check_inputs(self.program, inputs)
         outputs = _execute(self._code, inputs, self._constants, self._ops)
-        kind = self.program.output_kind
-        if kind is OutputKind.single:
-            return outputs[0]
-        if kind is OutputKind.tuple:
-            return tuple(outputs)
-        if kind is OutputKind.list:
-            return outputs
-        if kind is OutputKind.none:
-            return None
-        assert_never(kind)
+        return self.program.output_kind.pack(outputs)
 
     __call__ = run
 

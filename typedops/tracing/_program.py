@@ -102,16 +102,7 @@ class Program:
             handle.call_boxed(stack)
             results.append(stack)
         outputs = [_evaluate(v, values, results) for v in self.outputs]
-        kind = self.output_kind
-        if kind is OutputKind.single:
-            return outputs[0]
-        if kind is OutputKind.tuple:
-            return tuple(outputs)
-        if kind is OutputKind.list:
-            return outputs
-        if kind is OutputKind.none:
-            return None
-        assert_never(kind)
+        return self.output_kind.pack(outputs)
 
 
 def _handle(call: Call) -> OperatorHandle:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Union
 
 from typing_extensions import assert_never
@@ -168,6 +169,18 @@ class OutputKind(enum.Enum):
     tuple = "tuple"
     list = "list"
     none = "none"  # the function returned None
+
+    def pack(self, outputs: Sequence[Any]) -> Any:
+        """What the traced function returned, rebuilt from the program's ``outputs``."""
+        if self is OutputKind.single:
+            return outputs[0]
+        if self is OutputKind.tuple:
+            return tuple(outputs)
+        if self is OutputKind.list:
+            return outputs
+        if self is OutputKind.none:
+            return None
+        assert_never(self)
 
 
 # -- printing --------------------------------------------------------------------------------

@@ -281,3 +281,31 @@ def test_a_loaded_program_runs_under_dispatch_modes_and_fake_tensors(tmp_path: A
     with FakeTensorMode() as fake:
         total, both = loaded.run(fake.from_tensor(five), fake.from_tensor(W))
     assert isinstance(both, FakeTensor) and both.shape == (10, 2) and total.shape == ()
+
+
+def test_a_mode_sees_a_program_s_calls_as_it_sees_eager_ones() -> None:
+    # Calls taking the unboxed entry (alpha equal to its default) and the boxed one
+    # (alpha=2) alike (Note [Lowered runs] in typedops/programs/_interpreter.py).
+    from typedops import DispatchMode
+
+    class Recording(DispatchMode):
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+        def __typedops_dispatch__(self, op: Any, types: Any, args: Any, kwargs: Any) -> Any:
+            self.calls.append((op.full_name, tuple(a.tolist() if isinstance(a, Tensor) else a for a in args),
+                               dict(kwargs)))  # fmt: skip
+            return op(*args, **kwargs)
+
+    def f(a: Tensor, b: Tensor) -> Tensor:
+        return core.neg(core.add(core.sub(core.add(a, b), b, alpha=2), a))
+
+    a, b = tensor([1, -2, 3]), tensor([4, 5, -6])
+    with Recording() as eager:
+        expected = f(a, b)
+    for compiled in _both(trace(f, a, b)):
+        with Recording() as seen:
+            result = compiled.run(a, b)
+        assert _same(result, expected)
+        if compiled.flavor == "dispatch":
+            assert seen.calls == eager.calls

@@ -2,8 +2,9 @@
 
 Note [Two flavors of a loaded program]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``"dispatch"`` (the default) calls each op's boxed dispatcher entry, resolved once when
-the program is compiled: every functionality applies as to eager code (autograd, modes,
+``"dispatch"`` (the default) calls each op's dispatcher entry, resolved once when the
+program is compiled (the boxed one, or the unboxed one as eager code does: Note
+[Lowered runs]): every functionality applies as to eager code (autograd, modes,
 the profiler, fake tensors, tracing), and the dispatcher checks each value.
 
 ``"static"`` is dispatcher-free, as write-up 004 proposes for mobile: each op is called
@@ -21,6 +22,7 @@ falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, Final, Literal, cast
 
 from typing_extensions import assert_never
@@ -87,10 +89,11 @@ class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs")
+    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
+                 "_lowered")  # fmt: skip
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
-                 dispatched_ops: tuple[str, ...]) -> None:  # fmt: skip
+                 dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = ()) -> None:  # fmt: skip
         self.program = program
         self.flavor: Flavor = flavor
         self.assembly = assembly
@@ -98,6 +101,9 @@ class CompiledProgram:
         self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
         self._ops = ops
         self._constants = assembly.constants
+        # The static flavor keeps the run loop: its calls are all boxed, and lowered
+        # they ran no faster (measured; Note [Lowered runs]).
+        self._lowered = lower(assembly, len(program.inputs), ops, unboxed) if flavor == "dispatch" else None
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
         specs = program.inputs
@@ -130,7 +136,11 @@ class CompiledProgram:
                     _check_inputs(self.program, inputs)  # raises, naming the input
         else:
             _check_inputs(self.program, inputs)
-        outputs = _execute(self._code, inputs, self._constants, self._ops)
+        lowered = self._lowered
+        if lowered is None:
+            outputs = _execute(self._code, inputs, self._constants, self._ops)
+        else:
+            outputs = _execute_lowered(lowered[0], lowered[1], inputs, self._constants)
         return self.program.output_kind.pack(outputs)
 
     __call__ = run
@@ -166,6 +176,123 @@ def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], consta
         else:
             assert_never(op)
     return stack  # not reached: an assembly ends with RETURN
+
+
+# Note [Lowered runs]
+# ~~~~~~~~~~~~~~~~~~~
+# Most programs push only inputs, constants and registers (no ``BUILD_LIST``, no
+# ``LOAD_FRESH``), and every ``CALL`` is followed by its ``STORE``. In the
+# ``"dispatch"`` flavor such a program runs the same calls in fewer steps: inputs,
+# constants and registers are one list, the frame (inputs, then constants, then each
+# call's returns as ``STORE`` appends them), so each call's loads become one gather of
+# frame slots (``itemgetter``, made once per load), and the loop does one Python
+# iteration per call instead of one per instruction.
+#
+# A call of one return whose keyword-only arguments are
+# constants equal to their defaults (``alpha=1``) goes through the op's *unboxed*
+# dispatcher entry, as eager code does, with its positional arguments: the same key
+# set, the same slot and kernel, the same functionality (autograd, modes, profiling),
+# without building a stack and writing the result back into it. The values were checked
+# at load (Note [Calls against changed schemas]) and a run checks its tensor inputs, so
+# the two entries' refusals, which word their errors differently, are not reached. Any
+# other call takes the boxed entry on a gathered stack; any other program ``_execute``.
+Gather = Callable[[list[Any]], Sequence[Any]]
+# (kind, callable, first slot, second slot, gather of every argument's slot); the kinds:
+UNARY: Final = 1  # unboxed, one positional argument: frame[first]
+BINARY: Final = 2  # unboxed, two: frame[first], frame[second]
+UNBOXED: Final = 3  # unboxed, the gathered arguments
+BOXED: Final = 0  # boxed, on a stack of the gathered arguments
+Step = tuple[int, Callable[..., Any], int, int, Gather]
+Unboxed = tuple[Callable[..., Any], int, tuple[Any, ...]]  # (entry, positional count, keyword-only defaults)
+_PLAIN: Final = (int, float, bool, str, type(None))
+
+
+def _gather(slots: Sequence[int]) -> Gather:
+    if len(slots) == 1:  # itemgetter of one index gives the item itself; a slice gives a list
+        return itemgetter(slice(slots[0], slots[0] + 1))
+    if not slots:
+        return itemgetter(slice(0, 0))
+    return itemgetter(*slots)
+
+
+def _unboxed_entry(handle: OperatorHandle, schema: FunctionSchema) -> Unboxed | None:
+    """The unboxed entry of a one-return op, for Note [Lowered runs]."""
+    if len(schema.returns) != 1 or any(a.default is None for a in schema.kwarg_only):
+        return None
+    return handle.call, len(schema.positional), tuple(a.default_value for a in schema.kwarg_only)
+
+
+def _unboxed_step(entry: Callable[..., Any], slots: list[int]) -> Step:
+    if len(slots) == 1:
+        return UNARY, entry, slots[0], -1, _gather(slots)
+    if len(slots) == 2:
+        return BINARY, entry, slots[0], slots[1], _gather(slots)
+    return UNBOXED, entry, -1, -1, _gather(slots)
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and type(value) in _PLAIN and bool(value == default)
+
+
+def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
+          unboxed: Sequence[Unboxed | None] = ()) -> tuple[tuple[Step, ...], Gather] | None:  # fmt: skip
+    """``assembly``'s calls as steps, and the gather of its outputs; None when Note
+    [Lowered runs] does not apply. ``unboxed[k]`` is call ``k``'s unboxed entry, if it may take one."""
+    constants = assembly.constants
+    registers = inputs + len(constants)
+    steps: list[Step] = []
+    pending: list[tuple[int, int]] = []  # (frame slot, constant number or -1)
+    code = assembly.instructions
+    for position, instruction in enumerate(code):
+        op, arg = instruction.opcode, instruction.arg
+        if op is LOAD_INPUT:
+            pending.append((arg, -1))
+        elif op is LOAD_CONSTANT:
+            pending.append((inputs + arg, arg))
+        elif op is LOAD_REGISTER:
+            pending.append((registers + arg, -1))
+        elif op is CALL:
+            after = code[position + 1] if position + 1 < len(code) else None
+            if after is None or after.opcode is not STORE:
+                return None
+            spec = unboxed[arg] if arg < len(unboxed) else None
+            if spec is not None:
+                entry, count, defaults = spec
+                kw = pending[count:]
+                if len(kw) == len(defaults) and all(c >= 0 and _is_default(constants[c], d) for (_, c), d in zip(kw, defaults)):
+                    steps.append(_unboxed_step(entry, [slot for slot, _ in pending[:count]]))
+                    pending = []
+                    continue
+            steps.append((BOXED, ops[arg], -1, -1, _gather([slot for slot, _ in pending])))
+            pending = []
+        elif op is STORE:
+            pass  # the frame takes the call's returns
+        elif op is RETURN:
+            return tuple(steps), _gather([slot for slot, _ in pending])
+        elif op is BUILD_LIST or op is LOAD_FRESH:
+            return None
+        else:
+            assert_never(op)
+    return None
+
+
+def _execute_lowered(steps: tuple[Step, ...], outputs: Gather, inputs: Sequence[Any],
+                     constants: tuple[Any, ...]) -> list[Any]:  # fmt: skip
+    """The run of a lowered program (Note [Lowered runs])."""
+    frame = [*inputs, *constants]
+    append = frame.append
+    for kind, op, first, second, gather in steps:
+        if kind == BINARY:
+            append(op(frame[first], frame[second]))
+        elif kind == UNARY:
+            append(op(frame[first]))
+        elif kind == UNBOXED:
+            append(op(*gather(frame)))
+        else:
+            stack = [*gather(frame)]
+            op(stack)
+            frame += stack
+    return [*outputs(frame)]
 
 
 def traced_value(value: Value) -> Any:
@@ -229,6 +356,7 @@ def compile_program(
     calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
     returns: list[tuple[Type, ...]] = []
     ops: list[Boxed] = []
+    unboxed: list[Unboxed | None] = []
     for index, call in enumerate(program.calls):
         name = call.full_name
         found = handles.get(name)
@@ -246,6 +374,7 @@ def compile_program(
         calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
         returns.append(tuple(r.type for r in schema.returns))
         ops.append(entry)
+        unboxed.append(_unboxed_entry(handle, schema) if flavor == "dispatch" else None)
     for position, value in enumerate(program.outputs):
         problem = reference_problem(program, value, len(program.calls), returns)
         if problem is not None:
@@ -259,4 +388,4 @@ def compile_program(
         return Tensor.from_numpy(array if array.flags.writeable else array.copy())
 
     assembly = assemble(program, calls, constant_tensor)
-    return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched))
+    return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched), unboxed)

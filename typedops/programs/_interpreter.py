@@ -337,14 +337,12 @@ def compile_program(
     flavor: Flavor = "dispatch",
     *,
     resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None = None,
-    arrays: Sequence[tuple[TensorConstant, Any]] = (),
 ) -> CompiledProgram:
     """``program`` fitted to the ops registered now and assembled for ``flavor``;
     raises ``IncompatibleProgramError`` for a call that cannot be made (Note [Calls against
     changed schemas] in _compat.py). ``resolved`` gives, per call, the op's handle and its
     saved schema as loading found them (the registered schema object itself when the texts
-    agree), so nothing is looked up or parsed twice; ``arrays`` the numpy arrays that tensor
-    constants were read from, made into tensors without converting their elements again."""
+    agree), so nothing is looked up or parsed twice."""
     if flavor not in FLAVORS:
         raise msg.ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
     if flavor == "static" and any(c.op.startswith("core::") for c in program.calls):
@@ -379,13 +377,5 @@ def compile_program(
         problem = reference_problem(program, value, len(program.calls), returns)
         if problem is not None:
             raise msg.IncompatibleProgramError(msg.BAD_REFERENCE.format(where=f"output {position}", problem=problem))
-    read = {id(constant): array for constant, array in arrays}
-
-    def constant_tensor(t: TensorConstant) -> Tensor:
-        array = read.get(id(t))
-        if array is None or t.device.type != "cpu" or numpy_dtype(t.dtype) != array.dtype:
-            return make_tensor(t)
-        return Tensor.from_numpy(array if array.flags.writeable else array.copy())
-
-    assembly = assemble(program, calls, constant_tensor)
+    assembly = assemble(program, calls, make_tensor)
     return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched), unboxed)

@@ -37,7 +37,7 @@ from ._messages import (
     OUT_NOT_TENSOR,
 )
 from ._tensor import BatchedTensor, make_batched
-from ._tree import Spec, broadcast_dims, flatten, unflatten
+from ._tree import Spec, broadcast_dims, flatten, leaf_paths, unflatten
 from ..vocabulary import ArgumentValueError
 
 __all__ = ["vmap"]
@@ -204,26 +204,12 @@ def _in_dims(fn: Callable[..., Any], in_dims: Any, leaves: list[Any], spec: Spec
     return checked
 
 
-def _leaf_names(spec: Spec) -> list[str]:
-    """A name per leaf of the arguments' structure: ``args[0]``, ``args[1][0]``, ``args[2]['w']``."""
-    names: list[str] = []
-
-    def walk(s: Spec, path: str) -> None:
-        if s.kind == "leaf":
-            names.append(path)
-        for i, child in enumerate(s.children):
-            walk(child, f"{path}[{s.keys[i]!r}]" if s.kind == "dict" else f"{path}[{i}]")
-
-    walk(spec, "args")
-    return names
-
-
 def _batch_size(fn: Callable[..., Any], dims: list[int | None], leaves: list[Any], spec: Spec) -> int:
     sizes = [(i, cast("Tensor", leaves[i]).shape[d]) for i, d in enumerate(dims) if d is not None]
     if not sizes:
         raise ArgumentValueError(NOTHING_TO_MAP)
     if any(s != sizes[0][1] for _, s in sizes):
-        names = _leaf_names(spec)
+        names = leaf_paths(spec, "args")
         raise ArgumentValueError(BATCH_SIZES.format(
             sizes=[s for _, s in sizes], names=", ".join(names[i] for i, _ in sizes),
         ))  # fmt: skip

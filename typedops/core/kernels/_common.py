@@ -19,6 +19,7 @@ from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT
 
 __all__ = [
+    "NUMPY_FLOATING",
     "call_op",
     "clear_op_cache",
     "promote_types",
@@ -208,7 +209,8 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
 _from_array: Final = Tensor._from_array
 
 
-_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+# The floating dtypes numpy computes in natively (the kernels' fast paths apply to them).
+NUMPY_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
 # The dtypes of wrapped bools, ints and floats (wrapped_scalar's exact storage).
 _WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64})
 
@@ -231,7 +233,7 @@ def binary_fast(
     if dtype is not other._dtype:
         # A floating tensor and a wrapped bool, int or float (``a + 2.5``): PyTorch computes
         # in the tensor's dtype, and so does numpy with the number as a Python scalar.
-        if not (dtype in _FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
+        if not (dtype in NUMPY_FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
             return None
         if self.is_wrapped_number:
             return None

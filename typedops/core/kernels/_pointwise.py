@@ -24,6 +24,7 @@ from ._messages import (
     WHERE_CONDITION_DTYPE,
 )
 from ._common import (
+    NUMPY_FLOATING,
     binary_fast,
     call_op,
     category,
@@ -36,7 +37,6 @@ from ._common import (
 )
 
 Shape = tuple[int, ...]
-_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
 _BOOL: Final = ScalarType.bool
 
 # -- add / mul / div ------------------------------------------------------------------------
@@ -70,7 +70,6 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # NaN where the other is NaN), so it takes the fast path as ``alpha=1`` does. Integer, bool and complex
 # dtypes keep the plan (numpy refuses ``-`` on bools and ``* -1`` on unsigned ints: the
 # plan's behaviour, errors included, stays theirs).
-_SUB_FAST: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
 
 
 # Note [Element-wise fast path]
@@ -86,7 +85,7 @@ def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
         result = binary_fast(self, other, operator.add)
         if result is not None:
             return result
-    elif type(alpha) is int and alpha == -1 and self._dtype in _SUB_FAST:
+    elif type(alpha) is int and alpha == -1 and self._dtype in NUMPY_FLOATING:
         # sub's composite (add with alpha=-1): Note [Subtraction's fast path].
         result = binary_fast(self, other, operator.sub)
         if result is not None:
@@ -203,9 +202,9 @@ def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
     result = binary_fast(self, other, operator.mul)
     if result is not None:
         return result
-    if other._dtype is _BOOL and self._dtype in _FLOATING and not self.is_wrapped_number:
+    if other._dtype is _BOOL and self._dtype in NUMPY_FLOATING and not self.is_wrapped_number:
         result = _mul_by_mask(self, other)
-    elif self._dtype is _BOOL and other._dtype in _FLOATING and not other.is_wrapped_number:
+    elif self._dtype is _BOOL and other._dtype in NUMPY_FLOATING and not other.is_wrapped_number:
         result = _mul_by_mask(other, self)
     if result is not None:
         return result
@@ -274,7 +273,7 @@ def _true_divide(a: Any, b: Any) -> Any:
 
 
 def div_cpu(self: Tensor, other: Tensor) -> Tensor:
-    if self._dtype in _FLOATING:  # true division keeps a floating dtype: the fast path applies
+    if self._dtype in NUMPY_FLOATING:  # true division keeps a floating dtype: the fast path applies
         result = binary_fast(self, other, _true_divide)
         if result is not None:
             return result

@@ -55,9 +55,7 @@ def _plan_sum(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, dtype: Optional[ScalarType]
 ) -> tuple[Shape, ScalarType, tuple[int, ...]]:
     dims = reduced_dims(self.shape, dim)
-    if dtype is None:
-        dtype = self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else ScalarType.int64
-    return reduced_shape(self.shape, dims, keepdim), dtype, dims
+    return reduced_shape(self.shape, dims, keepdim), _sum_dtype(self, dtype), dims
 
 
 def sum_dim_cpu(

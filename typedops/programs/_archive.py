@@ -26,6 +26,7 @@ total bytes before any entry is opened (_decode.py).
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
 import struct
@@ -199,7 +200,7 @@ class Archive:
     def read_npy(self, name: str, dtype: Any, shape: tuple[int, ...]) -> bytes:
         """The raw elements of ``.npy`` entry ``name``, checked to be exactly ``dtype`` and
         ``shape`` in C order before they are read (Note [Reading .npy entries])."""
-        nbytes = dtype.itemsize * _prod(shape)
+        nbytes = dtype.itemsize * math.prod(shape)
         data = self.read(name, nbytes + _NPY_HEADER + 16)
         header = _fast_header(data)
         if header is None:
@@ -276,9 +277,3 @@ def _fast_header(data: bytes) -> _Header | None:
             return None
     return tuple(int(n) for n in dims.split(b",") if n.strip()), False, dtype, end
 
-
-def _prod(shape: tuple[int, ...]) -> int:
-    count = 1
-    for n in shape:
-        count *= n
-    return count

@@ -103,25 +103,23 @@ def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
         raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
-def _inplace_fast(self: Tensor, other: Tensor, ufunc_name: str) -> bool:
+def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -> bool:
     """``self op= other`` for two tensors of one dtype, written by numpy straight into
-    ``self`` (``out=``); False when the call needs the plan: other dtypes, or a broadcast
+    ``self`` (``iop`` is ``operator.iadd``/``imul``: an ndarray's ``a += b`` is the ufunc
+    with ``out=a``); False when the call needs the plan: other dtypes, or a broadcast
     shape that is not ``self``'s (numpy then refuses with ValueError and writes nothing).
     numpy copies first when the operands overlap."""
     if self._dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
         return False
-    import numpy as np
-
-    target = data(self)
     try:
-        getattr(np, ufunc_name)(target, data(other), out=target)
+        iop(data(self), data(other))
     except ValueError:
         return False
     return True  # the version bump is ADInplaceOrView's (Note [ADInplaceOrView])
 
 
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, "add"):
+    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, operator.iadd):
         return self
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
@@ -217,7 +215,7 @@ def mul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
-    if _inplace_fast(self, other, "multiply"):
+    if _inplace_fast(self, other, operator.imul):
         return self
     shape, dtype = _plan_mul(self, other)
     _check_inplace_shape(self, shape)

@@ -103,6 +103,11 @@ def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
         raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
+# operator's in-place functions, typed once here: typeshed leaves them untyped.
+_IADD: Final[Callable[[Any, Any], Any]] = operator.iadd  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] -- untyped in typeshed
+_IMUL: Final[Callable[[Any, Any], Any]] = operator.imul  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] -- untyped in typeshed
+
+
 def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -> bool:
     """``self op= other`` for two tensors of one dtype, written by numpy straight into
     ``self`` (``iop`` is ``operator.iadd``/``imul``: an ndarray's ``a += b`` is the ufunc
@@ -119,7 +124,7 @@ def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -
 
 
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, operator.iadd):
+    if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, _IADD):
         return self
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
@@ -215,7 +220,7 @@ def mul_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
-    if _inplace_fast(self, other, operator.imul):
+    if _inplace_fast(self, other, _IMUL):
         return self
     shape, dtype = _plan_mul(self, other)
     _check_inplace_shape(self, shape)

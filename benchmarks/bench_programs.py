@@ -46,6 +46,26 @@ def _mlp(weights: list[tuple[Tensor, Tensor]]) -> Any:
     return mlp
 
 
+def _kernels(weights: list[tuple[Tensor, Tensor]], x: Tensor) -> Tensor:
+    """The MLP's CPU kernels called directly: what a static run calls, without the interpreter."""
+    from typedops.core import kernels
+
+    for index, (w, b) in enumerate(weights):
+        x = kernels.add_cpu(kernels.matmul_cpu(x, w), b, alpha=1)
+        if index < len(weights) - 1:
+            x = kernels.relu_cpu(x)
+    return x
+
+
+def _numpy(weights: list[tuple[Any, Any]], x: Any) -> Any:
+    """The numpy calls those kernels make, on arrays."""
+    for index, (w, b) in enumerate(weights):
+        x = np.matmul(x, w) + b
+        if index < len(weights) - 1:
+            x = np.maximum(x, 0)
+    return x
+
+
 def _save(program: Any, folder: Path, name: str) -> Path | None:
     save = getattr(program, "save", None)
     if save is None:
@@ -81,6 +101,11 @@ def _run_report(torch: Any, folder: Path) -> tuple[Report, Report, Any]:
             run.add("torch eager", timing(lambda: module(tx), number=n, repeat=7), "one thread")
     else:
         run.add("torch lite interpreter", None, "needs the bench extra")
+    run.add("typedops core kernels called directly", timing(lambda: _kernels(ours, x), number=n, repeat=7),
+            "the static flavor's floor: its kernels, no interpreter")  # fmt: skip
+    arrays = [(np.asarray(w.numpy()), np.asarray(b.numpy())) for w, b in ours]
+    xa = np.asarray(x.numpy())
+    run.add("numpy calls alone", timing(lambda: _numpy(arrays, xa), number=n, repeat=7), "the kernels' numpy calls")
     static_t = timing(lambda: static.run(x), number=n, repeat=7)
     dispatch_t = timing(lambda: dispatched.run(x), number=n, repeat=7)
     eager_t = timing(lambda: mlp(x), number=n, repeat=7)

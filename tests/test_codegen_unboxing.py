@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from typedops import core, tensor
 from typedops.codegen import CodegenError, generate
 from typedops.core import load_static_wrappers
+from typedops.dispatch import dispatcher
 from typedops.runtime import static_wrapper
 from typedops.tracing import TensorInput, trace
+from typedops.vocabulary import ScalarType
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_YAML = ROOT / "typedops" / "core" / "native_functions.yaml"
@@ -22,47 +26,116 @@ CORE_YAML = ROOT / "typedops" / "core" / "native_functions.yaml"
 def test_the_core_wrappers_take_the_boxed_stack_and_leave_the_returns() -> None:
     load_static_wrappers()
     found = static_wrapper("core::max.dim")
-    assert found is not None and found[1] == "CPU, Meta"
+    assert found is not None and found.backends == "CPU, Meta"
     x = tensor([[1.0, 5.0], [7.0, 2.0]])
     stack: list[Any] = [x, 1, False]
-    found[0](stack)
+    found.boxed(stack)
     values, indices = core.max(x, 1)
     assert [s.tolist() for s in stack] == [values.tolist(), indices.tolist()]
     add = static_wrapper("core::add.Tensor")
     assert add is not None
     stack = [core.empty([2, 3], device="meta"), core.empty([3], device="meta"), 1]
-    add[0](stack)
+    add.boxed(stack)
     assert len(stack) == 1 and str(stack[0].device) == "meta" and stack[0].shape == (2, 3)
     assert static_wrapper("core::no_such_op") is None
 
 
-def test_the_generated_wrapper_reads_the_stack_by_position() -> None:
+def test_the_core_unboxed_wrappers_take_every_argument_positionally_and_return_the_returns() -> None:
+    load_static_wrappers()
+    found = static_wrapper("core::max.dim")
+    assert found is not None
+    x = tensor([[1.0, 5.0], [7.0, 2.0]])
+    values, indices = found.unboxed(x, 1, False)
+    assert (values.tolist(), indices.tolist()) == ([5.0, 7.0], [1, 0])
+    add = static_wrapper("core::add.Tensor")
+    assert add is not None
+    assert add.unboxed(tensor([1, 2]), tensor([10, 20]), 3).tolist() == [31, 62]  # alpha, positionally
+    out = static_wrapper("core::add.out")
+    assert out is not None
+    buffer = core.empty([2], dtype=ScalarType.int64)
+    assert out.unboxed(tensor([1, 2]), tensor([10, 20]), 1, buffer) is buffer and buffer.tolist() == [11, 22]
+    cat = static_wrapper("core::cat")
+    assert cat is not None
+    assert cat.unboxed([tensor([1]), tensor([2, 3])], 0).tolist() == [1, 2, 3]  # a Tensor[] argument
+
+
+def test_the_generated_wrappers_are_unboxed_and_boxed_over_them() -> None:
     text = (ROOT / "typedops" / "core" / "_generated" / "unboxing.py").read_text()
     assert (
-        "def add__Tensor(stack: list[Any]) -> None:\n"
+        "def add__Tensor(self: Any, other: Any, alpha: Any) -> Any:\n"
         "    # core::add.Tensor\n"
-        "    _b = stack[0].key_bits | stack[1].key_bits\n"
+        "    _b = self.key_bits | other.key_bits\n"
         "    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n"
-        "        _b = _one_device('core::add.Tensor', _b, (stack[0], stack[1]))\n"
+        "        _b = _one_device('core::add.Tensor', _b, (self, other))\n"
         "    if _b & 2:  # Meta\n"
-        "        stack[:] = (_m0.add_meta(stack[0], stack[1], alpha=stack[2]),)\n"
-        "        return\n"
+        "        return _m0.add_meta(self, other, alpha=alpha)\n"
         "    if _b & 1:  # CPU\n"
-        "        stack[:] = (_m0.add_cpu(stack[0], stack[1], alpha=stack[2]),)\n"
-        "        return\n"
+        "        return _m0.add_cpu(self, other, alpha=alpha)\n"
         "    raise _no_static_kernel('core::add.Tensor', _b, 'CPU, Meta')\n"
+        "\n"
+        "\n"
+        "def _boxed_add__Tensor(stack: list[Any]) -> None:\n"
+        "    stack[:] = (add__Tensor(*stack),)\n"
     ) in text
+    assert "def _boxed_max__dim(stack: list[Any]) -> None:\n    stack[:] = max__dim(*stack)\n" in text  # two returns
     # an ExactSame op checks its tensors' devices as the dispatcher does; one of one tensor cannot mix them
-    assert "    _b = _list_bits(stack[0])\n    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n" in text
-    assert "    _b = stack[0].key_bits\n    if _b & 2:  # Meta\n        stack[:] = (_m0.relu_meta(" in text
-    assert "# core::copy_\n    _b = stack[0].key_bits | stack[1].key_bits\n    if _b & 2:  # Meta\n" in text  # NoCheck
+    assert "    _b = _list_bits(tensors)\n    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices\n" in text
+    assert "    _b = self.key_bits\n    if _b & 2:  # Meta\n        return _m0.relu_meta(" in text
+    assert "# core::copy_\n    _b = self.key_bits | src.key_bits\n    if _b & 2:  # Meta\n" in text  # NoCheck
+    assert "    'core::add.Tensor': (_boxed_add__Tensor, add__Tensor),\n" in text
+    docs = (ROOT / "docs" / "codegen.md").read_text()
+    shown = docs.split("```python\ndef add__Tensor(", 1)[1].split("```", 1)[0]
+    assert f"def add__Tensor({shown}" in text  # docs/codegen.md shows the generated pair
+
+
+_UNARY = ["neg", "abs", "relu", "exp", "sigmoid"]
+_BINARY = ["add.Tensor", "sub.Tensor", "mul.Tensor", "maximum", "minimum", "matmul", "add_.Tensor"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(_UNARY + _BINARY), st.lists(st.integers(-20, 20), min_size=4, max_size=4),
+       st.sampled_from([1, 2, -1]), st.booleans())  # fmt: skip
+def test_unboxed_equals_boxed_equals_dispatched(name: str, data: list[int], alpha: int, floating: bool) -> None:
+    load_static_wrappers()
+    op, _, overload = name.partition(".")
+    found = static_wrapper(f"core::{name}")
+    handle = dispatcher.find_op(f"core::{op}", overload)
+    assert found is not None and handle is not None
+    dtype = ScalarType.float64 if floating else ScalarType.int64
+
+    def arguments() -> list[Any]:  # new tensors for each call: add_ writes its first
+        a = tensor(data, dtype=dtype).view([2, 2])
+        b = tensor([d * 3 - 1 for d in data], dtype=dtype).view([2, 2])
+        values: list[Any] = [a] if name in _UNARY else [a, b]
+        return values + ([alpha] if "alpha" in [x.name for x in handle.schema.arguments] else [])
+
+    def outcome(call: Any) -> Any:
+        try:
+            result = call(arguments())
+        except Exception as error:  # noqa: BLE001 -- the three must fail alike
+            return type(error), str(error)
+        return result.dtype, result.tolist()
+
+    def boxed(values: list[Any]) -> Any:
+        found.boxed(values)
+        assert len(values) == 1
+        return values[0]
+
+    def dispatched(values: list[Any]) -> Any:
+        handle.call_boxed(values)
+        return values[0]
+
+    expected = outcome(dispatched)
+    assert outcome(lambda values: found.unboxed(*values)) == expected
+    assert outcome(boxed) == expected
 
 
 def test_a_static_dispatch_build_gets_wrappers_for_its_keys(tmp_path: Path) -> None:
     files = generate(CORE_YAML, tmp_path, namespace="core_cpu", kernels="typedops.core.kernels", static_dispatch="CPU",
                      stubs=tmp_path)  # fmt: skip
     text = files[tmp_path / "unboxing.py"]
-    assert "# Meta" not in text and "_register_static_wrappers('CPU', {\n    'core_cpu::add.Tensor': add__Tensor," in text
+    assert "# Meta" not in text
+    assert "_register_static_wrappers('CPU', {\n    'core_cpu::add.Tensor': (_boxed_add__Tensor, add__Tensor)," in text
 
 
 def test_a_build_from_programs_has_their_ops_and_what_their_kernels_call(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import typedops
 from typedops import Tensor, core, op, tensor
 from typedops.programs import CompiledProgram, IncompatibleProgramError, Opcode, compile_program
 from typedops.tracing import Call, Constant, InputRef, OutputKind, Program, ProgramError, ResultRef, TensorInput, trace
+from typedops.runtime import register_static_wrappers
 from typedops.vocabulary import ArgumentValueError, Device, ScalarType, TensorError
 
 _fresh = itertools.count()
@@ -127,6 +128,102 @@ def test_the_static_flavor_calls_an_op_without_a_static_wrapper_through_the_disp
     assert compiled.dispatched_ops == (f"{ns}::twice",)
     assert compiled.run(X).tolist() == [[-2.0, 4.0], [-6.0, -1.0]]
     twice.library.remove()
+
+
+def test_the_static_flavor_calls_unboxed_static_wrappers_and_boxed_ones_where_it_cannot_lower() -> None:
+    # Note [Lowered runs]: a lowered static run calls each op's unboxed static wrapper
+    # with every argument positionally; a program with a list argument runs the stack
+    # loop on the boxed wrappers.
+    ns = _ns()
+    lib = typedops.Library(ns, "DEF")
+    lib.define("scale(Tensor x, *, int k=2) -> Tensor")
+    lib.define("total(Tensor[] xs) -> Tensor")
+
+    def scale(x: Tensor, k: int) -> Tensor:
+        return core.mul(x, k)
+
+    def total(xs: list[Tensor]) -> Tensor:
+        return core.cat(xs, 0).sum()
+
+    def scale_kernel(x: Tensor, *, k: int) -> Tensor:
+        return scale(x, k)
+
+    lib.impl("scale", scale_kernel, "CPU")
+    lib.impl("total", total, "CPU")
+    seen: list[tuple[str, tuple[Any, ...]]] = []
+
+    def unboxed(name: str, kernel: Any) -> Any:
+        def wrapper(*args: Any) -> Any:
+            seen.append((name, tuple(a.tolist() if isinstance(a, Tensor) else a for a in args)))
+            return kernel(*args)
+
+        return wrapper
+
+    def boxed(name: str, kernel: Any) -> Any:
+        def wrapper(stack: list[Any]) -> None:
+            seen.append((f"boxed {name}", ()))
+            stack[:] = (kernel(*stack),)
+
+        return wrapper
+
+    register_static_wrappers("CPU", {f"{ns}::scale": (boxed("scale", scale), unboxed("scale", scale)),
+                                     f"{ns}::total": (boxed("total", total), unboxed("total", total))})  # fmt: skip
+    ops = typedops.ops
+    a = tensor([1, 2])
+    program = trace(lambda x: getattr(ops, ns).scale(x, k=3), a)
+    compiled = compile_program(program, "static")
+    assert compiled.run(tensor([4, 5])).tolist() == [12, 15]
+    assert seen == [("scale", ([4, 5], 3))] and compiled.dispatched_ops == ()
+    seen.clear()
+    listed = compile_program(trace(lambda x: getattr(ops, ns).total([x, x]), a), "static")
+    assert listed.run(tensor([4, 5])).tolist() == 18
+    assert seen == [("boxed total", ())]
+    lib.remove()
+
+
+def test_the_static_flavor_reaches_the_dispatcher_only_for_ops_without_a_static_wrapper() -> None:
+    ns = _ns()
+
+    @op(f"{ns}::twice")
+    def twice(x: Tensor) -> Tensor:
+        return core.mul(x, 2)
+
+    program = trace(lambda a: core.neg(core.add(twice(core.abs(a)), a)), X)
+    with typedops.profile() as prof:
+        assert compile_program(program, "static").run(X).tolist() == [[-3.0, -2.0], [-9.0, -1.5]]
+    # twice goes through the dispatcher (and so does the mul its kernel calls); abs, add and neg do not
+    assert sorted(e.name for e in prof.events()) == sorted([f"{ns}::twice", "core::mul.Scalar", "core::mul.Tensor"])
+    twice.library.remove()
+
+
+def test_the_static_flavor_writes_out_arguments_as_eager_does() -> None:
+    def f(a: Tensor, b: Tensor, out: Tensor) -> Tensor:
+        return core.add(a, b, alpha=2, out=out)
+
+    a, b = tensor([1, 2]), tensor([10, 20])
+    program = trace(f, a, b, core.empty([2], dtype=ScalarType.int64))
+    for compiled in _both(program):
+        out = core.empty([2], dtype=ScalarType.int64)
+        assert compiled.run(a, b, out) is out and out.tolist() == [21, 42]
+
+
+def test_the_static_flavor_refuses_a_backend_it_was_not_generated_for() -> None:
+    import numpy as np
+
+    from typedops.tensor import wrap_array
+    from typedops.vocabulary import NoKernelError
+
+    program = trace(lambda a, b: core.relu(core.add(a, b)), tensor([1.0]), tensor([2.0]))
+    other = wrap_array(np.zeros(2, dtype=np.float32), ScalarType.float32, Device("privateuseone"))
+    with pytest.raises(NoKernelError) as info:
+        compile_program(program, "static").run(other, other)
+    assert str(info.value) == (
+        "core::add.Tensor has no statically dispatched kernel for DispatchKeySet(ADInplaceOrView, PrivateUse1); this "
+        "build dispatches statically to CPU, Meta only -- regenerate with that backend in --static-dispatch, or use the "
+        "dispatched build"
+    )
+    with pytest.raises(NoKernelError, match="core::add.Tensor has no kernel for dispatch key PrivateUse1"):
+        compile_program(program, "dispatch").run(other, other)
 
 
 def test_the_dispatch_flavor_is_seen_by_the_profiler_and_autograd() -> None:

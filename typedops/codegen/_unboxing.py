@@ -3,19 +3,30 @@
 Note [Static unboxing wrappers]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Write-up 004 (shared/seeds/) has the lite interpreter call, for each op, a generated
-wrapper that takes the op's arguments off the boxed stack, picks a backend by static
-dispatch (the highest of the backends chosen at generation time among the tensor
-arguments' key bits) and calls that backend's kernel -- its own, else the
-CompositeExplicitAutograd one, else the CompositeImplicitAutograd one, as the static
-functional API does (_static.py) -- then leaves the returns on the stack. An op whose
-yaml entry keeps ``device_check: ExactSame`` first checks, when its key bits hold two
-backend keys, that its tensors share one device, with the dispatcher's own check (Note
-[One device per call] in dispatch/_entry.py): both flavors refuse what eager refuses. No dispatcher,
-no table, no schema: the stack holds one value per schema argument, in schema order (the
-program interpreter fills defaults at load time), and the wrapper indexes it.
+wrapper that picks a backend by static dispatch (the highest of the backends chosen at
+generation time among the tensor arguments' key bits) and calls that backend's kernel --
+its own, else the CompositeExplicitAutograd one, else the CompositeImplicitAutograd one,
+as the static functional API does (_static.py). An op whose yaml entry keeps
+``device_check: ExactSame`` first checks, when its key bits hold two backend keys, that
+its tensors share one device, with the dispatcher's own check (Note [One device per call]
+in dispatch/_entry.py): both flavors refuse what eager refuses. No dispatcher, no table,
+no schema.
 
-The module registers its wrappers by the ops' full names in the runtime's table
-(``typedops.runtime.register_static_wrappers``), the counterpart of the JIT op registry
+Each op gets two wrappers:
+
+- the **unboxed** one, named as the op's handle (``add__Tensor(self, other, alpha)``),
+  takes every argument positionally, in schema order -- keyword-only ones too, with no
+  defaults: the program interpreter fills defaults at load time -- passes them to the
+  kernel as its signature takes them, and returns what the kernel returns (a tuple for
+  several returns). A lowered run calls it (Note [Lowered runs] in
+  typedops/programs/_interpreter.py): a call costs this one frame above the kernel's;
+- the **boxed** one (``_boxed_add__Tensor(stack)``) calls the unboxed one on the stack's
+  values (one per schema argument, in schema order) and leaves the returns on the stack,
+  for the interpreter's stack loop.
+
+The module registers both wrappers of each op by its full name in the runtime's table
+(``typedops.runtime.register_static_wrappers``; ``static_wrapper(name)`` gives a
+``StaticEntry``), the counterpart of the JIT op registry
 in the write-up, which ``typedops.load(path, flavor="static")`` reads. The bundled core
 library ships one for CPU and Meta (``typedops/core/_generated/unboxing.py``); a library
 generated with ``--static-dispatch KEYS`` gets one for those keys.
@@ -37,13 +48,13 @@ __all__ = ["unboxing_module"]
 _BACKENDS = sum(1 << k for k in BACKEND_KEYS)
 
 
-def _device_check(entry: OpEntry, bits: list[str]) -> list[str]:
+def _device_check(entry: OpEntry, bits: list[str], names: list[str]) -> list[str]:
     """An ExactSame op's check that its tensors share one device, made as the dispatcher
     makes it (Note [One device per call] in dispatch/_entry.py) when its key bits hold two
     backend keys: an op that can take two or more tensors only."""
     if not entry.device_check or (len(bits) < 2 and not any("_list_bits" in b for b in bits)):
         return []
-    refs = [f"stack[{i}]" for i, a in enumerate(entry.schema.arguments) if bits_expr(a.type, "") is not None]
+    refs = [names[i] for i, a in enumerate(entry.schema.arguments) if bits_expr(a.type, "") is not None]
     tensors = ", ".join(refs) + ("," if len(refs) == 1 else "")
     return [
         f"    if _b & {_BACKENDS} & ((_b & {_BACKENDS}) - 1):  # tensors of two devices",
@@ -51,39 +62,49 @@ def _device_check(entry: OpEntry, bits: list[str]) -> list[str]:
     ]
 
 
-def _wrapper(entry: OpEntry, backends: tuple[DispatchKey, ...], modules: dict[str, str]) -> list[str]:
+def _unboxed(entry: OpEntry, backends: tuple[DispatchKey, ...], modules: dict[str, str]) -> list[str]:
+    """The op's unboxed static wrapper: every argument positionally, in schema order."""
     schema = entry.schema
+    names = [python_name(a.name) for a in schema.arguments]
     positional = len(schema.positional)
-    args = [f"stack[{i}]" for i in range(positional)]
-    args += [f"{python_name(a.name)}=stack[{positional + i}]" for i, a in enumerate(schema.kwarg_only)]
-    bits = [e for i, a in enumerate(schema.arguments) if (e := bits_expr(a.type, f"stack[{i}]")) is not None]
-    device = next((i for i, a in enumerate(schema.arguments) if a.name == "device"), None)
-    lines = ["", "", f"def {entry.attr_name}(stack: list[Any]) -> None:", f"    # {schema.full_name}"]
+    args = names[:positional] + [f"{n}={n}" for n in names[positional:]]
+    bits = [e for a, n in zip(schema.arguments, names) if (e := bits_expr(a.type, n)) is not None]
+    device = next((n for a, n in zip(schema.arguments, names) if a.name == "device"), None)
+    lines = ["", ""]
+    lines += layout(Group(f"def {entry.attr_name}(", tuple(f"{n}: Any" for n in names)), suffix=" -> Any:")
+    lines.append(f"    # {schema.full_name}")
     if bits:
         lines.append(f"    _b = {' | '.join(bits)}")
-        lines += _device_check(entry, bits)
+        lines += _device_check(entry, bits, names)
     elif device is not None:
-        lines.append(f"    _b = _device_bits(stack[{device}])")
+        lines.append(f"    _b = _device_bits({device})")
     else:
         lines.append(f"    _b = {1 << DispatchKey.CPU}")
-    returns = len(schema.returns)
     for backend in sorted(backends, reverse=True):
         kernel = kernel_for(entry, backend)
         if kernel is None:
             continue
         keys = [f"_DispatchKeySet.from_bits({1 << backend})"] if kernel.with_keys else []
-        call = Group(f"{modules[kernel.ref.module]}.{kernel.ref.attribute}(", (*keys, *args))
         lines.append(f"    if _b & {1 << backend}:  # {backend.name}")
-        if returns == 0:
-            lines += layout(call, "        ")
-            lines += ["        stack.clear()", "        return"]
-        else:
-            prefix, suffix = ("stack[:] = (", ",)") if returns == 1 else ("stack[:] = ", "")
-            lines += layout(call, "        ", prefix=prefix, suffix=suffix)
-            lines.append("        return")
-    names = ", ".join(b.name for b in backends)
-    lines.append(f"    raise _no_static_kernel({schema.full_name!r}, _b, {names!r})")
+        lines += layout(Group(f"return {modules[kernel.ref.module]}.{kernel.ref.attribute}(", (*keys, *args)), "        ")
+    names_of_backends = ", ".join(b.name for b in backends)
+    lines.append(f"    raise _no_static_kernel({schema.full_name!r}, _b, {names_of_backends!r})")
     return lines
+
+
+def _boxed(entry: OpEntry) -> list[str]:
+    """The op's boxed static wrapper: its unboxed one on the stack's values."""
+    returns = len(entry.schema.returns)
+    call = f"{entry.attr_name}(*stack)"
+    if returns == 0:
+        body = [f"    {call}", "    stack.clear()"]
+    else:
+        body = [f"    stack[:] = ({call},)" if returns == 1 else f"    stack[:] = {call}"]
+    return ["", "", f"def {_boxed_name(entry)}(stack: list[Any]) -> None:", *body]
+
+
+def _boxed_name(entry: OpEntry) -> str:
+    return f"_boxed_{entry.attr_name}"
 
 
 def unboxing_module(entries: list[OpEntry], options: Options, backends: tuple[DispatchKey, ...]) -> str:
@@ -113,9 +134,10 @@ def unboxing_module(entries: list[OpEntry], options: Options, backends: tuple[Di
         f"    return {1 << DispatchKey.CPU} if device is None else int(_keys_for_device(_Device.parse(device)))",
     ]
     for entry in entries:
-        lines += _wrapper(entry, backends, modules)
+        lines += _unboxed(entry, backends, modules)
+        lines += _boxed(entry)
     names = ", ".join(b.name for b in backends)
-    table = "".join(f"\n    {e.schema.full_name!r}: {e.attr_name}," for e in entries)
+    table = "".join(f"\n    {e.schema.full_name!r}: ({_boxed_name(e)}, {e.attr_name})," for e in entries)
     lines += ["", "", f"_register_static_wrappers({names!r}, {{{table}\n}})"]
     what = (
         f"static unboxing wrappers (dispatch to {names}) for the program interpreter's dispatcher-free "

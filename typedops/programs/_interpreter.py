@@ -10,13 +10,15 @@ the profiler, fake tensors, tracing), and the dispatcher checks each value.
 ``"static"`` is dispatcher-free, as write-up 004 proposes for mobile: each op is called
 through its generated static unboxing wrapper (Note [Static unboxing wrappers] in
 typedops/codegen/_unboxing.py), which picks a backend among those chosen at generation
-time from the tensor arguments' key bits and calls that backend's kernel. No key set is
-computed, no table read, no functionality applies (no autograd, modes, profiling): the
-flavor for inference. The values were checked against the schemas at load (Note [Calls
-against changed schemas]); the run checks only that tensor inputs are tensors. An op
-with no static wrapper registered (an ``@op`` op, a library generated without
-``--static-dispatch``) is called through the dispatcher, as torch's lite interpreter
-falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists them.
+time from the tensor arguments' key bits and calls that backend's kernel -- the unboxed
+wrapper, taking the arguments positionally, in a lowered run (Note [Lowered runs]), the
+boxed one on the stack otherwise. No key set is computed, no table read, no
+functionality applies (no autograd, modes, profiling): the flavor for inference. The
+values were checked against the schemas at load (Note [Calls against changed schemas]);
+the run checks only that tensor inputs are tensors. An op with no static wrapper
+registered (an ``@op`` op, a library generated without ``--static-dispatch``) is called
+through the dispatcher, as torch's lite interpreter falls back from its JIT op registry
+to the dispatcher; ``dispatched_ops`` lists them.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from typing import Any, Final, Literal, cast
 from typing_extensions import assert_never
 
 from ..dispatch import OperatorHandle, dispatcher
-from ..runtime import static_wrapper
+from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
-from ..tracing import Constant, ConstantInput, ListOf, Program, TensorConstant, TensorInput, Value
+from ..tracing import Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant, TensorInput, Value
 from . import _messages as msg
 from ._compat import check_values, fit_call, reference_problem
 from ._instructions import (
@@ -77,12 +79,12 @@ def _dispatch_entry(handle: OperatorHandle) -> Boxed:
     return entry
 
 
-def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str]) -> Boxed:
+def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str]) -> tuple[Boxed, StaticEntry | None]:
     found = static_wrapper(full_name)
     if found is None:
         dispatched.append(full_name)
-        return _dispatch_entry(handle)
-    return found[0]
+        return _dispatch_entry(handle), None
+    return found.boxed, found
 
 
 class CompiledProgram:
@@ -90,7 +92,7 @@ class CompiledProgram:
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
     __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered")  # fmt: skip
+                 "_lowered", "_single")  # fmt: skip
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = ()) -> None:  # fmt: skip
@@ -101,9 +103,10 @@ class CompiledProgram:
         self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
         self._ops = ops
         self._constants = assembly.constants
-        # The static flavor keeps the run loop: its calls are all boxed, and lowered
-        # they ran no faster (measured; Note [Lowered runs]).
-        self._lowered = lower(assembly, len(program.inputs), ops, unboxed) if flavor == "dispatch" else None
+        self._lowered = lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        # The frame slot of a lowered program's one output ("single"), which a run returns
+        # as it is, else -1.
+        self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
         specs = program.inputs
@@ -138,10 +141,11 @@ class CompiledProgram:
             _check_inputs(self.program, inputs)
         lowered = self._lowered
         if lowered is None:
-            outputs = _execute(self._code, inputs, self._constants, self._ops)
-        else:
-            outputs = _execute_lowered(lowered[0], lowered[1], inputs, self._constants)
-        return self.program.output_kind.pack(outputs)
+            return self.program.output_kind.pack(_execute(self._code, inputs, self._constants, self._ops))
+        frame = _execute_lowered(lowered[0], inputs, self._constants)
+        if self._single >= 0:
+            return frame[self._single]
+        return self.program.output_kind.pack([*lowered[1](frame)])
 
     __call__ = run
 
@@ -181,28 +185,37 @@ def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], consta
 # Note [Lowered runs]
 # ~~~~~~~~~~~~~~~~~~~
 # Most programs push only inputs, constants and registers (no ``BUILD_LIST``, no
-# ``LOAD_FRESH``), and every ``CALL`` is followed by its ``STORE``. In the
-# ``"dispatch"`` flavor such a program runs the same calls in fewer steps: inputs,
-# constants and registers are one list, the frame (inputs, then constants, then each
-# call's returns as ``STORE`` appends them), so each call's loads become one gather of
-# frame slots (``itemgetter``, made once per load), and the loop does one Python
-# iteration per call instead of one per instruction.
+# ``LOAD_FRESH``), and every ``CALL`` is followed by its ``STORE``. Such a program runs
+# the same calls in fewer steps, in both flavors: inputs, constants and registers are one
+# list, the frame (inputs, then constants, then each call's returns as ``STORE`` appends
+# them), so each call's loads become one gather of frame slots (``itemgetter``, made once
+# per load) or one to three slots read directly, and the loop does one Python iteration
+# per call instead of one per instruction. A run then returns its one output straight
+# from the frame.
 #
-# A call of one return whose keyword-only arguments are
-# constants equal to their defaults (``alpha=1``) goes through the op's *unboxed*
-# dispatcher entry, as eager code does, with its positional arguments: the same key
-# set, the same slot and kernel, the same functionality (autograd, modes, profiling),
-# without building a stack and writing the result back into it. The values were checked
-# at load (Note [Calls against changed schemas]) and a run checks its tensor inputs, so
-# the two entries' refusals, which word their errors differently, are not reached. Any
-# other call takes the boxed entry on a gathered stack; any other program ``_execute``.
+# A call of one return can take an *unboxed* entry, with its arguments as Python
+# arguments, without building a stack and writing the result back into it:
+#
+# - ``"dispatch"``: the op's unboxed dispatcher entry, as eager code calls it, when its
+#   keyword-only arguments are constants equal to their defaults (``alpha=1``): the same
+#   key set, slot, kernel and functionality (autograd, modes, profiling) as the boxed entry;
+# - ``"static"``: the op's generated unboxed static wrapper (Note [Static unboxing
+#   wrappers]), which takes every argument positionally, so every call of one return
+#   takes it; an op without one takes the dispatcher's unboxed entry as above.
+#
+# The values were checked at load (Note [Calls against changed schemas]) and a run checks
+# its tensor inputs, so the two entries' refusals, which word their errors differently,
+# are not reached. Any other call (several returns, keyword-only arguments off their
+# defaults in the dispatch flavor) takes the op's boxed entry on a gathered stack; any
+# other program ``_execute``, the stack loop, on the boxed entries.
 Gather = Callable[[list[Any]], Sequence[Any]]
-# (kind, callable, first slot, second slot, gather of every argument's slot); the kinds:
+# (kind, callable, first slot, second slot, third slot, gather of every argument's slot); the kinds:
 UNARY: Final = 1  # unboxed, one positional argument: frame[first]
 BINARY: Final = 2  # unboxed, two: frame[first], frame[second]
+TERNARY: Final = 4  # unboxed, three: frame[first], frame[second], frame[third]
 UNBOXED: Final = 3  # unboxed, the gathered arguments
 BOXED: Final = 0  # boxed, on a stack of the gathered arguments
-Step = tuple[int, Callable[..., Any], int, int, Gather]
+Step = tuple[int, Callable[..., Any], int, int, int, Gather]
 Unboxed = tuple[Callable[..., Any], int, tuple[Any, ...]]  # (entry, positional count, keyword-only defaults)
 _PLAIN: Final = (int, float, bool, str, type(None))
 
@@ -222,12 +235,22 @@ def _unboxed_entry(handle: OperatorHandle, schema: FunctionSchema) -> Unboxed | 
     return handle.call, len(schema.positional), tuple(a.default_value for a in schema.kwarg_only)
 
 
+def _static_unboxed(static: StaticEntry, schema: FunctionSchema) -> Unboxed | None:
+    """The unboxed static wrapper of a one-return op, for Note [Lowered runs]: it takes
+    every argument positionally."""
+    if len(schema.returns) != 1:
+        return None
+    return static.unboxed, len(schema.arguments), ()
+
+
 def _unboxed_step(entry: Callable[..., Any], slots: list[int]) -> Step:
     if len(slots) == 1:
-        return UNARY, entry, slots[0], -1, _gather(slots)
+        return UNARY, entry, slots[0], -1, -1, _gather(slots)
     if len(slots) == 2:
-        return BINARY, entry, slots[0], slots[1], _gather(slots)
-    return UNBOXED, entry, -1, -1, _gather(slots)
+        return BINARY, entry, slots[0], slots[1], -1, _gather(slots)
+    if len(slots) == 3:
+        return TERNARY, entry, slots[0], slots[1], slots[2], _gather(slots)
+    return UNBOXED, entry, -1, -1, -1, _gather(slots)
 
 
 def _is_default(value: Any, default: Any) -> bool:
@@ -235,9 +258,10 @@ def _is_default(value: Any, default: Any) -> bool:
 
 
 def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
-          unboxed: Sequence[Unboxed | None] = ()) -> tuple[tuple[Step, ...], Gather] | None:  # fmt: skip
-    """``assembly``'s calls as steps, and the gather of its outputs; None when Note
-    [Lowered runs] does not apply. ``unboxed[k]`` is call ``k``'s unboxed entry, if it may take one."""
+          unboxed: Sequence[Unboxed | None] = ()) -> tuple[tuple[Step, ...], Gather, int] | None:  # fmt: skip
+    """``assembly``'s calls as steps, the gather of its outputs and the frame slot of its
+    first output (-1: none); None when Note [Lowered runs] does not apply. ``unboxed[k]``
+    is call ``k``'s unboxed entry, if it may take one."""
     constants = assembly.constants
     registers = inputs + len(constants)
     steps: list[Step] = []
@@ -263,12 +287,13 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
                     steps.append(_unboxed_step(entry, [slot for slot, _ in pending[:count]]))
                     pending = []
                     continue
-            steps.append((BOXED, ops[arg], -1, -1, _gather([slot for slot, _ in pending])))
+            steps.append((BOXED, ops[arg], -1, -1, -1, _gather([slot for slot, _ in pending])))
             pending = []
         elif op is STORE:
             pass  # the frame takes the call's returns
         elif op is RETURN:
-            return tuple(steps), _gather([slot for slot, _ in pending])
+            outputs = [slot for slot, _ in pending]
+            return tuple(steps), _gather(outputs), outputs[0] if outputs else -1
         elif op is BUILD_LIST or op is LOAD_FRESH:
             return None
         else:
@@ -276,23 +301,24 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
     return None
 
 
-def _execute_lowered(steps: tuple[Step, ...], outputs: Gather, inputs: Sequence[Any],
-                     constants: tuple[Any, ...]) -> list[Any]:  # fmt: skip
-    """The run of a lowered program (Note [Lowered runs])."""
+def _execute_lowered(steps: tuple[Step, ...], inputs: Sequence[Any], constants: tuple[Any, ...]) -> list[Any]:
+    """The run of a lowered program (Note [Lowered runs]): its frame, the outputs in it."""
     frame = [*inputs, *constants]
     append = frame.append
-    for kind, op, first, second, gather in steps:
+    for kind, op, first, second, third, gather in steps:
         if kind == BINARY:
             append(op(frame[first], frame[second]))
         elif kind == UNARY:
             append(op(frame[first]))
+        elif kind == TERNARY:
+            append(op(frame[first], frame[second], frame[third]))
         elif kind == UNBOXED:
             append(op(*gather(frame)))
         else:
             stack = [*gather(frame)]
             op(stack)
             frame += stack
-    return [*outputs(frame)]
+    return frame
 
 
 def traced_value(value: Value) -> Any:
@@ -349,7 +375,7 @@ def compile_program(
         from ..core import load_static_wrappers
 
         load_static_wrappers()
-    handles: dict[str, tuple[OperatorHandle, Boxed]] = {}
+    handles: dict[str, tuple[OperatorHandle, Boxed, StaticEntry | None]] = {}
     dispatched: list[str] = []
     calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
     returns: list[tuple[Type, ...]] = []
@@ -362,9 +388,11 @@ def compile_program(
             handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
             if handle is None:
                 raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
-            entry = _dispatch_entry(handle) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
-            found = handles[name] = (handle, entry)
-        handle, entry = found
+            if flavor == "dispatch":
+                found = handles[name] = (handle, _dispatch_entry(handle), None)
+            else:
+                found = handles[name] = (handle, *_static_entry(handle, name, dispatched))
+        handle, entry, static = found
         schema = handle.schema
         saved = resolved[index][1] if resolved is not None else None
         args = call.args if saved is schema else fit_call(index, call, schema, str(schema), saved)
@@ -372,7 +400,7 @@ def compile_program(
         calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
         returns.append(tuple(r.type for r in schema.returns))
         ops.append(entry)
-        unboxed.append(_unboxed_entry(handle, schema) if flavor == "dispatch" else None)
+        unboxed.append(_unboxed_entry(handle, schema) if static is None else _static_unboxed(static, schema))
     for position, value in enumerate(program.outputs):
         problem = reference_problem(program, value, len(program.calls), returns)
         if problem is not None:

@@ -10,6 +10,7 @@ names, the boxing helpers the unboxing wrappers call -- beside its own helpers.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..vocabulary import Device, NoKernelError
@@ -35,7 +36,7 @@ from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
     "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices", "one_device",
-    "register_static_wrappers", "static_wrapper", "StaticWrapper",
+    "register_static_wrappers", "static_wrapper", "StaticWrapper", "StaticEntry",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
@@ -72,20 +73,34 @@ def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:
 
 # Note [Static unboxing wrappers] in typedops/codegen/_unboxing.py: a generated module of
 # static unboxing wrappers registers them here by op full name ("core::add.Tensor"),
-# with the backends it dispatches to; the program interpreter's static flavor reads them.
-StaticWrapper = Callable[[list[Any]], None]
-_static_wrappers: dict[str, tuple[StaticWrapper, str]] = {}
+# each op's boxed and unboxed wrapper, with the backends they dispatch to; the program
+# interpreter's static flavor reads them.
+StaticWrapper = Callable[[list[Any]], None]  # wrapper(stack): the arguments on the stack become the returns
 
 
-def register_static_wrappers(backends: str, wrappers: dict[str, StaticWrapper]) -> None:
-    """Record generated static unboxing wrappers (op full name -> ``wrapper(stack)``) that
-    dispatch statically to ``backends`` (``"CPU, Meta"``); a later module's replace earlier ones."""
-    for name, wrapper in wrappers.items():
-        _static_wrappers[name] = (wrapper, backends)
+@dataclass(frozen=True, slots=True)
+class StaticEntry:
+    """One op's generated static wrappers: ``boxed(stack)`` and ``unboxed(*arguments)``
+    (every argument positionally, in schema order; returns what the kernel returns),
+    dispatching statically to ``backends`` (``"CPU, Meta"``)."""
+
+    boxed: StaticWrapper
+    unboxed: Callable[..., Any]
+    backends: str
 
 
-def static_wrapper(full_name: str) -> tuple[StaticWrapper, str] | None:
-    """The static unboxing wrapper registered for ``full_name`` and its backends, or None."""
+_static_wrappers: dict[str, StaticEntry] = {}
+
+
+def register_static_wrappers(backends: str, wrappers: dict[str, tuple[StaticWrapper, Callable[..., Any]]]) -> None:
+    """Record generated static wrappers (op full name -> ``(boxed, unboxed)``) that
+    dispatch statically to ``backends``; a later module's replace earlier ones."""
+    for name, (boxed, unboxed) in wrappers.items():
+        _static_wrappers[name] = StaticEntry(boxed, unboxed, backends)
+
+
+def static_wrapper(full_name: str) -> StaticEntry | None:
+    """The static wrappers registered for ``full_name``, or None."""
     return _static_wrappers.get(full_name)
 
 

@@ -29,1857 +29,2067 @@ def _device_bits(device: Any) -> int:
     return 1 if device is None else int(_keys_for_device(_Device.parse(device)))
 
 
-def add__Tensor(stack: list[Any]) -> None:
+def add__Tensor(self: Any, other: Any, alpha: Any) -> Any:
     # core::add.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::add.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::add.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.add_meta(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.add_meta(self, other, alpha=alpha)
     if _b & 1:  # CPU
-        stack[:] = (_m0.add_cpu(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.add_cpu(self, other, alpha=alpha)
     raise _no_static_kernel('core::add.Tensor', _b, 'CPU, Meta')
 
 
-def add___Tensor(stack: list[Any]) -> None:
+def _boxed_add__Tensor(stack: list[Any]) -> None:
+    stack[:] = (add__Tensor(*stack),)
+
+
+def add___Tensor(self: Any, other: Any, alpha: Any) -> Any:
     # core::add_.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::add_.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::add_.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.add__meta(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.add__meta(self, other, alpha=alpha)
     if _b & 1:  # CPU
-        stack[:] = (_m0.add__cpu(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.add__cpu(self, other, alpha=alpha)
     raise _no_static_kernel('core::add_.Tensor', _b, 'CPU, Meta')
 
 
-def add__out(stack: list[Any]) -> None:
+def _boxed_add___Tensor(stack: list[Any]) -> None:
+    stack[:] = (add___Tensor(*stack),)
+
+
+def add__out(self: Any, other: Any, alpha: Any, out: Any) -> Any:
     # core::add.out
-    _b = stack[0].key_bits | stack[1].key_bits | stack[3].key_bits
+    _b = self.key_bits | other.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::add.out', _b, (stack[0], stack[1], stack[3]))
+        _b = _one_device('core::add.out', _b, (self, other, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.add_out_meta(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
-        return
+        return _m0.add_out_meta(self, other, alpha=alpha, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.add_out_cpu(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
-        return
+        return _m0.add_out_cpu(self, other, alpha=alpha, out=out)
     raise _no_static_kernel('core::add.out', _b, 'CPU, Meta')
 
 
-def add__Scalar(stack: list[Any]) -> None:
+def _boxed_add__out(stack: list[Any]) -> None:
+    stack[:] = (add__out(*stack),)
+
+
+def add__Scalar(self: Any, other: Any, alpha: Any) -> Any:
     # core::add.Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.add_scalar_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.add_scalar_composite(self, other, alpha)
     if _b & 1:  # CPU
-        stack[:] = (_m0.add_scalar_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.add_scalar_composite(self, other, alpha)
     raise _no_static_kernel('core::add.Scalar', _b, 'CPU, Meta')
 
 
-def sub__Tensor(stack: list[Any]) -> None:
+def _boxed_add__Scalar(stack: list[Any]) -> None:
+    stack[:] = (add__Scalar(*stack),)
+
+
+def sub__Tensor(self: Any, other: Any, alpha: Any) -> Any:
     # core::sub.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sub.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sub.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.sub_composite(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.sub_composite(self, other, alpha=alpha)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sub_composite(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.sub_composite(self, other, alpha=alpha)
     raise _no_static_kernel('core::sub.Tensor', _b, 'CPU, Meta')
 
 
-def sub___Tensor(stack: list[Any]) -> None:
+def _boxed_sub__Tensor(stack: list[Any]) -> None:
+    stack[:] = (sub__Tensor(*stack),)
+
+
+def sub___Tensor(self: Any, other: Any, alpha: Any) -> Any:
     # core::sub_.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sub_.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sub_.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.sub__composite(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.sub__composite(self, other, alpha=alpha)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sub__composite(stack[0], stack[1], alpha=stack[2]),)
-        return
+        return _m0.sub__composite(self, other, alpha=alpha)
     raise _no_static_kernel('core::sub_.Tensor', _b, 'CPU, Meta')
 
 
-def sub__out(stack: list[Any]) -> None:
+def _boxed_sub___Tensor(stack: list[Any]) -> None:
+    stack[:] = (sub___Tensor(*stack),)
+
+
+def sub__out(self: Any, other: Any, alpha: Any, out: Any) -> Any:
     # core::sub.out
-    _b = stack[0].key_bits | stack[1].key_bits | stack[3].key_bits
+    _b = self.key_bits | other.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sub.out', _b, (stack[0], stack[1], stack[3]))
+        _b = _one_device('core::sub.out', _b, (self, other, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.sub_out_composite(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
-        return
+        return _m0.sub_out_composite(self, other, alpha=alpha, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sub_out_composite(stack[0], stack[1], alpha=stack[2], out=stack[3]),)
-        return
+        return _m0.sub_out_composite(self, other, alpha=alpha, out=out)
     raise _no_static_kernel('core::sub.out', _b, 'CPU, Meta')
 
 
-def mul__Tensor(stack: list[Any]) -> None:
+def _boxed_sub__out(stack: list[Any]) -> None:
+    stack[:] = (sub__out(*stack),)
+
+
+def mul__Tensor(self: Any, other: Any) -> Any:
     # core::mul.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::mul.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::mul.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.mul_meta(stack[0], stack[1]),)
-        return
+        return _m0.mul_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mul_cpu(stack[0], stack[1]),)
-        return
+        return _m0.mul_cpu(self, other)
     raise _no_static_kernel('core::mul.Tensor', _b, 'CPU, Meta')
 
 
-def mul___Tensor(stack: list[Any]) -> None:
+def _boxed_mul__Tensor(stack: list[Any]) -> None:
+    stack[:] = (mul__Tensor(*stack),)
+
+
+def mul___Tensor(self: Any, other: Any) -> Any:
     # core::mul_.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::mul_.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::mul_.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.mul__meta(stack[0], stack[1]),)
-        return
+        return _m0.mul__meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mul__cpu(stack[0], stack[1]),)
-        return
+        return _m0.mul__cpu(self, other)
     raise _no_static_kernel('core::mul_.Tensor', _b, 'CPU, Meta')
 
 
-def mul__out(stack: list[Any]) -> None:
+def _boxed_mul___Tensor(stack: list[Any]) -> None:
+    stack[:] = (mul___Tensor(*stack),)
+
+
+def mul__out(self: Any, other: Any, out: Any) -> Any:
     # core::mul.out
-    _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    _b = self.key_bits | other.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::mul.out', _b, (stack[0], stack[1], stack[2]))
+        _b = _one_device('core::mul.out', _b, (self, other, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.mul_out_meta(stack[0], stack[1], out=stack[2]),)
-        return
+        return _m0.mul_out_meta(self, other, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mul_out_cpu(stack[0], stack[1], out=stack[2]),)
-        return
+        return _m0.mul_out_cpu(self, other, out=out)
     raise _no_static_kernel('core::mul.out', _b, 'CPU, Meta')
 
 
-def mul__Scalar(stack: list[Any]) -> None:
+def _boxed_mul__out(stack: list[Any]) -> None:
+    stack[:] = (mul__out(*stack),)
+
+
+def mul__Scalar(self: Any, other: Any) -> Any:
     # core::mul.Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.mul_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.mul_scalar_composite(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mul_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.mul_scalar_composite(self, other)
     raise _no_static_kernel('core::mul.Scalar', _b, 'CPU, Meta')
 
 
-def div__Tensor(stack: list[Any]) -> None:
+def _boxed_mul__Scalar(stack: list[Any]) -> None:
+    stack[:] = (mul__Scalar(*stack),)
+
+
+def div__Tensor(self: Any, other: Any) -> Any:
     # core::div.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::div.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::div.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.div_meta(stack[0], stack[1]),)
-        return
+        return _m0.div_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.div_cpu(stack[0], stack[1]),)
-        return
+        return _m0.div_cpu(self, other)
     raise _no_static_kernel('core::div.Tensor', _b, 'CPU, Meta')
 
 
-def div___Tensor(stack: list[Any]) -> None:
+def _boxed_div__Tensor(stack: list[Any]) -> None:
+    stack[:] = (div__Tensor(*stack),)
+
+
+def div___Tensor(self: Any, other: Any) -> Any:
     # core::div_.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::div_.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::div_.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.div__meta(stack[0], stack[1]),)
-        return
+        return _m0.div__meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.div__cpu(stack[0], stack[1]),)
-        return
+        return _m0.div__cpu(self, other)
     raise _no_static_kernel('core::div_.Tensor', _b, 'CPU, Meta')
 
 
-def div__out(stack: list[Any]) -> None:
+def _boxed_div___Tensor(stack: list[Any]) -> None:
+    stack[:] = (div___Tensor(*stack),)
+
+
+def div__out(self: Any, other: Any, out: Any) -> Any:
     # core::div.out
-    _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    _b = self.key_bits | other.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::div.out', _b, (stack[0], stack[1], stack[2]))
+        _b = _one_device('core::div.out', _b, (self, other, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.div_out_meta(stack[0], stack[1], out=stack[2]),)
-        return
+        return _m0.div_out_meta(self, other, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.div_out_cpu(stack[0], stack[1], out=stack[2]),)
-        return
+        return _m0.div_out_cpu(self, other, out=out)
     raise _no_static_kernel('core::div.out', _b, 'CPU, Meta')
 
 
-def pow__Tensor_Scalar(stack: list[Any]) -> None:
+def _boxed_div__out(stack: list[Any]) -> None:
+    stack[:] = (div__out(*stack),)
+
+
+def pow__Tensor_Scalar(self: Any, exponent: Any) -> Any:
     # core::pow.Tensor_Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.pow_meta(stack[0], stack[1]),)
-        return
+        return _m0.pow_meta(self, exponent)
     if _b & 1:  # CPU
-        stack[:] = (_m0.pow_cpu(stack[0], stack[1]),)
-        return
+        return _m0.pow_cpu(self, exponent)
     raise _no_static_kernel('core::pow.Tensor_Scalar', _b, 'CPU, Meta')
 
 
-def maximum__default(stack: list[Any]) -> None:
+def _boxed_pow__Tensor_Scalar(stack: list[Any]) -> None:
+    stack[:] = (pow__Tensor_Scalar(*stack),)
+
+
+def maximum__default(self: Any, other: Any) -> Any:
     # core::maximum
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::maximum', _b, (stack[0], stack[1]))
+        _b = _one_device('core::maximum', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.maximum_meta(stack[0], stack[1]),)
-        return
+        return _m0.maximum_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.maximum_cpu(stack[0], stack[1]),)
-        return
+        return _m0.maximum_cpu(self, other)
     raise _no_static_kernel('core::maximum', _b, 'CPU, Meta')
 
 
-def minimum__default(stack: list[Any]) -> None:
+def _boxed_maximum__default(stack: list[Any]) -> None:
+    stack[:] = (maximum__default(*stack),)
+
+
+def minimum__default(self: Any, other: Any) -> Any:
     # core::minimum
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::minimum', _b, (stack[0], stack[1]))
+        _b = _one_device('core::minimum', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.minimum_meta(stack[0], stack[1]),)
-        return
+        return _m0.minimum_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.minimum_cpu(stack[0], stack[1]),)
-        return
+        return _m0.minimum_cpu(self, other)
     raise _no_static_kernel('core::minimum', _b, 'CPU, Meta')
 
 
-def neg__default(stack: list[Any]) -> None:
+def _boxed_minimum__default(stack: list[Any]) -> None:
+    stack[:] = (minimum__default(*stack),)
+
+
+def neg__default(self: Any) -> Any:
     # core::neg
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.neg_meta(stack[0]),)
-        return
+        return _m0.neg_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.neg_cpu(stack[0]),)
-        return
+        return _m0.neg_cpu(self)
     raise _no_static_kernel('core::neg', _b, 'CPU, Meta')
 
 
-def abs__default(stack: list[Any]) -> None:
+def _boxed_neg__default(stack: list[Any]) -> None:
+    stack[:] = (neg__default(*stack),)
+
+
+def abs__default(self: Any) -> Any:
     # core::abs
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.abs_meta(stack[0]),)
-        return
+        return _m0.abs_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.abs_cpu(stack[0]),)
-        return
+        return _m0.abs_cpu(self)
     raise _no_static_kernel('core::abs', _b, 'CPU, Meta')
 
 
-def exp__default(stack: list[Any]) -> None:
+def _boxed_abs__default(stack: list[Any]) -> None:
+    stack[:] = (abs__default(*stack),)
+
+
+def exp__default(self: Any) -> Any:
     # core::exp
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp_cpu(stack[0]),)
-        return
+        return _m0.exp_cpu(self)
     raise _no_static_kernel('core::exp', _b, 'CPU, Meta')
 
 
-def exp___default(stack: list[Any]) -> None:
+def _boxed_exp__default(stack: list[Any]) -> None:
+    stack[:] = (exp__default(*stack),)
+
+
+def exp___default(self: Any) -> Any:
     # core::exp_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp__cpu(stack[0]),)
-        return
+        return _m0.exp__cpu(self)
     raise _no_static_kernel('core::exp_', _b, 'CPU, Meta')
 
 
-def exp__out(stack: list[Any]) -> None:
+def _boxed_exp___default(stack: list[Any]) -> None:
+    stack[:] = (exp___default(*stack),)
+
+
+def exp__out(self: Any, out: Any) -> Any:
     # core::exp.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::exp.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::exp.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.exp_out_cpu(self, out=out)
     raise _no_static_kernel('core::exp.out', _b, 'CPU, Meta')
 
 
-def exp2__default(stack: list[Any]) -> None:
+def _boxed_exp__out(stack: list[Any]) -> None:
+    stack[:] = (exp__out(*stack),)
+
+
+def exp2__default(self: Any) -> Any:
     # core::exp2
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp2_cpu(stack[0]),)
-        return
+        return _m0.exp2_cpu(self)
     raise _no_static_kernel('core::exp2', _b, 'CPU, Meta')
 
 
-def exp2___default(stack: list[Any]) -> None:
+def _boxed_exp2__default(stack: list[Any]) -> None:
+    stack[:] = (exp2__default(*stack),)
+
+
+def exp2___default(self: Any) -> Any:
     # core::exp2_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp2__cpu(stack[0]),)
-        return
+        return _m0.exp2__cpu(self)
     raise _no_static_kernel('core::exp2_', _b, 'CPU, Meta')
 
 
-def exp2__out(stack: list[Any]) -> None:
+def _boxed_exp2___default(stack: list[Any]) -> None:
+    stack[:] = (exp2___default(*stack),)
+
+
+def exp2__out(self: Any, out: Any) -> Any:
     # core::exp2.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::exp2.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::exp2.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.exp2_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.exp2_out_cpu(self, out=out)
     raise _no_static_kernel('core::exp2.out', _b, 'CPU, Meta')
 
 
-def expm1__default(stack: list[Any]) -> None:
+def _boxed_exp2__out(stack: list[Any]) -> None:
+    stack[:] = (exp2__out(*stack),)
+
+
+def expm1__default(self: Any) -> Any:
     # core::expm1
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.expm1_cpu(stack[0]),)
-        return
+        return _m0.expm1_cpu(self)
     raise _no_static_kernel('core::expm1', _b, 'CPU, Meta')
 
 
-def expm1___default(stack: list[Any]) -> None:
+def _boxed_expm1__default(stack: list[Any]) -> None:
+    stack[:] = (expm1__default(*stack),)
+
+
+def expm1___default(self: Any) -> Any:
     # core::expm1_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.expm1__cpu(stack[0]),)
-        return
+        return _m0.expm1__cpu(self)
     raise _no_static_kernel('core::expm1_', _b, 'CPU, Meta')
 
 
-def expm1__out(stack: list[Any]) -> None:
+def _boxed_expm1___default(stack: list[Any]) -> None:
+    stack[:] = (expm1___default(*stack),)
+
+
+def expm1__out(self: Any, out: Any) -> Any:
     # core::expm1.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::expm1.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::expm1.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.expm1_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.expm1_out_cpu(self, out=out)
     raise _no_static_kernel('core::expm1.out', _b, 'CPU, Meta')
 
 
-def log__default(stack: list[Any]) -> None:
+def _boxed_expm1__out(stack: list[Any]) -> None:
+    stack[:] = (expm1__out(*stack),)
+
+
+def log__default(self: Any) -> Any:
     # core::log
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log_cpu(stack[0]),)
-        return
+        return _m0.log_cpu(self)
     raise _no_static_kernel('core::log', _b, 'CPU, Meta')
 
 
-def log___default(stack: list[Any]) -> None:
+def _boxed_log__default(stack: list[Any]) -> None:
+    stack[:] = (log__default(*stack),)
+
+
+def log___default(self: Any) -> Any:
     # core::log_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log__cpu(stack[0]),)
-        return
+        return _m0.log__cpu(self)
     raise _no_static_kernel('core::log_', _b, 'CPU, Meta')
 
 
-def log__out(stack: list[Any]) -> None:
+def _boxed_log___default(stack: list[Any]) -> None:
+    stack[:] = (log___default(*stack),)
+
+
+def log__out(self: Any, out: Any) -> Any:
     # core::log.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::log.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::log.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.log_out_cpu(self, out=out)
     raise _no_static_kernel('core::log.out', _b, 'CPU, Meta')
 
 
-def log2__default(stack: list[Any]) -> None:
+def _boxed_log__out(stack: list[Any]) -> None:
+    stack[:] = (log__out(*stack),)
+
+
+def log2__default(self: Any) -> Any:
     # core::log2
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log2_cpu(stack[0]),)
-        return
+        return _m0.log2_cpu(self)
     raise _no_static_kernel('core::log2', _b, 'CPU, Meta')
 
 
-def log2___default(stack: list[Any]) -> None:
+def _boxed_log2__default(stack: list[Any]) -> None:
+    stack[:] = (log2__default(*stack),)
+
+
+def log2___default(self: Any) -> Any:
     # core::log2_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log2__cpu(stack[0]),)
-        return
+        return _m0.log2__cpu(self)
     raise _no_static_kernel('core::log2_', _b, 'CPU, Meta')
 
 
-def log2__out(stack: list[Any]) -> None:
+def _boxed_log2___default(stack: list[Any]) -> None:
+    stack[:] = (log2___default(*stack),)
+
+
+def log2__out(self: Any, out: Any) -> Any:
     # core::log2.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::log2.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::log2.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log2_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.log2_out_cpu(self, out=out)
     raise _no_static_kernel('core::log2.out', _b, 'CPU, Meta')
 
 
-def log10__default(stack: list[Any]) -> None:
+def _boxed_log2__out(stack: list[Any]) -> None:
+    stack[:] = (log2__out(*stack),)
+
+
+def log10__default(self: Any) -> Any:
     # core::log10
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log10_cpu(stack[0]),)
-        return
+        return _m0.log10_cpu(self)
     raise _no_static_kernel('core::log10', _b, 'CPU, Meta')
 
 
-def log10___default(stack: list[Any]) -> None:
+def _boxed_log10__default(stack: list[Any]) -> None:
+    stack[:] = (log10__default(*stack),)
+
+
+def log10___default(self: Any) -> Any:
     # core::log10_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log10__cpu(stack[0]),)
-        return
+        return _m0.log10__cpu(self)
     raise _no_static_kernel('core::log10_', _b, 'CPU, Meta')
 
 
-def log10__out(stack: list[Any]) -> None:
+def _boxed_log10___default(stack: list[Any]) -> None:
+    stack[:] = (log10___default(*stack),)
+
+
+def log10__out(self: Any, out: Any) -> Any:
     # core::log10.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::log10.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::log10.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log10_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.log10_out_cpu(self, out=out)
     raise _no_static_kernel('core::log10.out', _b, 'CPU, Meta')
 
 
-def log1p__default(stack: list[Any]) -> None:
+def _boxed_log10__out(stack: list[Any]) -> None:
+    stack[:] = (log10__out(*stack),)
+
+
+def log1p__default(self: Any) -> Any:
     # core::log1p
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log1p_cpu(stack[0]),)
-        return
+        return _m0.log1p_cpu(self)
     raise _no_static_kernel('core::log1p', _b, 'CPU, Meta')
 
 
-def log1p___default(stack: list[Any]) -> None:
+def _boxed_log1p__default(stack: list[Any]) -> None:
+    stack[:] = (log1p__default(*stack),)
+
+
+def log1p___default(self: Any) -> Any:
     # core::log1p_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log1p__cpu(stack[0]),)
-        return
+        return _m0.log1p__cpu(self)
     raise _no_static_kernel('core::log1p_', _b, 'CPU, Meta')
 
 
-def log1p__out(stack: list[Any]) -> None:
+def _boxed_log1p___default(stack: list[Any]) -> None:
+    stack[:] = (log1p___default(*stack),)
+
+
+def log1p__out(self: Any, out: Any) -> Any:
     # core::log1p.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::log1p.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::log1p.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.log1p_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.log1p_out_cpu(self, out=out)
     raise _no_static_kernel('core::log1p.out', _b, 'CPU, Meta')
 
 
-def sqrt__default(stack: list[Any]) -> None:
+def _boxed_log1p__out(stack: list[Any]) -> None:
+    stack[:] = (log1p__out(*stack),)
+
+
+def sqrt__default(self: Any) -> Any:
     # core::sqrt
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sqrt_cpu(stack[0]),)
-        return
+        return _m0.sqrt_cpu(self)
     raise _no_static_kernel('core::sqrt', _b, 'CPU, Meta')
 
 
-def sqrt___default(stack: list[Any]) -> None:
+def _boxed_sqrt__default(stack: list[Any]) -> None:
+    stack[:] = (sqrt__default(*stack),)
+
+
+def sqrt___default(self: Any) -> Any:
     # core::sqrt_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sqrt__cpu(stack[0]),)
-        return
+        return _m0.sqrt__cpu(self)
     raise _no_static_kernel('core::sqrt_', _b, 'CPU, Meta')
 
 
-def sqrt__out(stack: list[Any]) -> None:
+def _boxed_sqrt___default(stack: list[Any]) -> None:
+    stack[:] = (sqrt___default(*stack),)
+
+
+def sqrt__out(self: Any, out: Any) -> Any:
     # core::sqrt.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sqrt.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sqrt.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sqrt_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.sqrt_out_cpu(self, out=out)
     raise _no_static_kernel('core::sqrt.out', _b, 'CPU, Meta')
 
 
-def rsqrt__default(stack: list[Any]) -> None:
+def _boxed_sqrt__out(stack: list[Any]) -> None:
+    stack[:] = (sqrt__out(*stack),)
+
+
+def rsqrt__default(self: Any) -> Any:
     # core::rsqrt
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.rsqrt_cpu(stack[0]),)
-        return
+        return _m0.rsqrt_cpu(self)
     raise _no_static_kernel('core::rsqrt', _b, 'CPU, Meta')
 
 
-def rsqrt___default(stack: list[Any]) -> None:
+def _boxed_rsqrt__default(stack: list[Any]) -> None:
+    stack[:] = (rsqrt__default(*stack),)
+
+
+def rsqrt___default(self: Any) -> Any:
     # core::rsqrt_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.rsqrt__cpu(stack[0]),)
-        return
+        return _m0.rsqrt__cpu(self)
     raise _no_static_kernel('core::rsqrt_', _b, 'CPU, Meta')
 
 
-def rsqrt__out(stack: list[Any]) -> None:
+def _boxed_rsqrt___default(stack: list[Any]) -> None:
+    stack[:] = (rsqrt___default(*stack),)
+
+
+def rsqrt__out(self: Any, out: Any) -> Any:
     # core::rsqrt.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::rsqrt.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::rsqrt.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.rsqrt_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.rsqrt_out_cpu(self, out=out)
     raise _no_static_kernel('core::rsqrt.out', _b, 'CPU, Meta')
 
 
-def reciprocal__default(stack: list[Any]) -> None:
+def _boxed_rsqrt__out(stack: list[Any]) -> None:
+    stack[:] = (rsqrt__out(*stack),)
+
+
+def reciprocal__default(self: Any) -> Any:
     # core::reciprocal
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.reciprocal_cpu(stack[0]),)
-        return
+        return _m0.reciprocal_cpu(self)
     raise _no_static_kernel('core::reciprocal', _b, 'CPU, Meta')
 
 
-def reciprocal___default(stack: list[Any]) -> None:
+def _boxed_reciprocal__default(stack: list[Any]) -> None:
+    stack[:] = (reciprocal__default(*stack),)
+
+
+def reciprocal___default(self: Any) -> Any:
     # core::reciprocal_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.reciprocal__cpu(stack[0]),)
-        return
+        return _m0.reciprocal__cpu(self)
     raise _no_static_kernel('core::reciprocal_', _b, 'CPU, Meta')
 
 
-def reciprocal__out(stack: list[Any]) -> None:
+def _boxed_reciprocal___default(stack: list[Any]) -> None:
+    stack[:] = (reciprocal___default(*stack),)
+
+
+def reciprocal__out(self: Any, out: Any) -> Any:
     # core::reciprocal.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::reciprocal.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::reciprocal.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.reciprocal_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.reciprocal_out_cpu(self, out=out)
     raise _no_static_kernel('core::reciprocal.out', _b, 'CPU, Meta')
 
 
-def sigmoid__default(stack: list[Any]) -> None:
+def _boxed_reciprocal__out(stack: list[Any]) -> None:
+    stack[:] = (reciprocal__out(*stack),)
+
+
+def sigmoid__default(self: Any) -> Any:
     # core::sigmoid
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sigmoid_cpu(stack[0]),)
-        return
+        return _m0.sigmoid_cpu(self)
     raise _no_static_kernel('core::sigmoid', _b, 'CPU, Meta')
 
 
-def sigmoid___default(stack: list[Any]) -> None:
+def _boxed_sigmoid__default(stack: list[Any]) -> None:
+    stack[:] = (sigmoid__default(*stack),)
+
+
+def sigmoid___default(self: Any) -> Any:
     # core::sigmoid_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sigmoid__cpu(stack[0]),)
-        return
+        return _m0.sigmoid__cpu(self)
     raise _no_static_kernel('core::sigmoid_', _b, 'CPU, Meta')
 
 
-def sigmoid__out(stack: list[Any]) -> None:
+def _boxed_sigmoid___default(stack: list[Any]) -> None:
+    stack[:] = (sigmoid___default(*stack),)
+
+
+def sigmoid__out(self: Any, out: Any) -> Any:
     # core::sigmoid.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sigmoid.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sigmoid.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sigmoid_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.sigmoid_out_cpu(self, out=out)
     raise _no_static_kernel('core::sigmoid.out', _b, 'CPU, Meta')
 
 
-def sin__default(stack: list[Any]) -> None:
+def _boxed_sigmoid__out(stack: list[Any]) -> None:
+    stack[:] = (sigmoid__out(*stack),)
+
+
+def sin__default(self: Any) -> Any:
     # core::sin
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sin_cpu(stack[0]),)
-        return
+        return _m0.sin_cpu(self)
     raise _no_static_kernel('core::sin', _b, 'CPU, Meta')
 
 
-def sin___default(stack: list[Any]) -> None:
+def _boxed_sin__default(stack: list[Any]) -> None:
+    stack[:] = (sin__default(*stack),)
+
+
+def sin___default(self: Any) -> Any:
     # core::sin_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sin__cpu(stack[0]),)
-        return
+        return _m0.sin__cpu(self)
     raise _no_static_kernel('core::sin_', _b, 'CPU, Meta')
 
 
-def sin__out(stack: list[Any]) -> None:
+def _boxed_sin___default(stack: list[Any]) -> None:
+    stack[:] = (sin___default(*stack),)
+
+
+def sin__out(self: Any, out: Any) -> Any:
     # core::sin.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sin.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sin.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sin_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.sin_out_cpu(self, out=out)
     raise _no_static_kernel('core::sin.out', _b, 'CPU, Meta')
 
 
-def cos__default(stack: list[Any]) -> None:
+def _boxed_sin__out(stack: list[Any]) -> None:
+    stack[:] = (sin__out(*stack),)
+
+
+def cos__default(self: Any) -> Any:
     # core::cos
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cos_cpu(stack[0]),)
-        return
+        return _m0.cos_cpu(self)
     raise _no_static_kernel('core::cos', _b, 'CPU, Meta')
 
 
-def cos___default(stack: list[Any]) -> None:
+def _boxed_cos__default(stack: list[Any]) -> None:
+    stack[:] = (cos__default(*stack),)
+
+
+def cos___default(self: Any) -> Any:
     # core::cos_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cos__cpu(stack[0]),)
-        return
+        return _m0.cos__cpu(self)
     raise _no_static_kernel('core::cos_', _b, 'CPU, Meta')
 
 
-def cos__out(stack: list[Any]) -> None:
+def _boxed_cos___default(stack: list[Any]) -> None:
+    stack[:] = (cos___default(*stack),)
+
+
+def cos__out(self: Any, out: Any) -> Any:
     # core::cos.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::cos.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::cos.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cos_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.cos_out_cpu(self, out=out)
     raise _no_static_kernel('core::cos.out', _b, 'CPU, Meta')
 
 
-def tan__default(stack: list[Any]) -> None:
+def _boxed_cos__out(stack: list[Any]) -> None:
+    stack[:] = (cos__out(*stack),)
+
+
+def tan__default(self: Any) -> Any:
     # core::tan
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tan_cpu(stack[0]),)
-        return
+        return _m0.tan_cpu(self)
     raise _no_static_kernel('core::tan', _b, 'CPU, Meta')
 
 
-def tan___default(stack: list[Any]) -> None:
+def _boxed_tan__default(stack: list[Any]) -> None:
+    stack[:] = (tan__default(*stack),)
+
+
+def tan___default(self: Any) -> Any:
     # core::tan_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tan__cpu(stack[0]),)
-        return
+        return _m0.tan__cpu(self)
     raise _no_static_kernel('core::tan_', _b, 'CPU, Meta')
 
 
-def tan__out(stack: list[Any]) -> None:
+def _boxed_tan___default(stack: list[Any]) -> None:
+    stack[:] = (tan___default(*stack),)
+
+
+def tan__out(self: Any, out: Any) -> Any:
     # core::tan.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::tan.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::tan.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tan_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.tan_out_cpu(self, out=out)
     raise _no_static_kernel('core::tan.out', _b, 'CPU, Meta')
 
 
-def asin__default(stack: list[Any]) -> None:
+def _boxed_tan__out(stack: list[Any]) -> None:
+    stack[:] = (tan__out(*stack),)
+
+
+def asin__default(self: Any) -> Any:
     # core::asin
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.asin_cpu(stack[0]),)
-        return
+        return _m0.asin_cpu(self)
     raise _no_static_kernel('core::asin', _b, 'CPU, Meta')
 
 
-def asin___default(stack: list[Any]) -> None:
+def _boxed_asin__default(stack: list[Any]) -> None:
+    stack[:] = (asin__default(*stack),)
+
+
+def asin___default(self: Any) -> Any:
     # core::asin_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.asin__cpu(stack[0]),)
-        return
+        return _m0.asin__cpu(self)
     raise _no_static_kernel('core::asin_', _b, 'CPU, Meta')
 
 
-def asin__out(stack: list[Any]) -> None:
+def _boxed_asin___default(stack: list[Any]) -> None:
+    stack[:] = (asin___default(*stack),)
+
+
+def asin__out(self: Any, out: Any) -> Any:
     # core::asin.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::asin.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::asin.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.asin_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.asin_out_cpu(self, out=out)
     raise _no_static_kernel('core::asin.out', _b, 'CPU, Meta')
 
 
-def acos__default(stack: list[Any]) -> None:
+def _boxed_asin__out(stack: list[Any]) -> None:
+    stack[:] = (asin__out(*stack),)
+
+
+def acos__default(self: Any) -> Any:
     # core::acos
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.acos_cpu(stack[0]),)
-        return
+        return _m0.acos_cpu(self)
     raise _no_static_kernel('core::acos', _b, 'CPU, Meta')
 
 
-def acos___default(stack: list[Any]) -> None:
+def _boxed_acos__default(stack: list[Any]) -> None:
+    stack[:] = (acos__default(*stack),)
+
+
+def acos___default(self: Any) -> Any:
     # core::acos_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.acos__cpu(stack[0]),)
-        return
+        return _m0.acos__cpu(self)
     raise _no_static_kernel('core::acos_', _b, 'CPU, Meta')
 
 
-def acos__out(stack: list[Any]) -> None:
+def _boxed_acos___default(stack: list[Any]) -> None:
+    stack[:] = (acos___default(*stack),)
+
+
+def acos__out(self: Any, out: Any) -> Any:
     # core::acos.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::acos.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::acos.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.acos_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.acos_out_cpu(self, out=out)
     raise _no_static_kernel('core::acos.out', _b, 'CPU, Meta')
 
 
-def atan__default(stack: list[Any]) -> None:
+def _boxed_acos__out(stack: list[Any]) -> None:
+    stack[:] = (acos__out(*stack),)
+
+
+def atan__default(self: Any) -> Any:
     # core::atan
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.atan_cpu(stack[0]),)
-        return
+        return _m0.atan_cpu(self)
     raise _no_static_kernel('core::atan', _b, 'CPU, Meta')
 
 
-def atan___default(stack: list[Any]) -> None:
+def _boxed_atan__default(stack: list[Any]) -> None:
+    stack[:] = (atan__default(*stack),)
+
+
+def atan___default(self: Any) -> Any:
     # core::atan_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.atan__cpu(stack[0]),)
-        return
+        return _m0.atan__cpu(self)
     raise _no_static_kernel('core::atan_', _b, 'CPU, Meta')
 
 
-def atan__out(stack: list[Any]) -> None:
+def _boxed_atan___default(stack: list[Any]) -> None:
+    stack[:] = (atan___default(*stack),)
+
+
+def atan__out(self: Any, out: Any) -> Any:
     # core::atan.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::atan.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::atan.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.atan_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.atan_out_cpu(self, out=out)
     raise _no_static_kernel('core::atan.out', _b, 'CPU, Meta')
 
 
-def sinh__default(stack: list[Any]) -> None:
+def _boxed_atan__out(stack: list[Any]) -> None:
+    stack[:] = (atan__out(*stack),)
+
+
+def sinh__default(self: Any) -> Any:
     # core::sinh
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sinh_cpu(stack[0]),)
-        return
+        return _m0.sinh_cpu(self)
     raise _no_static_kernel('core::sinh', _b, 'CPU, Meta')
 
 
-def sinh___default(stack: list[Any]) -> None:
+def _boxed_sinh__default(stack: list[Any]) -> None:
+    stack[:] = (sinh__default(*stack),)
+
+
+def sinh___default(self: Any) -> Any:
     # core::sinh_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sinh__cpu(stack[0]),)
-        return
+        return _m0.sinh__cpu(self)
     raise _no_static_kernel('core::sinh_', _b, 'CPU, Meta')
 
 
-def sinh__out(stack: list[Any]) -> None:
+def _boxed_sinh___default(stack: list[Any]) -> None:
+    stack[:] = (sinh___default(*stack),)
+
+
+def sinh__out(self: Any, out: Any) -> Any:
     # core::sinh.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::sinh.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::sinh.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sinh_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.sinh_out_cpu(self, out=out)
     raise _no_static_kernel('core::sinh.out', _b, 'CPU, Meta')
 
 
-def cosh__default(stack: list[Any]) -> None:
+def _boxed_sinh__out(stack: list[Any]) -> None:
+    stack[:] = (sinh__out(*stack),)
+
+
+def cosh__default(self: Any) -> Any:
     # core::cosh
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cosh_cpu(stack[0]),)
-        return
+        return _m0.cosh_cpu(self)
     raise _no_static_kernel('core::cosh', _b, 'CPU, Meta')
 
 
-def cosh___default(stack: list[Any]) -> None:
+def _boxed_cosh__default(stack: list[Any]) -> None:
+    stack[:] = (cosh__default(*stack),)
+
+
+def cosh___default(self: Any) -> Any:
     # core::cosh_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cosh__cpu(stack[0]),)
-        return
+        return _m0.cosh__cpu(self)
     raise _no_static_kernel('core::cosh_', _b, 'CPU, Meta')
 
 
-def cosh__out(stack: list[Any]) -> None:
+def _boxed_cosh___default(stack: list[Any]) -> None:
+    stack[:] = (cosh___default(*stack),)
+
+
+def cosh__out(self: Any, out: Any) -> Any:
     # core::cosh.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::cosh.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::cosh.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cosh_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.cosh_out_cpu(self, out=out)
     raise _no_static_kernel('core::cosh.out', _b, 'CPU, Meta')
 
 
-def tanh__default(stack: list[Any]) -> None:
+def _boxed_cosh__out(stack: list[Any]) -> None:
+    stack[:] = (cosh__out(*stack),)
+
+
+def tanh__default(self: Any) -> Any:
     # core::tanh
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_meta(stack[0]),)
-        return
+        return _m0.unary_float_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tanh_cpu(stack[0]),)
-        return
+        return _m0.tanh_cpu(self)
     raise _no_static_kernel('core::tanh', _b, 'CPU, Meta')
 
 
-def tanh___default(stack: list[Any]) -> None:
+def _boxed_tanh__default(stack: list[Any]) -> None:
+    stack[:] = (tanh__default(*stack),)
+
+
+def tanh___default(self: Any) -> Any:
     # core::tanh_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float__meta(stack[0]),)
-        return
+        return _m0.unary_float__meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tanh__cpu(stack[0]),)
-        return
+        return _m0.tanh__cpu(self)
     raise _no_static_kernel('core::tanh_', _b, 'CPU, Meta')
 
 
-def tanh__out(stack: list[Any]) -> None:
+def _boxed_tanh___default(stack: list[Any]) -> None:
+    stack[:] = (tanh___default(*stack),)
+
+
+def tanh__out(self: Any, out: Any) -> Any:
     # core::tanh.out
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | out.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::tanh.out', _b, (stack[0], stack[1]))
+        _b = _one_device('core::tanh.out', _b, (self, out))
     if _b & 2:  # Meta
-        stack[:] = (_m0.unary_float_out_meta(stack[0], out=stack[1]),)
-        return
+        return _m0.unary_float_out_meta(self, out=out)
     if _b & 1:  # CPU
-        stack[:] = (_m0.tanh_out_cpu(stack[0], out=stack[1]),)
-        return
+        return _m0.tanh_out_cpu(self, out=out)
     raise _no_static_kernel('core::tanh.out', _b, 'CPU, Meta')
 
 
-def relu__default(stack: list[Any]) -> None:
+def _boxed_tanh__out(stack: list[Any]) -> None:
+    stack[:] = (tanh__out(*stack),)
+
+
+def relu__default(self: Any) -> Any:
     # core::relu
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.relu_meta(stack[0]),)
-        return
+        return _m0.relu_meta(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.relu_cpu(stack[0]),)
-        return
+        return _m0.relu_cpu(self)
     raise _no_static_kernel('core::relu', _b, 'CPU, Meta')
 
 
-def fill___Scalar(stack: list[Any]) -> None:
+def _boxed_relu__default(stack: list[Any]) -> None:
+    stack[:] = (relu__default(*stack),)
+
+
+def fill___Scalar(self: Any, value: Any) -> Any:
     # core::fill_.Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.fill__meta(stack[0], stack[1]),)
-        return
+        return _m0.fill__meta(self, value)
     if _b & 1:  # CPU
-        stack[:] = (_m0.fill__cpu(stack[0], stack[1]),)
-        return
+        return _m0.fill__cpu(self, value)
     raise _no_static_kernel('core::fill_.Scalar', _b, 'CPU, Meta')
 
 
-def zero___default(stack: list[Any]) -> None:
+def _boxed_fill___Scalar(stack: list[Any]) -> None:
+    stack[:] = (fill___Scalar(*stack),)
+
+
+def zero___default(self: Any) -> Any:
     # core::zero_
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.zero__composite(stack[0]),)
-        return
+        return _m0.zero__composite(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.zero__composite(stack[0]),)
-        return
+        return _m0.zero__composite(self)
     raise _no_static_kernel('core::zero_', _b, 'CPU, Meta')
 
 
-def eq__Tensor(stack: list[Any]) -> None:
+def _boxed_zero___default(stack: list[Any]) -> None:
+    stack[:] = (zero___default(*stack),)
+
+
+def eq__Tensor(self: Any, other: Any) -> Any:
     # core::eq.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::eq.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::eq.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.eq_meta(stack[0], stack[1]),)
-        return
+        return _m0.eq_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.eq_cpu(stack[0], stack[1]),)
-        return
+        return _m0.eq_cpu(self, other)
     raise _no_static_kernel('core::eq.Tensor', _b, 'CPU, Meta')
 
 
-def ne__Tensor(stack: list[Any]) -> None:
+def _boxed_eq__Tensor(stack: list[Any]) -> None:
+    stack[:] = (eq__Tensor(*stack),)
+
+
+def ne__Tensor(self: Any, other: Any) -> Any:
     # core::ne.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::ne.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::ne.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.ne_meta(stack[0], stack[1]),)
-        return
+        return _m0.ne_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.ne_cpu(stack[0], stack[1]),)
-        return
+        return _m0.ne_cpu(self, other)
     raise _no_static_kernel('core::ne.Tensor', _b, 'CPU, Meta')
 
 
-def lt__Tensor(stack: list[Any]) -> None:
+def _boxed_ne__Tensor(stack: list[Any]) -> None:
+    stack[:] = (ne__Tensor(*stack),)
+
+
+def lt__Tensor(self: Any, other: Any) -> Any:
     # core::lt.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::lt.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::lt.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.lt_meta(stack[0], stack[1]),)
-        return
+        return _m0.lt_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.lt_cpu(stack[0], stack[1]),)
-        return
+        return _m0.lt_cpu(self, other)
     raise _no_static_kernel('core::lt.Tensor', _b, 'CPU, Meta')
 
 
-def le__Tensor(stack: list[Any]) -> None:
+def _boxed_lt__Tensor(stack: list[Any]) -> None:
+    stack[:] = (lt__Tensor(*stack),)
+
+
+def le__Tensor(self: Any, other: Any) -> Any:
     # core::le.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::le.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::le.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.le_meta(stack[0], stack[1]),)
-        return
+        return _m0.le_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.le_cpu(stack[0], stack[1]),)
-        return
+        return _m0.le_cpu(self, other)
     raise _no_static_kernel('core::le.Tensor', _b, 'CPU, Meta')
 
 
-def gt__Tensor(stack: list[Any]) -> None:
+def _boxed_le__Tensor(stack: list[Any]) -> None:
+    stack[:] = (le__Tensor(*stack),)
+
+
+def gt__Tensor(self: Any, other: Any) -> Any:
     # core::gt.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::gt.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::gt.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.gt_meta(stack[0], stack[1]),)
-        return
+        return _m0.gt_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.gt_cpu(stack[0], stack[1]),)
-        return
+        return _m0.gt_cpu(self, other)
     raise _no_static_kernel('core::gt.Tensor', _b, 'CPU, Meta')
 
 
-def ge__Tensor(stack: list[Any]) -> None:
+def _boxed_gt__Tensor(stack: list[Any]) -> None:
+    stack[:] = (gt__Tensor(*stack),)
+
+
+def ge__Tensor(self: Any, other: Any) -> Any:
     # core::ge.Tensor
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::ge.Tensor', _b, (stack[0], stack[1]))
+        _b = _one_device('core::ge.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.ge_meta(stack[0], stack[1]),)
-        return
+        return _m0.ge_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.ge_cpu(stack[0], stack[1]),)
-        return
+        return _m0.ge_cpu(self, other)
     raise _no_static_kernel('core::ge.Tensor', _b, 'CPU, Meta')
 
 
-def eq__Scalar(stack: list[Any]) -> None:
+def _boxed_ge__Tensor(stack: list[Any]) -> None:
+    stack[:] = (ge__Tensor(*stack),)
+
+
+def eq__Scalar(self: Any, other: Any) -> Any:
     # core::eq.Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.eq_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.eq_scalar_composite(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.eq_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.eq_scalar_composite(self, other)
     raise _no_static_kernel('core::eq.Scalar', _b, 'CPU, Meta')
 
 
-def gt__Scalar(stack: list[Any]) -> None:
+def _boxed_eq__Scalar(stack: list[Any]) -> None:
+    stack[:] = (eq__Scalar(*stack),)
+
+
+def gt__Scalar(self: Any, other: Any) -> Any:
     # core::gt.Scalar
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.gt_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.gt_scalar_composite(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.gt_scalar_composite(stack[0], stack[1]),)
-        return
+        return _m0.gt_scalar_composite(self, other)
     raise _no_static_kernel('core::gt.Scalar', _b, 'CPU, Meta')
 
 
-def where__self(stack: list[Any]) -> None:
+def _boxed_gt__Scalar(stack: list[Any]) -> None:
+    stack[:] = (gt__Scalar(*stack),)
+
+
+def where__self(condition: Any, self: Any, other: Any) -> Any:
     # core::where.self
-    _b = stack[0].key_bits | stack[1].key_bits | stack[2].key_bits
+    _b = condition.key_bits | self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::where.self', _b, (stack[0], stack[1], stack[2]))
+        _b = _one_device('core::where.self', _b, (condition, self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.where_meta(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.where_meta(condition, self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.where_cpu(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.where_cpu(condition, self, other)
     raise _no_static_kernel('core::where.self', _b, 'CPU, Meta')
 
 
-def sum__default(stack: list[Any]) -> None:
+def _boxed_where__self(stack: list[Any]) -> None:
+    stack[:] = (where__self(*stack),)
+
+
+def sum__default(self: Any, dtype: Any) -> Any:
     # core::sum
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.sum_meta(stack[0], dtype=stack[1]),)
-        return
+        return _m0.sum_meta(self, dtype=dtype)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sum_cpu(stack[0], dtype=stack[1]),)
-        return
+        return _m0.sum_cpu(self, dtype=dtype)
     raise _no_static_kernel('core::sum', _b, 'CPU, Meta')
 
 
-def sum__dim_IntList(stack: list[Any]) -> None:
+def _boxed_sum__default(stack: list[Any]) -> None:
+    stack[:] = (sum__default(*stack),)
+
+
+def sum__dim_IntList(self: Any, dim: Any, keepdim: Any, dtype: Any) -> Any:
     # core::sum.dim_IntList
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.sum_dim_meta(stack[0], stack[1], stack[2], dtype=stack[3]),)
-        return
+        return _m0.sum_dim_meta(self, dim, keepdim, dtype=dtype)
     if _b & 1:  # CPU
-        stack[:] = (_m0.sum_dim_cpu(stack[0], stack[1], stack[2], dtype=stack[3]),)
-        return
+        return _m0.sum_dim_cpu(self, dim, keepdim, dtype=dtype)
     raise _no_static_kernel('core::sum.dim_IntList', _b, 'CPU, Meta')
 
 
-def mean__default(stack: list[Any]) -> None:
+def _boxed_sum__dim_IntList(stack: list[Any]) -> None:
+    stack[:] = (sum__dim_IntList(*stack),)
+
+
+def mean__default(self: Any, dtype: Any) -> Any:
     # core::mean
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.mean_composite(stack[0], dtype=stack[1]),)
-        return
+        return _m0.mean_composite(self, dtype=dtype)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mean_composite(stack[0], dtype=stack[1]),)
-        return
+        return _m0.mean_composite(self, dtype=dtype)
     raise _no_static_kernel('core::mean', _b, 'CPU, Meta')
 
 
-def mean__dim(stack: list[Any]) -> None:
+def _boxed_mean__default(stack: list[Any]) -> None:
+    stack[:] = (mean__default(*stack),)
+
+
+def mean__dim(self: Any, dim: Any, keepdim: Any, dtype: Any) -> Any:
     # core::mean.dim
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.mean_dim_composite(stack[0], stack[1], stack[2], dtype=stack[3]),)
-        return
+        return _m0.mean_dim_composite(self, dim, keepdim, dtype=dtype)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mean_dim_composite(stack[0], stack[1], stack[2], dtype=stack[3]),)
-        return
+        return _m0.mean_dim_composite(self, dim, keepdim, dtype=dtype)
     raise _no_static_kernel('core::mean.dim', _b, 'CPU, Meta')
 
 
-def amax__default(stack: list[Any]) -> None:
+def _boxed_mean__dim(stack: list[Any]) -> None:
+    stack[:] = (mean__dim(*stack),)
+
+
+def amax__default(self: Any, dim: Any, keepdim: Any) -> Any:
     # core::amax
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.amax_meta(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.amax_meta(self, dim, keepdim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.amax_cpu(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.amax_cpu(self, dim, keepdim)
     raise _no_static_kernel('core::amax', _b, 'CPU, Meta')
 
 
-def max__dim(stack: list[Any]) -> None:
+def _boxed_amax__default(stack: list[Any]) -> None:
+    stack[:] = (amax__default(*stack),)
+
+
+def max__dim(self: Any, dim: Any, keepdim: Any) -> Any:
     # core::max.dim
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = _m0.max_dim_meta(stack[0], stack[1], stack[2])
-        return
+        return _m0.max_dim_meta(self, dim, keepdim)
     if _b & 1:  # CPU
-        stack[:] = _m0.max_dim_cpu(stack[0], stack[1], stack[2])
-        return
+        return _m0.max_dim_cpu(self, dim, keepdim)
     raise _no_static_kernel('core::max.dim', _b, 'CPU, Meta')
 
 
-def argmax__default(stack: list[Any]) -> None:
+def _boxed_max__dim(stack: list[Any]) -> None:
+    stack[:] = max__dim(*stack)
+
+
+def argmax__default(self: Any, dim: Any, keepdim: Any) -> Any:
     # core::argmax
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.argmax_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.argmax_composite(self, dim, keepdim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.argmax_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.argmax_composite(self, dim, keepdim)
     raise _no_static_kernel('core::argmax', _b, 'CPU, Meta')
 
 
-def matmul__default(stack: list[Any]) -> None:
+def _boxed_argmax__default(stack: list[Any]) -> None:
+    stack[:] = (argmax__default(*stack),)
+
+
+def matmul__default(self: Any, other: Any) -> Any:
     # core::matmul
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | other.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::matmul', _b, (stack[0], stack[1]))
+        _b = _one_device('core::matmul', _b, (self, other))
     if _b & 2:  # Meta
-        stack[:] = (_m0.matmul_meta(stack[0], stack[1]),)
-        return
+        return _m0.matmul_meta(self, other)
     if _b & 1:  # CPU
-        stack[:] = (_m0.matmul_cpu(stack[0], stack[1]),)
-        return
+        return _m0.matmul_cpu(self, other)
     raise _no_static_kernel('core::matmul', _b, 'CPU, Meta')
 
 
-def mm__default(stack: list[Any]) -> None:
+def _boxed_matmul__default(stack: list[Any]) -> None:
+    stack[:] = (matmul__default(*stack),)
+
+
+def mm__default(self: Any, mat2: Any) -> Any:
     # core::mm
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | mat2.key_bits
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::mm', _b, (stack[0], stack[1]))
+        _b = _one_device('core::mm', _b, (self, mat2))
     if _b & 2:  # Meta
-        stack[:] = (_m0.mm_meta(stack[0], stack[1]),)
-        return
+        return _m0.mm_meta(self, mat2)
     if _b & 1:  # CPU
-        stack[:] = (_m0.mm_cpu(stack[0], stack[1]),)
-        return
+        return _m0.mm_cpu(self, mat2)
     raise _no_static_kernel('core::mm', _b, 'CPU, Meta')
 
 
-def as_strided__default(stack: list[Any]) -> None:
+def _boxed_mm__default(stack: list[Any]) -> None:
+    stack[:] = (mm__default(*stack),)
+
+
+def as_strided__default(self: Any, size: Any, stride: Any, storage_offset: Any) -> Any:
     # core::as_strided
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.as_strided(stack[0], stack[1], stack[2], stack[3]),)
-        return
+        return _m0.as_strided(self, size, stride, storage_offset)
     if _b & 1:  # CPU
-        stack[:] = (_m0.as_strided(stack[0], stack[1], stack[2], stack[3]),)
-        return
+        return _m0.as_strided(self, size, stride, storage_offset)
     raise _no_static_kernel('core::as_strided', _b, 'CPU, Meta')
 
 
-def view__default(stack: list[Any]) -> None:
+def _boxed_as_strided__default(stack: list[Any]) -> None:
+    stack[:] = (as_strided__default(*stack),)
+
+
+def view__default(self: Any, size: Any) -> Any:
     # core::view
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.view(stack[0], stack[1]),)
-        return
+        return _m0.view(self, size)
     if _b & 1:  # CPU
-        stack[:] = (_m0.view(stack[0], stack[1]),)
-        return
+        return _m0.view(self, size)
     raise _no_static_kernel('core::view', _b, 'CPU, Meta')
 
 
-def reshape__default(stack: list[Any]) -> None:
+def _boxed_view__default(stack: list[Any]) -> None:
+    stack[:] = (view__default(*stack),)
+
+
+def reshape__default(self: Any, shape: Any) -> Any:
     # core::reshape
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.reshape_composite(stack[0], stack[1]),)
-        return
+        return _m0.reshape_composite(self, shape)
     if _b & 1:  # CPU
-        stack[:] = (_m0.reshape_composite(stack[0], stack[1]),)
-        return
+        return _m0.reshape_composite(self, shape)
     raise _no_static_kernel('core::reshape', _b, 'CPU, Meta')
 
 
-def permute__default(stack: list[Any]) -> None:
+def _boxed_reshape__default(stack: list[Any]) -> None:
+    stack[:] = (reshape__default(*stack),)
+
+
+def permute__default(self: Any, dims: Any) -> Any:
     # core::permute
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.permute(stack[0], stack[1]),)
-        return
+        return _m0.permute(self, dims)
     if _b & 1:  # CPU
-        stack[:] = (_m0.permute(stack[0], stack[1]),)
-        return
+        return _m0.permute(self, dims)
     raise _no_static_kernel('core::permute', _b, 'CPU, Meta')
 
 
-def transpose__int(stack: list[Any]) -> None:
+def _boxed_permute__default(stack: list[Any]) -> None:
+    stack[:] = (permute__default(*stack),)
+
+
+def transpose__int(self: Any, dim0: Any, dim1: Any) -> Any:
     # core::transpose.int
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.transpose(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.transpose(self, dim0, dim1)
     if _b & 1:  # CPU
-        stack[:] = (_m0.transpose(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.transpose(self, dim0, dim1)
     raise _no_static_kernel('core::transpose.int', _b, 'CPU, Meta')
 
 
-def t__default(stack: list[Any]) -> None:
+def _boxed_transpose__int(stack: list[Any]) -> None:
+    stack[:] = (transpose__int(*stack),)
+
+
+def t__default(self: Any) -> Any:
     # core::t
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.t_composite(stack[0]),)
-        return
+        return _m0.t_composite(self)
     if _b & 1:  # CPU
-        stack[:] = (_m0.t_composite(stack[0]),)
-        return
+        return _m0.t_composite(self)
     raise _no_static_kernel('core::t', _b, 'CPU, Meta')
 
 
-def select__int(stack: list[Any]) -> None:
+def _boxed_t__default(stack: list[Any]) -> None:
+    stack[:] = (t__default(*stack),)
+
+
+def select__int(self: Any, dim: Any, index: Any) -> Any:
     # core::select.int
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.select(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.select(self, dim, index)
     if _b & 1:  # CPU
-        stack[:] = (_m0.select(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.select(self, dim, index)
     raise _no_static_kernel('core::select.int', _b, 'CPU, Meta')
 
 
-def slice__Tensor(stack: list[Any]) -> None:
+def _boxed_select__int(stack: list[Any]) -> None:
+    stack[:] = (select__int(*stack),)
+
+
+def slice__Tensor(self: Any, dim: Any, start: Any, end: Any, step: Any) -> Any:
     # core::slice.Tensor
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.slice_(stack[0], stack[1], stack[2], stack[3], stack[4]),)
-        return
+        return _m0.slice_(self, dim, start, end, step)
     if _b & 1:  # CPU
-        stack[:] = (_m0.slice_(stack[0], stack[1], stack[2], stack[3], stack[4]),)
-        return
+        return _m0.slice_(self, dim, start, end, step)
     raise _no_static_kernel('core::slice.Tensor', _b, 'CPU, Meta')
 
 
-def unsqueeze__default(stack: list[Any]) -> None:
+def _boxed_slice__Tensor(stack: list[Any]) -> None:
+    stack[:] = (slice__Tensor(*stack),)
+
+
+def unsqueeze__default(self: Any, dim: Any) -> Any:
     # core::unsqueeze
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.unsqueeze(stack[0], stack[1]),)
-        return
+        return _m0.unsqueeze(self, dim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.unsqueeze(stack[0], stack[1]),)
-        return
+        return _m0.unsqueeze(self, dim)
     raise _no_static_kernel('core::unsqueeze', _b, 'CPU, Meta')
 
 
-def squeeze__dim(stack: list[Any]) -> None:
+def _boxed_unsqueeze__default(stack: list[Any]) -> None:
+    stack[:] = (unsqueeze__default(*stack),)
+
+
+def squeeze__dim(self: Any, dim: Any) -> Any:
     # core::squeeze.dim
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.squeeze_dim(stack[0], stack[1]),)
-        return
+        return _m0.squeeze_dim(self, dim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.squeeze_dim(stack[0], stack[1]),)
-        return
+        return _m0.squeeze_dim(self, dim)
     raise _no_static_kernel('core::squeeze.dim', _b, 'CPU, Meta')
 
 
-def expand__default(stack: list[Any]) -> None:
+def _boxed_squeeze__dim(stack: list[Any]) -> None:
+    stack[:] = (squeeze__dim(*stack),)
+
+
+def expand__default(self: Any, size: Any, implicit: Any) -> Any:
     # core::expand
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.expand(stack[0], stack[1], implicit=stack[2]),)
-        return
+        return _m0.expand(self, size, implicit=implicit)
     if _b & 1:  # CPU
-        stack[:] = (_m0.expand(stack[0], stack[1], implicit=stack[2]),)
-        return
+        return _m0.expand(self, size, implicit=implicit)
     raise _no_static_kernel('core::expand', _b, 'CPU, Meta')
 
 
-def flatten__using_ints(stack: list[Any]) -> None:
+def _boxed_expand__default(stack: list[Any]) -> None:
+    stack[:] = (expand__default(*stack),)
+
+
+def flatten__using_ints(self: Any, start_dim: Any, end_dim: Any) -> Any:
     # core::flatten.using_ints
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.flatten_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.flatten_composite(self, start_dim, end_dim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.flatten_composite(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.flatten_composite(self, start_dim, end_dim)
     raise _no_static_kernel('core::flatten.using_ints', _b, 'CPU, Meta')
 
 
-def contiguous__default(stack: list[Any]) -> None:
+def _boxed_flatten__using_ints(stack: list[Any]) -> None:
+    stack[:] = (flatten__using_ints(*stack),)
+
+
+def contiguous__default(self: Any, memory_format: Any) -> Any:
     # core::contiguous
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.contiguous_composite(stack[0], memory_format=stack[1]),)
-        return
+        return _m0.contiguous_composite(self, memory_format=memory_format)
     if _b & 1:  # CPU
-        stack[:] = (_m0.contiguous_composite(stack[0], memory_format=stack[1]),)
-        return
+        return _m0.contiguous_composite(self, memory_format=memory_format)
     raise _no_static_kernel('core::contiguous', _b, 'CPU, Meta')
 
 
-def clone__default(stack: list[Any]) -> None:
+def _boxed_contiguous__default(stack: list[Any]) -> None:
+    stack[:] = (contiguous__default(*stack),)
+
+
+def clone__default(self: Any, memory_format: Any) -> Any:
     # core::clone
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.clone_meta(stack[0], memory_format=stack[1]),)
-        return
+        return _m0.clone_meta(self, memory_format=memory_format)
     if _b & 1:  # CPU
-        stack[:] = (_m0.clone_cpu(stack[0], memory_format=stack[1]),)
-        return
+        return _m0.clone_cpu(self, memory_format=memory_format)
     raise _no_static_kernel('core::clone', _b, 'CPU, Meta')
 
 
-def copy___default(stack: list[Any]) -> None:
+def _boxed_clone__default(stack: list[Any]) -> None:
+    stack[:] = (clone__default(*stack),)
+
+
+def copy___default(self: Any, src: Any, non_blocking: Any) -> Any:
     # core::copy_
-    _b = stack[0].key_bits | stack[1].key_bits
+    _b = self.key_bits | src.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.copy__meta(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.copy__meta(self, src, non_blocking)
     if _b & 1:  # CPU
-        stack[:] = (_m0.copy__cpu(stack[0], stack[1], stack[2]),)
-        return
+        return _m0.copy__cpu(self, src, non_blocking)
     raise _no_static_kernel('core::copy_', _b, 'CPU, Meta')
 
 
-def cat__default(stack: list[Any]) -> None:
+def _boxed_copy___default(stack: list[Any]) -> None:
+    stack[:] = (copy___default(*stack),)
+
+
+def cat__default(tensors: Any, dim: Any) -> Any:
     # core::cat
-    _b = _list_bits(stack[0])
+    _b = _list_bits(tensors)
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::cat', _b, (stack[0],))
+        _b = _one_device('core::cat', _b, (tensors,))
     if _b & 2:  # Meta
-        stack[:] = (_m0.cat_meta(stack[0], stack[1]),)
-        return
+        return _m0.cat_meta(tensors, dim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.cat_cpu(stack[0], stack[1]),)
-        return
+        return _m0.cat_cpu(tensors, dim)
     raise _no_static_kernel('core::cat', _b, 'CPU, Meta')
 
 
-def stack__default(stack: list[Any]) -> None:
+def _boxed_cat__default(stack: list[Any]) -> None:
+    stack[:] = (cat__default(*stack),)
+
+
+def stack__default(tensors: Any, dim: Any) -> Any:
     # core::stack
-    _b = _list_bits(stack[0])
+    _b = _list_bits(tensors)
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
-        _b = _one_device('core::stack', _b, (stack[0],))
+        _b = _one_device('core::stack', _b, (tensors,))
     if _b & 2:  # Meta
-        stack[:] = (_m0.stack_composite(stack[0], stack[1]),)
-        return
+        return _m0.stack_composite(tensors, dim)
     if _b & 1:  # CPU
-        stack[:] = (_m0.stack_composite(stack[0], stack[1]),)
-        return
+        return _m0.stack_composite(tensors, dim)
     raise _no_static_kernel('core::stack', _b, 'CPU, Meta')
 
 
-def empty__memory_format(stack: list[Any]) -> None:
+def _boxed_stack__default(stack: list[Any]) -> None:
+    stack[:] = (stack__default(*stack),)
+
+
+def empty__memory_format(size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
     # core::empty.memory_format
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.empty_kernel(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            memory_format=stack[5],
-        ),)
-        return
+        return _m0.empty_kernel(
+            size,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
     if _b & 1:  # CPU
-        stack[:] = (_m0.empty_kernel(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            memory_format=stack[5],
-        ),)
-        return
+        return _m0.empty_kernel(
+            size,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
     raise _no_static_kernel('core::empty.memory_format', _b, 'CPU, Meta')
 
 
-def zeros__default(stack: list[Any]) -> None:
+def _boxed_empty__memory_format(stack: list[Any]) -> None:
+    stack[:] = (empty__memory_format(*stack),)
+
+
+def zeros__default(size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::zeros
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.factory_meta(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.factory_meta(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.zeros_cpu(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.zeros_cpu(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::zeros', _b, 'CPU, Meta')
 
 
-def ones__default(stack: list[Any]) -> None:
+def _boxed_zeros__default(stack: list[Any]) -> None:
+    stack[:] = (zeros__default(*stack),)
+
+
+def ones__default(size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::ones
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.factory_meta(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.factory_meta(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.ones_cpu(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.ones_cpu(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::ones', _b, 'CPU, Meta')
 
 
-def full__default(stack: list[Any]) -> None:
+def _boxed_ones__default(stack: list[Any]) -> None:
+    stack[:] = (ones__default(*stack),)
+
+
+def full__default(size: Any, fill_value: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::full
-    _b = _device_bits(stack[4])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.full_meta(
-            stack[0],
-            stack[1],
-            dtype=stack[2],
-            layout=stack[3],
-            device=stack[4],
-            pin_memory=stack[5],
-        ),)
-        return
+        return _m0.full_meta(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.full_cpu(
-            stack[0],
-            stack[1],
-            dtype=stack[2],
-            layout=stack[3],
-            device=stack[4],
-            pin_memory=stack[5],
-        ),)
-        return
+        return _m0.full_cpu(size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::full', _b, 'CPU, Meta')
 
 
-def scalar_tensor__default(stack: list[Any]) -> None:
+def _boxed_full__default(stack: list[Any]) -> None:
+    stack[:] = (full__default(*stack),)
+
+
+def scalar_tensor__default(s: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::scalar_tensor
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.scalar_tensor_kernel(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-        ),)
-        return
+        return _m0.scalar_tensor_kernel(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.scalar_tensor_kernel(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-        ),)
-        return
+        return _m0.scalar_tensor_kernel(s, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::scalar_tensor', _b, 'CPU, Meta')
 
 
-def randn__default(stack: list[Any]) -> None:
+def _boxed_scalar_tensor__default(stack: list[Any]) -> None:
+    stack[:] = (scalar_tensor__default(*stack),)
+
+
+def randn__default(size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::randn
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.randn_meta(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.randn_meta(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.randn_cpu(stack[0], dtype=stack[1], layout=stack[2], device=stack[3], pin_memory=stack[4]),)
-        return
+        return _m0.randn_cpu(size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::randn', _b, 'CPU, Meta')
 
 
-def arange__default(stack: list[Any]) -> None:
+def _boxed_randn__default(stack: list[Any]) -> None:
+    stack[:] = (randn__default(*stack),)
+
+
+def arange__default(end: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::arange
-    _b = _device_bits(stack[3])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.arange_composite(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-        ),)
-        return
+        return _m0.arange_composite(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.arange_composite(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-        ),)
-        return
+        return _m0.arange_composite(end, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::arange', _b, 'CPU, Meta')
 
 
-def arange__start_step(stack: list[Any]) -> None:
+def _boxed_arange__default(stack: list[Any]) -> None:
+    stack[:] = (arange__default(*stack),)
+
+
+def arange__start_step(start: Any, end: Any, step: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::arange.start_step
-    _b = _device_bits(stack[5])
+    _b = _device_bits(device)
     if _b & 2:  # Meta
-        stack[:] = (_m0.arange_meta(
-            stack[0],
-            stack[1],
-            stack[2],
-            dtype=stack[3],
-            layout=stack[4],
-            device=stack[5],
-            pin_memory=stack[6],
-        ),)
-        return
+        return _m0.arange_meta(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if _b & 1:  # CPU
-        stack[:] = (_m0.arange_cpu(
-            stack[0],
-            stack[1],
-            stack[2],
-            dtype=stack[3],
-            layout=stack[4],
-            device=stack[5],
-            pin_memory=stack[6],
-        ),)
-        return
+        return _m0.arange_cpu(start, end, step, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     raise _no_static_kernel('core::arange.start_step', _b, 'CPU, Meta')
 
 
-def zeros_like__default(stack: list[Any]) -> None:
+def _boxed_arange__start_step(stack: list[Any]) -> None:
+    stack[:] = (arange__start_step(*stack),)
+
+
+def zeros_like__default(self: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
     # core::zeros_like
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.zeros_like_composite(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            memory_format=stack[5],
-        ),)
-        return
+        return _m0.zeros_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
     if _b & 1:  # CPU
-        stack[:] = (_m0.zeros_like_composite(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            memory_format=stack[5],
-        ),)
-        return
+        return _m0.zeros_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
     raise _no_static_kernel('core::zeros_like', _b, 'CPU, Meta')
 
 
-def _to_copy__default(stack: list[Any]) -> None:
+def _boxed_zeros_like__default(stack: list[Any]) -> None:
+    stack[:] = (zeros_like__default(*stack),)
+
+
+def _to_copy__default(
+    self: Any,
+    dtype: Any,
+    layout: Any,
+    device: Any,
+    pin_memory: Any,
+    non_blocking: Any,
+    memory_format: Any,
+) -> Any:
     # core::_to_copy
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.to_copy_meta(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            non_blocking=stack[5],
-            memory_format=stack[6],
-        ),)
-        return
+        return _m0.to_copy_meta(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            non_blocking=non_blocking,
+            memory_format=memory_format,
+        )
     if _b & 1:  # CPU
-        stack[:] = (_m0.to_copy_cpu(
-            stack[0],
-            dtype=stack[1],
-            layout=stack[2],
-            device=stack[3],
-            pin_memory=stack[4],
-            non_blocking=stack[5],
-            memory_format=stack[6],
-        ),)
-        return
+        return _m0.to_copy_cpu(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            non_blocking=non_blocking,
+            memory_format=memory_format,
+        )
     raise _no_static_kernel('core::_to_copy', _b, 'CPU, Meta')
 
 
-def to__dtype(stack: list[Any]) -> None:
+def _boxed__to_copy__default(stack: list[Any]) -> None:
+    stack[:] = (_to_copy__default(*stack),)
+
+
+def to__dtype(self: Any, dtype: Any, non_blocking: Any, copy: Any, memory_format: Any) -> Any:
     # core::to.dtype
-    _b = stack[0].key_bits
+    _b = self.key_bits
     if _b & 2:  # Meta
-        stack[:] = (_m0.to_dtype_composite(stack[0], stack[1], stack[2], stack[3], stack[4]),)
-        return
+        return _m0.to_dtype_composite(self, dtype, non_blocking, copy, memory_format)
     if _b & 1:  # CPU
-        stack[:] = (_m0.to_dtype_composite(stack[0], stack[1], stack[2], stack[3], stack[4]),)
-        return
+        return _m0.to_dtype_composite(self, dtype, non_blocking, copy, memory_format)
     raise _no_static_kernel('core::to.dtype', _b, 'CPU, Meta')
 
 
+def _boxed_to__dtype(stack: list[Any]) -> None:
+    stack[:] = (to__dtype(*stack),)
+
+
 _register_static_wrappers('CPU, Meta', {
-    'core::add.Tensor': add__Tensor,
-    'core::add_.Tensor': add___Tensor,
-    'core::add.out': add__out,
-    'core::add.Scalar': add__Scalar,
-    'core::sub.Tensor': sub__Tensor,
-    'core::sub_.Tensor': sub___Tensor,
-    'core::sub.out': sub__out,
-    'core::mul.Tensor': mul__Tensor,
-    'core::mul_.Tensor': mul___Tensor,
-    'core::mul.out': mul__out,
-    'core::mul.Scalar': mul__Scalar,
-    'core::div.Tensor': div__Tensor,
-    'core::div_.Tensor': div___Tensor,
-    'core::div.out': div__out,
-    'core::pow.Tensor_Scalar': pow__Tensor_Scalar,
-    'core::maximum': maximum__default,
-    'core::minimum': minimum__default,
-    'core::neg': neg__default,
-    'core::abs': abs__default,
-    'core::exp': exp__default,
-    'core::exp_': exp___default,
-    'core::exp.out': exp__out,
-    'core::exp2': exp2__default,
-    'core::exp2_': exp2___default,
-    'core::exp2.out': exp2__out,
-    'core::expm1': expm1__default,
-    'core::expm1_': expm1___default,
-    'core::expm1.out': expm1__out,
-    'core::log': log__default,
-    'core::log_': log___default,
-    'core::log.out': log__out,
-    'core::log2': log2__default,
-    'core::log2_': log2___default,
-    'core::log2.out': log2__out,
-    'core::log10': log10__default,
-    'core::log10_': log10___default,
-    'core::log10.out': log10__out,
-    'core::log1p': log1p__default,
-    'core::log1p_': log1p___default,
-    'core::log1p.out': log1p__out,
-    'core::sqrt': sqrt__default,
-    'core::sqrt_': sqrt___default,
-    'core::sqrt.out': sqrt__out,
-    'core::rsqrt': rsqrt__default,
-    'core::rsqrt_': rsqrt___default,
-    'core::rsqrt.out': rsqrt__out,
-    'core::reciprocal': reciprocal__default,
-    'core::reciprocal_': reciprocal___default,
-    'core::reciprocal.out': reciprocal__out,
-    'core::sigmoid': sigmoid__default,
-    'core::sigmoid_': sigmoid___default,
-    'core::sigmoid.out': sigmoid__out,
-    'core::sin': sin__default,
-    'core::sin_': sin___default,
-    'core::sin.out': sin__out,
-    'core::cos': cos__default,
-    'core::cos_': cos___default,
-    'core::cos.out': cos__out,
-    'core::tan': tan__default,
-    'core::tan_': tan___default,
-    'core::tan.out': tan__out,
-    'core::asin': asin__default,
-    'core::asin_': asin___default,
-    'core::asin.out': asin__out,
-    'core::acos': acos__default,
-    'core::acos_': acos___default,
-    'core::acos.out': acos__out,
-    'core::atan': atan__default,
-    'core::atan_': atan___default,
-    'core::atan.out': atan__out,
-    'core::sinh': sinh__default,
-    'core::sinh_': sinh___default,
-    'core::sinh.out': sinh__out,
-    'core::cosh': cosh__default,
-    'core::cosh_': cosh___default,
-    'core::cosh.out': cosh__out,
-    'core::tanh': tanh__default,
-    'core::tanh_': tanh___default,
-    'core::tanh.out': tanh__out,
-    'core::relu': relu__default,
-    'core::fill_.Scalar': fill___Scalar,
-    'core::zero_': zero___default,
-    'core::eq.Tensor': eq__Tensor,
-    'core::ne.Tensor': ne__Tensor,
-    'core::lt.Tensor': lt__Tensor,
-    'core::le.Tensor': le__Tensor,
-    'core::gt.Tensor': gt__Tensor,
-    'core::ge.Tensor': ge__Tensor,
-    'core::eq.Scalar': eq__Scalar,
-    'core::gt.Scalar': gt__Scalar,
-    'core::where.self': where__self,
-    'core::sum': sum__default,
-    'core::sum.dim_IntList': sum__dim_IntList,
-    'core::mean': mean__default,
-    'core::mean.dim': mean__dim,
-    'core::amax': amax__default,
-    'core::max.dim': max__dim,
-    'core::argmax': argmax__default,
-    'core::matmul': matmul__default,
-    'core::mm': mm__default,
-    'core::as_strided': as_strided__default,
-    'core::view': view__default,
-    'core::reshape': reshape__default,
-    'core::permute': permute__default,
-    'core::transpose.int': transpose__int,
-    'core::t': t__default,
-    'core::select.int': select__int,
-    'core::slice.Tensor': slice__Tensor,
-    'core::unsqueeze': unsqueeze__default,
-    'core::squeeze.dim': squeeze__dim,
-    'core::expand': expand__default,
-    'core::flatten.using_ints': flatten__using_ints,
-    'core::contiguous': contiguous__default,
-    'core::clone': clone__default,
-    'core::copy_': copy___default,
-    'core::cat': cat__default,
-    'core::stack': stack__default,
-    'core::empty.memory_format': empty__memory_format,
-    'core::zeros': zeros__default,
-    'core::ones': ones__default,
-    'core::full': full__default,
-    'core::scalar_tensor': scalar_tensor__default,
-    'core::randn': randn__default,
-    'core::arange': arange__default,
-    'core::arange.start_step': arange__start_step,
-    'core::zeros_like': zeros_like__default,
-    'core::_to_copy': _to_copy__default,
-    'core::to.dtype': to__dtype,
+    'core::add.Tensor': (_boxed_add__Tensor, add__Tensor),
+    'core::add_.Tensor': (_boxed_add___Tensor, add___Tensor),
+    'core::add.out': (_boxed_add__out, add__out),
+    'core::add.Scalar': (_boxed_add__Scalar, add__Scalar),
+    'core::sub.Tensor': (_boxed_sub__Tensor, sub__Tensor),
+    'core::sub_.Tensor': (_boxed_sub___Tensor, sub___Tensor),
+    'core::sub.out': (_boxed_sub__out, sub__out),
+    'core::mul.Tensor': (_boxed_mul__Tensor, mul__Tensor),
+    'core::mul_.Tensor': (_boxed_mul___Tensor, mul___Tensor),
+    'core::mul.out': (_boxed_mul__out, mul__out),
+    'core::mul.Scalar': (_boxed_mul__Scalar, mul__Scalar),
+    'core::div.Tensor': (_boxed_div__Tensor, div__Tensor),
+    'core::div_.Tensor': (_boxed_div___Tensor, div___Tensor),
+    'core::div.out': (_boxed_div__out, div__out),
+    'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
+    'core::maximum': (_boxed_maximum__default, maximum__default),
+    'core::minimum': (_boxed_minimum__default, minimum__default),
+    'core::neg': (_boxed_neg__default, neg__default),
+    'core::abs': (_boxed_abs__default, abs__default),
+    'core::exp': (_boxed_exp__default, exp__default),
+    'core::exp_': (_boxed_exp___default, exp___default),
+    'core::exp.out': (_boxed_exp__out, exp__out),
+    'core::exp2': (_boxed_exp2__default, exp2__default),
+    'core::exp2_': (_boxed_exp2___default, exp2___default),
+    'core::exp2.out': (_boxed_exp2__out, exp2__out),
+    'core::expm1': (_boxed_expm1__default, expm1__default),
+    'core::expm1_': (_boxed_expm1___default, expm1___default),
+    'core::expm1.out': (_boxed_expm1__out, expm1__out),
+    'core::log': (_boxed_log__default, log__default),
+    'core::log_': (_boxed_log___default, log___default),
+    'core::log.out': (_boxed_log__out, log__out),
+    'core::log2': (_boxed_log2__default, log2__default),
+    'core::log2_': (_boxed_log2___default, log2___default),
+    'core::log2.out': (_boxed_log2__out, log2__out),
+    'core::log10': (_boxed_log10__default, log10__default),
+    'core::log10_': (_boxed_log10___default, log10___default),
+    'core::log10.out': (_boxed_log10__out, log10__out),
+    'core::log1p': (_boxed_log1p__default, log1p__default),
+    'core::log1p_': (_boxed_log1p___default, log1p___default),
+    'core::log1p.out': (_boxed_log1p__out, log1p__out),
+    'core::sqrt': (_boxed_sqrt__default, sqrt__default),
+    'core::sqrt_': (_boxed_sqrt___default, sqrt___default),
+    'core::sqrt.out': (_boxed_sqrt__out, sqrt__out),
+    'core::rsqrt': (_boxed_rsqrt__default, rsqrt__default),
+    'core::rsqrt_': (_boxed_rsqrt___default, rsqrt___default),
+    'core::rsqrt.out': (_boxed_rsqrt__out, rsqrt__out),
+    'core::reciprocal': (_boxed_reciprocal__default, reciprocal__default),
+    'core::reciprocal_': (_boxed_reciprocal___default, reciprocal___default),
+    'core::reciprocal.out': (_boxed_reciprocal__out, reciprocal__out),
+    'core::sigmoid': (_boxed_sigmoid__default, sigmoid__default),
+    'core::sigmoid_': (_boxed_sigmoid___default, sigmoid___default),
+    'core::sigmoid.out': (_boxed_sigmoid__out, sigmoid__out),
+    'core::sin': (_boxed_sin__default, sin__default),
+    'core::sin_': (_boxed_sin___default, sin___default),
+    'core::sin.out': (_boxed_sin__out, sin__out),
+    'core::cos': (_boxed_cos__default, cos__default),
+    'core::cos_': (_boxed_cos___default, cos___default),
+    'core::cos.out': (_boxed_cos__out, cos__out),
+    'core::tan': (_boxed_tan__default, tan__default),
+    'core::tan_': (_boxed_tan___default, tan___default),
+    'core::tan.out': (_boxed_tan__out, tan__out),
+    'core::asin': (_boxed_asin__default, asin__default),
+    'core::asin_': (_boxed_asin___default, asin___default),
+    'core::asin.out': (_boxed_asin__out, asin__out),
+    'core::acos': (_boxed_acos__default, acos__default),
+    'core::acos_': (_boxed_acos___default, acos___default),
+    'core::acos.out': (_boxed_acos__out, acos__out),
+    'core::atan': (_boxed_atan__default, atan__default),
+    'core::atan_': (_boxed_atan___default, atan___default),
+    'core::atan.out': (_boxed_atan__out, atan__out),
+    'core::sinh': (_boxed_sinh__default, sinh__default),
+    'core::sinh_': (_boxed_sinh___default, sinh___default),
+    'core::sinh.out': (_boxed_sinh__out, sinh__out),
+    'core::cosh': (_boxed_cosh__default, cosh__default),
+    'core::cosh_': (_boxed_cosh___default, cosh___default),
+    'core::cosh.out': (_boxed_cosh__out, cosh__out),
+    'core::tanh': (_boxed_tanh__default, tanh__default),
+    'core::tanh_': (_boxed_tanh___default, tanh___default),
+    'core::tanh.out': (_boxed_tanh__out, tanh__out),
+    'core::relu': (_boxed_relu__default, relu__default),
+    'core::fill_.Scalar': (_boxed_fill___Scalar, fill___Scalar),
+    'core::zero_': (_boxed_zero___default, zero___default),
+    'core::eq.Tensor': (_boxed_eq__Tensor, eq__Tensor),
+    'core::ne.Tensor': (_boxed_ne__Tensor, ne__Tensor),
+    'core::lt.Tensor': (_boxed_lt__Tensor, lt__Tensor),
+    'core::le.Tensor': (_boxed_le__Tensor, le__Tensor),
+    'core::gt.Tensor': (_boxed_gt__Tensor, gt__Tensor),
+    'core::ge.Tensor': (_boxed_ge__Tensor, ge__Tensor),
+    'core::eq.Scalar': (_boxed_eq__Scalar, eq__Scalar),
+    'core::gt.Scalar': (_boxed_gt__Scalar, gt__Scalar),
+    'core::where.self': (_boxed_where__self, where__self),
+    'core::sum': (_boxed_sum__default, sum__default),
+    'core::sum.dim_IntList': (_boxed_sum__dim_IntList, sum__dim_IntList),
+    'core::mean': (_boxed_mean__default, mean__default),
+    'core::mean.dim': (_boxed_mean__dim, mean__dim),
+    'core::amax': (_boxed_amax__default, amax__default),
+    'core::max.dim': (_boxed_max__dim, max__dim),
+    'core::argmax': (_boxed_argmax__default, argmax__default),
+    'core::matmul': (_boxed_matmul__default, matmul__default),
+    'core::mm': (_boxed_mm__default, mm__default),
+    'core::as_strided': (_boxed_as_strided__default, as_strided__default),
+    'core::view': (_boxed_view__default, view__default),
+    'core::reshape': (_boxed_reshape__default, reshape__default),
+    'core::permute': (_boxed_permute__default, permute__default),
+    'core::transpose.int': (_boxed_transpose__int, transpose__int),
+    'core::t': (_boxed_t__default, t__default),
+    'core::select.int': (_boxed_select__int, select__int),
+    'core::slice.Tensor': (_boxed_slice__Tensor, slice__Tensor),
+    'core::unsqueeze': (_boxed_unsqueeze__default, unsqueeze__default),
+    'core::squeeze.dim': (_boxed_squeeze__dim, squeeze__dim),
+    'core::expand': (_boxed_expand__default, expand__default),
+    'core::flatten.using_ints': (_boxed_flatten__using_ints, flatten__using_ints),
+    'core::contiguous': (_boxed_contiguous__default, contiguous__default),
+    'core::clone': (_boxed_clone__default, clone__default),
+    'core::copy_': (_boxed_copy___default, copy___default),
+    'core::cat': (_boxed_cat__default, cat__default),
+    'core::stack': (_boxed_stack__default, stack__default),
+    'core::empty.memory_format': (_boxed_empty__memory_format, empty__memory_format),
+    'core::zeros': (_boxed_zeros__default, zeros__default),
+    'core::ones': (_boxed_ones__default, ones__default),
+    'core::full': (_boxed_full__default, full__default),
+    'core::scalar_tensor': (_boxed_scalar_tensor__default, scalar_tensor__default),
+    'core::randn': (_boxed_randn__default, randn__default),
+    'core::arange': (_boxed_arange__default, arange__default),
+    'core::arange.start_step': (_boxed_arange__start_step, arange__start_step),
+    'core::zeros_like': (_boxed_zeros_like__default, zeros_like__default),
+    'core::_to_copy': (_boxed__to_copy__default, _to_copy__default),
+    'core::to.dtype': (_boxed_to__dtype, to__dtype),
 })

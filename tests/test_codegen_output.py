@@ -180,6 +180,31 @@ def test_static_dispatch_calls_kernels_directly(static: ModuleType) -> None:
     )
 
 
+def test_a_static_dispatch_build_runs_programs_without_the_dispatcher(static: ModuleType) -> None:
+    # Its unboxing.py registers both static wrappers of each op (Note [Static unboxing
+    # wrappers]); a static program calls them, never the dispatcher.
+    from typedops.dispatch import dispatcher
+    from typedops.programs import compile_program
+    from typedops.tracing import trace
+
+    importlib.import_module(f"{static.__name__}.unboxing")
+    add, double, cat = (dispatcher.find_op(f"demo_static::{n}", o) for n, o in (("add", "Tensor"), ("double", ""), ("cat", "")))
+    assert add is not None and double is not None and cat is not None
+
+    def f(a: typedops.Tensor, b: typedops.Tensor) -> Any:
+        return cat.call([double.call(add.call(a, b, alpha=2)), a])
+
+    a, b = tensor([1.0, 2.0]), tensor([0.5, -1.0])
+    compiled = compile_program(trace(f, a, b), "static")
+    with typedops.profile() as prof:
+        result = compiled.run(b, a)
+    assert compiled.dispatched_ops == ()
+    assert [e.name for e in prof.events()] == ["demo::add.Tensor"]  # only what double's kernel calls itself
+    assert result.tolist() == f(b, a).tolist() == [5.0, 6.0, 0.5, -1.0]  # the stack loop (a list argument)
+    no_list = compile_program(trace(lambda x, y: double.call(add.call(x, y, alpha=2)), a, b), "static")
+    assert no_list.run(b, a).tolist() == [5.0, 6.0]  # lowered (Note [Lowered runs])
+
+
 def test_selective_build_contains_only_the_chosen_ops(tmp_path: Path) -> None:
     chosen = tmp_path / "ops.yaml"
     chosen.write_text("- demo_sel::add.Tensor\n- double\n")

@@ -14,7 +14,7 @@ import keyword
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, NamedTuple, NoReturn, TypeVar
 
 from typing_extensions import TypeGuard
 
@@ -64,6 +64,8 @@ _KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must
 
 _TENSOR_ROW: Final = ("dtype", "shape", "device", "data")
 _TENSOR_KEYS: Final = frozenset(_TENSOR_ROW)
+_CALL_KEYS: Final = frozenset(("op", "args", "outputs"))
+_OP_KEYS: Final = frozenset(("name", "overload", "schema"))
 
 
 def _quick_shape(x: Any) -> tuple[int, ...] | None:
@@ -144,9 +146,9 @@ class OpEntry:
         return f"{self.name}.{self.overload}" if self.overload else self.name
 
 
-@dataclass(frozen=True, slots=True)
-class TensorEntry:
-    """A row of the tensor table, before its elements are read."""
+class TensorEntry(NamedTuple):
+    """A row of the tensor table, before its elements are read (a named tuple: making a
+    frozen dataclass costs five times as much, and a load makes one per constant)."""
 
     dtype: ScalarType
     shape: tuple[int, ...]
@@ -163,7 +165,8 @@ class TensorEntry:
 # earlier call's result, a tensor constant, a constant that is a JSON literal -- checking
 # exactly what ``value`` checks (JSON types, ranges, references) without naming anything,
 # and returns None for anything else, valid or not; ``value`` then decodes it and names
-# whatever is wrong. So a refusal is worded as before, and nothing is accepted that was
+# whatever is wrong. (It tests ``x.__class__ is dict``: JSON makes exact dicts and lists,
+# and the test costs no call.) So a refusal is worded as before, and nothing is accepted that was
 # refused (tests/test_programs_format.py pins the messages; the fuzz test the rest).
 
 
@@ -250,6 +253,13 @@ class Decoder:
     def op_table(self, x: Any) -> list[OpEntry]:
         entries: list[OpEntry] = []
         for i, row in enumerate(self.list_(x, "ops")):
+            if _is_object(row) and row.keys() == _OP_KEYS:  # the common row (Note [The manifest's quick path])
+                name: Any = row["name"]
+                overload: Any = row["overload"]
+                schema: Any = row["schema"]
+                if type(name) is str and type(overload) is str and type(schema) is str:
+                    entries.append(OpEntry(name, overload, schema))
+                    continue
             where = f"ops[{i}]"
             fields = self.obj(row, where, ("name", "overload", "schema"))
             name = self.str_(fields["name"], f"{where}.name")
@@ -306,11 +316,11 @@ class Decoder:
         JSON literal), else None: then ``value`` decodes it or says what is wrong. It
         accepts nothing ``value`` refuses and builds no message (Note [The manifest's
         quick path])."""
-        if not (_is_object(x) and len(x) == 1):
+        if not (x.__class__ is dict and len(x) == 1):
             return None
         body: Any = x.get("result", _MISSING)
         if body is not _MISSING:
-            if _is_list(body) and len(body) == 2:
+            if body.__class__ is list and len(body) == 2:
                 call: Any = body[0]
                 output: Any = body[1]
                 if type(call) is int and type(output) is int and 0 <= call < before and 0 <= output:
@@ -451,6 +461,26 @@ class Decoder:
         return name
 
     def call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
+        """Call number ``index``: the common call is decoded without naming its place (Note
+        [The manifest's quick path]), anything else by ``named_call``."""
+        if x.__class__ is dict and x.keys() == _CALL_KEYS:
+            op: Any = x["op"]
+            args: Any = x["args"]
+            outputs: Any = x["outputs"]
+            if type(op) is int and 0 <= op < len(ops) and args.__class__ is list and type(outputs) is int and 0 <= outputs <= _MAX_RESULTS:
+                quick = self.quick
+                values: list[Value] = []
+                for v in args:
+                    value = quick(v, index)
+                    if value is None:
+                        return self.named_call(x, index, ops)
+                    values.append(value)
+                entry = ops[op]
+                self.call_ops.append(op)
+                return Call(entry.name, entry.overload, entry.schema, tuple(values), outputs)
+        return self.named_call(x, index, ops)
+
+    def named_call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
         where = f"calls[{index}]"
         fields = self.obj(x, where, ("op", "args", "outputs"))
         op = self.int_(fields["op"], f"{where}.op", 0, _MAX_DIM)

@@ -7,6 +7,7 @@ none of them imports another.
 """
 
 from ._messages import ProgramError, TraceError
+from ._checking import ArgumentFacts, accepts_tensor, argument_facts, argument_problems, reference_problem
 from ._program import Program
 from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, little_endian, tensor_entry
 from ._trace import trace
@@ -39,6 +40,12 @@ __all__ = [
     "TensorInput",
     "ConstantInput",
     "OutputKind",
+    # checking values against schemas (Program.check, typedops.programs.compile_program)
+    "ArgumentFacts",
+    "argument_facts",
+    "argument_problems",
+    "reference_problem",
+    "accepts_tensor",
     # the file format's writer side (its reader is typedops.programs)
     "FORMAT_NAME",
     "FORMAT_VERSION",

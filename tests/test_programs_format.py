@@ -4,6 +4,7 @@ errors a bad file gives (tests/test_programs_fuzz.py throws damaged and hostile 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 import itertools
 import json
 import math
@@ -430,6 +431,20 @@ def test_saving_refuses_what_the_format_cannot_hold() -> None:
     bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), b"\x80\x3f"),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("dtype bfloat16 has elements, and bfloat16 has no storage")):
         _saved(bf16)
+
+
+@pytest.mark.parametrize("names", [["lambda"], ["x y"], [""], ["x" * 257], ["é" * 3, "x", "x"], ["x", "y", "x"]])
+def test_saving_refuses_the_input_names_loading_refuses_in_its_words(names: list[str]) -> None:
+    """A Program made by hand may name its inputs anything; save refuses what load would."""
+    program = trace(f, X, Y, 1)
+    inputs = tuple(replace(spec, name=name) for spec, name in zip(program.inputs, names + ["z"] * 3))
+    bad = replace(program, inputs=inputs)
+    with pytest.raises(ProgramError) as saving:
+        _saved(bad)
+    index = next(i for i, name in enumerate(names) if name not in ("x", "y", "é" * 3) or names.index(name) != i)
+    loading = _error(_rewrite(GOOD, lambda m: [row.update(name=spec.name) for row, spec in zip(m["inputs"], inputs)]))
+    assert loading.where == f"inputs[{index}].name"
+    assert str(saving.value) == f"cannot save the program: inputs[{index}].name: {loading.problem}"
 
 
 def test_strings_from_the_file_are_shortened_in_messages() -> None:

@@ -10,7 +10,6 @@ in tracing/_saving.py; docs/programs.md has the table of fields.
 from __future__ import annotations
 
 import json
-import keyword
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from ..tracing import (
     TensorConstant,
     TensorInput,
     Value,
+    input_name_problem,
     little_endian,
     tensor_entry,
 )
@@ -48,7 +48,6 @@ _TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "o
 _MAX_DIMS: Final = 64  # numpy's limit
 _MAX_DIM: Final = 2**63 - 1
 _MAX_RESULTS: Final = 2**16
-_MAX_NAME: Final = 256  # an input's name: a Python identifier, as tracing takes it from a parameter
 _DTYPES: Final = {member.name: member for member in ScalarType}  # canonical names, no aliases
 _LAYOUTS: Final = {member.name: member for member in Layout}
 _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
@@ -453,11 +452,9 @@ class Decoder:
 
     def input_name(self, x: Any, where: str, names: set[str]) -> str:
         name = self.str_(x, where)
-        if len(name) > _MAX_NAME or not name.isidentifier() or keyword.iskeyword(name):
-            self.fail(msg.BAD_INPUT_NAME.format(name=shorten(name), limit=_MAX_NAME), where)
-        if name in names:
-            self.fail(msg.DUPLICATE_INPUT.format(name=shorten(name)), where)
-        names.add(name)
+        problem = input_name_problem(name, names)  # the writer's own rule and words
+        if problem is not None:
+            self.fail(problem, where)
         return name
 
     def call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:

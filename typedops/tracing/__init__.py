@@ -9,7 +9,7 @@ none of them imports another.
 from ._messages import ProgramError, TraceError
 from ._checking import ArgumentFacts, accepts_tensor, argument_facts, argument_problems, reference_problem
 from ._program import Program
-from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, little_endian, tensor_entry
+from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, MAX_INPUT_NAME, input_name_problem, little_endian, tensor_entry
 from ._trace import trace
 from ._values import (
     Call,
@@ -50,6 +50,8 @@ __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "MANIFEST_ENTRY",
+    "MAX_INPUT_NAME",
+    "input_name_problem",
     "tensor_entry",
     "little_endian",
     # errors

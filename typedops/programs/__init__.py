@@ -9,7 +9,7 @@ It sits above the core library, below codegen.
 
 from ._archive import DEFAULT_LIMITS, Limits
 from ._instructions import Instruction, Opcode
-from ._io import format_outputs, outputs_of, read_inputs, write_outputs
+from ._io import format_outputs, import_modules, outputs_of, read_inputs, write_outputs
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program, traced_value
 from ._load import LoadedProgram, load, read_file, read_program
 from ._messages import IncompatibleProgramError, ProgramFormatError
@@ -32,6 +32,7 @@ __all__ = [
     "IncompatibleProgramError",
     "traced_value",
     # typedops program run
+    "import_modules",
     "read_inputs",
     "outputs_of",
     "format_outputs",

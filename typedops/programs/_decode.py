@@ -77,6 +77,43 @@ def _quick_shape(x: Any) -> tuple[int, ...] | None:
     return tuple(x)
 
 
+_STORED: dict[str, tuple[ScalarType, Any, int]] = {}  # dtype name -> (dtype, storage, item size)
+
+
+def _stored(name: str) -> tuple[ScalarType, Any, int] | None:
+    """The dtype named ``name``, the numpy dtype of its elements in a file and its item
+    size, when it has storage (by name: an enum member's hash is a Python call)."""
+    found = _STORED.get(name)
+    if found is None:
+        dtype = _DTYPES.get(name)
+        if dtype is None:
+            return None
+        try:
+            storage = little_endian(numpy_dtype(dtype))
+        except TypedopsError:
+            return None
+        found = _STORED[name] = (dtype, storage, dtype.itemsize)
+    return found
+
+
+def _quick_tensor_row(row: Any, index: int, limit: int) -> tuple[TensorEntry, int] | None:
+    """Row ``index`` of the tensor table and its bytes, when it is a correct row with
+    elements of at most ``limit`` bytes, else None (Note [The manifest's quick path])."""
+    if row.__class__ is not dict or row.keys() != _TENSOR_KEYS:
+        return None
+    name: Any = row["dtype"]
+    stored = _stored(name) if type(name) is str else None
+    shape = _quick_shape(row["shape"])
+    device: Any = row["device"]
+    device = _DEVICES.get(device) if type(device) is str else None
+    data: Any = row["data"]
+    if stored is None or shape is None or device is None or type(data) is not str or data != tensor_entry(index):
+        return None
+    dtype, storage, itemsize = stored
+    size = math.prod(shape) * itemsize
+    return (TensorEntry(dtype, shape, device, data, storage), size) if size <= limit else None
+
+
 def shorten(text: object, limit: int = 120) -> str:
     """``text`` for a message: a string from the file may be megabytes long."""
     text = str(text)
@@ -273,9 +310,15 @@ class Decoder:
             self.fail(msg.TOO_MANY.format(count=len(rows), limit=self.limits.entries - 1), "tensors")
         entries: list[TensorEntry] = []
         total = 0
+        limit = self.limits.tensor_bytes
         for i, row in enumerate(rows):
             # The common row is checked without naming its place (Note [The manifest's quick
             # path]); anything else is checked again by the methods that name it.
+            quick = _quick_tensor_row(row, i, limit)
+            if quick is not None and total + quick[1] <= limit:
+                entries.append(quick[0])
+                total += quick[1]
+                continue
             where = f"tensors[{i}]"
             fields = row if _is_object(row) and row.keys() == _TENSOR_KEYS else self.obj(row, where, _TENSOR_ROW)
             found: Any = fields["dtype"]

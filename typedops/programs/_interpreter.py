@@ -21,6 +21,7 @@ falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any, Final, Literal, cast
@@ -55,6 +56,7 @@ __all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_va
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
 Boxed = Callable[[list[Any]], None]
+_LITTLE_ENDIAN: Final = sys.byteorder == "little"  # the byte order tensor constants are stored in
 
 
 def make_tensor(t: TensorConstant) -> Tensor:
@@ -63,7 +65,11 @@ def make_tensor(t: TensorConstant) -> Tensor:
         return empty_tensor(t.shape, t.dtype, t.device)
     import numpy as np
 
-    array: Any = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable C-order copy, in native order
+    native = numpy_dtype(t.dtype)
+    if _LITTLE_ENDIAN:  # the file's order: a writable copy of the bytes is the array
+        array: Any = np.frombuffer(bytearray(t.data), dtype=native).reshape(t.shape)
+    else:
+        array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":
         return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
     return wrap_array(array, t.dtype, t.device)

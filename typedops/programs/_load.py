@@ -21,6 +21,7 @@ from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
+from ._fast import fast_read
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
@@ -103,8 +104,13 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
     whose ops this process lacks."""
     archive = Archive(None, source, limits, file) if isinstance(file, bytes) else Archive(file, source, limits)
     try:
+        raw = archive.read(MANIFEST_ENTRY, limits.manifest_bytes)
+        fast = fast_read(archive, raw, limits) if resolve else None  # Note [The fast path of reading]
+        if fast is not None:
+            program, handles, schemas, call_ops = fast
+            return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(call_ops))
         decoder = Decoder(source, limits)
-        top = decoder.top(parse_manifest(archive.read(MANIFEST_ENTRY, limits.manifest_bytes), source))
+        top = decoder.top(parse_manifest(raw, source))
         tensors = decoder.tensor_table(top["tensors"])
         archive.expect_entries({MANIFEST_ENTRY} | {t.entry for t in tensors if t.entry is not None})
         ops = decoder.op_table(top["ops"])

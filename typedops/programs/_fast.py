@@ -72,17 +72,13 @@ _Pairs = tuple[tuple[str, Any], ...]
 FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
 
 
-def _fields(x: Any, keys: tuple[str, ...]) -> list[Any] | None:
+def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
     """The values of object ``x`` (a tuple of pairs) when its keys are exactly ``keys``, in order."""
     if x.__class__ is not tuple or len(x) != len(keys):
         return None
     pairs: _Pairs = x
-    values: list[Any] = []
-    for (key, value), expected in zip(pairs, keys):
-        if key != expected:
-            return None
-        values.append(value)
-    return values
+    found, values = zip(*pairs)  # the keys, the values (each pair is a (str, value) tuple the parser made)
+    return values if found == keys else None
 
 
 def fast_read(archive: Archive, raw: bytes, limits: Limits) -> FastRead | None:

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from typing_extensions import assert_never
 
-from ..tracing import Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, Value
+from ..tracing import Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, TensorInput, Value
 
 __all__ = ["Opcode", "Instruction", "Assembly", "assemble", "stack_effect", "LOAD_INPUT", "LOAD_CONSTANT",
            "LOAD_FRESH", "LOAD_REGISTER", "BUILD_LIST", "CALL", "STORE", "RETURN"]  # fmt: skip
@@ -120,6 +120,8 @@ def _interned(made: list[Instruction], opcode: Opcode, arg: int) -> Instruction:
 _INPUTS: Final = _INTERNED[LOAD_INPUT]
 _CONSTANTS: Final = _INTERNED[LOAD_CONSTANT]
 _REGISTERS: Final = _INTERNED[LOAD_REGISTER]
+for _made, _opcode in ((_INPUTS, LOAD_INPUT), (_CONSTANTS, LOAD_CONSTANT), (_REGISTERS, LOAD_REGISTER)):
+    _interned(_made, _opcode, 255)  # the first 256 of each made now: assembling reads them inline
 
 
 class _Assembler:
@@ -176,18 +178,38 @@ def assemble(
     (fitted to the registered schema; ``calls[k][1]`` marks the arguments the op writes)
     and returns ``calls[k][2]`` values."""
     asm = _Assembler(program, make_tensor)
-    code, push, first = asm.code, asm.push, asm.first
+    code, constants, push, first = asm.code, asm.constants, asm.push, asm.first
+    append, inputs = code.append, program.inputs
     calls_made, stores = _INTERNED[CALL], _INTERNED[STORE]
     registers = 0
     for index, (args, written, returns) in enumerate(calls):
         for value, writes in zip(args, written):
+            # The common values inline (a method call each was most of assembling); the
+            # rest, and anything past the interned instructions, through push.
+            kind = type(value)
+            if kind is ResultRef:
+                assert isinstance(value, ResultRef)
+                register = first[value.call] + value.output
+                if register < len(_REGISTERS):
+                    append(_REGISTERS[register])
+                    continue
+            elif kind is TensorConstant or kind is Constant:
+                if not writes and len(constants) < len(_CONSTANTS):
+                    append(_CONSTANTS[len(constants)])
+                    constants.append(make_tensor(value) if kind is TensorConstant else cast(Constant, value).value)
+                    continue
+            elif kind is InputRef:
+                assert isinstance(value, InputRef)
+                if value.index < len(_INPUTS) and isinstance(inputs[value.index], TensorInput):
+                    append(_INPUTS[value.index])
+                    continue
             push(value, writes)
-        code.append(_interned(calls_made, CALL, index))
+        append(_interned(calls_made, CALL, index))
         first.append(registers)
         if returns:
-            code.append(_interned(stores, STORE, returns))
+            append(_interned(stores, STORE, returns))
             registers += returns
     for value in program.outputs:
         push(value)
-    code.append(_instruction(RETURN, len(program.outputs)))
-    return Assembly(tuple(code), tuple(asm.constants))
+    append(_instruction(RETURN, len(program.outputs)))
+    return Assembly(tuple(code), tuple(constants))

@@ -177,7 +177,7 @@ class Archive:
     def __init__(self, file: IO[bytes] | None, source: str, limits: Limits, data: bytes | None = None) -> None:
         self.source = source
         self.limits = limits
-        self._data = data
+        self._view = None if data is None else memoryview(data)  # slices of it copy nothing
         self.entries: dict[str, _Entry]
         self._zip: zipfile.ZipFile | None = None
         self._infos: dict[str, zipfile.ZipInfo] = {}
@@ -187,7 +187,7 @@ class Archive:
             return
         if file is None:
             file = io.BytesIO(data or b"")
-        self._data = None  # the general reader reads through the file object, as zipfile does
+        self._view = None  # the general reader reads through the file object, as zipfile does
         self._file = file
         count = _check_end_record(file, source, limits)
         try:
@@ -224,6 +224,11 @@ class Archive:
 
     def read(self, name: str, limit: int) -> bytes:
         """The bytes of entry ``name``, refused when it declares more than ``limit``."""
+        data = self._entry(name, limit)
+        return data if isinstance(data, bytes) else bytes(data)
+
+    def _entry(self, name: str, limit: int) -> bytes | memoryview:
+        """``read`` without the copy: a view of the file's bytes when it was read at once."""
         entry = self.entries.get(name)
         if entry is None:
             fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
@@ -242,7 +247,7 @@ class Archive:
             fail_file(self.source, msg.ENTRY_GREW.format(name=name, size=size))
         return data
 
-    def _read_stored(self, name: str, offset: int, size: int, compressed: int, crc: int) -> bytes:
+    def _read_stored(self, name: str, offset: int, size: int, compressed: int, crc: int) -> bytes | memoryview:
         """A stored entry's bytes, read directly: its local header checked (signature,
         method, name), exactly its declared size read, its CRC checked. (zipfile's own
         reader costs about 15 us an entry, most of a small model's tensor reads.)"""
@@ -260,10 +265,11 @@ class Archive:
             fail_file(self.source, msg.BAD_CRC.format(name=name))
         return data
 
-    def _read_at(self, offset: int, name_size: int, size: int) -> tuple[bytes, bytes, bytes]:
+    def _read_at(self, offset: int, name_size: int, size: int) -> tuple[bytes | memoryview, bytes | memoryview,
+                                                                      bytes | memoryview]:  # fmt: skip
         """The local header at ``offset``, the ``name_size`` bytes after it and the
-        ``size`` bytes after those."""
-        data = self._data
+        ``size`` bytes after those (views of the file's bytes when it was read at once)."""
+        data = self._view
         if data is not None:
             start = offset + _LOCAL_HEADER.size
             return data[offset:start], data[start : start + name_size], data[start + name_size : start + name_size + size]
@@ -278,7 +284,7 @@ class Archive:
         """The raw elements of ``.npy`` entry ``name``, checked to be exactly ``dtype`` and
         ``shape`` in C order before they are read (Note [Reading .npy entries])."""
         nbytes = dtype.itemsize * math.prod(shape)
-        data = self.read(name, nbytes + _NPY_HEADER + 16)
+        data = self._entry(name, nbytes + _NPY_HEADER + 16)
         header = _fast_header(data)
         if header is None:
             header = self._numpy_header(name, data)
@@ -293,9 +299,38 @@ class Archive:
             self._fail_npy(name, msg.NPY_ORDER)
         if len(data) - start != nbytes:
             self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - start, expected=nbytes))
-        return data[start:]
+        return bytes(data[start:])  # the one copy of the elements
 
-    def _numpy_header(self, name: str, data: bytes) -> _Header:
+    def quick_elements(self, name: str, dtype: Any, shape: tuple[int, ...]) -> bytes | None:
+        """What ``read_npy`` returns, for the fast path of reading (Note [The fast path of
+        reading] in _fast.py): only for a file read at once, a stored entry whose local
+        header, CRC and ``.npy`` header are as typedops writes them; None otherwise, and
+        then ``read_npy`` says what is wrong. The same checks, in one call."""
+        view = self._view
+        entry = self.entries.get(name)
+        if view is None or entry is None:
+            return None
+        offset, size, compressed, crc, method = entry
+        nbytes = dtype.itemsize * math.prod(shape)
+        begin = offset + _LOCAL_HEADER.size + len(name)
+        end = begin + size
+        if method != zipfile.ZIP_STORED or compressed != size or size > nbytes + _NPY_HEADER + 16 or end > len(view):
+            return None
+        signature, flags, stored, name_size, extra_size = _LOCAL_HEADER.unpack_from(view, offset)
+        if signature != b"PK\x03\x04" or flags & 0x1 or stored != zipfile.ZIP_STORED or name_size != len(name):
+            return None
+        if extra_size or view[begin - len(name) : begin].tobytes() != name.encode("ascii"):
+            return None
+        data = view[begin:end]
+        header = _fast_header(data) if zlib.crc32(data) == crc else None
+        if header is None:
+            return None
+        found_shape, fortran, found, start = header
+        if found.hasobject or found != dtype or found_shape != shape or fortran or size - start != nbytes:
+            return None
+        return bytes(data[start:])
+
+    def _numpy_header(self, name: str, data: bytes | memoryview) -> _Header:
         """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""
         import numpy as np
 
@@ -339,15 +374,16 @@ _HEADERS: dict[bytes, _Header] = {}  # header bytes -> what they say (a model re
 _MAX_HEADERS: Final = 1024
 
 
-def _fast_header(data: bytes) -> _Header | None:
+def _fast_header(view: bytes | memoryview) -> _Header | None:
     """The header of a version 1.0 ``.npy`` in the form typedops writes, or None."""
-    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
+    if view[:8] != b"\x93NUMPY\x01\x00" or len(view) < 10:
         return None
-    end = 10 + int.from_bytes(data[8:10], "little")
-    key = data[8:end]
+    end = 10 + int.from_bytes(view[8:10], "little")
+    key = bytes(view[8:end])
     found = _HEADERS.get(key)
     if found is not None:
         return found
+    data = bytes(view[:end])
     match = _FAST_HEADER.fullmatch(data, 10, end)
     if match is None:
         return None

@@ -161,8 +161,13 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
         if total > limits.tensor_bytes or data not in archive.entries:
             return None
         found.append((stored[0], shape, device, data, stored[1]))
-    return [TensorConstant(dtype, shape, device, archive.read_npy(data, storage, shape))
-            for dtype, shape, device, data, storage in found]  # fmt: skip
+    constants: list[TensorConstant] = []
+    for dtype, shape, device, data, storage in found:
+        elements = archive.quick_elements(data, storage, shape)
+        if elements is None:
+            return None
+        constants.append(TensorConstant(dtype, shape, device, elements))
+    return constants
 
 
 def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:

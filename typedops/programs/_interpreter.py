@@ -21,6 +21,7 @@ falls back from its JIT op registry to the dispatcher; ``dispatched_ops`` lists 
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Sequence
 from operator import itemgetter
@@ -66,8 +67,8 @@ def make_tensor(t: TensorConstant) -> Tensor:
     import numpy as np
 
     native = numpy_dtype(t.dtype)
-    if _LITTLE_ENDIAN:  # the file's order: a writable copy of the bytes is the array
-        array: Any = np.frombuffer(bytearray(t.data), dtype=native).reshape(t.shape)
+    if _LITTLE_ENDIAN and len(t.data) == native.itemsize * math.prod(t.shape):
+        array: Any = np.ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
     else:
         array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":

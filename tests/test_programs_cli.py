@@ -3,7 +3,9 @@ process; tests/test_installed.py runs them from the installed wheel."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -83,3 +85,60 @@ def test_codegen_builds_only_what_the_programs_need(saved: Path, tmp_path: Path)
                    if line.startswith("# core::"))  # fmt: skip
     assert names == ["core::add.Scalar", "core::add.Tensor", "core::max.dim", "core::mul.Tensor"]  # add.Scalar calls add.Tensor
     assert f"--ops-from {saved.as_posix()}" in (out / "__init__.py").read_text().replace("\\\n#     ", "")
+
+
+_MODULE = """\
+from typedops import Library, core
+
+lib = Library("cli_import", "DEF")
+lib.define("triple(Tensor x) -> Tensor")
+lib.impl("triple", lambda x: core.mul(x, 3), "CompositeExplicitAutograd", check=False)
+"""
+
+
+def test_run_imports_the_modules_that_register_the_programs_ops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, inputs = tmp_path / "t.program", tmp_path / "in.npz"
+    with Library("cli_import", "DEF") as lib:  # the program is traced against the op, which then goes away
+        triple = lib.define("triple(Tensor x) -> Tensor")
+        lib.impl("triple", lambda x: core.mul(x, 3), "CompositeExplicitAutograd", check=False)
+        trace(lambda x: core.add(triple(x), 1.0), tensor([1.0, 2.0])).save(path)
+    np.savez(inputs, x=np.array([2.0, -1.0], np.float32))
+    run = ["program", "run", str(path), "--inputs", str(inputs)]
+    assert main(run) == 2
+    assert "the program calls cli_import::triple, which is not registered" in capsys.readouterr().err
+    assert main([*run, "--import", "no_such_module_of_ops"]) == 2
+    assert capsys.readouterr().err == (
+        "typedops program: error: cannot import module 'no_such_module_of_ops' (--import): "
+        "ModuleNotFoundError: No module named 'no_such_module_of_ops'\n"
+    )
+    (tmp_path / "cli_import_ops.py").write_text(_MODULE)
+    (tmp_path / "cli_import_more.py").write_text("import cli_import_ops\nLOADED = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert main([*run, "--import", "cli_import_more", "--import", "cli_import_ops"]) == 0
+        assert capsys.readouterr().out == "output0: Tensor(float32[2]) [7.0, -2.0]\n"
+    finally:
+        ops = sys.modules.pop("cli_import_ops", None)
+        sys.modules.pop("cli_import_more", None)
+        if ops is not None:
+            ops.lib.remove()
+
+
+def test_codegen_compiles_each_program_once(saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--ops-from loads each program (which compiles it) and runs what it loaded."""
+    from typedops.programs import CompiledProgram
+
+    made: list[object] = []
+    init = CompiledProgram.__init__
+
+    def counting(self: CompiledProgram, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(CompiledProgram, "__init__", counting)
+    yaml = ROOT / "typedops" / "core" / "native_functions.yaml"
+    out = tmp_path / "build"
+    assert main(["codegen", str(yaml), "--out", str(out), "--namespace", "core", "--ops-from", str(saved), str(saved)]) == 0
+    assert len(made) == 2

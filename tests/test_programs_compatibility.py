@@ -160,15 +160,19 @@ def test_a_saved_program_loads_against_a_changed_library(tmp_path: Path) -> None
 def test_a_saved_program_whose_schemas_are_unchanged_loads_without_parsing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    program = trace(lambda a: core.cat([core.neg(a), core.add(a, a)]), X)
+    program = trace(lambda a: core.cat([core.neg(a), core.add(a, a)]), X)  # a list: the general reader
     program.save(tmp_path / "p.program")
+    trace(lambda a: core.relu(core.add(core.neg(a), a, alpha=3)), X).save(tmp_path / "q.program")  # the fast one
     import typedops.programs._compat as compat
+    import typedops.programs._fast as fast
     import typedops.programs._load as loading
+    import typedops.tracing._program as programs
 
     def refuse(text: str) -> Any:
         raise AssertionError(f"parsed {text}")
 
-    monkeypatch.setattr(compat, "parse_schema", refuse)
-    monkeypatch.setattr(loading, "parse_schema", refuse)
+    for module in (compat, fast, loading, programs):  # every module of the load path that could parse one
+        monkeypatch.setattr(module, "parse_schema", refuse)
     for flavor in ("dispatch", "static"):
         assert typedops.load(tmp_path / "p.program", flavor=flavor).run(X).tolist() == [-1.0, -2.0, 2.0, 4.0]
+        assert typedops.load(tmp_path / "q.program", flavor=flavor).run(X).tolist() == [2.0, 4.0]

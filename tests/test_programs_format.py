@@ -4,6 +4,7 @@ errors a bad file gives (tests/test_programs_fuzz.py throws damaged and hostile 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 import itertools
 import json
 import math
@@ -133,9 +134,11 @@ def test_a_tensor_constant_used_twice_is_stored_once() -> None:
     loaded = _loaded(_saved(program))
     assert loaded == program
     assert loaded.calls[0].args[1] is loaded.calls[1].args[1]
-    read = read_program(io.BytesIO(_saved(program)), "here")
-    assert read.tensors == (read.program.calls[0].args[1],)
-    assert read.arrays[0].tolist() == [[1.0, 2.0], [3.0, 4.0]] and not read.arrays[0].flags.writeable
+    read = read_program(_saved(program), "here")  # the file's bytes, as load reads a small file
+    constant = read.program.calls[0].args[1]
+    assert isinstance(constant, TensorConstant) and constant is read.program.calls[1].args[1]
+    elements = constant.elements()
+    assert elements.tolist() == [[1.0, 2.0], [3.0, 4.0]] and not elements.flags.writeable
 
 
 _UNARY = ["neg", "exp", "abs", "tanh"]
@@ -407,7 +410,7 @@ def test_an_op_of_a_library_loaded_later_or_gone() -> None:
         assert _loaded(data)(tensor([1.0, 3.0])).tolist() == [2.0, 6.0]
         loaded = read_program(io.BytesIO(data), "here")
         assert [h.name for h in loaded.handles] == [f"{ns}::twice"]
-        assert loaded.tensors == () and loaded.arrays == ()
+        assert loaded.call_ops == (0,) and loaded.resolved() == [(loaded.handles[0], loaded.schemas[0])]
         assert loaded.schemas[0] is loaded.handles[0].schema  # the same text: not parsed again
     error = _error(data)
     assert error.where == "ops[0]" and error.problem.startswith(f"the program calls {ns}::twice, which is not registered")
@@ -428,6 +431,20 @@ def test_saving_refuses_what_the_format_cannot_hold() -> None:
     bf16 = Program((), (), (TensorConstant(ScalarType.bfloat16, (1,), Device("cpu"), b"\x80\x3f"),), OutputKind.single)
     with pytest.raises(ProgramError, match=re.escape("dtype bfloat16 has elements, and bfloat16 has no storage")):
         _saved(bf16)
+
+
+@pytest.mark.parametrize("names", [["lambda"], ["x y"], [""], ["x" * 257], ["é" * 3, "x", "x"], ["x", "y", "x"]])
+def test_saving_refuses_the_input_names_loading_refuses_in_its_words(names: list[str]) -> None:
+    """A Program made by hand may name its inputs anything; save refuses what load would."""
+    program = trace(f, X, Y, 1)
+    inputs = tuple(replace(spec, name=name) for spec, name in zip(program.inputs, names + ["z"] * 3))
+    bad = replace(program, inputs=inputs)
+    with pytest.raises(ProgramError) as saving:
+        _saved(bad)
+    index = next(i for i, name in enumerate(names) if name not in ("x", "y", "é" * 3) or names.index(name) != i)
+    loading = _error(_rewrite(GOOD, lambda m: [row.update(name=spec.name) for row, spec in zip(m["inputs"], inputs)]))
+    assert loading.where == f"inputs[{index}].name"
+    assert str(saving.value) == f"cannot save the program: inputs[{index}].name: {loading.problem}"
 
 
 def test_strings_from_the_file_are_shortened_in_messages() -> None:

@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from typedops import Tensor, core, tensor
-from typedops.programs import ProgramFormatError, load
+from typedops.programs import DEFAULT_LIMITS, ProgramFormatError, load
+from typedops.programs._archive import Archive, _quick_directory
 from typedops.tracing import Program, trace
 
 _FUZZ = settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -87,6 +88,34 @@ def test_bit_flips_load_or_give_a_format_error(flips: list[tuple[int, int]]) -> 
     for at, bit in flips:
         data[at] ^= 1 << bit
     _outcome(bytes(data))
+
+
+def _directories(data: bytes) -> tuple[Any, Any]:
+    """The entries the quick directory reader finds in ``data`` (None: it leaves the file to
+    the general reader), and those the general reader (zipfile) finds (or its refusal)."""
+    quick = _quick_directory(data, DEFAULT_LIMITS)
+    try:
+        general: Any = Archive(io.BytesIO(data), "the stream", DEFAULT_LIMITS).entries
+    except ProgramFormatError as error:
+        general = error.problem
+    return quick, general
+
+
+def test_the_quick_directory_reads_what_typedops_writes() -> None:
+    quick, general = _directories(GOOD)
+    assert quick is not None and quick == general and list(quick) == ["program.json", "tensors/0.npy", "tensors/1.npy"]
+
+
+@_FUZZ
+@given(st.lists(st.tuples(st.integers(0, 400), st.integers(0, 7)), min_size=1, max_size=3))
+def test_the_quick_directory_accepts_only_what_zipfile_reads_the_same(flips: list[tuple[int, int]]) -> None:
+    """Note [The quick directory]: bit flips in the directory and end record (the file's
+    last 400 bytes) either leave the file to the general reader or give the same entries."""
+    data = bytearray(GOOD)
+    for back, bit in flips:
+        data[len(data) - 1 - back] ^= 1 << bit
+    quick, general = _directories(bytes(data))
+    assert quick is None or quick == general
 
 
 @_FUZZ

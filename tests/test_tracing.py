@@ -277,3 +277,35 @@ def test_tracing_fake_tensors_records_the_same_program() -> None:
         program = trace(f, fx, fy, 1)
     assert [c.full_name for c in program.calls] == [c.full_name for c in trace(f, X, Y, 1).calls]
     assert _same(program(X, Y, 1), f(X, Y, 1))
+
+
+def test_check_parses_no_schema_when_the_texts_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each result's type comes from the registered schema (Note [Checking a program's
+    values] in typedops/tracing/_checking.py), not from the call's text parsed again."""
+    program = trace(lambda a, b: core.add(core.mul(core.neg(a), b), core.neg(b)), X, Y)
+    import typedops.tracing._program as programs
+
+    def refuse(text: str) -> Any:
+        raise AssertionError(f"parsed {text}")
+
+    monkeypatch.setattr(programs, "parse_schema", refuse)
+    program.check()
+
+
+def test_check_and_compile_program_share_one_checker() -> None:
+    """The words of a value that does not fit are the same from Program.check and from
+    compile_program (which every load goes through)."""
+    from typedops.programs import IncompatibleProgramError, compile_program
+
+    program = trace(lambda a: core.mul(a, 2), X)
+    call = program.calls[0]
+    bad = Program(program.inputs, (Call(call.op, call.overload, call.schema, (InputRef(0), Constant("two")), 1),),
+                  program.outputs, program.output_kind)  # fmt: skip
+    with pytest.raises(ProgramError) as checked:
+        bad.check()
+    with pytest.raises(IncompatibleProgramError) as compiled:
+        compile_program(bad)
+    (problem,) = checked.value.problems
+    words = "argument 'other': expected Scalar, got str"
+    assert problem == f"call %0 ({call.full_name}): {words}"
+    assert str(compiled.value) == f"cannot load the program: call %0 ({call.full_name}), {words}"

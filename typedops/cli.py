@@ -53,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--flavor", choices=["dispatch", "static"], default="dispatch",
                      help="through the dispatcher (default) or dispatcher-free")
     run.add_argument("--out", type=Path, help="save the outputs to this .npz (output0, output1, ...) instead of printing")
+    run.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                     help="import MODULE first, to register the ops (@op, Library) the program calls; repeatable")
     return parser
 
 
@@ -122,8 +124,11 @@ def _stubgen(args: argparse.Namespace) -> int:
 
 
 def _program_run(args: argparse.Namespace) -> int:
-    from .programs import format_outputs, load, outputs_of, read_inputs, write_outputs
+    from .programs import format_outputs, import_modules, load, outputs_of, read_inputs, write_outputs
 
+    if args.imports:
+        _project_on_path()
+        import_modules(args.imports)
     loaded = load(args.file, flavor=args.flavor)
     outputs = outputs_of(loaded.run(*read_inputs(loaded.program, args.inputs)))
     if args.out is not None:
@@ -145,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.ops_from:
                 from .programs import load
 
-                programs = [(p.as_posix(), load(p).program) for p in args.ops_from]
+                programs = [(p.as_posix(), load(p)) for p in args.ops_from]  # compiled once, run as loaded
             files = generate(
                 args.yaml, args.out, namespace=args.namespace, kernels=args.kernels, stubs=args.stubs,
                 core_yaml=args.core_yaml, static_dispatch=args.static_dispatch, ops_list=args.ops, programs=programs,

@@ -43,6 +43,7 @@ from ._validate import load_entries, load_op_list
 __all__ = ["generate", "obsolete_files", "DEFAULT_CORE_YAML", "PACKAGE"]
 
 if TYPE_CHECKING:
+    from ..programs import CompiledProgram
     from ..tracing import Program
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -76,7 +77,7 @@ def generate(
     core_yaml: Path | None = None,
     static_dispatch: str | None = None,
     ops_list: Path | None = None,
-    programs: Sequence[tuple[str, Program]] | None = None,
+    programs: Sequence[tuple[str, Program | CompiledProgram]] | None = None,
     command: str = "",
     bundled: Path | None = None,
     schemas_only: bool = False,
@@ -87,8 +88,9 @@ def generate(
     package bundles: its stubs go into that folder, beside the objects they type (Note
     [Typing what core installs] in _stubs.py). ``schemas_only`` registers the schemas
     with no kernels (Note [Schemas only] in _validate.py). ``ops_list`` (an op-list yaml)
-    and ``programs`` (``(label, program)`` pairs, Note [Ops a program needs] in
-    _program_ops.py) choose the ops of a selective build.
+    and ``programs`` (``(label, program)`` pairs, a ``Program`` or the ``CompiledProgram``
+    ``typedops.load`` returns; Note [Ops a program needs] in _program_ops.py) choose the
+    ops of a selective build.
 
     Nothing is written: ``write_files`` does that, so a failure leaves no half-done output.
     """

@@ -19,7 +19,7 @@ in the core library) could call ops on other inputs that the zeros did not reach
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..profiler import add_observer, observing
 from ..modes import FakeTensorMode
@@ -28,6 +28,9 @@ from ..tracing import ConstantInput, Program, TensorInput
 from ..vocabulary import TypedopsError
 from ._messages import PROGRAM_RUN_FAILED
 from ._model import CodegenError
+
+if TYPE_CHECKING:
+    from ..programs import CompiledProgram
 
 __all__ = ["ops_of_programs"]
 
@@ -43,9 +46,10 @@ def _example(spec: TensorInput | ConstantInput) -> Any:
     return traced_value(spec.value)
 
 
-def ops_of_programs(programs: Sequence[tuple[str, Program]]) -> set[str]:
+def ops_of_programs(programs: Sequence[tuple[str, Program | CompiledProgram]]) -> set[str]:
     """The full names of every op the programs (``(label, program)``) call, and every op
-    those ops' kernels call (Note [Ops a program needs])."""
+    those ops' kernels call (Note [Ops a program needs]). A program already compiled (as
+    ``typedops.load`` returns it) is run as it is; a ``Program`` is compiled first."""
     from ..programs import compile_program
 
     seen: set[str] = set()
@@ -53,9 +57,10 @@ def ops_of_programs(programs: Sequence[tuple[str, Program]]) -> set[str]:
     def record(op: Any, args: Any) -> None:
         seen.add(op.full_name)
 
-    for label, program in programs:
+    for label, given in programs:
+        compiled = compile_program(given) if isinstance(given, Program) else given
+        program = compiled.program
         seen.update(program.ops())
-        compiled = compile_program(program)
         try:
             with FakeTensorMode(allow_non_fake_inputs=True):
                 inputs = [_example(spec) for spec in program.inputs]

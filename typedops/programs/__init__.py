@@ -8,18 +8,17 @@ It sits above the core library, below codegen.
 """
 
 from ._archive import DEFAULT_LIMITS, Limits
-from ._decode import OpEntry
 from ._instructions import Instruction, Opcode
-from ._io import format_outputs, outputs_of, read_inputs, write_outputs
+from ._io import format_outputs, import_modules, outputs_of, read_inputs, write_outputs
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program, traced_value
-from ._load import LoadedProgram, load, read_program
+from ._load import LoadedProgram, load, read_file, read_program
 from ._messages import IncompatibleProgramError, ProgramFormatError
 
 __all__ = [
     "load",
     "read_program",
+    "read_file",
     "LoadedProgram",
-    "OpEntry",
     "Flavor",
     "FLAVORS",
     "Limits",
@@ -33,6 +32,7 @@ __all__ = [
     "IncompatibleProgramError",
     "traced_value",
     # typedops program run
+    "import_modules",
     "read_inputs",
     "outputs_of",
     "format_outputs",

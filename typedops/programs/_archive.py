@@ -113,12 +113,81 @@ def _check_end_record(file: IO[bytes], source: str, limits: Limits) -> int:
     return count
 
 
-class Archive:
-    """A program file's zip archive, opened with its directory checked."""
+# Note [The quick directory]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A program file small enough to read at once (_load.py) is parsed from its bytes: the end
+# record, then the directory records, with struct, taking only the form typedops writes
+# -- no comment, one disk, the directory right before the end record and exactly filled
+# by its records, every entry stored, unencrypted (no flag at all), with an ASCII name of
+# no NUL, no extra field and no comment, and no name twice -- under the same caps as the
+# general reader. Anything else, valid or not, goes to the general reader (the end record
+# checked, then zipfile), which accepts everything this accepts, finds the same entries,
+# and names what is wrong. Building zipfile's objects cost more than the rest of reading a
+# small model's archive.
+_CENTRAL_RECORD: Final = struct.Struct("<4s4B4HL2L5H2L")  # zipfile's structCentralDir
+_CENTRAL_SIGNATURE: Final = b"PK\x01\x02"
+_MAX_EXTRACT_VERSION: Final = 63  # zipfile's own limit
 
-    def __init__(self, file: IO[bytes], source: str, limits: Limits) -> None:
+
+def _quick_directory(data: bytes, limits: Limits) -> dict[str, _Entry] | None:
+    """The entries of an archive in the form typedops writes, or None (Note [The quick
+    directory])."""
+    end = len(data) - _END_RECORD.size
+    if end < 0 or data.rfind(_END_SIGNATURE, max(0, end - _MAX_COMMENT)) != end:
+        return None
+    _, disk, first_disk, here, count, directory, offset, comment = _END_RECORD.unpack_from(data, end)
+    if disk or first_disk or here != count or comment or count > limits.entries or count == 0xFFFF:
+        return None
+    if directory > count * _DIRECTORY_RECORD or offset + directory != end or data[end - 20 : end - 16] == _ZIP64_LOCATOR:
+        return None
+    entries: dict[str, _Entry] = {}
+    record = _CENTRAL_RECORD
+    at = offset
+    for _ in range(count):
+        if at + record.size > end:
+            return None
+        (signature, _, _, version, _, flags, method, _, _, crc, compressed, size, name_size, extra_size, comment_size,
+         disk_start, _, _, header) = record.unpack_from(data, at)  # fmt: skip
+        if signature != _CENTRAL_SIGNATURE or version > _MAX_EXTRACT_VERSION or flags or method != zipfile.ZIP_STORED:
+            return None
+        if extra_size or comment_size or disk_start:
+            return None
+        at += record.size
+        raw = data[at : at + name_size]
+        at += name_size
+        if at > end or not raw.isascii() or b"\x00" in raw:
+            return None
+        name = raw.decode("ascii")
+        if name in entries:
+            return None
+        entries[name] = (header, size, compressed, crc, method)
+    return entries if at == end else None
+
+
+# What Archive.read needs of an entry: where its local header starts, its sizes
+# (uncompressed, compressed), its CRC and its compression method.
+_Entry = tuple[int, int, int, int, int]
+
+
+class Archive:
+    """A program file's zip archive, opened with its directory checked. ``data`` is the
+    whole file when it was read at once (Note [The quick directory]); else entries are
+    read from ``file``."""
+
+    def __init__(self, file: IO[bytes] | None, source: str, limits: Limits, data: bytes | None = None) -> None:
         self.source = source
         self.limits = limits
+        self._view = None if data is None else memoryview(data)  # slices of it copy nothing
+        self.entries: dict[str, _Entry]
+        self._zip: zipfile.ZipFile | None = None
+        self._infos: dict[str, zipfile.ZipInfo] = {}
+        quick = None if data is None else _quick_directory(data, limits)
+        if quick is not None:
+            self.entries = quick
+            return
+        if file is None:
+            file = io.BytesIO(data or b"")
+        self._view = None  # the general reader reads through the file object, as zipfile does
         self._file = file
         count = _check_end_record(file, source, limits)
         try:
@@ -128,7 +197,7 @@ class Archive:
             fail_file(source, msg.DAMAGED.format(detail=_detail(error)))
         if len(infos) != count:
             fail_file(source, msg.ENTRY_COUNT.format(count=count, found=len(infos)))
-        self.entries: dict[str, zipfile.ZipInfo] = {}
+        self.entries = {}
         for info in infos:
             name = info.filename
             if name in self.entries:
@@ -137,10 +206,12 @@ class Archive:
                 fail_file(source, msg.ENCRYPTED.format(name=name))
             if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 fail_file(source, msg.COMPRESSION.format(name=name, method=info.compress_type))
-            self.entries[name] = info
+            self.entries[name] = (info.header_offset, info.file_size, info.compress_size, info.CRC, info.compress_type)
+            self._infos[name] = info
 
     def close(self) -> None:
-        self._zip.close()
+        if self._zip is not None:
+            self._zip.close()
 
     def expect_entries(self, names: set[str]) -> None:
         """Refuse an archive whose entries are not exactly ``names``."""
@@ -153,27 +224,34 @@ class Archive:
 
     def read(self, name: str, limit: int) -> bytes:
         """The bytes of entry ``name``, refused when it declares more than ``limit``."""
-        info = self.entries.get(name)
-        if info is None:
+        data = self._entry(name, limit)
+        return data if isinstance(data, bytes) else bytes(data)
+
+    def _entry(self, name: str, limit: int) -> bytes | memoryview:
+        """``read`` without the copy: a view of the file's bytes when it was read at once."""
+        entry = self.entries.get(name)
+        if entry is None:
             fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
-        if info.file_size > limit:
-            fail_file(self.source, msg.ENTRY_TOO_LARGE.format(name=name, size=info.file_size, limit=limit))
-        if info.compress_type == zipfile.ZIP_STORED:
-            return self._read_stored(name, info)
+        offset, size, compressed, crc, method = entry
+        if size > limit:
+            fail_file(self.source, msg.ENTRY_TOO_LARGE.format(name=name, size=size, limit=limit))
+        if method == zipfile.ZIP_STORED:
+            return self._read_stored(name, offset, size, compressed, crc)
+        assert self._zip is not None  # the quick directory holds stored entries only
         try:
-            with self._zip.open(info) as stream:
-                data = stream.read(info.file_size + 1)  # Note [Caps before reads]
+            with self._zip.open(self._infos[name]) as stream:
+                data = stream.read(size + 1)  # Note [Caps before reads]
         except _DAMAGE as error:
             fail_file(self.source, msg.DAMAGED.format(detail=_detail(error)))
-        if len(data) != info.file_size:
-            fail_file(self.source, msg.ENTRY_GREW.format(name=name, size=info.file_size))
+        if len(data) != size:
+            fail_file(self.source, msg.ENTRY_GREW.format(name=name, size=size))
         return data
 
-    def _read_stored(self, name: str, info: zipfile.ZipInfo) -> bytes:
+    def _read_stored(self, name: str, offset: int, size: int, compressed: int, crc: int) -> bytes | memoryview:
         """A stored entry's bytes, read directly: its local header checked (signature,
         method, name), exactly its declared size read, its CRC checked. (zipfile's own
         reader costs about 15 us an entry, most of a small model's tensor reads.)"""
-        header, local_name, data = self._read_at(info.header_offset, len(name), info.file_size)
+        header, local_name, data = self._read_at(offset, len(name), size)
         if len(header) != _LOCAL_HEADER.size:
             fail_file(self.source, msg.ENTRY_CUT.format(name=name))
         signature, flags, method, name_size, extra_size = _LOCAL_HEADER.unpack(header)
@@ -181,15 +259,20 @@ class Archive:
             fail_file(self.source, msg.LOCAL_HEADER.format(name=name))
         if name_size != len(name) or extra_size:  # typedops writes no extra field
             fail_file(self.source, msg.LOCAL_HEADER.format(name=name))
-        if len(data) != info.file_size or info.compress_size != info.file_size:
+        if len(data) != size or compressed != size:
             fail_file(self.source, msg.ENTRY_CUT.format(name=name))
-        if zlib.crc32(data) != info.CRC:
+        if zlib.crc32(data) != crc:
             fail_file(self.source, msg.BAD_CRC.format(name=name))
         return data
 
-    def _read_at(self, offset: int, name_size: int, size: int) -> tuple[bytes, bytes, bytes]:
+    def _read_at(self, offset: int, name_size: int, size: int) -> tuple[bytes | memoryview, bytes | memoryview,
+                                                                      bytes | memoryview]:  # fmt: skip
         """The local header at ``offset``, the ``name_size`` bytes after it and the
-        ``size`` bytes after those."""
+        ``size`` bytes after those (views of the file's bytes when it was read at once)."""
+        data = self._view
+        if data is not None:
+            start = offset + _LOCAL_HEADER.size
+            return data[offset:start], data[start : start + name_size], data[start + name_size : start + name_size + size]
         file = self._file
         try:
             file.seek(offset)
@@ -201,7 +284,7 @@ class Archive:
         """The raw elements of ``.npy`` entry ``name``, checked to be exactly ``dtype`` and
         ``shape`` in C order before they are read (Note [Reading .npy entries])."""
         nbytes = dtype.itemsize * math.prod(shape)
-        data = self.read(name, nbytes + _NPY_HEADER + 16)
+        data = self._entry(name, nbytes + _NPY_HEADER + 16)
         header = _fast_header(data)
         if header is None:
             header = self._numpy_header(name, data)
@@ -216,9 +299,38 @@ class Archive:
             self._fail_npy(name, msg.NPY_ORDER)
         if len(data) - start != nbytes:
             self._fail_npy(name, msg.NPY_LENGTH.format(size=len(data) - start, expected=nbytes))
-        return data[start:]
+        return bytes(data[start:])  # the one copy of the elements
 
-    def _numpy_header(self, name: str, data: bytes) -> _Header:
+    def quick_elements(self, name: str, dtype: Any, shape: tuple[int, ...]) -> bytes | None:
+        """What ``read_npy`` returns, for the fast path of reading (Note [The fast path of
+        reading] in _fast.py): only for a file read at once, a stored entry whose local
+        header, CRC and ``.npy`` header are as typedops writes them; None otherwise, and
+        then ``read_npy`` says what is wrong. The same checks, in one call."""
+        view = self._view
+        entry = self.entries.get(name)
+        if view is None or entry is None:
+            return None
+        offset, size, compressed, crc, method = entry
+        nbytes = dtype.itemsize * math.prod(shape)
+        begin = offset + _LOCAL_HEADER.size + len(name)
+        end = begin + size
+        if method != zipfile.ZIP_STORED or compressed != size or size > nbytes + _NPY_HEADER + 16 or end > len(view):
+            return None
+        signature, flags, stored, name_size, extra_size = _LOCAL_HEADER.unpack_from(view, offset)
+        if signature != b"PK\x03\x04" or flags & 0x1 or stored != zipfile.ZIP_STORED or name_size != len(name):
+            return None
+        if extra_size or view[begin - len(name) : begin].tobytes() != name.encode("ascii"):
+            return None
+        data = view[begin:end]
+        header = _fast_header(data) if zlib.crc32(data) == crc else None
+        if header is None:
+            return None
+        found_shape, fortran, found, start = header
+        if found.hasobject or found != dtype or found_shape != shape or fortran or size - start != nbytes:
+            return None
+        return bytes(data[start:])
+
+    def _numpy_header(self, name: str, data: bytes | memoryview) -> _Header:
         """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""
         import numpy as np
 
@@ -258,11 +370,20 @@ _FAST_HEADER: Final = re.compile(rb"\{'descr': '([<|][a-z][0-9]{1,2})', 'fortran
 _DTYPES: dict[bytes, Any] = {}
 
 
-def _fast_header(data: bytes) -> _Header | None:
+_HEADERS: dict[bytes, _Header] = {}  # header bytes -> what they say (a model repeats its shapes)
+_MAX_HEADERS: Final = 1024
+
+
+def _fast_header(view: bytes | memoryview) -> _Header | None:
     """The header of a version 1.0 ``.npy`` in the form typedops writes, or None."""
-    if data[:8] != b"\x93NUMPY\x01\x00" or len(data) < 10:
+    if view[:8] != b"\x93NUMPY\x01\x00" or len(view) < 10:
         return None
-    end = 10 + int.from_bytes(data[8:10], "little")
+    end = 10 + int.from_bytes(view[8:10], "little")
+    key = bytes(view[8:end])
+    found = _HEADERS.get(key)
+    if found is not None:
+        return found
+    data = bytes(view[:end])
     match = _FAST_HEADER.fullmatch(data, 10, end)
     if match is None:
         return None
@@ -275,5 +396,7 @@ def _fast_header(data: bytes) -> _Header | None:
             dtype = _DTYPES.setdefault(descr, np.dtype(descr.decode("ascii")))
         except TypeError:  # not a dtype numpy knows: let numpy's reader say so
             return None
-    return tuple(int(n) for n in dims.split(b",") if n.strip()), False, dtype, end
-
+    found = tuple(int(n) for n in dims.split(b",") if n.strip()), False, dtype, end
+    if len(_HEADERS) < _MAX_HEADERS:
+        _HEADERS[key] = found
+    return found

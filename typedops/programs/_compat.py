@@ -23,33 +23,22 @@ Then every value is checked against the type of its argument -- constants by val
 tensor inputs and tensor constants against tensor types, an earlier call's result by its
 return type (of the schema registered now) -- so neither flavor runs a call that the
 dispatcher would refuse for its types, and a file cannot smuggle a wrong value into a
-static kernel.
+static kernel. The checker is tracing's, the one ``Program.check`` uses (Note [Checking
+a program's values] in typedops/tracing/_checking.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
-from typing_extensions import assert_never
-
-from ..boxing import default_value, mismatch
-from ..schema import (
-    Argument,
-    BaseType,
-    FunctionSchema,
-    ListType,
-    OptionalType,
-    Type,
-    TypeVar,
-    is_backward_compatible_with,
-    is_subtype,
-    parse_schema,
-)
-from ..tracing import Call, Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, Value
+from ..vocabulary import BoundedCache
+from ..boxing import default_value
+from ..schema import Argument, FunctionSchema, is_backward_compatible_with, parse_schema
+from ..tracing import Call, Constant, ListOf, Value
 from . import _messages as msg
 
-__all__ = ["fit_call", "check_values"]
+__all__ = ["fit_call", "schema_text"]
 
 
 def fit_call(index: int, call: Call, current: FunctionSchema, current_text: str,
@@ -107,84 +96,13 @@ def _shown(value: Value) -> str:
     return type(value).__name__
 
 
-# -- checking the values ------------------------------------------------------------------------
-def check_values(program: Program, index: int, args: tuple[Value, ...], schema: FunctionSchema,
-                 returns: list[tuple[Type, ...]]) -> None:  # fmt: skip
-    """Raise ``IncompatibleProgramError`` for the first value of call ``index`` that refers
-    to nothing earlier or does not fit its argument's type; ``returns`` holds the return
-    types of the calls before it."""
-    for argument, value in zip(schema.arguments, args):
-        problem = _reference_problem(program, value, index, returns) or _type_problem(
-            program, argument.type, value, returns
-        )
-        if problem is not None:
-            raise msg.IncompatibleProgramError(msg.BAD_VALUE.format(
-                index=index, op=schema.full_name, argument=argument.name, problem=problem))  # fmt: skip
+# The text of each registered schema compared against, by id (the schema kept alive by
+# the entry): printing a schema costs several microseconds, and each load compares one
+# per op of the file.
+_TEXTS: Final = BoundedCache[int, str](4096, "registered schema texts")
 
 
-def reference_problem(program: Program, value: Value, before: int, returns: list[tuple[Type, ...]]) -> str | None:
-    """Why ``value`` does not refer to an input or to a result of a call before ``before``."""
-    return _reference_problem(program, value, before, returns)
-
-
-def _reference_problem(program: Program, value: Value, before: int, returns: list[tuple[Type, ...]]) -> str | None:
-    if isinstance(value, InputRef):
-        if 0 <= value.index < len(program.inputs):
-            return None
-        return f"refers to input {value.index}, which does not exist"
-    if isinstance(value, ResultRef):
-        if not 0 <= value.call < before:
-            return f"refers to %{value.call}, which is not an earlier call"
-        if not 0 <= value.output < len(returns[value.call]):
-            return f"refers to result {value.output} of %{value.call}, which has {len(returns[value.call])}"
-        return None
-    if isinstance(value, (Constant, TensorConstant)):
-        return None
-    match value:
-        case ListOf():
-            for item in value.items:
-                problem = _reference_problem(program, item, before, returns)
-                if problem is not None:
-                    return problem
-            return None
-        case _:
-            assert_never(value)
-
-
-def _accepts_tensor(type_: Type) -> bool:
-    if isinstance(type_, OptionalType):
-        return _accepts_tensor(type_.elem)
-    return isinstance(type_, TypeVar) or (isinstance(type_, BaseType) and type_.name in ("Tensor", "Any"))
-
-
-def _type_problem(program: Program, expected: Type, value: Value, returns: list[tuple[Type, ...]]) -> str | None:
-    if isinstance(value, InputRef):
-        spec = program.inputs[value.index]
-        if isinstance(spec, ConstantInput):
-            return _type_problem(program, expected, spec.value, returns)
-        return None if _accepts_tensor(expected) else f"expected {expected}, got the tensor input {spec.name!r}"
-    if isinstance(value, ResultRef):
-        produced = returns[value.call][value.output]
-        if is_subtype(produced, expected) or (_accepts_tensor(produced) and _accepts_tensor(expected)):
-            return None
-        return f"expected {expected}, got a result of type {produced}"
-    if isinstance(value, Constant):
-        return mismatch(expected, value.value)
-    if isinstance(value, TensorConstant):
-        return None if _accepts_tensor(expected) else f"expected {expected}, got a tensor constant"
-    match value:
-        case ListOf():
-            inner = expected.elem if isinstance(expected, OptionalType) else expected
-            if not isinstance(inner, ListType):
-                return None if _accepts_any(inner) else f"expected {expected}, got a list"
-            for position, item in enumerate(value.items):
-                problem = _type_problem(program, inner.elem, item, returns)
-                if problem is not None:
-                    return f"element {position}: {problem}"
-            return None
-        case _:
-            assert_never(value)
-
-
-def _accepts_any(type_: Type) -> bool:
-    return isinstance(type_, TypeVar) or (isinstance(type_, BaseType) and type_.name == "Any")
+def schema_text(schema: FunctionSchema) -> str:
+    """``str(schema)``, printed once per schema object."""
+    text = _TEXTS.get(id(schema))
+    return text if text is not None else _TEXTS.put(id(schema), str(schema), keep=schema)

@@ -10,11 +10,10 @@ in tracing/_saving.py; docs/programs.md has the table of fields.
 from __future__ import annotations
 
 import json
-import keyword
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, NoReturn, TypeVar
+from typing import Any, Final, NamedTuple, NoReturn, TypeVar
 
 from typing_extensions import TypeGuard
 
@@ -35,6 +34,7 @@ from ..tracing import (
     TensorConstant,
     TensorInput,
     Value,
+    input_name_problem,
     little_endian,
     tensor_entry,
 )
@@ -48,7 +48,6 @@ _TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "o
 _MAX_DIMS: Final = 64  # numpy's limit
 _MAX_DIM: Final = 2**63 - 1
 _MAX_RESULTS: Final = 2**16
-_MAX_NAME: Final = 256  # an input's name: a Python identifier, as tracing takes it from a parameter
 _DTYPES: Final = {member.name: member for member in ScalarType}  # canonical names, no aliases
 _LAYOUTS: Final = {member.name: member for member in Layout}
 _MEMORY_FORMATS: Final = {member.name: member for member in MemoryFormat}
@@ -64,6 +63,8 @@ _KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must
 
 _TENSOR_ROW: Final = ("dtype", "shape", "device", "data")
 _TENSOR_KEYS: Final = frozenset(_TENSOR_ROW)
+_CALL_KEYS: Final = frozenset(("op", "args", "outputs"))
+_OP_KEYS: Final = frozenset(("name", "overload", "schema"))
 
 
 def _quick_shape(x: Any) -> tuple[int, ...] | None:
@@ -74,6 +75,43 @@ def _quick_shape(x: Any) -> tuple[int, ...] | None:
         if type(n) is not int or not 0 <= n <= _MAX_DIM:
             return None
     return tuple(x)
+
+
+_STORED: dict[str, tuple[ScalarType, Any, int]] = {}  # dtype name -> (dtype, storage, item size)
+
+
+def _stored(name: str) -> tuple[ScalarType, Any, int] | None:
+    """The dtype named ``name``, the numpy dtype of its elements in a file and its item
+    size, when it has storage (by name: an enum member's hash is a Python call)."""
+    found = _STORED.get(name)
+    if found is None:
+        dtype = _DTYPES.get(name)
+        if dtype is None:
+            return None
+        try:
+            storage = little_endian(numpy_dtype(dtype))
+        except TypedopsError:
+            return None
+        found = _STORED[name] = (dtype, storage, dtype.itemsize)
+    return found
+
+
+def _quick_tensor_row(row: Any, index: int, limit: int) -> tuple[TensorEntry, int] | None:
+    """Row ``index`` of the tensor table and its bytes, when it is a correct row with
+    elements of at most ``limit`` bytes, else None (Note [The manifest's quick path])."""
+    if row.__class__ is not dict or row.keys() != _TENSOR_KEYS:
+        return None
+    name: Any = row["dtype"]
+    stored = _stored(name) if type(name) is str else None
+    shape = _quick_shape(row["shape"])
+    device: Any = row["device"]
+    device = _DEVICES.get(device) if type(device) is str else None
+    data: Any = row["data"]
+    if stored is None or shape is None or device is None or type(data) is not str or data != tensor_entry(index):
+        return None
+    dtype, storage, itemsize = stored
+    size = math.prod(shape) * itemsize
+    return (TensorEntry(dtype, shape, device, data, storage), size) if size <= limit else None
 
 
 def shorten(text: object, limit: int = 120) -> str:
@@ -144,9 +182,9 @@ class OpEntry:
         return f"{self.name}.{self.overload}" if self.overload else self.name
 
 
-@dataclass(frozen=True, slots=True)
-class TensorEntry:
-    """A row of the tensor table, before its elements are read."""
+class TensorEntry(NamedTuple):
+    """A row of the tensor table, before its elements are read (a named tuple: making a
+    frozen dataclass costs five times as much, and a load makes one per constant)."""
 
     dtype: ScalarType
     shape: tuple[int, ...]
@@ -163,7 +201,8 @@ class TensorEntry:
 # earlier call's result, a tensor constant, a constant that is a JSON literal -- checking
 # exactly what ``value`` checks (JSON types, ranges, references) without naming anything,
 # and returns None for anything else, valid or not; ``value`` then decodes it and names
-# whatever is wrong. So a refusal is worded as before, and nothing is accepted that was
+# whatever is wrong. (It tests ``x.__class__ is dict``: JSON makes exact dicts and lists,
+# and the test costs no call.) So a refusal is worded as before, and nothing is accepted that was
 # refused (tests/test_programs_format.py pins the messages; the fuzz test the rest).
 
 
@@ -250,6 +289,13 @@ class Decoder:
     def op_table(self, x: Any) -> list[OpEntry]:
         entries: list[OpEntry] = []
         for i, row in enumerate(self.list_(x, "ops")):
+            if _is_object(row) and row.keys() == _OP_KEYS:  # the common row (Note [The manifest's quick path])
+                name: Any = row["name"]
+                overload: Any = row["overload"]
+                schema: Any = row["schema"]
+                if type(name) is str and type(overload) is str and type(schema) is str:
+                    entries.append(OpEntry(name, overload, schema))
+                    continue
             where = f"ops[{i}]"
             fields = self.obj(row, where, ("name", "overload", "schema"))
             name = self.str_(fields["name"], f"{where}.name")
@@ -264,9 +310,15 @@ class Decoder:
             self.fail(msg.TOO_MANY.format(count=len(rows), limit=self.limits.entries - 1), "tensors")
         entries: list[TensorEntry] = []
         total = 0
+        limit = self.limits.tensor_bytes
         for i, row in enumerate(rows):
             # The common row is checked without naming its place (Note [The manifest's quick
             # path]); anything else is checked again by the methods that name it.
+            quick = _quick_tensor_row(row, i, limit)
+            if quick is not None and total + quick[1] <= limit:
+                entries.append(quick[0])
+                total += quick[1]
+                continue
             where = f"tensors[{i}]"
             fields = row if _is_object(row) and row.keys() == _TENSOR_KEYS else self.obj(row, where, _TENSOR_ROW)
             found: Any = fields["dtype"]
@@ -306,11 +358,11 @@ class Decoder:
         JSON literal), else None: then ``value`` decodes it or says what is wrong. It
         accepts nothing ``value`` refuses and builds no message (Note [The manifest's
         quick path])."""
-        if not (_is_object(x) and len(x) == 1):
+        if not (x.__class__ is dict and len(x) == 1):
             return None
         body: Any = x.get("result", _MISSING)
         if body is not _MISSING:
-            if _is_list(body) and len(body) == 2:
+            if body.__class__ is list and len(body) == 2:
                 call: Any = body[0]
                 output: Any = body[1]
                 if type(call) is int and type(output) is int and 0 <= call < before and 0 <= output:
@@ -443,14 +495,32 @@ class Decoder:
 
     def input_name(self, x: Any, where: str, names: set[str]) -> str:
         name = self.str_(x, where)
-        if len(name) > _MAX_NAME or not name.isidentifier() or keyword.iskeyword(name):
-            self.fail(msg.BAD_INPUT_NAME.format(name=shorten(name), limit=_MAX_NAME), where)
-        if name in names:
-            self.fail(msg.DUPLICATE_INPUT.format(name=shorten(name)), where)
-        names.add(name)
+        problem = input_name_problem(name, names)  # the writer's own rule and words
+        if problem is not None:
+            self.fail(problem, where)
         return name
 
     def call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
+        """Call number ``index``: the common call is decoded without naming its place (Note
+        [The manifest's quick path]), anything else by ``named_call``."""
+        if x.__class__ is dict and x.keys() == _CALL_KEYS:
+            op: Any = x["op"]
+            args: Any = x["args"]
+            outputs: Any = x["outputs"]
+            if type(op) is int and 0 <= op < len(ops) and args.__class__ is list and type(outputs) is int and 0 <= outputs <= _MAX_RESULTS:
+                quick = self.quick
+                values: list[Value] = []
+                for v in args:
+                    value = quick(v, index)
+                    if value is None:
+                        return self.named_call(x, index, ops)
+                    values.append(value)
+                entry = ops[op]
+                self.call_ops.append(op)
+                return Call(entry.name, entry.overload, entry.schema, tuple(values), outputs)
+        return self.named_call(x, index, ops)
+
+    def named_call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
         where = f"calls[{index}]"
         fields = self.obj(x, where, ("op", "args", "outputs"))
         op = self.int_(fields["op"], f"{where}.op", 0, _MAX_DIM)

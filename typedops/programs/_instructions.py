@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from typing_extensions import assert_never
 
-from ..tracing import Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, Value
+from ..tracing import Constant, ConstantInput, InputRef, ListOf, Program, ResultRef, TensorConstant, TensorInput, Value
 
 __all__ = ["Opcode", "Instruction", "Assembly", "assemble", "stack_effect", "LOAD_INPUT", "LOAD_CONSTANT",
            "LOAD_FRESH", "LOAD_REGISTER", "BUILD_LIST", "CALL", "STORE", "RETURN"]  # fmt: skip
@@ -96,20 +96,32 @@ class Assembly:
     constants: tuple[Any, ...]
 
 
-_INTERNED: dict[tuple[Opcode, int], Instruction] = {}
-_MAX_INTERNED: Final = 1 << 16  # a huge program's instructions are made, not kept
+# One shared Instruction per (opcode, arg) with arg below _MAX_INTERNED, in a list per
+# opcode indexed by arg (they are immutable, and making a frozen dataclass costs about
+# half a microsecond: most of assembling; a list index costs no hashing of the enum).
+_MAX_INTERNED: Final = 1 << 12
+_INTERNED: Final[dict[Opcode, list[Instruction]]] = {opcode: [] for opcode in Opcode}
 
 
 def _instruction(opcode: Opcode, arg: int) -> Instruction:
-    """``Instruction(opcode, arg)``, one shared object per pair (they are immutable, and
-    making a frozen dataclass costs about half a microsecond: most of assembling)."""
-    key = (opcode, arg)
-    found = _INTERNED.get(key)
-    if found is None:
-        found = Instruction(opcode, arg)
-        if len(_INTERNED) < _MAX_INTERNED:
-            _INTERNED[key] = found
-    return found
+    """``Instruction(opcode, arg)``, shared for small ``arg``."""
+    return _interned(_INTERNED[opcode], opcode, arg)
+
+
+def _interned(made: list[Instruction], opcode: Opcode, arg: int) -> Instruction:
+    if arg < len(made):
+        return made[arg]
+    if arg >= _MAX_INTERNED:
+        return Instruction(opcode, arg)
+    made.extend(Instruction(opcode, n) for n in range(len(made), arg + 1))
+    return made[arg]
+
+
+_INPUTS: Final = _INTERNED[LOAD_INPUT]
+_CONSTANTS: Final = _INTERNED[LOAD_CONSTANT]
+_REGISTERS: Final = _INTERNED[LOAD_REGISTER]
+for _made, _opcode in ((_INPUTS, LOAD_INPUT), (_CONSTANTS, LOAD_CONSTANT), (_REGISTERS, LOAD_REGISTER)):
+    _interned(_made, _opcode, 255)  # the first 256 of each made now: assembling reads them inline
 
 
 class _Assembler:
@@ -121,17 +133,26 @@ class _Assembler:
         self.first: list[int] = []  # the register of each call's first result
 
     def constant(self, value: Any) -> None:
-        self.code.append(_instruction(LOAD_CONSTANT, len(self.constants)))
+        self.code.append(_interned(_CONSTANTS, LOAD_CONSTANT, len(self.constants)))
         self.constants.append(value)
 
     def push(self, value: Value, written: bool = False) -> None:
+        kind = type(value)  # the common values first, without a match (Note [The program stack machine])
+        if kind is ResultRef:
+            assert isinstance(value, ResultRef)
+            self.code.append(_interned(_REGISTERS, LOAD_REGISTER, self.first[value.call] + value.output))
+            return
+        if kind is TensorConstant and not written:
+            assert isinstance(value, TensorConstant)
+            self.constant(self.make_tensor(value))
+            return
         match value:
             case InputRef():
                 spec = self.program.inputs[value.index]
                 if isinstance(spec, ConstantInput):  # the program is specialized to it
                     self.push(spec.value)
                 else:
-                    self.code.append(_instruction(LOAD_INPUT, value.index))
+                    self.code.append(_interned(_INPUTS, LOAD_INPUT, value.index))
             case ResultRef():
                 self.code.append(_instruction(LOAD_REGISTER, self.first[value.call] + value.output))
             case Constant():
@@ -157,16 +178,38 @@ def assemble(
     (fitted to the registered schema; ``calls[k][1]`` marks the arguments the op writes)
     and returns ``calls[k][2]`` values."""
     asm = _Assembler(program, make_tensor)
+    code, constants, push, first = asm.code, asm.constants, asm.push, asm.first
+    append, inputs = code.append, program.inputs
+    calls_made, stores = _INTERNED[CALL], _INTERNED[STORE]
     registers = 0
     for index, (args, written, returns) in enumerate(calls):
         for value, writes in zip(args, written):
-            asm.push(value, writes)
-        asm.code.append(_instruction(CALL, index))
-        asm.first.append(registers)
+            # The common values inline (a method call each was most of assembling); the
+            # rest, and anything past the interned instructions, through push.
+            kind = type(value)
+            if kind is ResultRef:
+                assert isinstance(value, ResultRef)
+                register = first[value.call] + value.output
+                if register < len(_REGISTERS):
+                    append(_REGISTERS[register])
+                    continue
+            elif kind is TensorConstant or kind is Constant:
+                if not writes and len(constants) < len(_CONSTANTS):
+                    append(_CONSTANTS[len(constants)])
+                    constants.append(make_tensor(value) if kind is TensorConstant else cast(Constant, value).value)
+                    continue
+            elif kind is InputRef:
+                assert isinstance(value, InputRef)
+                if value.index < len(_INPUTS) and isinstance(inputs[value.index], TensorInput):
+                    append(_INPUTS[value.index])
+                    continue
+            push(value, writes)
+        append(_interned(calls_made, CALL, index))
+        first.append(registers)
         if returns:
-            asm.code.append(_instruction(STORE, returns))
+            append(_interned(stores, STORE, returns))
             registers += returns
     for value in program.outputs:
-        asm.push(value)
-    asm.code.append(_instruction(RETURN, len(program.outputs)))
-    return Assembly(tuple(asm.code), tuple(asm.constants))
+        push(value)
+    append(_instruction(RETURN, len(program.outputs)))
+    return Assembly(tuple(code), tuple(constants))

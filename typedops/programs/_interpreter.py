@@ -23,6 +23,8 @@ to the dispatcher; ``dispatched_ops`` lists them.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any, Final, Literal, cast
@@ -33,9 +35,10 @@ from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
-from ..tracing import Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant, TensorInput, Value
+from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant,
+                       TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
-from ._compat import check_values, fit_call, reference_problem
+from ._compat import fit_call, schema_text
 from ._instructions import (
     BUILD_LIST,
     CALL,
@@ -56,6 +59,7 @@ __all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_va
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
 Boxed = Callable[[list[Any]], None]
+_LITTLE_ENDIAN: Final = sys.byteorder == "little"  # the byte order tensor constants are stored in
 
 
 def make_tensor(t: TensorConstant) -> Tensor:
@@ -64,7 +68,11 @@ def make_tensor(t: TensorConstant) -> Tensor:
         return empty_tensor(t.shape, t.dtype, t.device)
     import numpy as np
 
-    array: Any = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable C-order copy, in native order
+    native = numpy_dtype(t.dtype)
+    if _LITTLE_ENDIAN and len(t.data) == native.itemsize * math.prod(t.shape):
+        array: Any = np.ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
+    else:
+        array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":
         return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
     return wrap_array(array, t.dtype, t.device)
@@ -358,6 +366,20 @@ def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
                 assert_never(spec)
 
 
+def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None,
+                flavor: Flavor, dispatched: list[str]) -> tuple[OperatorHandle, Boxed, ArgumentFacts, str, Unboxed | None]:  # fmt: skip
+    """The op of ``call`` (its first call in the program), found for ``compile_program``:
+    its handle, the callable ``flavor`` calls, its schema's facts and text, its unboxed entry."""
+    name = call.full_name
+    handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
+    if handle is None:
+        raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
+    entry, static = (_dispatch_entry(handle), None) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
+    schema = handle.schema
+    unboxed = _unboxed_entry(handle, schema) if static is None else _static_unboxed(static, schema)
+    return handle, entry, argument_facts(schema), schema_text(schema), unboxed
+
+
 def compile_program(
     program: Program,
     flavor: Flavor = "dispatch",
@@ -375,35 +397,35 @@ def compile_program(
         from ..core import load_static_wrappers
 
         load_static_wrappers()
-    handles: dict[str, tuple[OperatorHandle, Boxed, StaticEntry | None]] = {}
+    # Per op (name, overload): its handle, callable, facts and unboxed entry, found once.
+    per_op: dict[tuple[str, str], tuple[OperatorHandle, Boxed, ArgumentFacts, str, Unboxed | None]] = {}
     dispatched: list[str] = []
     calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
     returns: list[tuple[Type, ...]] = []
+    tensor_returns: list[tuple[bool, ...]] = []
     ops: list[Boxed] = []
     unboxed: list[Unboxed | None] = []
     for index, call in enumerate(program.calls):
-        name = call.full_name
-        found = handles.get(name)
+        found = per_op.get((call.op, call.overload))
         if found is None:
-            handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
-            if handle is None:
-                raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
-            if flavor == "dispatch":
-                found = handles[name] = (handle, _dispatch_entry(handle), None)
-            else:
-                found = handles[name] = (handle, *_static_entry(handle, name, dispatched))
-        handle, entry, static = found
+            found = per_op[(call.op, call.overload)] = _resolve_op(index, call, resolved, flavor, dispatched)
+        handle, entry, facts, text, unboxed_entry = found
         schema = handle.schema
         saved = resolved[index][1] if resolved is not None else None
-        args = call.args if saved is schema else fit_call(index, call, schema, str(schema), saved)
-        check_values(program, index, args, schema, returns)
-        calls.append((args, tuple(a.is_write for a in schema.arguments), len(schema.returns)))
-        returns.append(tuple(r.type for r in schema.returns))
+        args = call.args if saved is schema else fit_call(index, call, schema, text, saved)
+        problems = argument_problems(program.inputs, index, args, facts, returns, tensor_returns)
+        if problems:
+            argument, problem = problems[0]
+            raise msg.IncompatibleProgramError(msg.BAD_VALUE.format(
+                index=index, op=schema.full_name, argument=argument, problem=problem))  # fmt: skip
+        calls.append((args, facts.writes, len(facts.returns)))
+        returns.append(facts.returns)
+        tensor_returns.append(facts.tensor_returns)
         ops.append(entry)
-        unboxed.append(_unboxed_entry(handle, schema) if static is None else _static_unboxed(static, schema))
+        unboxed.append(unboxed_entry)
     for position, value in enumerate(program.outputs):
-        problem = reference_problem(program, value, len(program.calls), returns)
-        if problem is not None:
-            raise msg.IncompatibleProgramError(msg.BAD_REFERENCE.format(where=f"output {position}", problem=problem))
+        reference = reference_problem(program.inputs, value, len(program.calls), returns)
+        if reference is not None:
+            raise msg.IncompatibleProgramError(msg.BAD_REFERENCE.format(where=f"output {position}", problem=reference))
     assembly = assemble(program, calls, make_tensor)
     return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched), unboxed)

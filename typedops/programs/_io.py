@@ -9,6 +9,7 @@ values it was traced with (it is specialized to them), so they are not read.
 
 from __future__ import annotations
 
+import importlib
 import zipfile
 from pathlib import Path
 from collections.abc import Sequence
@@ -22,7 +23,18 @@ from ..vocabulary import TypedopsError
 from . import _messages as msg
 from ._interpreter import traced_value
 
-__all__ = ["read_inputs", "format_outputs", "write_outputs", "outputs_of"]
+__all__ = ["import_modules", "read_inputs", "format_outputs", "write_outputs", "outputs_of"]
+
+
+def import_modules(modules: Sequence[str]) -> None:
+    """Import ``modules`` in order (``typedops program run --import``), so the ops they
+    register (``@op``, ``Library``) are there when the program is loaded; a module that
+    fails to import is a ``ProgramError`` naming it."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as error:  # the user's module may raise anything while importing
+            raise msg.ProgramError(msg.CANNOT_IMPORT.format(module=module, error=f"{type(error).__name__}: {error}")) from error
 
 
 def read_inputs(program: Program, path: Path) -> list[Any]:

@@ -11,54 +11,46 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass
-from typing import IO, Any, Final
+from typing import IO, Final
 
-from ..vocabulary import ArgumentValueError, BoundedCache, TypedopsError
+from ..vocabulary import ArgumentValueError, TypedopsError
 from ..schema import FunctionSchema, parse_schema
 from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
 from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
+from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
+from ._fast import fast_read
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
-__all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "load"]
+__all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedProgram:
-    """A program read from a file, with what loading resolved: per row of the file's op
-    table, the op's handle (looked up once, at load; none when read without resolving)
-    and the schema the file recorded (the registered schema object itself when the texts
-    agree, else the recorded text parsed); ``call_ops`` gives each call's row."""
-
+    """A program read from a file (``program``), with what loading resolved for each row of
+    the file's op table: the op's handle (looked up once; none when read without
+    resolving) and the schema the file recorded (the registered schema object itself when
+    the texts agree, else the recorded text parsed); ``call_ops`` gives each call's row.
+    ``compile_program(loaded.program, flavor, resolved=loaded.resolved())`` is what
+    ``load`` returns."""
 
     program: Program
-    ops: tuple[OpEntry, ...]
     handles: tuple[OperatorHandle, ...]
     schemas: tuple[FunctionSchema, ...]
     call_ops: tuple[int, ...]
-    # Per row of the tensor table: the TensorConstant the program's values share, and its
-    # elements as a numpy array (a read-only view of its bytes; None without elements).
-    tensors: tuple[TensorConstant, ...]
-    arrays: tuple[Any, ...]
 
-
-# The text of each registered schema a load compared against, by id (the schema kept
-# alive by the entry): printing a schema costs several microseconds, and a load compares
-# one per op of the file.
-_TEXTS: Final = BoundedCache[int, str](4096, "registered schema texts")
-
-
-def _text_of(schema: FunctionSchema) -> str:
-    text = _TEXTS.get(id(schema))
-    return text if text is not None else _TEXTS.put(id(schema), str(schema), keep=schema)
+    def resolved(self) -> list[tuple[OperatorHandle, FunctionSchema]]:
+        """Per call, its op's handle and recorded schema (for ``compile_program``)."""
+        handles, schemas = self.handles, self.schemas
+        return [(handles[row], schemas[row]) for row in self.call_ops]
 
 
 def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: FunctionSchema | None) -> FunctionSchema:
     """The schema the file recorded for op ``row``: ``registered`` itself when the texts
     agree (no parsing on the common path), else the recorded text parsed."""
-    if registered is not None and entry.schema == _text_of(registered):
+    if registered is not None and entry.schema == schema_text(registered):
         return registered
     where = f"ops[{row}].schema"
     try:
@@ -84,11 +76,9 @@ def _resolve(decoder: Decoder, ops: list[OpEntry]) -> tuple[list[OperatorHandle]
     return handles, schemas
 
 
-def _tensor_constant(archive: Archive, entry: TensorEntry) -> tuple[TensorConstant, Any]:
-    if entry.entry is None:
-        return TensorConstant(entry.dtype, entry.shape, entry.device, None), None
-    constant = TensorConstant(entry.dtype, entry.shape, entry.device, archive.read_npy(entry.entry, entry.storage, entry.shape))
-    return constant, constant.elements()
+def _tensor_constant(archive: Archive, entry: TensorEntry) -> TensorConstant:
+    data = None if entry.entry is None else archive.read_npy(entry.entry, entry.storage, entry.shape)
+    return TensorConstant(entry.dtype, entry.shape, entry.device, data)
 
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
@@ -105,15 +95,22 @@ def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchem
             decoder.fail(problem, f"calls[{index}].outputs")
 
 
-def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS, *, resolve: bool = True) -> LoadedProgram:
-    """Read, check and resolve the program in ``file`` (a seekable binary file); ``source``
-    names it in errors. Raises ``ProgramFormatError`` for anything wrong with the file.
-    With ``resolve=False`` the ops are not looked up (``handles`` is empty) and every
-    recorded schema is parsed: enough to show a program whose ops this process lacks."""
-    archive = Archive(file, source, limits)
+def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_LIMITS, *,
+                 resolve: bool = True) -> LoadedProgram:  # fmt: skip
+    """Read, check and resolve the program in ``file`` (a seekable binary file, or the
+    file's bytes); ``source`` names it in errors. Raises ``ProgramFormatError`` for
+    anything wrong with the file. With ``resolve=False`` the ops are not looked up
+    (``handles`` is empty) and every recorded schema is parsed: enough to show a program
+    whose ops this process lacks."""
+    archive = Archive(None, source, limits, file) if isinstance(file, bytes) else Archive(file, source, limits)
     try:
+        raw = archive.read(MANIFEST_ENTRY, limits.manifest_bytes)
+        fast = fast_read(archive, raw, limits) if resolve else None  # Note [The fast path of reading]
+        if fast is not None:
+            program, handles, schemas, call_ops = fast
+            return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(call_ops))
         decoder = Decoder(source, limits)
-        top = decoder.top(parse_manifest(archive.read(MANIFEST_ENTRY, limits.manifest_bytes), source))
+        top = decoder.top(parse_manifest(raw, source))
         tensors = decoder.tensor_table(top["tensors"])
         archive.expect_entries({MANIFEST_ENTRY} | {t.entry for t in tensors if t.entry is not None})
         ops = decoder.op_table(top["ops"])
@@ -121,34 +118,42 @@ def read_program(file: IO[bytes], source: str, limits: Limits = DEFAULT_LIMITS, 
             handles, schemas = _resolve(decoder, ops)
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
-        constants = [_tensor_constant(archive, t) for t in tensors]
-        decoder.tensors = [constant for constant, _ in constants]
+        decoder.tensors = [_tensor_constant(archive, t) for t in tensors]
         program = decoder.program(top, ops)
         _check_calls(decoder, program, schemas)
     finally:
         archive.close()
-    return LoadedProgram(program, tuple(ops), tuple(handles), tuple(schemas), tuple(decoder.call_ops),
-                         tuple(decoder.tensors), tuple(array for _, array in constants))  # fmt: skip
+    return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(decoder.call_ops))
 
 
-def _for_flavor(loaded: LoadedProgram, flavor: Flavor) -> CompiledProgram:
-    """What ``load`` returns for ``flavor``: the program compiled for the interpreter
-    (_interpreter.py), from the handles loading resolved and the schemas the file recorded."""
-    resolved = [(loaded.handles[row], loaded.schemas[row]) for row in loaded.call_ops]
-    return compile_program(loaded.program, flavor, resolved=resolved)
-
-
-# A file up to this size is read whole before it is parsed: the archive reader seeks and
-# reads each entry, and on a file each of those is a system call (about a fifth of the
-# load of a small model). Larger files are read entry by entry, as the caps allow.
+# A file up to this size is read whole, with one system call, and its archive parsed from
+# the bytes (Note [The quick directory] in _archive.py); a larger one is read entry by
+# entry, as the caps allow.
 _IN_MEMORY: Final = 1 << 20
 
 
-def _small_in_memory(stream: IO[bytes]) -> IO[bytes]:
-    """``stream`` itself, or its bytes in memory when the file is small."""
-    if os.fstat(stream.fileno()).st_size > _IN_MEMORY:
+def _contents(stream: IO[bytes]) -> IO[bytes] | bytes:
+    """The bytes of ``stream`` (from its start) when it is small, else ``stream`` itself."""
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):  # not a file: a BytesIO, ...
+        size = stream.seek(0, os.SEEK_END)
+    if size > _IN_MEMORY:
         return stream
-    return io.BytesIO(stream.read(_IN_MEMORY + 1))
+    stream.seek(0)
+    data = stream.read(size + 1)
+    return data if len(data) == size else stream  # one that grows while read is read as a stream
+
+
+def read_file(file: str | os.PathLike[str] | IO[bytes], *, resolve: bool = True) -> LoadedProgram:
+    """``read_program`` of the file at ``file`` (a path, or a seekable binary file), read
+    at once when it is small; a missing or unreadable path is the ``OSError`` of opening
+    it."""
+    if isinstance(file, (str, os.PathLike)):
+        path = os.fspath(file)
+        with open(path, "rb", buffering=0) as stream:  # unbuffered: a small file is one read
+            return read_program(_contents(stream), repr(path), resolve=resolve)
+    return read_program(_contents(file), "the stream", resolve=resolve)
 
 
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:
@@ -163,10 +168,5 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
     schemas] in _compat.py). ``.program`` is the ``Program`` read."""
     if flavor not in FLAVORS:
         raise ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
-    if isinstance(file, (str, os.PathLike)):
-        path = os.fspath(file)
-        with open(path, "rb") as stream:  # a missing or unreadable file is the OSError open raises
-            loaded = read_program(_small_in_memory(stream), repr(path))
-    else:
-        loaded = read_program(file, "the stream")
-    return _for_flavor(loaded, flavor)
+    loaded = read_file(file)
+    return compile_program(loaded.program, flavor, resolved=loaded.resolved())

@@ -68,10 +68,6 @@ NOT_EARLIER: Final = "refers to a result of call {call}, which is not an earlier
 NO_SUCH_RESULT: Final = "refers to result {output} of call {call}, which has {count} result(s)"
 NO_SUCH_OP: Final = "refers to op {index}, and the file lists {count} op(s)"
 NO_SUCH_TENSOR: Final = "refers to tensor constant {index}, and the file has {count}"
-DUPLICATE_INPUT: Final = "a second input named {name!r}"
-BAD_INPUT_NAME: Final = (
-    "{name!r} is not an input name: expected a Python identifier that is not a keyword, of at most {limit} characters"
-)
 RESULT_IN_INPUT: Final = "a constant input refers to a call's result"
 INPUT_IN_INPUT: Final = "a constant input refers to an input (a constant holds no tensor)"
 OUTPUT_COUNT: Final = "output kind {kind!r} with {count} output(s) (single takes 1, none takes 0)"
@@ -146,6 +142,7 @@ SPECIALIZED: Final = (
 )
 
 # -- typedops program run ---------------------------------------------------------------------
+CANNOT_IMPORT: Final = "cannot import module {module!r} (--import): {error}"
 BAD_INPUTS_FILE: Final = "cannot read the inputs {path}: {error} (write them with numpy.savez)"
 INPUTS_DO_NOT_FIT: Final = (
     "the inputs {path} do not fit the program: it takes the tensor inputs {expected}, the file has {got}; "

@@ -7,8 +7,9 @@ none of them imports another.
 """
 
 from ._messages import ProgramError, TraceError
+from ._checking import ArgumentFacts, accepts_tensor, argument_facts, argument_problems, reference_problem
 from ._program import Program
-from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, little_endian, tensor_entry
+from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, MAX_INPUT_NAME, input_name_problem, little_endian, tensor_entry
 from ._trace import trace
 from ._values import (
     Call,
@@ -39,10 +40,18 @@ __all__ = [
     "TensorInput",
     "ConstantInput",
     "OutputKind",
+    # checking values against schemas (Program.check, typedops.programs.compile_program)
+    "ArgumentFacts",
+    "argument_facts",
+    "argument_problems",
+    "reference_problem",
+    "accepts_tensor",
     # the file format's writer side (its reader is typedops.programs)
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "MANIFEST_ENTRY",
+    "MAX_INPUT_NAME",
+    "input_name_problem",
     "tensor_entry",
     "little_endian",
     # errors

@@ -50,6 +50,12 @@ SPECIALIZED: Final = (
     "to that value (Python code used it as a constant); got {got}. Trace again with {name}={got}"
 )
 CANNOT_SAVE: Final = "cannot save the program: {problem}"
+# An input's name in a program file (the writer refuses what the reader refuses, in its words).
+BAD_INPUT_NAME: Final = (
+    "{name!r} is not an input name: expected a Python identifier that is not a keyword, of at most {limit} characters"
+)
+DUPLICATE_INPUT: Final = "a second input named {name!r}"
+SAVED_INPUT: Final = "inputs[{index}].name: {problem}"
 NOT_SAVABLE: Final = (
     "a constant of type {kind} is not one a program holds (None, bool, int, float, complex, str, "
     "a dtype, layout, memory format or device)"

@@ -10,16 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any, cast
+from typing import IO, Any, Final, cast
 
 from typing_extensions import assert_never
 
-from ..vocabulary import Device
-from ..schema import ListType, OptionalType, Type, TypeVar, is_subtype, parse_schema, BaseType, FunctionSchema
-from ..boxing import mismatch
+from ..vocabulary import BoundedCache, Device, TypedopsError
+from ..schema import FunctionSchema, Type, parse_schema
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..dispatch import OperatorHandle, dispatcher
 from . import _messages as msg
+from ._checking import accepts_tensor, argument_facts, argument_problems, reference_problem
 from ._saving import write_program
 from ._values import (
     Call,
@@ -78,12 +78,18 @@ class Program:
     def check(self) -> None:
         """Raise ``ProgramError`` listing every call whose op is missing, whose schema
         changed since tracing, or whose values do not fit its argument types (arity,
-        references to earlier results, value types); return None when all fit."""
+        references to earlier results, value types: Note [Checking a program's values] in
+        _checking.py); return None when all fit."""
         problems: list[str] = []
+        returns: list[tuple[Type | None, ...]] = []
+        tensor_returns: list[tuple[bool, ...]] = []
         for index, call in enumerate(self.calls):
-            problems += [f"call %{index} ({call.full_name}): {p}" for p in _call_problems(self, index, call)]
+            found, types = _call_problems(self, index, call, returns, tensor_returns)
+            problems += [f"call %{index} ({call.full_name}): {p}" for p in found]
+            returns.append(types)
+            tensor_returns.append(tuple(t is not None and accepts_tensor(t) for t in types))
         for position, value in enumerate(self.outputs):
-            problem = _reference_problem(self, value, len(self.calls))
+            problem = reference_problem(self.inputs, value, len(self.calls), returns)
             if problem is not None:
                 problems.append(f"output {position}: {problem}")
         if problems:
@@ -175,89 +181,42 @@ def _materialize(t: TensorConstant) -> Tensor:
 
 
 # -- checking ---------------------------------------------------------------------------------
-def _call_problems(program: Program, index: int, call: Call) -> list[str]:
+# The schema texts calls recorded, parsed, once per distinct text.
+_RECORDED: Final = BoundedCache[str, FunctionSchema](1024, "recorded schema texts")
+
+
+def _recorded_schema(call: Call, handle: OperatorHandle | None) -> FunctionSchema | None:
+    """The schema ``call`` was traced against: the registered one when its text agrees,
+    else the recorded text parsed (once per text), or None when it is not a schema."""
+    if handle is not None and str(handle.schema) == call.schema:
+        return handle.schema
+    found = _RECORDED.get(call.schema)
+    if found is not None:
+        return found
+    try:
+        return _RECORDED.put(call.schema, parse_schema(call.schema))
+    except (TypedopsError, RecursionError):  # a Program made by hand may hold any text
+        return None
+
+
+def _call_problems(program: Program, index: int, call: Call, returns: list[tuple[Type | None, ...]],
+                   tensor_returns: list[tuple[bool, ...]]) -> tuple[list[str], tuple[Type | None, ...]]:  # fmt: skip
+    """The problems of call ``index``, and the types of its results (None: unknown) for
+    the calls after it."""
     handle = dispatcher.find_op(call.op, call.overload)
+    recorded = _recorded_schema(call, handle)
+    types: tuple[Type | None, ...] = tuple(r.type for r in recorded.returns) if recorded is not None else ()
+    types = (types + (None,) * call.num_outputs)[: call.num_outputs]
     if handle is None:
-        return [f"no operator {call.full_name} is registered now"]
+        return [f"no operator {call.full_name} is registered now"], types
     current = str(handle.schema)
     if current != call.schema:
-        return [f"its schema changed since tracing: traced {call.schema}, registered now {current}"]
+        return [f"its schema changed since tracing: traced {call.schema}, registered now {current}"], types
     schema = handle.schema
     if len(call.args) != len(schema.arguments):
-        return [f"{len(call.args)} argument(s) for a schema of {len(schema.arguments)}"]
-    problems: list[str] = []
-    for argument, value in zip(schema.arguments, call.args):
-        problem = _reference_problem(program, value, index) or _type_problem(program, argument.type, value)
-        if problem is not None:
-            problems.append(f"argument {argument.name!r}: {problem}")
-    return problems
-
-
-def _reference_problem(program: Program, value: Value, before: int) -> str | None:
-    """Whether every input or result ``value`` refers to exists, and comes before call ``before``."""
-    if isinstance(value, InputRef):
-        return None if 0 <= value.index < len(program.inputs) else f"refers to input {value.index}, which does not exist"
-    if isinstance(value, ResultRef):
-        if not 0 <= value.call < before:
-            return f"refers to %{value.call}, which is not an earlier call"
-        if not 0 <= value.output < program.calls[value.call].num_outputs:
-            return f"refers to result {value.output} of %{value.call}, which has {program.calls[value.call].num_outputs}"
-        return None
-    if isinstance(value, (Constant, TensorConstant)):
-        return None
-    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
-        for item in value.items:
-            problem = _reference_problem(program, item, before)
-            if problem is not None:
-                return problem
-        return None
-    assert_never(value)
-
-
-def _accepts_tensor(type_: Type) -> bool:
-    if isinstance(type_, OptionalType):
-        return _accepts_tensor(type_.elem)
-    if isinstance(type_, TypeVar):
-        return True
-    return isinstance(type_, BaseType) and type_.name in ("Tensor", "Any")
-
-
-def _type_problem(program: Program, expected: Type, value: Value) -> str | None:
-    """Why ``value`` cannot be passed as ``expected`` (None when it can)."""
-    if isinstance(value, InputRef):
-        spec = program.inputs[value.index]
-        if isinstance(spec, ConstantInput):
-            return _type_problem(program, expected, spec.value)
-        return None if _accepts_tensor(expected) else f"expected {expected}, got the tensor input {spec.name!r}"
-    if isinstance(value, ResultRef):
-        produced = _result_type(program.calls[value.call], value.output)
-        if produced is None or is_subtype(produced, expected):
-            return None
-        return f"expected {expected}, got a result of type {produced}"
-    if isinstance(value, Constant):
-        return mismatch(expected, value.value)
-    if isinstance(value, TensorConstant):
-        return None if _accepts_tensor(expected) else f"expected {expected}, got a tensor constant"
-    if isinstance(value, ListOf):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
-        inner = expected.elem if isinstance(expected, OptionalType) else expected
-        if not isinstance(inner, ListType):
-            return None if _accepts_any(inner) else f"expected {expected}, got a list"
-        for position, item in enumerate(value.items):
-            problem = _type_problem(program, inner.elem, item)
-            if problem is not None:
-                return f"element {position}: {problem}"
-        return None
-    assert_never(value)
-
-
-def _accepts_any(type_: Type) -> bool:
-    return isinstance(type_, TypeVar) or (isinstance(type_, BaseType) and type_.name == "Any")
-
-
-def _result_type(call: Call, output: int) -> Type | None:
-    schema: FunctionSchema = parse_schema(call.schema)
-    returns = schema.returns
-    return returns[output].type if output < len(returns) else None
+        return [f"{len(call.args)} argument(s) for a schema of {len(schema.arguments)}"], types
+    found = argument_problems(program.inputs, index, call.args, argument_facts(schema), returns, tensor_returns)
+    return [f"argument {name!r}: {problem}" for name, problem in found], types
 
 
 # -- printing ---------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import json
+import keyword
 import math
 import os
 import zipfile
@@ -55,7 +56,8 @@ if TYPE_CHECKING:
 
     from ._program import Program
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "tensor_entry", "little_endian", "write_program"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "MAX_INPUT_NAME", "tensor_entry", "little_endian",
+           "input_name_problem", "write_program"]  # fmt: skip
 
 FORMAT_NAME: Final = "typedops.program"
 FORMAT_VERSION: Final = 1
@@ -64,6 +66,20 @@ MANIFEST_ENTRY: Final = "program.json"
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
 
 JSONValue = Any  # what json.dumps takes: dicts, lists, str, int, float, bool, None
+MAX_INPUT_NAME: Final = 256  # an input's name: a Python identifier, as tracing takes it from a parameter
+
+
+def input_name_problem(name: str, seen: set[str]) -> str | None:
+    """Why ``name`` cannot name an input in a program file whose earlier inputs are named
+    ``seen`` (None: it can, and it is added to ``seen``). The writer and the reader
+    (``typedops.programs``) both ask this, so a file ``save`` writes is one ``load`` reads."""
+    shown = name if len(name) <= 120 else name[:117] + "..."  # a name from a file may be megabytes long
+    if len(name) > MAX_INPUT_NAME or not name.isidentifier() or keyword.iskeyword(name):
+        return msg.BAD_INPUT_NAME.format(name=shown, limit=MAX_INPUT_NAME)
+    if name in seen:
+        return msg.DUPLICATE_INPUT.format(name=shown)
+    seen.add(name)
+    return None
 
 
 def tensor_entry(index: int) -> str:
@@ -155,6 +171,11 @@ def _constant(value: ConstantValue) -> JSONValue:
 
 
 def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
+    names: set[str] = set()
+    for index, spec in enumerate(program.inputs):
+        problem = input_name_problem(spec.name, names)
+        if problem is not None:
+            raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.SAVED_INPUT.format(index=index, problem=problem)))
     inputs = [encoder.input(spec) for spec in program.inputs]
     calls = [
         {"op": encoder.op(call), "args": [encoder.value(v) for v in call.args], "outputs": call.num_outputs}

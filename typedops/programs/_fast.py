@@ -1,0 +1,268 @@
+"""The fast path of reading a program file: the manifest as typedops writes it, decoded in one pass.
+
+Note [The fast path of reading]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``json.loads`` with a Python ``object_pairs_hook`` (the general reader's, which refuses a
+key given twice) calls back into Python once per JSON object, and the general decoder
+then names the place of everything it checks: together most of reading a small model's
+manifest. A manifest typedops wrote has every object's keys in one order, so this reader
+parses with ``tuple`` as the hook -- each object becomes the tuple of its (key, value)
+pairs, made in C -- and accepts each object only when its keys are exactly the expected
+ones in that order (so no key is given twice), each value of the common kinds: tensor
+inputs, op calls whose arguments are inputs, earlier results, tensor constants or
+constants JSON writes as literals, tensor constants with elements, every op registered
+with the recorded schema text or one that parses to it. It checks what the general
+reader checks (the same types, ranges, references, caps and entries), reads the tensor
+constants through the same archive methods, and builds the same ``Program``.
+
+It never raises: anything it does not take -- valid or not, a ``ProgramFormatError`` of
+the archive included -- makes it return None, and the general reader (_decode.py) reads
+the file from the start, so every refusal is the general reader's, worded and ordered as
+it was. tests/test_programs_format.py checks that the two read the same program.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+from ..vocabulary import TypedopsError
+from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
+from ..schema import FunctionSchema, parse_schema
+from ..tracing import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MANIFEST_ENTRY,
+    Call,
+    Constant,
+    InputRef,
+    OutputKind,
+    Program,
+    ResultRef,
+    TensorConstant,
+    TensorInput,
+    Value,
+    input_name_problem,
+    tensor_entry,
+)
+from ._archive import Archive, Limits
+from ._compat import schema_text
+from ._decode import _DEVICES, _DTYPES, _KINDS, _MAX_RESULTS, _quick_shape, _stored
+
+__all__ = ["fast_read"]
+
+_TOP: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
+_OP: Final = ("name", "overload", "schema")
+_INPUT: Final = ("kind", "name", "dtype", "shape", "device")
+_CALL: Final = ("op", "args", "outputs")
+_TENSOR: Final = ("dtype", "shape", "device", "data")
+
+
+class _Refused(Exception):
+    """A literal JSON has and a program file has not (NaN, Infinity): the general reader names it."""
+
+
+def _refuse(literal: str) -> Any:
+    raise _Refused(literal)
+
+
+_JSON: Final = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_refuse)
+_Pairs = tuple[tuple[str, Any], ...]
+FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
+
+
+def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """The values of object ``x`` (a tuple of pairs) when its keys are exactly ``keys``, in order."""
+    if x.__class__ is not tuple or len(x) != len(keys):
+        return None
+    pairs: _Pairs = x
+    found, values = zip(*pairs)  # the keys, the values (each pair is a (str, value) tuple the parser made)
+    return values if found == keys else None
+
+
+def fast_read(archive: Archive, raw: bytes, limits: Limits) -> FastRead | None:
+    """The program in ``archive`` whose manifest is ``raw``, with each op row's handle and
+    recorded schema and each call's row, or None (Note [The fast path of reading])."""
+    try:
+        text = raw.decode("utf-8")
+        if text.startswith("\ufeff"):
+            return None
+        top = _fields(_JSON.decode(text), _TOP)
+    except (ValueError, RecursionError, _Refused):
+        return None
+    if top is None:
+        return None
+    name, version, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows = top
+    if name != FORMAT_NAME or type(version) is not int or not 1 <= version <= FORMAT_VERSION:
+        return None
+    try:
+        return _read(archive, limits, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows)
+    except (TypedopsError, RecursionError):  # a ProgramFormatError of the archive, a schema that does not parse
+        return None
+
+
+def _read(archive: Archive, limits: Limits, op_rows: Any, input_rows: Any, call_rows: Any, output_values: Any,
+          kind_name: Any, tensor_rows: Any) -> FastRead | None:  # fmt: skip
+    if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
+            and output_values.__class__ is list and tensor_rows.__class__ is list and type(kind_name) is str):  # fmt: skip
+        return None
+    kind = _KINDS.get(kind_name)
+    tensors = _tensors(archive, limits, tensor_rows)
+    ops = _ops(op_rows)
+    inputs = _inputs(input_rows)
+    if kind is None or tensors is None or ops is None or inputs is None:
+        return None
+    decoded = _Values(len(inputs), tensors)
+    calls: list[Call] = []
+    call_ops: list[int] = []
+    for row in call_rows:
+        fields = _fields(row, _CALL)
+        if fields is None:
+            return None
+        op, args, outputs = fields
+        if not (type(op) is int and 0 <= op < len(ops) and args.__class__ is list and type(outputs) is int
+                and 0 <= outputs <= _MAX_RESULTS):  # fmt: skip
+            return None
+        values = decoded.values(args, calls)
+        if values is None:
+            return None
+        entry = ops[op]
+        schema = entry[4]
+        if len(values) != len(schema.arguments) or outputs != len(schema.returns):
+            return None
+        calls.append(Call(entry[0], entry[1], entry[2], values, outputs))
+        call_ops.append(op)
+    results = decoded.values(output_values, calls)
+    if results is None or (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
+        return None
+    program = Program(inputs, tuple(calls), results, kind)
+    return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
+
+
+def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorConstant] | None:
+    """The tensor constants, their elements read, when every row is a common one with
+    elements and the archive holds exactly the manifest and their entries."""
+    if len(rows) > limits.entries - 1 or len(archive.entries) != len(rows) + 1 or MANIFEST_ENTRY not in archive.entries:
+        return None
+    found: list[tuple[Any, ...]] = []
+    total = 0
+    for index, row in enumerate(rows):
+        fields = _fields(row, _TENSOR)
+        if fields is None:
+            return None
+        dtype_name, dims, device_name, data = fields
+        stored = _stored(dtype_name) if type(dtype_name) is str else None
+        shape = _quick_shape(dims)
+        device = _DEVICES.get(device_name) if type(device_name) is str else None
+        if stored is None or shape is None or device is None or type(data) is not str or data != tensor_entry(index):
+            return None
+        total += math.prod(shape) * stored[2]
+        if total > limits.tensor_bytes or data not in archive.entries:
+            return None
+        found.append((stored[0], shape, device, data, stored[1]))
+    constants: list[TensorConstant] = []
+    for dtype, shape, device, data, storage in found:
+        elements = archive.quick_elements(data, storage, shape)
+        if elements is None:
+            return None
+        constants.append(TensorConstant(dtype, shape, device, elements))
+    return constants
+
+
+def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
+    """Each op row, with its op registered now and the schema it recorded."""
+    ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]] = []
+    for row in rows:
+        fields = _fields(row, _OP)
+        if fields is None:
+            return None
+        name, overload, text = fields
+        if not (type(name) is str and type(overload) is str and type(text) is str):
+            return None
+        handle = dispatcher.find_op(name, overload)
+        if handle is None and load_lazy_library(name.partition("::")[0]):
+            handle = dispatcher.find_op(name, overload)  # a bundled library, loaded now
+        if handle is None:
+            return None
+        schema = handle.schema
+        if text != schema_text(schema):  # saved against another schema: the recorded one, parsed
+            schema = parse_schema(text)
+            if schema.qualified_name != name or schema.overload_name != overload:
+                return None
+        ops.append((name, overload, text, handle, schema))
+    return ops
+
+
+def _inputs(rows: list[Any]) -> tuple[TensorInput, ...] | None:
+    """The inputs, when all are tensor inputs."""
+    inputs: list[TensorInput] = []
+    names: set[str] = set()
+    for row in rows:
+        fields = _fields(row, _INPUT)
+        if fields is None:
+            return None
+        kind, name, dtype_name, dims, device_name = fields
+        if kind != "tensor" or type(name) is not str or type(dtype_name) is not str:
+            return None
+        dtype = _DTYPES.get(dtype_name)
+        shape = _quick_shape(dims)
+        device = _DEVICES.get(device_name) if type(device_name) is str else None
+        if dtype is None or shape is None or device is None or input_name_problem(name, names) is not None:
+            return None
+        inputs.append(TensorInput(name, dtype, shape, device))
+    return tuple(inputs)
+
+
+class _Values:
+    """Decodes the common values (as ``Decoder.quick`` does), one object per reference."""
+
+    def __init__(self, inputs: int, tensors: list[TensorConstant]) -> None:
+        self.inputs = [InputRef(i) for i in range(inputs)]
+        self.tensors = tensors
+        self.results: dict[tuple[int, int], ResultRef] = {}
+        self.literals: dict[tuple[type[object], object], Constant] = {}
+
+    def values(self, items: list[Any], calls: list[Call]) -> tuple[Value, ...] | None:
+        values: list[Value] = []
+        for item in items:
+            if item.__class__ is not tuple or len(item) != 1:
+                return None
+            key, body = item[0]
+            if key == "result":
+                if not (body.__class__ is list and len(body) == 2):
+                    return None
+                call, output = body
+                if not (type(call) is int and type(output) is int and 0 <= call < len(calls)
+                        and 0 <= output < calls[call].num_outputs):  # fmt: skip
+                    return None
+                found = self.results.get((call, output))
+                if found is None:
+                    found = self.results[(call, output)] = ResultRef(call, output)
+                values.append(found)
+            elif key == "tensor":
+                if not (type(body) is int and 0 <= body < len(self.tensors)):
+                    return None
+                values.append(self.tensors[body])
+            elif key == "input":
+                if not (type(body) is int and 0 <= body < len(self.inputs)):
+                    return None
+                values.append(self.inputs[body])
+            elif key == "const":
+                constant = self.constant(body)
+                if constant is None:
+                    return None
+                values.append(constant)
+            else:
+                return None
+        return tuple(values)
+
+    def constant(self, body: Any) -> Constant | None:
+        literal: object = body
+        kind = type(literal)
+        if literal is None or kind is bool or kind is int or kind is str:
+            found = self.literals.get((kind, literal))  # the type too: True == 1
+            if found is None:
+                found = self.literals[(kind, literal)] = Constant(body)
+            return found
+        return Constant(body) if kind is float and math.isfinite(body) else None

@@ -418,6 +418,36 @@ def test_matmul_against_numpy(left: tuple[int, ...], right: tuple[int, ...]) -> 
     assert op("matmul")(meta(Tensor.from_numpy(a)), meta(Tensor.from_numpy(b))).shape == np.shape(a @ b)
 
 
+@given(
+    st.tuples(*[st.sampled_from([1, 2, 5, 8, 33, 70])] * 3),  # vector-like shapes are BLAS special cases
+    st.sampled_from([np.float32, np.float64]),
+    st.sampled_from(["contiguous", "transposed", "strided", "offset"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_2d_products_equal_numpy_matmul_bit_for_bit(
+    mkp: tuple[int, int, int], dtype: Any, layout: str, seed: int
+) -> None:
+    """matmul and mm of 2-D float tensors take ndarray.dot where it gives numpy's matmul
+    bits, else matmul itself (Note [2-D products by dot]): the result is numpy's
+    ``a @ b`` exactly, whatever the layout."""
+    m, k, p = mkp
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal((k, p)).astype(dtype)
+    if layout == "contiguous":
+        a = rng.standard_normal((m, k)).astype(dtype)
+    elif layout == "transposed":
+        a = rng.standard_normal((k, m)).astype(dtype).T
+    elif layout == "strided":
+        a = rng.standard_normal((m, 2 * k)).astype(dtype)[:, ::2]
+    else:
+        a = rng.standard_normal(m * k + 1).astype(dtype)[1:].reshape(m, k)
+    expected = a @ b
+    for name in ("matmul", "mm"):
+        for x, y in ((a, b), (b.T, a.T)):
+            got = arr(op(name)(Tensor.from_numpy(x), Tensor.from_numpy(y)))
+            assert got.dtype == expected.dtype and np.array_equal(got, x @ y)
+
+
 def test_matmul_errors() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mm")(tensor([[1.0, 2.0]]), tensor([[1.0, 2.0]]))

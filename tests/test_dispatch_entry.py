@@ -312,3 +312,32 @@ def test_core_factories_go_to_their_backend_in_one_hop() -> None:
     slots = {bits: getattr(fn, "__name__", "") for bits, fn in zeros.cache.items()}
     assert {"zeros_cpu", "factory_meta"} <= set(slots.values())
     assert "zeros_backend_select" not in str(list(zeros.cache.values()))
+
+
+def test_every_core_default_passes_the_check_its_identity_test_skips() -> None:
+    """An unboxed entry accepts an argument that *is* its default without its type test
+    (``_default_first``): so every default of those check kinds must pass that test."""
+    from typedops.boxing import shape_and_defaults
+    from typedops.dispatch._entry import _DEFAULT_PASSES, _GLOBALS, _check_expr
+
+    checked = 0
+    for entry in typedops_core_entries():
+        shape, defaults = shape_and_defaults(entry.schema)
+        values = iter(defaults)
+        for index, arg in enumerate(shape.args):
+            if not arg.has_default:
+                continue
+            value = next(values)
+            if arg.check.optional or arg.check.kind not in _DEFAULT_PASSES:
+                continue
+            test = _check_expr(arg.check, index, "v")
+            assert test is not None and eval(test, {"v": value, **_GLOBALS}), (entry.full_name, arg, value)
+            checked += 1
+    assert checked > 20  # alpha=1, keepdim=False, dim=-1... (25 when written)
+
+
+def typedops_core_entries() -> list[Any]:
+    import typedops.core  # noqa: F401  # registers the core library
+    from typedops import dispatcher
+
+    return [op._entry for op in dispatcher.all_ops() if op.full_name.startswith("core::")]

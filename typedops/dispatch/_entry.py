@@ -402,13 +402,36 @@ def _check_expr(check: ArgCheck, index: int, ref: str, n: _Names = _DEFAULT_NAME
     return f"({ref} is None or {test})" if check.optional else test
 
 
+# The check kinds whose schema defaults always pass their exact-type test: the schema
+# parser makes ``Scalar alpha=1`` an int, ``bool keepdim=False`` a bool, and so on.
+_DEFAULT_PASSES: Final = frozenset({
+    CheckKind.int, CheckKind.float, CheckKind.bool, CheckKind.scalar, CheckKind.complex, CheckKind.str,
+    CheckKind.scalar_type, CheckKind.layout, CheckKind.memory_format, CheckKind.device,
+})  # fmt: skip
+
+
+def _default_first(shape: CallShape, index: int, ref: str, test: str) -> str:
+    """``test`` for argument ``index``, first asking whether the value is the argument's
+    own default (``make``'s ``_d`` parameter), which passes: an identity test costs a
+    third of a type test, and most calls leave ``alpha=1`` and the like as they are. Not
+    for optional arguments (their default None is tested first already), nor for kinds
+    whose default may need converting, nor when a keyword-only argument takes the name."""
+    arg = shape.args[index]
+    if not arg.has_default or arg.check.optional or arg.check.kind not in _DEFAULT_PASSES:
+        return test
+    default = f"_d{sum(a.has_default for a in shape.args[:index])}"
+    if any(a.name == default for a in shape.kwarg_only):
+        return test
+    return f"({ref} is {default} or {test})"
+
+
 def _value_checks(shape: CallShape, names: _Names, params: tuple[str, ...]) -> list[str]:
     """The unboxed entries' argument checks: exact-type accept tests, and when one fails,
     the full check, which converts what the schema converts (a lone int for ``int[1]``)
     or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones]). ``params``
     are the arguments' names in the source (``_source_names``)."""
     checked = [
-        (i, p, test)
+        (i, p, _default_first(shape, i, p, test))
         for i, (a, p) in enumerate(zip(shape.args, params))
         if (test := _check_expr(a.check, i, p, names)) is not None
     ]

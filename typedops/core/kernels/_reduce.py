@@ -255,12 +255,22 @@ def _dot_fits(t: Tensor) -> bool:
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
     # numpy's matmul rules are PyTorch's.
     global _dot
-    if self._dtype in _DOT_EXACT and _dot_fits(self) and _dot_fits(other):
+    dtype = self._dtype
+    a, b = self._strides, other._strides  # _dot_fits for both, in line (this is matmul's hot path)
+    if (
+        dtype in _DOT_EXACT and dtype is other._dtype and len(a) == 2 and len(b) == 2
+        and a[1] == 1 and b[1] == 1 and a[0] == self._shape[1] and b[0] == other._shape[1]
+    ):  # fmt: skip
         if _dot is None:
             import numpy
 
             _dot = numpy.ndarray.dot
-        result = binary_fast(self, other, _dot)  # None for another dtype or unaligned shapes
+        try:
+            # dot of two 2-D arrays is a new C-contiguous array of their dtype: no checks
+            # left for binary_fast to make (Note [2-D products by dot]).
+            return _from_array(_dot(data(self), data(other)), dtype, self._device)
+        except ValueError:
+            result = None  # shapes that do not fit: the plan below raises PyTorch's error
     else:
         result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
     if result is not None:

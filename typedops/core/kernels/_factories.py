@@ -8,6 +8,9 @@ Its BackendSelect kernel (registered ``with_keys``) reads ``device``, and redisp
 with ``{BackendSelect, <backend>}``: a redispatch continues below the highest key, so
 the call lands on the CPU or Meta kernel. The dispatcher passes ``device`` through as
 the caller wrote it, so it may be a ``str`` (``device="meta"``): ``device_of`` parses it.
+Each BackendSelect kernel here does only that, and says so (``selects_backend_by_device``):
+unboxed calls then skip it and reach the backend's kernel directly (Note [Factories in
+one hop] in dispatch/_entry.py), so a kernel here must never do more than redispatch.
 """
 
 from __future__ import annotations

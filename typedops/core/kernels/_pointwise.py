@@ -80,8 +80,11 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # that do not broadcast make numpy raise ValueError; the kernel then runs the plan, which
 # raises PyTorch's error. Every other call takes the planned path, which gives the same
 # values.
+_ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
+
+
 def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    if type(alpha) is int and alpha == 1:
+    if alpha is _ONE or (type(alpha) is int and alpha == 1):
         result = binary_fast(self, other, operator.add)
         if result is not None:
             return result

@@ -718,3 +718,18 @@ def test_sub_takes_its_fast_path_to_the_same_bits_as_the_planned_path(
     nan = np.isnan(p)
     assert (np.isnan(f) == nan).all()  # a NaN's sign and payload are the hardware's
     assert f[~nan].tobytes() == p[~nan].tobytes()
+
+
+def test_kernels_reading_arrays_in_line_see_a_replaced_storage_buffer() -> None:
+    """sum, binary_fast and matmul's dot path read a tensor's cached array themselves
+    (array_of in line): a storage whose buffer resize_ replaced must be read afresh."""
+    from typedops.tensor import array_of, make_view, resize_
+
+    t = tensor([[1.0, 2.0], [3.0, 4.0]])
+    view = make_view(t, (2, 2), (2, 1), 0)
+    assert op("sum")(view).item() == 10.0 and op("add", "Tensor")(view, view).tolist() == [[2.0, 4.0], [6.0, 8.0]]
+    assert op("matmul")(view, view).tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    resize_(t, (3, 2))  # grows: the storage gets a new buffer, the view's cached array is stale
+    array_of(t)[:2] = [[5.0, 6.0], [7.0, 8.0]]
+    assert op("sum")(view).item() == 26.0 and op("add", "Tensor")(view, view).tolist() == [[10.0, 12.0], [14.0, 16.0]]
+    assert op("matmul")(view, view).tolist() == [[67.0, 78.0], [91.0, 106.0]]

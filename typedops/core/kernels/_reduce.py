@@ -118,7 +118,9 @@ def sum_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
     common call (no ``dtype``) finds its dtypes with one dict lookup (``_SUM_PLANS``)."""
     plan = _SUM_PLANS.get(self._dtype) if dtype is None else None
     result_dtype, np_dt = _sum_plan(self, dtype) if plan is None else plan
-    array = self._array if self._storage is None else data(self)  # Note [Storage made on demand]
+    array = self._array  # array_of in line, as binary_fast has it (Note [Cached numpy view])
+    if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
+        array = self._fresh_array()
     return _from_array(_add_reduce(array, None, np_dt, _empty((), np_dt)), result_dtype, self._device)
 
 

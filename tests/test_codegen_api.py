@@ -44,6 +44,36 @@ def test_no_arity_test_when_another_overload_could_take_as_few_arguments() -> No
     assert chooser_lines("f", [a, b], ["a", "b"], "_C")[2:] == ["    return _choose('ns::f', _C, args, kwargs)"]
 
 
+def test_positional_calls_skip_the_keyword_tests() -> None:
+    """Note [Positional calls of choosers]: with no keywords, ``'out' in kwargs`` is
+    decided (the out overload drops out) and the targets get the values themselves."""
+    tensor_ = parse_schema("ns::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    out = parse_schema("ns::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    scalar = parse_schema("ns::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor")
+    lines = chooser_lines("add", [tensor_, out, scalar], ["t.call", "o.call", "s.call"], "_C", positional=True)
+    assert lines[2:10] == [
+        "    if not kwargs:",
+        "        if len(args) == 2:",
+        "            _v0, _v1 = args",
+        "            if isinstance(_v1, _Tensor):",
+        "                return t.call(_v0, _v1)",
+        "            if isinstance(_v1, _NUMBERS):",
+        "                return s.call(_v0, _v1)",
+        "    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)",
+    ]
+    short = parse_schema("ns::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
+    long = parse_schema("ns::sum.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+    assert chooser_lines("sum", [short, long], ["short.call", "long.call"], "_C", positional=True)[2:9] == [
+        "    if not kwargs:",
+        "        if len(args) == 1:",
+        "            _v0, = args",
+        "            return short.call(_v0)",
+        "        if len(args) == 2:",
+        "            _v0, _v1 = args",
+        "            return long.call(_v0, _v1)",
+    ]
+
+
 def test_the_core_sum_chooser_still_reaches_every_overload() -> None:
     x = tensor([[1.0, 2.0], [3.0, 4.0]])
     assert core.sum(x).tolist() == 10.0 and core.sum(x, dtype=None).tolist() == 10.0
@@ -60,9 +90,10 @@ _CHOOSERS: list[tuple[str, list[FunctionSchema]]] = sorted(
 )
 
 
-def _chooser(name: str, schemas: list[FunctionSchema]) -> Any:
+def _chooser(name: str, schemas: list[FunctionSchema], positional: bool) -> Any:
     """The generated chooser of ``schemas``, returning the index of the overload it calls
-    (``choose`` standing for the binding rule)."""
+    (``choose`` standing for the binding rule); ``positional``: with the fast path of
+    Note [Positional calls of choosers]."""
 
     def choose(_name: str, candidates: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
         return next((i for i, s in enumerate(candidates) if binding_problem(s, args, kwargs) is None), None)
@@ -73,7 +104,7 @@ def _chooser(name: str, schemas: list[FunctionSchema]) -> Any:
         "_choose": choose, "_C": schemas,
         **{t: (lambda i: lambda *a, **k: i)(i) for i, t in enumerate(targets)},
     }  # fmt: skip
-    exec("\n".join(chooser_lines(name, schemas, targets, "_C")), namespace)
+    exec("\n".join(chooser_lines(name, schemas, targets, "_C", positional=positional)), namespace)
     return namespace[name]
 
 
@@ -89,4 +120,5 @@ def test_every_core_chooser_picks_the_overload_the_binding_rule_picks(data: st.D
     kwargs = data.draw(st.dictionaries(st.sampled_from(names), _VALUES, max_size=2))
     expected = next((i for i, s in enumerate(schemas) if binding_problem(s, args, kwargs) is None), None)
     if expected is not None:  # a call no overload takes may get any overload's own error
-        assert _chooser(name, schemas)(*args, **kwargs) == expected
+        assert _chooser(name, schemas, positional=False)(*args, **kwargs) == expected
+        assert _chooser(name, schemas, positional=True)(*args, **kwargs) == expected

@@ -418,6 +418,36 @@ def test_matmul_against_numpy(left: tuple[int, ...], right: tuple[int, ...]) -> 
     assert op("matmul")(meta(Tensor.from_numpy(a)), meta(Tensor.from_numpy(b))).shape == np.shape(a @ b)
 
 
+@given(
+    st.tuples(*[st.sampled_from([1, 2, 5, 8, 33, 70])] * 3),  # vector-like shapes are BLAS special cases
+    st.sampled_from([np.float32, np.float64]),
+    st.sampled_from(["contiguous", "transposed", "strided", "offset"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_2d_products_equal_numpy_matmul_bit_for_bit(
+    mkp: tuple[int, int, int], dtype: Any, layout: str, seed: int
+) -> None:
+    """matmul and mm of 2-D float tensors take ndarray.dot where it gives numpy's matmul
+    bits, else matmul itself (Note [2-D products by dot]): the result is numpy's
+    ``a @ b`` exactly, whatever the layout."""
+    m, k, p = mkp
+    rng = np.random.default_rng(seed)
+    b = rng.standard_normal((k, p)).astype(dtype)
+    if layout == "contiguous":
+        a = rng.standard_normal((m, k)).astype(dtype)
+    elif layout == "transposed":
+        a = rng.standard_normal((k, m)).astype(dtype).T
+    elif layout == "strided":
+        a = rng.standard_normal((m, 2 * k)).astype(dtype)[:, ::2]
+    else:
+        a = rng.standard_normal(m * k + 1).astype(dtype)[1:].reshape(m, k)
+    expected = a @ b
+    for name in ("matmul", "mm"):
+        for x, y in ((a, b), (b.T, a.T)):
+            got = arr(op(name)(Tensor.from_numpy(x), Tensor.from_numpy(y)))
+            assert got.dtype == expected.dtype and np.array_equal(got, x @ y)
+
+
 def test_matmul_errors() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mm")(tensor([[1.0, 2.0]]), tensor([[1.0, 2.0]]))
@@ -688,3 +718,18 @@ def test_sub_takes_its_fast_path_to_the_same_bits_as_the_planned_path(
     nan = np.isnan(p)
     assert (np.isnan(f) == nan).all()  # a NaN's sign and payload are the hardware's
     assert f[~nan].tobytes() == p[~nan].tobytes()
+
+
+def test_kernels_reading_arrays_in_line_see_a_replaced_storage_buffer() -> None:
+    """sum, binary_fast and matmul's dot path read a tensor's cached array themselves
+    (array_of in line): a storage whose buffer resize_ replaced must be read afresh."""
+    from typedops.tensor import array_of, make_view, resize_
+
+    t = tensor([[1.0, 2.0], [3.0, 4.0]])
+    view = make_view(t, (2, 2), (2, 1), 0)
+    assert op("sum")(view).item() == 10.0 and op("add", "Tensor")(view, view).tolist() == [[2.0, 4.0], [6.0, 8.0]]
+    assert op("matmul")(view, view).tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    resize_(t, (3, 2))  # grows: the storage gets a new buffer, the view's cached array is stale
+    array_of(t)[:2] = [[5.0, 6.0], [7.0, 8.0]]
+    assert op("sum")(view).item() == 26.0 and op("add", "Tensor")(view, view).tolist() == [[10.0, 12.0], [14.0, 16.0]]
+    assert op("matmul")(view, view).tolist() == [[67.0, 78.0], [91.0, 106.0]]

@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
-from typedops import DispatchKey, DispatchKeySet, Library, Tensor, boxed, include_keys, tensor
+from typedops import Device, DispatchKey, DispatchKeySet, Library, Tensor, boxed, exclude_keys, include_keys, tensor
+from typedops.dispatch import selects_backend_by_device
+from typedops.tensor import backend_key_for_device
+from typedops.vocabulary import NoKernelError
 from typedops.boxing import call_shape
 from typedops.dispatch._entry import entry_source
 from typedops.schema import parse_schema
@@ -211,3 +214,130 @@ def test_an_unboxed_call_refuses_what_the_schema_refuses(n: Any, s: Any, message
             getattr(__import__("typedops").ops, "checked").scaled(x, n, s)
         assert str(info.value).startswith("no overload of checked::scaled takes these arguments.")
         assert scaled(x, 2, 3) is x  # an int for a float is fine, as in the boxed path
+
+
+# -- Note [Factories in one hop]
+
+
+def _factory_library(lib: Library, marked: bool, calls: list[str]) -> Any:
+    """``make(int n, *, Device? device=None) -> int``: a BackendSelect kernel (marked
+    ``selects_backend_by_device`` or not) that redispatches to ``device``'s backend, and
+    CPU and Meta kernels; each records that it ran."""
+
+    handle = lib.define("make(int n, *, Device? device=None) -> int")
+
+    def select(keys: DispatchKeySet, n: int, *, device: Device | None) -> int:
+        calls.append("BackendSelect")
+        backend = backend_key_for_device(Device.parse(device) if device is not None else Device("cpu"))
+        result: int = handle.redispatch(DispatchKeySet([DispatchKey.BackendSelect, backend]), n, device=device)
+        return result
+
+    def cpu(n: int, *, device: Device | None) -> int:
+        calls.append("CPU")
+        return n
+
+    def meta(n: int, *, device: Device | None) -> int:
+        calls.append("Meta")
+        return -n
+
+    lib.impl("make", selects_backend_by_device(select) if marked else select, "BackendSelect", with_keys=True)
+    lib.impl("make", cpu, "CPU")
+    lib.impl("make", meta, "Meta")
+    return handle
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_a_marked_backend_select_kernel_is_skipped_by_unboxed_calls_only(marked: bool) -> None:
+
+    calls: list[str] = []
+    with Library("one_hop", "FRAGMENT") as lib:
+        make = _factory_library(lib, marked, calls)
+        hops = [] if marked else ["BackendSelect"]
+        for device, backend, result in ((None, "CPU", 3), ("cpu", "CPU", 3), (Device("meta"), "Meta", -3)):
+            calls.clear()
+            assert make(3, device=device) == result
+            assert calls == [*hops, backend]
+            calls.clear()
+            stack: list[Any] = [3, device]
+            make.call_boxed(stack)  # the boxed path takes both hops
+            assert stack == [result] and calls == ["BackendSelect", backend]
+
+
+def test_a_hinted_call_keeps_every_other_behaviour() -> None:
+
+    calls: list[str] = []
+    with Library("one_hop_rest", "FRAGMENT") as lib:
+        make = _factory_library(lib, True, calls)
+        seen: list[DispatchKeySet] = []
+
+        def observe(op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
+            seen.append(keys)
+            op.redispatch_boxed(keys, stack)
+
+        lib.fallback(observe, "Tracer")
+        with include_keys(DispatchKey.Tracer):  # a key above BackendSelect: both hops, as before
+            assert make(2) == 2
+        assert seen == [DispatchKeySet([DispatchKey.Tracer, DispatchKey.BackendSelect])]
+        assert calls == ["BackendSelect", "CPU"]
+        calls.clear()
+        with exclude_keys(DispatchKey.BackendSelect), pytest.raises(NoKernelError):  # no key at all
+            make(2)
+        assert calls == []
+        with pytest.raises(ArgumentValueError, match="unknown device type 'gpu'"):  # no hint: the kernel says why
+            make(2, device="gpu")
+        assert calls == ["BackendSelect"]
+
+
+def test_an_op_without_backend_select_ignores_the_hint() -> None:
+
+    with Library("one_hop_none", "FRAGMENT") as lib:
+        make = lib.define("make(int n, *, Device? device=None) -> int")
+
+        def cpu(n: int, *, device: Device | None) -> int:
+            return n
+
+        lib.impl("make", cpu, "CPU")
+        with pytest.raises(NoKernelError):  # the call's key set is empty, as it always was
+            make(1)
+        lib.impl("make", cpu, "CompositeExplicitAutograd")
+        assert make(1, device="meta") == 1
+
+
+def test_core_factories_go_to_their_backend_in_one_hop() -> None:
+    from typedops import core
+    from typedops.core import _generated as generated
+
+    zeros = generated.zeros__default._entry
+    assert core.zeros([2]).tolist() == [0.0, 0.0] and core.zeros([2], device="meta").is_meta
+    slots = {bits: getattr(fn, "__name__", "") for bits, fn in zeros.cache.items()}
+    assert {"zeros_cpu", "factory_meta"} <= set(slots.values())
+    assert "zeros_backend_select" not in str(list(zeros.cache.values()))
+
+
+def test_every_core_default_passes_the_check_its_identity_test_skips() -> None:
+    """An unboxed entry accepts an argument that *is* its default without its type test
+    (``_default_first``): so every default of those check kinds must pass that test."""
+    from typedops.boxing import shape_and_defaults
+    from typedops.dispatch._entry import _DEFAULT_PASSES, _GLOBALS, _check_expr
+
+    checked = 0
+    for entry in typedops_core_entries():
+        shape, defaults = shape_and_defaults(entry.schema)
+        values = iter(defaults)
+        for index, arg in enumerate(shape.args):
+            if not arg.has_default:
+                continue
+            value = next(values)
+            if arg.check.optional or arg.check.kind not in _DEFAULT_PASSES:
+                continue
+            test = _check_expr(arg.check, index, "v")
+            assert test is not None and eval(test, {"v": value, **_GLOBALS}), (entry.full_name, arg, value)
+            checked += 1
+    assert checked > 20  # alpha=1, keepdim=False, dim=-1... (25 when written)
+
+
+def typedops_core_entries() -> list[Any]:
+    import typedops.core  # noqa: F401  # registers the core library
+    from typedops import dispatcher
+
+    return [op._entry for op in dispatcher.all_ops() if op.full_name.startswith("core::")]

@@ -4,11 +4,14 @@ and the helpers kernels build on."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from typedops import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, Tensor, tensor
 from typedops.tensor import Storage
@@ -177,6 +180,27 @@ def test_stride_helpers() -> None:
     with pytest.raises(IndexError) as info:
         wrap_dim(3, 3)
     assert str(info.value) == "Dimension out of range (expected to be in range of [-3, 2], but got 3)"
+
+
+@given(st.lists(st.integers(-2, 4), max_size=4), st.integers(0, 40))
+def test_infer_size_fills_one_minus_one_or_refuses(shape: list[int], numel: int) -> None:
+    """The shortcut for shapes without -1 (infer_size) agrees with the rule: a shape is
+    returned as a tuple when its one -1 (or none) can be filled to hold numel elements,
+    else the call raises; (-2, -2) must not pass for 4 elements, nor (-1, 0) for 0."""
+    inferred = [i for i, n in enumerate(shape) if n == -1]
+    known = math.prod(n for n in shape if n != -1)
+    fits = (
+        all(n >= -1 for n in shape)
+        and len(inferred) <= 1
+        and (known == numel if not inferred else known != 0 and numel % known == 0)
+    )
+    if not fits:
+        with pytest.raises(RuntimeError):
+            infer_size(shape, numel)
+        return
+    result = infer_size(shape, numel)
+    assert type(result) is tuple and math.prod(result) == numel
+    assert [n for i, n in enumerate(result) if i not in inferred] == [n for n in shape if n != -1]
 
 
 def test_storage_is_flat() -> None:

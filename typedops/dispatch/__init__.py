@@ -26,7 +26,7 @@ from ._typed import (
     function_for,
     typed,
 )
-from ._entry import check_devices, one_device
+from ._entry import check_devices, one_device, selects_backend_by_device
 from ._library import DefinitionHandle, Library, RegistrationHandle
 from ._scoped import ScopedFallback
 from ._ops import (
@@ -80,6 +80,7 @@ __all__ = [
     "Boxed",
     "add_registration_machinery",
     "ScopedFallback",
+    "selects_backend_by_device",
     # finding and calling
     "Dispatcher",
     "dispatcher",

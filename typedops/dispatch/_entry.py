@@ -18,12 +18,15 @@ each dispatch (see _trace.py); otherwise it contains no tracing at all.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar, cast
 
 from typing_extensions import assert_never
 
-from ..vocabulary import BACKEND_KEYS, ArgumentError, BoundedCache, Device, Layout, MemoryFormat, ScalarType, TensorError
+from ..vocabulary import BACKEND_KEYS, NUM_RUNTIME_KEYS, ArgumentError, BoundedCache, Device, Layout, MemoryFormat
+from ..vocabulary import ScalarType, TensorError, TypedopsError
+from ..tensor import backend_key_for_device
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, positional_names, renamed, wrong_tuple
 from ._messages import MIXED_DEVICES
@@ -35,11 +38,72 @@ from ._tls import keep_flag_in, local_sets
 if TYPE_CHECKING:
     from ._operator import OperatorEntry
 
-__all__ = ["make_entries", "entry_source", "GLOBAL_INCLUDE", "check_devices", "one_device"]
+__all__ = [
+    "make_entries", "entry_source", "GLOBAL_INCLUDE", "check_devices", "one_device", "DEVICE_HINT_SHIFT",
+    "selects_backend_by_device", "backend_by_device",
+]  # fmt: skip
 
 # Keys every call's key set includes (ops with no tensor argument pick their backend at
 # BackendSelect; every other op falls through it).
 GLOBAL_INCLUDE: Final = 1 << DispatchKey.BackendSelect
+
+# Note [Factories in one hop]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A factory (no tensor argument) is called with the key set {BackendSelect}; its
+# BackendSelect kernel reads ``device`` and redispatches to that device's backend -- a
+# second pass through an entry function and a slot cache, the larger part of a small
+# ``zeros``. PyTorch's generated BackendSelect kernels compute that key from the
+# arguments in one line of C++. Here a BackendSelect kernel marked
+# ``selects_backend_by_device`` promises to do nothing else: redispatch the same op to
+# the backend of ``device`` (None: CPU, the default device). So the unboxed entry of an
+# op with no tensor argument and a keyword-only ``Device? device`` puts the backend of
+# ``device`` into the bits it looks up as a *hint*: the backend's key bit shifted above
+# every runtime key (``DEVICE_HINT_SHIFT``), which no key set holds and every table mask
+# clears. A slot cache that meets a hint in a call whose chosen slot is such a marked
+# BackendSelect kernel serves the call with the slot of the hinted backend's keys alone,
+# what the kernel's redispatch would reach; in every other case (no marked kernel, a
+# key above BackendSelect from the context's include set, BackendSelect excluded) the
+# hint changes nothing. The hint is computed after the argument checks; a device no
+# backend serves gives no hint, and the kernel reports it as before. Boxed calls,
+# redispatches and traced entries take the two hops.
+DEVICE_HINT_SHIFT: Final = NUM_RUNTIME_KEYS
+_NO_DEVICE_HINT: Final = 1 << (DEVICE_HINT_SHIFT + DispatchKey.CPU)
+_SELECTORS: Final[weakref.WeakSet[Callable[..., Any]]] = weakref.WeakSet()
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def selects_backend_by_device(fn: _F) -> _F:
+    """Mark a BackendSelect kernel that only redispatches its op to the backend of its
+    ``device`` argument (None: CPU), so unboxed calls may go there directly (Note
+    [Factories in one hop]). Returns ``fn``."""
+    _SELECTORS.add(fn)
+    return fn
+
+
+def backend_by_device(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is marked ``selects_backend_by_device``."""
+    return fn in _SELECTORS
+
+
+def _device_hint(device: Any) -> int:
+    """The hint bits for ``device`` (a Device or its text), or 0 when no backend serves it."""
+    try:
+        backend = backend_key_for_device(Device.parse(device))
+    except (TypedopsError, KeyError, AttributeError, TypeError):
+        return 0
+    return 1 << (DEVICE_HINT_SHIFT + backend)
+
+
+def _device_hinted(shape: CallShape) -> str | None:
+    """The name of the ``device`` argument whose backend the unboxed entry of ``shape``
+    hints (Note [Factories in one hop]), or None."""
+    if any(a.tensors is not TensorUse.none for a in shape.args):
+        return None
+    for a in shape.kwarg_only:
+        if a.name == "device" and a.check.kind is CheckKind.device:
+            return a.name
+    return None
+
 
 # Note [One device per call]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -172,6 +236,8 @@ class _Names(NamedTuple):
     layout: str = "_Layout"
     memory_format: str = "_MemoryFormat"
     device: str = "_Device"
+    device_hint: str = "_device_hint"
+    no_device_hint: str = "_NO_DEVICE_HINT"
 
 
 _DEFAULT_NAMES: Final = _Names()
@@ -322,11 +388,41 @@ def _check_expr(check: ArgCheck, index: int, ref: str, n: _Names = _DEFAULT_NAME
     if kind is CheckKind.slow:
         return f"{n.fits}({n.op}, {index}, {ref})"
     if kind is CheckKind.int_list:
-        # exact ints in a list or tuple: C-level set and type tests
-        test = f"((type({ref}) is list or type({ref}) is tuple) and {n.ints}.issuperset(map(type, {ref})))"
+        # Exact ints in a list or tuple. One or two of them (a shape, a dim list) are
+        # tested item by item: about 40 ns, where the set test over map(type, ...) takes
+        # about 130; longer lists take that C-level set and type test.
+        items = (
+            f"(len({ref}) == 1 and type({ref}[0]) is int)"
+            f" or (len({ref}) == 2 and type({ref}[0]) is int and type({ref}[1]) is int)"
+            f" or {n.ints}.issuperset(map(type, {ref}))"
+        )
+        test = f"((type({ref}) is list or type({ref}) is tuple) and ({items}))"
     else:
         test = _exact_type_test(kind, ref, n)
     return f"({ref} is None or {test})" if check.optional else test
+
+
+# The check kinds whose schema defaults always pass their exact-type test: the schema
+# parser makes ``Scalar alpha=1`` an int, ``bool keepdim=False`` a bool, and so on.
+_DEFAULT_PASSES: Final = frozenset({
+    CheckKind.int, CheckKind.float, CheckKind.bool, CheckKind.scalar, CheckKind.complex, CheckKind.str,
+    CheckKind.scalar_type, CheckKind.layout, CheckKind.memory_format, CheckKind.device,
+})  # fmt: skip
+
+
+def _default_first(shape: CallShape, index: int, ref: str, test: str) -> str:
+    """``test`` for argument ``index``, first asking whether the value is the argument's
+    own default (``make``'s ``_d`` parameter), which passes: an identity test costs a
+    third of a type test, and most calls leave ``alpha=1`` and the like as they are. Not
+    for optional arguments (their default None is tested first already), nor for kinds
+    whose default may need converting, nor when a keyword-only argument takes the name."""
+    arg = shape.args[index]
+    if not arg.has_default or arg.check.optional or arg.check.kind not in _DEFAULT_PASSES:
+        return test
+    default = f"_d{sum(a.has_default for a in shape.args[:index])}"
+    if any(a.name == default for a in shape.kwarg_only):
+        return test
+    return f"({ref} is {default} or {test})"
 
 
 def _value_checks(shape: CallShape, names: _Names, params: tuple[str, ...]) -> list[str]:
@@ -335,7 +431,7 @@ def _value_checks(shape: CallShape, names: _Names, params: tuple[str, ...]) -> l
     or raises ``ArgumentError`` (Note [Unboxed calls check like boxed ones]). ``params``
     are the arguments' names in the source (``_source_names``)."""
     checked = [
-        (i, p, test)
+        (i, p, _default_first(shape, i, p, test))
         for i, (a, p) in enumerate(zip(shape.args, params))
         if (test := _check_expr(a.check, i, p, names)) is not None
     ]
@@ -432,10 +528,15 @@ _BELOW: Final = "        {b} = {ks} ^ (1 << ({ks}.bit_length() - 1)) if {ks} els
 def _call(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...]) -> list[str]:
     """``call(*schema args)``: key set from the tensor arguments, then the unboxed slot."""
     values = "(" + "".join(f"{p}, " for p in params) + ")"  # every argument, in schema order
+    device = None if trace else _device_hinted(shape)
+    hint = [] if device is None else [  # Note [Factories in one hop]
+        f"        {names.b} |= {names.no_device_hint} if {device} is None else {names.device_hint}({device})"
+    ]
     return [
         f"    def call({_signature(shape, params)}):",
         *_key_lines([(p, a.tensors) for a, p in zip(shape.args, params)], f"{names.bad_args}({names.op}, {values})", names),
         *_value_checks(shape, names, params),
+        *hint,
         *_unboxed_dispatch(shape, trace, "call", names, params),
     ]
 
@@ -579,6 +680,8 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_traced": traced_call,
     "_mixed_devices": _mixed_devices,
     "_traced_boxed": traced_call_boxed,
+    "_device_hint": _device_hint,
+    "_NO_DEVICE_HINT": _NO_DEVICE_HINT,
 }
 
 

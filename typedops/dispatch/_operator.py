@@ -86,7 +86,7 @@ from ..vocabulary import (
     DispatchKeySet,
     backend_key_for,
 )
-from ._entry import make_entries
+from ._entry import DEVICE_HINT_SHIFT, backend_by_device, make_entries
 from ._kernel import Boxed, KernelKind, Registration, fallthrough
 from ._messages import (
     NO_DISPATCH_KEY,
@@ -132,6 +132,8 @@ Slot = tuple["Registration | None", SlotRule]
 
 
 _CACHE_LIMIT: Final = 256  # distinct incoming key sets remembered per table version
+_BACKEND_SELECT: Final = int(DispatchKey.BackendSelect)
+_RUNTIME_BITS: Final = (1 << NUM_RUNTIME_KEYS) - 1
 
 
 class SlotCache(dict[int, Callable[..., Any]]):
@@ -155,11 +157,14 @@ class SlotCache(dict[int, Callable[..., Any]]):
     def __missing__(self, bits: int) -> Callable[..., Any]:
         entry = self.entry
         table = self.table
-        masked = bits & table[-1]
+        masked = bits & table[-1]  # clears a device hint too (Note [Factories in one hop] in _entry.py)
         keys = DispatchKeySet.from_bits(masked)
         reg = table[masked.bit_length()]
         result: Callable[..., Any]
-        if self.boxed:
+        hinted = bits >> DEVICE_HINT_SHIFT
+        if hinted and reg is not None and masked.bit_length() - 1 == _BACKEND_SELECT and backend_by_device(reg.fn):
+            result = self[hinted]  # the slot the marked kernel's redispatch would reach
+        elif self.boxed:
             slot = entry._missing_boxed if reg is None else entry._wrappers(reg)[1]
             result = functools.partial(slot, entry.handle, keys)
         elif reg is None:
@@ -177,7 +182,7 @@ class _RemovedCache(SlotCache):
 
     def __missing__(self, bits: int) -> Callable[..., Any]:
         entry = self.entry
-        keys = DispatchKeySet.from_bits(bits)
+        keys = DispatchKeySet.from_bits(bits & _RUNTIME_BITS)  # without a device hint
         if self.boxed:
             return functools.partial(entry._removed_boxed, entry.handle, keys)
         return functools.partial(entry._removed, keys)

@@ -7,6 +7,7 @@ strides ``(H*W*C, 1, W*C, C)``, and dimensions of size 1 never break contiguity.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -40,10 +41,7 @@ _FORMAT_RANK: Final = {MemoryFormat.channels_last: 4, MemoryFormat.channels_last
 
 
 def numel_of(shape: Sequence[int]) -> int:
-    n = 1
-    for size in shape:
-        n *= size
-    return n
+    return math.prod(shape)  # C: a third of a Python loop's cost on a short shape
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -142,6 +140,8 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
 
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     """``shape`` with one ``-1`` filled in so that it holds ``numel`` elements."""
+    if math.prod(shape) == numel and (not shape or min(shape) >= 0):
+        return tuple(shape)  # the common call: no -1, the right size (C-level tests only)
     known = 1
     infer_at: int | None = None
     for i, size in enumerate(shape):

@@ -281,7 +281,8 @@ class Tensor(_TensorMethods):
         t = _new_tensor(Tensor)
         t._storage = None
         t._shape = shape = array.shape
-        t._strides = _CONTIGUOUS.get(shape) or contiguous_strides_cached(shape)
+        strides = _CONTIGUOUS.get(shape)  # not `or`: a 0-dim tensor's strides () are falsy
+        t._strides = strides if strides is not None else contiguous_strides_cached(shape)
         t._offset = 0
         t._dtype = dtype
         t._device = device

@@ -267,6 +267,13 @@ _CANDIDATES_add = (
 )
 def add(*args: Any, **kwargs: Any) -> Any:
     """demo::add: Tensor, Scalar, out."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return add__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return add__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return add__out.call(*args, **kwargs)
@@ -302,6 +309,13 @@ _METHOD_CANDIDATES_add = (
 )
 def _method_add(*args: Any, **kwargs: Any) -> Any:
     """demo::add: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return add__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return add__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
         return add__Tensor.call(*args, **kwargs)

@@ -2003,6 +2003,13 @@ _CANDIDATES_add = (
 )
 def add(*args: Any, **kwargs: Any) -> Any:
     """core::add: Tensor, out, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return add__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return add__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return add__out.call(*args, **kwargs)
@@ -2018,6 +2025,10 @@ _CANDIDATES_sub = (
 )
 def sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            return sub__Tensor.call(_v0, _v1)
     if 'out' not in kwargs:
         return sub__Tensor.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2031,6 +2042,13 @@ _CANDIDATES_mul = (
 )
 def mul(*args: Any, **kwargs: Any) -> Any:
     """core::mul: Tensor, out, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return mul__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return mul__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return mul__out.call(*args, **kwargs)
@@ -2046,6 +2064,10 @@ _CANDIDATES_div = (
 )
 def div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            return div__Tensor.call(_v0, _v1)
     if 'out' not in kwargs:
         return div__Tensor.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2058,6 +2080,10 @@ _CANDIDATES_exp = (
 )
 def exp(*args: Any, **kwargs: Any) -> Any:
     """core::exp: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return exp__default.call(_v0)
     if 'out' not in kwargs:
         return exp__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2070,6 +2096,10 @@ _CANDIDATES_exp2 = (
 )
 def exp2(*args: Any, **kwargs: Any) -> Any:
     """core::exp2: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return exp2__default.call(_v0)
     if 'out' not in kwargs:
         return exp2__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2082,6 +2112,10 @@ _CANDIDATES_expm1 = (
 )
 def expm1(*args: Any, **kwargs: Any) -> Any:
     """core::expm1: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return expm1__default.call(_v0)
     if 'out' not in kwargs:
         return expm1__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2094,6 +2128,10 @@ _CANDIDATES_log = (
 )
 def log(*args: Any, **kwargs: Any) -> Any:
     """core::log: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return log__default.call(_v0)
     if 'out' not in kwargs:
         return log__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2106,6 +2144,10 @@ _CANDIDATES_log2 = (
 )
 def log2(*args: Any, **kwargs: Any) -> Any:
     """core::log2: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return log2__default.call(_v0)
     if 'out' not in kwargs:
         return log2__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2118,6 +2160,10 @@ _CANDIDATES_log10 = (
 )
 def log10(*args: Any, **kwargs: Any) -> Any:
     """core::log10: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return log10__default.call(_v0)
     if 'out' not in kwargs:
         return log10__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2130,6 +2176,10 @@ _CANDIDATES_log1p = (
 )
 def log1p(*args: Any, **kwargs: Any) -> Any:
     """core::log1p: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return log1p__default.call(_v0)
     if 'out' not in kwargs:
         return log1p__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2142,6 +2192,10 @@ _CANDIDATES_sqrt = (
 )
 def sqrt(*args: Any, **kwargs: Any) -> Any:
     """core::sqrt: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return sqrt__default.call(_v0)
     if 'out' not in kwargs:
         return sqrt__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2154,6 +2208,10 @@ _CANDIDATES_rsqrt = (
 )
 def rsqrt(*args: Any, **kwargs: Any) -> Any:
     """core::rsqrt: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return rsqrt__default.call(_v0)
     if 'out' not in kwargs:
         return rsqrt__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2166,6 +2224,10 @@ _CANDIDATES_reciprocal = (
 )
 def reciprocal(*args: Any, **kwargs: Any) -> Any:
     """core::reciprocal: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return reciprocal__default.call(_v0)
     if 'out' not in kwargs:
         return reciprocal__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2178,6 +2240,10 @@ _CANDIDATES_sigmoid = (
 )
 def sigmoid(*args: Any, **kwargs: Any) -> Any:
     """core::sigmoid: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return sigmoid__default.call(_v0)
     if 'out' not in kwargs:
         return sigmoid__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2190,6 +2256,10 @@ _CANDIDATES_sin = (
 )
 def sin(*args: Any, **kwargs: Any) -> Any:
     """core::sin: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return sin__default.call(_v0)
     if 'out' not in kwargs:
         return sin__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2202,6 +2272,10 @@ _CANDIDATES_cos = (
 )
 def cos(*args: Any, **kwargs: Any) -> Any:
     """core::cos: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return cos__default.call(_v0)
     if 'out' not in kwargs:
         return cos__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2214,6 +2288,10 @@ _CANDIDATES_tan = (
 )
 def tan(*args: Any, **kwargs: Any) -> Any:
     """core::tan: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return tan__default.call(_v0)
     if 'out' not in kwargs:
         return tan__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2226,6 +2304,10 @@ _CANDIDATES_asin = (
 )
 def asin(*args: Any, **kwargs: Any) -> Any:
     """core::asin: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return asin__default.call(_v0)
     if 'out' not in kwargs:
         return asin__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2238,6 +2320,10 @@ _CANDIDATES_acos = (
 )
 def acos(*args: Any, **kwargs: Any) -> Any:
     """core::acos: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return acos__default.call(_v0)
     if 'out' not in kwargs:
         return acos__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2250,6 +2336,10 @@ _CANDIDATES_atan = (
 )
 def atan(*args: Any, **kwargs: Any) -> Any:
     """core::atan: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return atan__default.call(_v0)
     if 'out' not in kwargs:
         return atan__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2262,6 +2352,10 @@ _CANDIDATES_sinh = (
 )
 def sinh(*args: Any, **kwargs: Any) -> Any:
     """core::sinh: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return sinh__default.call(_v0)
     if 'out' not in kwargs:
         return sinh__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2274,6 +2368,10 @@ _CANDIDATES_cosh = (
 )
 def cosh(*args: Any, **kwargs: Any) -> Any:
     """core::cosh: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return cosh__default.call(_v0)
     if 'out' not in kwargs:
         return cosh__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2286,6 +2384,10 @@ _CANDIDATES_tanh = (
 )
 def tanh(*args: Any, **kwargs: Any) -> Any:
     """core::tanh: default, out."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return tanh__default.call(_v0)
     if 'out' not in kwargs:
         return tanh__default.call(*args, **kwargs)
     if 'out' in kwargs:
@@ -2298,6 +2400,13 @@ _CANDIDATES_eq = (
 )
 def eq(*args: Any, **kwargs: Any) -> Any:
     """core::eq: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return eq__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return eq__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
         return eq__Tensor.call(*args, **kwargs)
@@ -2311,6 +2420,13 @@ _CANDIDATES_gt = (
 )
 def gt(*args: Any, **kwargs: Any) -> Any:
     """core::gt: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return gt__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return gt__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
         return gt__Tensor.call(*args, **kwargs)
@@ -2324,6 +2440,13 @@ _CANDIDATES_sum = (
 )
 def sum(*args: Any, **kwargs: Any) -> Any:
     """core::sum: default, dim_IntList."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return sum__default.call(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            return sum__dim_IntList.call(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
         return sum__default.call(*args, **kwargs)
     if len(args) > 1:
@@ -2336,6 +2459,13 @@ _CANDIDATES_mean = (
 )
 def mean(*args: Any, **kwargs: Any) -> Any:
     """core::mean: default, dim."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return mean__default.call(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            return mean__dim.call(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
         return mean__default.call(*args, **kwargs)
     if len(args) > 1:
@@ -2348,6 +2478,13 @@ _CANDIDATES_arange = (
 )
 def arange(*args: Any, **kwargs: Any) -> Any:
     """core::arange: default, start_step."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return arange__default.call(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            return arange__start_step.call(_v0, _v1)
     if len(args) <= 1 and 'end' not in kwargs:
         return arange__default.call(*args, **kwargs)
     if len(args) > 1:
@@ -2435,6 +2572,13 @@ _METHOD_CANDIDATES_add = (
 )
 def _method_add(*args: Any, **kwargs: Any) -> Any:
     """core::add: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return add__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return add__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
         return add__Tensor.call(*args, **kwargs)
@@ -2448,6 +2592,13 @@ _METHOD_CANDIDATES_mul = (
 )
 def _method_mul(*args: Any, **kwargs: Any) -> Any:
     """core::mul: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return mul__Tensor.call(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return mul__Scalar.call(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
         return mul__Tensor.call(*args, **kwargs)

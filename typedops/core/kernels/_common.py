@@ -253,10 +253,12 @@ def binary_fast(
         result = op(a, b)
     except ValueError:
         return None
-    if type(result) is not _ndarray:
+    ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
+    if ndim > 1:
+        if not result.flags.c_contiguous:
+            result = result.copy()
+    elif not ndim and type(result) is not _ndarray:
         result = _as_array(result)
-    if result.ndim > 1 and not result.flags.c_contiguous:
-        result = result.copy()
     return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
 
 

@@ -8,6 +8,9 @@ Its BackendSelect kernel (registered ``with_keys``) reads ``device``, and redisp
 with ``{BackendSelect, <backend>}``: a redispatch continues below the highest key, so
 the call lands on the CPU or Meta kernel. The dispatcher passes ``device`` through as
 the caller wrote it, so it may be a ``str`` (``device="meta"``): ``device_of`` parses it.
+Each BackendSelect kernel here does only that, and says so (``selects_backend_by_device``):
+unboxed calls then skip it and reach the backend's kernel directly (Note [Factories in
+one hop] in dispatch/_entry.py), so a kernel here must never do more than redispatch.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Optional
 from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import suggest_memory_format
 from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
-from ...dispatch import DispatchKey, DispatchKeySet
+from ...dispatch import DispatchKey, DispatchKeySet, selects_backend_by_device
 from ._common import call_op, data, default_dtype_for, device_of, meta_like, np_dtype
 from ._messages import (
     ARANGE_NOT_REAL,
@@ -33,6 +36,9 @@ from ._messages import (
 
 _CPU: Final = Device("cpu")
 _numpy_zeros: Any = None  # numpy.zeros, bound on first use (imports stay numpy-free)
+_numpy_float32: Any = None  # numpy's float32 dtype, bound with it (the default dtype)
+_FLOAT32: Final = ScalarType.float32
+_from_array: Final = Tensor._from_array
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,6 +92,7 @@ def _make(
 
 
 # -- empty ----------------------------------------------------------------------------------
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def empty_backend_select(
     keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
@@ -109,6 +116,7 @@ def empty_kernel(
 
 
 # -- zeros / ones / full -------------------------------------------------------------------
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def zeros_backend_select(
     keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
@@ -127,21 +135,22 @@ def zeros_cpu(
         # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
         # refuses (a negative size, a non-integer), and the checked path then says so in
         # PyTorch's words.
-        global _numpy_zeros
+        global _numpy_zeros, _numpy_float32
         if _numpy_zeros is None:
             import numpy
 
-            _numpy_zeros = numpy.zeros
-        chosen = ScalarType.float32 if dtype is None else dtype
+            _numpy_zeros, _numpy_float32 = numpy.zeros, numpy.dtype("float32")
+        chosen = _FLOAT32 if dtype is None else dtype
         try:
-            array = _numpy_zeros(size, np_dtype(chosen))
+            array = _numpy_zeros(size, _numpy_float32 if dtype is None else np_dtype(dtype))
         except (ValueError, TypeError):
             pass
         else:
-            return Tensor._from_array(array, chosen, _CPU if device is None else device)
+            return _from_array(array, chosen, _CPU if device is None else device)
     return _make(size, dtype, layout, device, fill=0)
 
 
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def ones_backend_select(
     keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
@@ -168,6 +177,7 @@ def factory_meta(
     return meta_like(size, ScalarType.float32 if dtype is None else dtype)
 
 
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def full_backend_select(
     keys: DispatchKeySet, size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType],
     layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
@@ -194,6 +204,7 @@ def full_meta(
     return meta_like(size, default_dtype_for(fill_value) if dtype is None else dtype)
 
 
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def scalar_tensor_backend_select(
     keys: DispatchKeySet, s: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
@@ -213,6 +224,7 @@ def scalar_tensor_kernel(
 
 
 # -- randn -----------------------------------------------------------------------------------
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def randn_backend_select(
     keys: DispatchKeySet, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
@@ -256,6 +268,7 @@ def arange_composite(
     return result
 
 
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
 def arange_backend_select(
     keys: DispatchKeySet, start: Scalar, end: Scalar, step: Scalar, *, dtype: Optional[ScalarType],
     layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],

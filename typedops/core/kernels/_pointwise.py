@@ -80,14 +80,21 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # that do not broadcast make numpy raise ValueError; the kernel then runs the plan, which
 # raises PyTorch's error. Every other call takes the planned path, which gives the same
 # values.
+_ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
+# The operators as module constants: one global load on the hot path instead of two loads.
+_ADD: Final[Callable[[Any, Any], Any]] = operator.add
+_SUB: Final[Callable[[Any, Any], Any]] = operator.sub
+_MUL: Final[Callable[[Any, Any], Any]] = operator.mul
+
+
 def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    if type(alpha) is int and alpha == 1:
-        result = binary_fast(self, other, operator.add)
+    if alpha is _ONE or (type(alpha) is int and alpha == 1):
+        result = binary_fast(self, other, _ADD)
         if result is not None:
             return result
     elif type(alpha) is int and alpha == -1 and self._dtype in NUMPY_FLOATING:
         # sub's composite (add with alpha=-1): Note [Subtraction's fast path].
-        result = binary_fast(self, other, operator.sub)
+        result = binary_fast(self, other, _SUB)
         if result is not None:
             return result
     _shape, dtype = _plan_add(self, other, alpha)
@@ -202,7 +209,7 @@ def _mul_by_mask(values: Tensor, mask: Tensor) -> Tensor | None:
 
 
 def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    result = binary_fast(self, other, operator.mul)
+    result = binary_fast(self, other, _MUL)
     if result is not None:
         return result
     if other._dtype is _BOOL and self._dtype in NUMPY_FLOATING and not self.is_wrapped_number:

@@ -194,7 +194,9 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     shape, strides = self._shape, self._strides
     if not shape:
         return make_view(self, shape, strides, self._offset)
-    a, b = wrap_dim(dim0, len(shape)), wrap_dim(dim1, len(shape))
+    n = len(shape)
+    a = dim0 if 0 <= dim0 < n else wrap_dim(dim0, n)  # wrap_dim only for negative (or bad) dims
+    b = dim1 if 0 <= dim1 < n else wrap_dim(dim1, n)
     new_shape, new_strides = list(shape), list(strides)
     new_shape[a], new_shape[b] = shape[b], shape[a]
     new_strides[a], new_strides[b] = strides[b], strides[a]

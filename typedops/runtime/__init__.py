@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..vocabulary import Device, NoKernelError
-from ..tensor import Tensor, keys_for_device, wrapped_scalar
+from ..tensor import AUTOGRAD_BITS, Tensor, keys_for_device, wrapped_scalar
 from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
@@ -44,7 +44,7 @@ __all__ = [
     # for generated batching rules
     "register_vmap_rules",
     # for generated autograd kernels
-    "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
+    "AUTOGRAD_BITS", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "add_output_meta", "below_autograd", "check_inplace",
     "edge_of", "mark_view", "rebase_view", "not_implemented",
     "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack",
 ]  # fmt: skip

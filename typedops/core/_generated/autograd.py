@@ -3,6 +3,7 @@
 # importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.
 # fmt: off
 from typedops.runtime import (
+    AUTOGRAD_BITS as _AG,
     AUTOGRAD_OTHER_BIT as _OTHER,
     BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
@@ -131,14 +132,6 @@ from typedops.core._generated import (
 _and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method
 
 
-class AddBackward0(_Node):
-    __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
-    _name = 'AddBackward0'
-
-    def apply(self, grads):
-        return backward_add__Tensor(self, grads)
-
-
 def backward_add__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -154,33 +147,27 @@ def backward_add__Tensor(_node, grads):
     return (_g0, _g1)
 
 
+class AddBackward0(_Node):
+    __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
+    _name = 'AddBackward0'
+    apply = backward_add__Tensor
+
+
 def add__Tensor_autograd(_ks, self, other, *, alpha):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _set_history(_result, _node)
     return _result
-
-
-class MulBackward0(_Node):
-    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
-    _name = 'MulBackward0'
-
-    def apply(self, grads):
-        return backward_mul__Tensor(self, grads)
-
-    def release(self):
-        self.s_other = self.s_self = None
-        self.released = True
 
 
 def backward_mul__Tensor(_node, grads):
@@ -199,81 +186,76 @@ def backward_mul__Tensor(_node, grads):
     return (_g0, _g1)
 
 
-def mul__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _node = MulBackward0()
-    _node.next_edges = (_e0, _e1)
-    if _e0 is not None:
-        _node.s_other = _save(other)
-        _node.s_self_shape = self.shape
-    if _e1 is not None:
-        _node.s_self = _save(self)
-        _node.s_other_shape = other.shape
-    _result = _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _set_history(_result, _node)
-    return _result
-
-
-class DivBackward0(_Node):
+class MulBackward0(_Node):
     __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
-    _name = 'DivBackward0'
-
-    def apply(self, grads):
-        return backward_div__Tensor(self, grads)
+    _name = 'MulBackward0'
+    apply = backward_mul__Tensor
 
     def release(self):
         self.s_other = self.s_self = None
         self.released = True
 
 
+def mul__Tensor_autograd(_ks, self, other):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _node = MulBackward0()
+    _node.next_edges = (_e0, _e1)
+    if _e0 is not None:
+        _node.s_other = _save(other)
+        _node.s_self_shape = self._shape
+    if _e1 is not None:
+        _node.s_self = _save(self)
+        _node.s_other_shape = other._shape
+    _result = _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _set_history(_result, _node)
+    return _result
+
+
 def backward_div__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
+    other = _unpack(_node.s_other, _node)
     _g0 = None
     if _e[0] is not None:
-        other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(grad / _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(-grad * _H.conj(self / (other * other)), other_shape)
     return (_g0, _g1)
 
 
+class DivBackward0(_Node):
+    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
+    _name = 'DivBackward0'
+    apply = backward_div__Tensor
+
+    def release(self):
+        self.s_other = self.s_self = None
+        self.released = True
+
+
 def div__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_self = _save(self)
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
-
-
-class PowBackward0(_Node):
-    __slots__ = ('s_self', 's_exponent')
-    _name = 'PowBackward0'
-
-    def apply(self, grads):
-        return backward_pow__Tensor_Scalar(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_pow__Tensor_Scalar(_node, grads):
@@ -287,8 +269,18 @@ def backward_pow__Tensor_Scalar(_node, grads):
     return (_g0,)
 
 
+class PowBackward0(_Node):
+    __slots__ = ('s_self', 's_exponent')
+    _name = 'PowBackward0'
+    apply = backward_pow__Tensor_Scalar
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def pow__Tensor_Scalar_autograd(_ks, self, exponent):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
     _node = PowBackward0()
@@ -300,39 +292,35 @@ def pow__Tensor_Scalar_autograd(_ks, self, exponent):
     return _result
 
 
+def backward_maximum__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, True), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, True), other_shape)
+    return (_g0, _g1)
+
+
 class MaximumBackward0(_Node):
     __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
     _name = 'MaximumBackward0'
-
-    def apply(self, grads):
-        return backward_maximum__default(self, grads)
+    apply = backward_maximum__default
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def backward_maximum__default(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, True), self_shape)
-    _g1 = None
-    if _e[1] is not None:
-        other = _unpack(_node.s_other, _node)
-        self = _unpack(_node.s_self, _node)
-        other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, True), other_shape)
-    return (_g0, _g1)
-
-
 def maximum__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MaximumBackward0()
@@ -340,47 +328,43 @@ def maximum__default_autograd(_ks, self, other):
     _node.s_self = _save(self)
     _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
 
 
+def backward_minimum__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, False), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, False), other_shape)
+    return (_g0, _g1)
+
+
 class MinimumBackward0(_Node):
     __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
     _name = 'MinimumBackward0'
-
-    def apply(self, grads):
-        return backward_minimum__default(self, grads)
+    apply = backward_minimum__default
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def backward_minimum__default(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, False), self_shape)
-    _g1 = None
-    if _e[1] is not None:
-        other = _unpack(_node.s_other, _node)
-        self = _unpack(_node.s_self, _node)
-        other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, False), other_shape)
-    return (_g0, _g1)
-
-
 def minimum__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MinimumBackward0()
@@ -388,20 +372,12 @@ def minimum__default_autograd(_ks, self, other):
     _node.s_self = _save(self)
     _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
-
-
-class NegBackward0(_Node):
-    __slots__ = ()
-    _name = 'NegBackward0'
-
-    def apply(self, grads):
-        return backward_neg__default(self, grads)
 
 
 def backward_neg__default(_node, grads):
@@ -413,8 +389,14 @@ def backward_neg__default(_node, grads):
     return (_g0,)
 
 
+class NegBackward0(_Node):
+    __slots__ = ()
+    _name = 'NegBackward0'
+    apply = backward_neg__default
+
+
 def neg__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = NegBackward0()
@@ -422,18 +404,6 @@ def neg__default_autograd(_ks, self):
     _result = _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class AbsBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AbsBackward0'
-
-    def apply(self, grads):
-        return backward_abs__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_abs__default(_node, grads):
@@ -446,8 +416,18 @@ def backward_abs__default(_node, grads):
     return (_g0,)
 
 
+class AbsBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'AbsBackward0'
+    apply = backward_abs__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def abs__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AbsBackward0()
@@ -456,18 +436,6 @@ def abs__default_autograd(_ks, self):
     _result = _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class ExpBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'ExpBackward0'
-
-    def apply(self, grads):
-        return backward_exp__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_exp__default(_node, grads):
@@ -480,8 +448,18 @@ def backward_exp__default(_node, grads):
     return (_g0,)
 
 
+class ExpBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'ExpBackward0'
+    apply = backward_exp__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def exp__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ExpBackward0()
@@ -490,18 +468,6 @@ def exp__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class Exp2Backward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'Exp2Backward0'
-
-    def apply(self, grads):
-        return backward_exp2__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_exp2__default(_node, grads):
@@ -514,8 +480,18 @@ def backward_exp2__default(_node, grads):
     return (_g0,)
 
 
+class Exp2Backward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'Exp2Backward0'
+    apply = backward_exp2__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def exp2__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Exp2Backward0()
@@ -524,18 +500,6 @@ def exp2__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class Expm1Backward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'Expm1Backward0'
-
-    def apply(self, grads):
-        return backward_expm1__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_expm1__default(_node, grads):
@@ -548,8 +512,18 @@ def backward_expm1__default(_node, grads):
     return (_g0,)
 
 
+class Expm1Backward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'Expm1Backward0'
+    apply = backward_expm1__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def expm1__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Expm1Backward0()
@@ -558,18 +532,6 @@ def expm1__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class LogBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'LogBackward0'
-
-    def apply(self, grads):
-        return backward_log__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_log__default(_node, grads):
@@ -582,8 +544,18 @@ def backward_log__default(_node, grads):
     return (_g0,)
 
 
+class LogBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'LogBackward0'
+    apply = backward_log__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def log__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
@@ -592,18 +564,6 @@ def log__default_autograd(_ks, self):
     _result = _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class Log2Backward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'Log2Backward0'
-
-    def apply(self, grads):
-        return backward_log2__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_log2__default(_node, grads):
@@ -616,8 +576,18 @@ def backward_log2__default(_node, grads):
     return (_g0,)
 
 
+class Log2Backward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'Log2Backward0'
+    apply = backward_log2__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def log2__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
@@ -626,18 +596,6 @@ def log2__default_autograd(_ks, self):
     _result = _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class Log10Backward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'Log10Backward0'
-
-    def apply(self, grads):
-        return backward_log10__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_log10__default(_node, grads):
@@ -650,8 +608,18 @@ def backward_log10__default(_node, grads):
     return (_g0,)
 
 
+class Log10Backward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'Log10Backward0'
+    apply = backward_log10__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def log10__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
@@ -660,18 +628,6 @@ def log10__default_autograd(_ks, self):
     _result = _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class Log1pBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'Log1pBackward0'
-
-    def apply(self, grads):
-        return backward_log1p__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_log1p__default(_node, grads):
@@ -684,8 +640,18 @@ def backward_log1p__default(_node, grads):
     return (_g0,)
 
 
+class Log1pBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'Log1pBackward0'
+    apply = backward_log1p__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def log1p__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
@@ -694,18 +660,6 @@ def log1p__default_autograd(_ks, self):
     _result = _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class SqrtBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'SqrtBackward0'
-
-    def apply(self, grads):
-        return backward_sqrt__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_sqrt__default(_node, grads):
@@ -718,8 +672,18 @@ def backward_sqrt__default(_node, grads):
     return (_g0,)
 
 
+class SqrtBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'SqrtBackward0'
+    apply = backward_sqrt__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def sqrt__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SqrtBackward0()
@@ -728,18 +692,6 @@ def sqrt__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class RsqrtBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'RsqrtBackward0'
-
-    def apply(self, grads):
-        return backward_rsqrt__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_rsqrt__default(_node, grads):
@@ -752,8 +704,18 @@ def backward_rsqrt__default(_node, grads):
     return (_g0,)
 
 
+class RsqrtBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'RsqrtBackward0'
+    apply = backward_rsqrt__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def rsqrt__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = RsqrtBackward0()
@@ -762,18 +724,6 @@ def rsqrt__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class ReciprocalBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'ReciprocalBackward0'
-
-    def apply(self, grads):
-        return backward_reciprocal__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_reciprocal__default(_node, grads):
@@ -786,8 +736,18 @@ def backward_reciprocal__default(_node, grads):
     return (_g0,)
 
 
+class ReciprocalBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'ReciprocalBackward0'
+    apply = backward_reciprocal__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def reciprocal__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReciprocalBackward0()
@@ -796,18 +756,6 @@ def reciprocal__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class SigmoidBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'SigmoidBackward0'
-
-    def apply(self, grads):
-        return backward_sigmoid__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_sigmoid__default(_node, grads):
@@ -820,8 +768,18 @@ def backward_sigmoid__default(_node, grads):
     return (_g0,)
 
 
+class SigmoidBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'SigmoidBackward0'
+    apply = backward_sigmoid__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def sigmoid__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SigmoidBackward0()
@@ -830,18 +788,6 @@ def sigmoid__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class SinBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'SinBackward0'
-
-    def apply(self, grads):
-        return backward_sin__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_sin__default(_node, grads):
@@ -854,8 +800,18 @@ def backward_sin__default(_node, grads):
     return (_g0,)
 
 
+class SinBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'SinBackward0'
+    apply = backward_sin__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def sin__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
@@ -864,18 +820,6 @@ def sin__default_autograd(_ks, self):
     _result = _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class CosBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'CosBackward0'
-
-    def apply(self, grads):
-        return backward_cos__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_cos__default(_node, grads):
@@ -888,8 +832,18 @@ def backward_cos__default(_node, grads):
     return (_g0,)
 
 
+class CosBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'CosBackward0'
+    apply = backward_cos__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def cos__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
@@ -898,18 +852,6 @@ def cos__default_autograd(_ks, self):
     _result = _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class TanBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'TanBackward0'
-
-    def apply(self, grads):
-        return backward_tan__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_tan__default(_node, grads):
@@ -922,8 +864,18 @@ def backward_tan__default(_node, grads):
     return (_g0,)
 
 
+class TanBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'TanBackward0'
+    apply = backward_tan__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def tan__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanBackward0()
@@ -932,18 +884,6 @@ def tan__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class AsinBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AsinBackward0'
-
-    def apply(self, grads):
-        return backward_asin__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_asin__default(_node, grads):
@@ -956,8 +896,18 @@ def backward_asin__default(_node, grads):
     return (_g0,)
 
 
+class AsinBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'AsinBackward0'
+    apply = backward_asin__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def asin__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
@@ -966,18 +916,6 @@ def asin__default_autograd(_ks, self):
     _result = _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class AcosBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AcosBackward0'
-
-    def apply(self, grads):
-        return backward_acos__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_acos__default(_node, grads):
@@ -990,8 +928,18 @@ def backward_acos__default(_node, grads):
     return (_g0,)
 
 
+class AcosBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'AcosBackward0'
+    apply = backward_acos__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def acos__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
@@ -1000,18 +948,6 @@ def acos__default_autograd(_ks, self):
     _result = _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class AtanBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AtanBackward0'
-
-    def apply(self, grads):
-        return backward_atan__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_atan__default(_node, grads):
@@ -1024,8 +960,18 @@ def backward_atan__default(_node, grads):
     return (_g0,)
 
 
+class AtanBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'AtanBackward0'
+    apply = backward_atan__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def atan__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
@@ -1034,18 +980,6 @@ def atan__default_autograd(_ks, self):
     _result = _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class SinhBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'SinhBackward0'
-
-    def apply(self, grads):
-        return backward_sinh__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_sinh__default(_node, grads):
@@ -1058,8 +992,18 @@ def backward_sinh__default(_node, grads):
     return (_g0,)
 
 
+class SinhBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'SinhBackward0'
+    apply = backward_sinh__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def sinh__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
@@ -1068,18 +1012,6 @@ def sinh__default_autograd(_ks, self):
     _result = _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class CoshBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'CoshBackward0'
-
-    def apply(self, grads):
-        return backward_cosh__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_cosh__default(_node, grads):
@@ -1092,8 +1024,18 @@ def backward_cosh__default(_node, grads):
     return (_g0,)
 
 
+class CoshBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'CoshBackward0'
+    apply = backward_cosh__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def cosh__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
@@ -1102,18 +1044,6 @@ def cosh__default_autograd(_ks, self):
     _result = _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _set_history(_result, _node)
     return _result
-
-
-class TanhBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'TanhBackward0'
-
-    def apply(self, grads):
-        return backward_tanh__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_tanh__default(_node, grads):
@@ -1126,8 +1056,18 @@ def backward_tanh__default(_node, grads):
     return (_g0,)
 
 
+class TanhBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'TanhBackward0'
+    apply = backward_tanh__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def tanh__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanhBackward0()
@@ -1136,18 +1076,6 @@ def tanh__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class ReluBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'ReluBackward0'
-
-    def apply(self, grads):
-        return backward_relu__default(self, grads)
-
-    def release(self):
-        self.s_result = None
-        self.released = True
 
 
 def backward_relu__default(_node, grads):
@@ -1160,8 +1088,18 @@ def backward_relu__default(_node, grads):
     return (_g0,)
 
 
+class ReluBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'ReluBackward0'
+    apply = backward_relu__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def relu__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReluBackward0()
@@ -1170,14 +1108,6 @@ def relu__default_autograd(_ks, self):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class FillBackward0(_Node):
-    __slots__ = ()
-    _name = 'FillBackward0'
-
-    def apply(self, grads):
-        return backward_fill___Scalar(self, grads)
 
 
 def backward_fill___Scalar(_node, grads):
@@ -1189,9 +1119,15 @@ def backward_fill___Scalar(_node, grads):
     return (_g0,)
 
 
+class FillBackward0(_Node):
+    __slots__ = ()
+    _name = 'FillBackward0'
+    apply = backward_fill___Scalar
+
+
 def fill___Scalar_autograd(_ks, self, value):
     _base = _check_inplace(self, 'core::fill_.Scalar', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
     _node = FillBackward0()
@@ -1227,57 +1163,46 @@ def ge__Tensor_autograd(_ks, self, other):
     return _op_ge__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
 
 
+def backward_where__self(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    condition = _unpack(_node.s_condition, _node)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_F.where(condition, grad, _F.zeros_like(grad)), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(_F.where(condition, _F.zeros_like(grad), grad), other_shape)
+    return (_g0, _g1)
+
+
 class WhereBackward0(_Node):
     __slots__ = ('s_condition', 's_self_shape', 's_other_shape')
     _name = 'WhereBackward0'
-
-    def apply(self, grads):
-        return backward_where__self(self, grads)
+    apply = backward_where__self
 
     def release(self):
         self.s_condition = None
         self.released = True
 
 
-def backward_where__self(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        condition = _unpack(_node.s_condition, _node)
-        self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(_F.where(condition, grad, _F.zeros_like(grad)), self_shape)
-    _g1 = None
-    if _e[1] is not None:
-        condition = _unpack(_node.s_condition, _node)
-        other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(_F.where(condition, _F.zeros_like(grad), grad), other_shape)
-    return (_g0, _g1)
-
-
 def where__self_autograd(_ks, condition, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_condition = _save(condition)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
     _set_history(_result, _node)
     return _result
-
-
-class SumBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'SumBackward0'
-
-    def apply(self, grads):
-        return backward_sum__default(self, grads)
 
 
 def backward_sum__default(_node, grads):
@@ -1290,24 +1215,22 @@ def backward_sum__default(_node, grads):
     return (_g0,)
 
 
+class SumBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'SumBackward0'
+    apply = backward_sum__default
+
+
 def sum__default_autograd(_ks, self, *, dtype):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
     _set_history(_result, _node)
     return _result
-
-
-class SumBackward1(_Node):
-    __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
-    _name = 'SumBackward1'
-
-    def apply(self, grads):
-        return backward_sum__dim_IntList(self, grads)
 
 
 def backward_sum__dim_IntList(_node, grads):
@@ -1322,30 +1245,24 @@ def backward_sum__dim_IntList(_node, grads):
     return (_g0,)
 
 
+class SumBackward1(_Node):
+    __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
+    _name = 'SumBackward1'
+    apply = backward_sum__dim_IntList
+
+
 def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
     _set_history(_result, _node)
     return _result
-
-
-class AmaxBackward0(_Node):
-    __slots__ = ('s_self', 's_result', 's_dim', 's_keepdim')
-    _name = 'AmaxBackward0'
-
-    def apply(self, grads):
-        return backward_amax__default(self, grads)
-
-    def release(self):
-        self.s_self = self.s_result = None
-        self.released = True
 
 
 def backward_amax__default(_node, grads):
@@ -1361,8 +1278,18 @@ def backward_amax__default(_node, grads):
     return (_g0,)
 
 
+class AmaxBackward0(_Node):
+    __slots__ = ('s_self', 's_result', 's_dim', 's_keepdim')
+    _name = 'AmaxBackward0'
+    apply = backward_amax__default
+
+    def release(self):
+        self.s_self = self.s_result = None
+        self.released = True
+
+
 def amax__default_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = AmaxBackward0()
@@ -1374,18 +1301,6 @@ def amax__default_autograd(_ks, self, dim, keepdim):
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
-
-
-class MaxBackward0(_Node):
-    __slots__ = ('s_dim', 's_indices', 's_keepdim', 's_self_shape')
-    _name = 'MaxBackward0'
-
-    def apply(self, grads):
-        return backward_max__dim(self, grads)
-
-    def release(self):
-        self.s_indices = None
-        self.released = True
 
 
 def backward_max__dim(_node, grads):
@@ -1401,15 +1316,25 @@ def backward_max__dim(_node, grads):
     return (_g0,)
 
 
+class MaxBackward0(_Node):
+    __slots__ = ('s_dim', 's_indices', 's_keepdim', 's_self_shape')
+    _name = 'MaxBackward0'
+    apply = backward_max__dim
+
+    def release(self):
+        self.s_indices = None
+        self.released = True
+
+
 def max__dim_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
@@ -1417,37 +1342,33 @@ def max__dim_autograd(_ks, self, dim, keepdim):
     return _result
 
 
+def backward_matmul__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
+    _g0 = None
+    if _e[0] is not None:
+        _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
+    _g1 = None
+    if _e[1] is not None:
+        _g1 = _H.matmul_backward_other(grad, _H.conj(self), other)
+    return (_g0, _g1)
+
+
 class MatmulBackward0(_Node):
     __slots__ = ('s_self', 's_other')
     _name = 'MatmulBackward0'
-
-    def apply(self, grads):
-        return backward_matmul__default(self, grads)
+    apply = backward_matmul__default
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def backward_matmul__default(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
-    _g1 = None
-    if _e[1] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        _g1 = _H.matmul_backward_other(grad, _H.conj(self), other)
-    return (_g0, _g1)
-
-
 def matmul__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MatmulBackward0()
@@ -1457,18 +1378,6 @@ def matmul__default_autograd(_ks, self, other):
     _result = _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     return _result
-
-
-class MmBackward0(_Node):
-    __slots__ = ('s_mat2', 's_self')
-    _name = 'MmBackward0'
-
-    def apply(self, grads):
-        return backward_mm__default(self, grads)
-
-    def release(self):
-        self.s_mat2 = self.s_self = None
-        self.released = True
 
 
 def backward_mm__default(_node, grads):
@@ -1485,9 +1394,19 @@ def backward_mm__default(_node, grads):
     return (_g0, _g1)
 
 
+class MmBackward0(_Node):
+    __slots__ = ('s_mat2', 's_self')
+    _name = 'MmBackward0'
+    apply = backward_mm__default
+
+    def release(self):
+        self.s_mat2 = self.s_self = None
+        self.released = True
+
+
 def mm__default_autograd(_ks, self, mat2):
-    _e0 = _edge(self)
-    _e1 = _edge(mat2)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(mat2) if mat2.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
     _node = MmBackward0()
@@ -1499,18 +1418,6 @@ def mm__default_autograd(_ks, self, mat2):
     _result = _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
     _set_history(_result, _node)
     return _result
-
-
-class AsStridedBackward0(_Node):
-    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
-    _name = 'AsStridedBackward0'
-
-    def apply(self, grads):
-        return backward_as_strided__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_as_strided__default(_node, grads):
@@ -1526,8 +1433,18 @@ def backward_as_strided__default(_node, grads):
     return (_g0,)
 
 
+class AsStridedBackward0(_Node):
+    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
+    _name = 'AsStridedBackward0'
+    apply = backward_as_strided__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
     _node = AsStridedBackward0()
@@ -1542,14 +1459,6 @@ def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
     return _result
 
 
-class ViewBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'ViewBackward0'
-
-    def apply(self, grads):
-        return backward_view__default(self, grads)
-
-
 def backward_view__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -1560,25 +1469,23 @@ def backward_view__default(_node, grads):
     return (_g0,)
 
 
+class ViewBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'ViewBackward0'
+    apply = backward_view__default
+
+
 def view__default_autograd(_ks, self, size):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class PermuteBackward0(_Node):
-    __slots__ = ('s_dims',)
-    _name = 'PermuteBackward0'
-
-    def apply(self, grads):
-        return backward_permute__default(self, grads)
 
 
 def backward_permute__default(_node, grads):
@@ -1591,8 +1498,14 @@ def backward_permute__default(_node, grads):
     return (_g0,)
 
 
+class PermuteBackward0(_Node):
+    __slots__ = ('s_dims',)
+    _name = 'PermuteBackward0'
+    apply = backward_permute__default
+
+
 def permute__default_autograd(_ks, self, dims):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
     _node = PermuteBackward0()
@@ -1602,14 +1515,6 @@ def permute__default_autograd(_ks, self, dims):
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class TransposeBackward0(_Node):
-    __slots__ = ('s_dim0', 's_dim1')
-    _name = 'TransposeBackward0'
-
-    def apply(self, grads):
-        return backward_transpose__int(self, grads)
 
 
 def backward_transpose__int(_node, grads):
@@ -1623,8 +1528,14 @@ def backward_transpose__int(_node, grads):
     return (_g0,)
 
 
+class TransposeBackward0(_Node):
+    __slots__ = ('s_dim0', 's_dim1')
+    _name = 'TransposeBackward0'
+    apply = backward_transpose__int
+
+
 def transpose__int_autograd(_ks, self, dim0, dim1):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
     _node = TransposeBackward0()
@@ -1635,14 +1546,6 @@ def transpose__int_autograd(_ks, self, dim0, dim1):
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SelectBackward0(_Node):
-    __slots__ = ('s_dim', 's_index', 's_self_shape')
-    _name = 'SelectBackward0'
-
-    def apply(self, grads):
-        return backward_select__int(self, grads)
 
 
 def backward_select__int(_node, grads):
@@ -1657,27 +1560,25 @@ def backward_select__int(_node, grads):
     return (_g0,)
 
 
+class SelectBackward0(_Node):
+    __slots__ = ('s_dim', 's_index', 's_self_shape')
+    _name = 'SelectBackward0'
+    apply = backward_select__int
+
+
 def select__int_autograd(_ks, self, dim, index):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_index = index
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SliceBackward0(_Node):
-    __slots__ = ('s_dim', 's_start', 's_end', 's_step', 's_self_shape')
-    _name = 'SliceBackward0'
-
-    def apply(self, grads):
-        return backward_slice__Tensor(self, grads)
 
 
 def backward_slice__Tensor(_node, grads):
@@ -1694,8 +1595,14 @@ def backward_slice__Tensor(_node, grads):
     return (_g0,)
 
 
+class SliceBackward0(_Node):
+    __slots__ = ('s_dim', 's_start', 's_end', 's_step', 's_self_shape')
+    _name = 'SliceBackward0'
+    apply = backward_slice__Tensor
+
+
 def slice__Tensor_autograd(_ks, self, dim, start, end, step):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _node = SliceBackward0()
@@ -1704,19 +1611,11 @@ def slice__Tensor_autograd(_ks, self, dim, start, end, step):
     _node.s_start = start
     _node.s_end = end
     _node.s_step = step
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class UnsqueezeBackward0(_Node):
-    __slots__ = ('s_dim',)
-    _name = 'UnsqueezeBackward0'
-
-    def apply(self, grads):
-        return backward_unsqueeze__default(self, grads)
 
 
 def backward_unsqueeze__default(_node, grads):
@@ -1729,8 +1628,14 @@ def backward_unsqueeze__default(_node, grads):
     return (_g0,)
 
 
+class UnsqueezeBackward0(_Node):
+    __slots__ = ('s_dim',)
+    _name = 'UnsqueezeBackward0'
+    apply = backward_unsqueeze__default
+
+
 def unsqueeze__default_autograd(_ks, self, dim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = UnsqueezeBackward0()
@@ -1740,14 +1645,6 @@ def unsqueeze__default_autograd(_ks, self, dim):
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SqueezeBackward0(_Node):
-    __slots__ = ('s_dim', 's_self_shape')
-    _name = 'SqueezeBackward0'
-
-    def apply(self, grads):
-        return backward_squeeze__dim(self, grads)
 
 
 def backward_squeeze__dim(_node, grads):
@@ -1761,26 +1658,24 @@ def backward_squeeze__dim(_node, grads):
     return (_g0,)
 
 
+class SqueezeBackward0(_Node):
+    __slots__ = ('s_dim', 's_self_shape')
+    _name = 'SqueezeBackward0'
+    apply = backward_squeeze__dim
+
+
 def squeeze__dim_autograd(_ks, self, dim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class ExpandBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'ExpandBackward0'
-
-    def apply(self, grads):
-        return backward_expand__default(self, grads)
 
 
 def backward_expand__default(_node, grads):
@@ -1793,25 +1688,23 @@ def backward_expand__default(_node, grads):
     return (_g0,)
 
 
+class ExpandBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'ExpandBackward0'
+    apply = backward_expand__default
+
+
 def expand__default_autograd(_ks, self, size, *, implicit):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
+    _node.s_self_shape = self._shape
     _result = _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class CloneBackward0(_Node):
-    __slots__ = ()
-    _name = 'CloneBackward0'
-
-    def apply(self, grads):
-        return backward_clone__default(self, grads)
 
 
 def backward_clone__default(_node, grads):
@@ -1823,8 +1716,14 @@ def backward_clone__default(_node, grads):
     return (_g0,)
 
 
+class CloneBackward0(_Node):
+    __slots__ = ()
+    _name = 'CloneBackward0'
+    apply = backward_clone__default
+
+
 def clone__default_autograd(_ks, self, *, memory_format):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
     _node = CloneBackward0()
@@ -1832,14 +1731,6 @@ def clone__default_autograd(_ks, self, *, memory_format):
     _result = _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
     _set_history(_result, _node)
     return _result
-
-
-class CopyBackward0(_Node):
-    __slots__ = ('s_src_shape',)
-    _name = 'CopyBackward0'
-
-    def apply(self, grads):
-        return backward_copy___default(self, grads)
 
 
 def backward_copy___default(_node, grads):
@@ -1855,29 +1746,27 @@ def backward_copy___default(_node, grads):
     return (_g0, _g1)
 
 
+class CopyBackward0(_Node):
+    __slots__ = ('s_src_shape',)
+    _name = 'CopyBackward0'
+    apply = backward_copy___default
+
+
 def copy___default_autograd(_ks, self, src, non_blocking):
     _base = _check_inplace(self, 'core::copy_', True)
-    _e0 = _edge(self)
-    _e1 = _edge(src)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(src) if src.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
     _node = CopyBackward0()
     _node.next_edges = (_e0, _e1)
     if _e1 is not None:
-        _node.s_src_shape = src.shape
+        _node.s_src_shape = src._shape
     _result = _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
-
-
-class CatBackward0(_Node):
-    __slots__ = ('s_tensors_count', 's_dim', 's_tensors_shape')
-    _name = 'CatBackward0'
-
-    def apply(self, grads):
-        return backward_cat__default(self, grads)
 
 
 def backward_cat__default(_node, grads):
@@ -1889,6 +1778,12 @@ def backward_cat__default(_node, grads):
         tensors_shape = _node.s_tensors_shape
         _g0 = _H.cat_backward(grad, dim, tensors_shape)
     return (*_g0,)
+
+
+class CatBackward0(_Node):
+    __slots__ = ('s_tensors_count', 's_dim', 's_tensors_shape')
+    _name = 'CatBackward0'
+    apply = backward_cat__default
 
 
 def cat__default_autograd(_ks, tensors, dim):
@@ -1905,14 +1800,6 @@ def cat__default_autograd(_ks, tensors, dim):
     return _result
 
 
-class ToCopyBackward0(_Node):
-    __slots__ = ()
-    _name = 'ToCopyBackward0'
-
-    def apply(self, grads):
-        return backward__to_copy__default(self, grads)
-
-
 def backward__to_copy__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -1922,8 +1809,14 @@ def backward__to_copy__default(_node, grads):
     return (_g0,)
 
 
+class ToCopyBackward0(_Node):
+    __slots__ = ()
+    _name = 'ToCopyBackward0'
+    apply = backward__to_copy__default
+
+
 def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op__to_copy__default.redispatch(
             _and(_ks, _BELOW) | _OTHER,
@@ -1953,17 +1846,17 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
 
 def add___Tensor_autograd(_ks, self, other, *, alpha):
     _base = _check_inplace(self, 'core::add_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
     _set_history(_result, _node)
     if _base is not None:
@@ -1973,18 +1866,18 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
 
 def mul___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::mul_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
         _node.s_other = _save(other)
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_self = _save(_original(self))
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     if _base is not None:
@@ -1994,18 +1887,18 @@ def mul___Tensor_autograd(_ks, self, other):
 
 def div___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::div_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
         return _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_other = _save(other)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_self = _save(_original(self))
-        _node.s_other_shape = other.shape
+        _node.s_other_shape = other._shape
     _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
     _set_history(_result, _node)
     if _base is not None:
@@ -2015,7 +1908,7 @@ def div___Tensor_autograd(_ks, self, other):
 
 def exp___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ExpBackward0()
@@ -2030,7 +1923,7 @@ def exp___default_autograd(_ks, self):
 
 def exp2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp2_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Exp2Backward0()
@@ -2045,7 +1938,7 @@ def exp2___default_autograd(_ks, self):
 
 def expm1___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::expm1_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Expm1Backward0()
@@ -2060,7 +1953,7 @@ def expm1___default_autograd(_ks, self):
 
 def log___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = LogBackward0()
@@ -2075,7 +1968,7 @@ def log___default_autograd(_ks, self):
 
 def log2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log2_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log2Backward0()
@@ -2090,7 +1983,7 @@ def log2___default_autograd(_ks, self):
 
 def log10___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log10_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log10Backward0()
@@ -2105,7 +1998,7 @@ def log10___default_autograd(_ks, self):
 
 def log1p___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log1p_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = Log1pBackward0()
@@ -2120,7 +2013,7 @@ def log1p___default_autograd(_ks, self):
 
 def sqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sqrt_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SqrtBackward0()
@@ -2135,7 +2028,7 @@ def sqrt___default_autograd(_ks, self):
 
 def rsqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::rsqrt_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = RsqrtBackward0()
@@ -2150,7 +2043,7 @@ def rsqrt___default_autograd(_ks, self):
 
 def reciprocal___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::reciprocal_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = ReciprocalBackward0()
@@ -2165,7 +2058,7 @@ def reciprocal___default_autograd(_ks, self):
 
 def sigmoid___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sigmoid_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SigmoidBackward0()
@@ -2180,7 +2073,7 @@ def sigmoid___default_autograd(_ks, self):
 
 def sin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sin_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinBackward0()
@@ -2195,7 +2088,7 @@ def sin___default_autograd(_ks, self):
 
 def cos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cos_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CosBackward0()
@@ -2210,7 +2103,7 @@ def cos___default_autograd(_ks, self):
 
 def tan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tan_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanBackward0()
@@ -2225,7 +2118,7 @@ def tan___default_autograd(_ks, self):
 
 def asin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::asin_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AsinBackward0()
@@ -2240,7 +2133,7 @@ def asin___default_autograd(_ks, self):
 
 def acos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::acos_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AcosBackward0()
@@ -2255,7 +2148,7 @@ def acos___default_autograd(_ks, self):
 
 def atan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::atan_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = AtanBackward0()
@@ -2270,7 +2163,7 @@ def atan___default_autograd(_ks, self):
 
 def sinh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sinh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = SinhBackward0()
@@ -2285,7 +2178,7 @@ def sinh___default_autograd(_ks, self):
 
 def cosh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cosh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = CoshBackward0()
@@ -2300,7 +2193,7 @@ def cosh___default_autograd(_ks, self):
 
 def tanh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tanh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
         return _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
     _node = TanhBackward0()

@@ -96,14 +96,20 @@ def _handle(entry: OpEntry) -> str:
     return f"_op_{entry.attr_name}"
 
 
+def _slots(entry: OpEntry) -> str:
+    return f"_S_{entry.attr_name}"
+
+
 def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
-    """``prefix`` followed by the redispatch call, one argument a line if it is too long."""
-    args = ["_and(_ks, _BELOW) | _OTHER", *_call_args(entry.schema).split(", ")]
-    line = f"{prefix}{_handle(entry)}.redispatch({', '.join(args)})"
+    """``prefix`` followed by the call below autograd, one argument a line if it is too long:
+    the op's slot for the keys below the Autograd keys, which is what ``redispatch`` with
+    AutogradOther on top of them calls, without its frame (Note [Redispatch below Autograd])."""
+    args = _call_args(entry.schema).split(", ") if _call_args(entry.schema) else []
+    line = f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)]({', '.join(args)})"
     if len(line) <= 120:
         return [line]
     indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
-    return [f"{prefix}{_handle(entry)}.redispatch(", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+    return [f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
 
 
 def _def(name: str, params: str) -> list[str]:
@@ -346,7 +352,6 @@ def autograd_module(
         "# fmt: off",
         "from typedops.runtime import (",
         "    AUTOGRAD_BITS as _AG,",
-        "    AUTOGRAD_OTHER_BIT as _OTHER,",
         "    BELOW_AUTOGRAD_MASK as _BELOW,",
         "    Node as _Node,",
         "    add_output_meta as _add_output,",
@@ -360,6 +365,7 @@ def autograd_module(
         "    save as _save,",
         "    save_output as _save_output,",
         "    set_history as _set_history,",
+        "    unboxed_slots as _slots,",
         "    unpack as _unpack,",
         ")",
         f"import {package} as _F",
@@ -370,12 +376,20 @@ def autograd_module(
         ")",
         "",
         "_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method",
+        "",
+        "# Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])",
+        *[f"{_slots(e)} = _slots({_handle(e)})" for e in registered if not _raises_only(e, derivatives)],
     ]
     table = ["_register_autograd_kernels(_LIBRARY, ("]
     table += [f"    ({_handle(e)}, {e.attr_name}_autograd)," for e in registered]
     table.append("))")
     parts = ["\n".join(header)] + ["\n".join(b) for b in blocks] + ["\n".join(table)]
     return "\n\n\n".join(parts) + "\n"
+
+
+def _raises_only(entry: OpEntry, derivatives: list[Derivative]) -> bool:
+    """Whether ``entry``'s kernel only raises (an out= op), so it never continues the call."""
+    return entry.schema.full_name not in {d.entry.schema.full_name for d in derivatives}
 
 
 def _composite(entry: OpEntry) -> bool:

@@ -4,7 +4,6 @@
 # fmt: off
 from typedops.runtime import (
     AUTOGRAD_BITS as _AG,
-    AUTOGRAD_OTHER_BIT as _OTHER,
     BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
     add_output_meta as _add_output,
@@ -18,6 +17,7 @@ from typedops.runtime import (
     save as _save,
     save_output as _save_output,
     set_history as _set_history,
+    unboxed_slots as _slots,
     unpack as _unpack,
 )
 import typedops.core._generated as _F
@@ -131,6 +131,87 @@ from typedops.core._generated import (
 
 _and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method
 
+# Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
+_S_add__Tensor = _slots(_op_add__Tensor)
+_S_mul__Tensor = _slots(_op_mul__Tensor)
+_S_div__Tensor = _slots(_op_div__Tensor)
+_S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
+_S_maximum__default = _slots(_op_maximum__default)
+_S_minimum__default = _slots(_op_minimum__default)
+_S_neg__default = _slots(_op_neg__default)
+_S_abs__default = _slots(_op_abs__default)
+_S_exp__default = _slots(_op_exp__default)
+_S_exp2__default = _slots(_op_exp2__default)
+_S_expm1__default = _slots(_op_expm1__default)
+_S_log__default = _slots(_op_log__default)
+_S_log2__default = _slots(_op_log2__default)
+_S_log10__default = _slots(_op_log10__default)
+_S_log1p__default = _slots(_op_log1p__default)
+_S_sqrt__default = _slots(_op_sqrt__default)
+_S_rsqrt__default = _slots(_op_rsqrt__default)
+_S_reciprocal__default = _slots(_op_reciprocal__default)
+_S_sigmoid__default = _slots(_op_sigmoid__default)
+_S_sin__default = _slots(_op_sin__default)
+_S_cos__default = _slots(_op_cos__default)
+_S_tan__default = _slots(_op_tan__default)
+_S_asin__default = _slots(_op_asin__default)
+_S_acos__default = _slots(_op_acos__default)
+_S_atan__default = _slots(_op_atan__default)
+_S_sinh__default = _slots(_op_sinh__default)
+_S_cosh__default = _slots(_op_cosh__default)
+_S_tanh__default = _slots(_op_tanh__default)
+_S_relu__default = _slots(_op_relu__default)
+_S_fill___Scalar = _slots(_op_fill___Scalar)
+_S_eq__Tensor = _slots(_op_eq__Tensor)
+_S_ne__Tensor = _slots(_op_ne__Tensor)
+_S_lt__Tensor = _slots(_op_lt__Tensor)
+_S_le__Tensor = _slots(_op_le__Tensor)
+_S_gt__Tensor = _slots(_op_gt__Tensor)
+_S_ge__Tensor = _slots(_op_ge__Tensor)
+_S_where__self = _slots(_op_where__self)
+_S_sum__default = _slots(_op_sum__default)
+_S_sum__dim_IntList = _slots(_op_sum__dim_IntList)
+_S_amax__default = _slots(_op_amax__default)
+_S_max__dim = _slots(_op_max__dim)
+_S_matmul__default = _slots(_op_matmul__default)
+_S_mm__default = _slots(_op_mm__default)
+_S_as_strided__default = _slots(_op_as_strided__default)
+_S_view__default = _slots(_op_view__default)
+_S_permute__default = _slots(_op_permute__default)
+_S_transpose__int = _slots(_op_transpose__int)
+_S_select__int = _slots(_op_select__int)
+_S_slice__Tensor = _slots(_op_slice__Tensor)
+_S_unsqueeze__default = _slots(_op_unsqueeze__default)
+_S_squeeze__dim = _slots(_op_squeeze__dim)
+_S_expand__default = _slots(_op_expand__default)
+_S_clone__default = _slots(_op_clone__default)
+_S_copy___default = _slots(_op_copy___default)
+_S_cat__default = _slots(_op_cat__default)
+_S__to_copy__default = _slots(_op__to_copy__default)
+_S_add___Tensor = _slots(_op_add___Tensor)
+_S_mul___Tensor = _slots(_op_mul___Tensor)
+_S_div___Tensor = _slots(_op_div___Tensor)
+_S_exp___default = _slots(_op_exp___default)
+_S_exp2___default = _slots(_op_exp2___default)
+_S_expm1___default = _slots(_op_expm1___default)
+_S_log___default = _slots(_op_log___default)
+_S_log2___default = _slots(_op_log2___default)
+_S_log10___default = _slots(_op_log10___default)
+_S_log1p___default = _slots(_op_log1p___default)
+_S_sqrt___default = _slots(_op_sqrt___default)
+_S_rsqrt___default = _slots(_op_rsqrt___default)
+_S_reciprocal___default = _slots(_op_reciprocal___default)
+_S_sigmoid___default = _slots(_op_sigmoid___default)
+_S_sin___default = _slots(_op_sin___default)
+_S_cos___default = _slots(_op_cos___default)
+_S_tan___default = _slots(_op_tan___default)
+_S_asin___default = _slots(_op_asin___default)
+_S_acos___default = _slots(_op_acos___default)
+_S_atan___default = _slots(_op_atan___default)
+_S_sinh___default = _slots(_op_sinh___default)
+_S_cosh___default = _slots(_op_cosh___default)
+_S_tanh___default = _slots(_op_tanh___default)
+
 
 def backward_add__Tensor(_node, grads):
     grad = grads[0]
@@ -157,7 +238,7 @@ def add__Tensor_autograd(_ks, self, other, *, alpha):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        return _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -165,7 +246,7 @@ def add__Tensor_autograd(_ks, self, other, *, alpha):
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
-    _result = _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+    _result = _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _set_history(_result, _node)
     return _result
 
@@ -200,7 +281,7 @@ def mul__Tensor_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -209,7 +290,7 @@ def mul__Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(self)
         _node.s_other_shape = other._shape
-    _result = _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
 
@@ -244,7 +325,7 @@ def div__Tensor_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_other = _save(other)
@@ -253,7 +334,7 @@ def div__Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(self)
         _node.s_other_shape = other._shape
-    _result = _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
 
@@ -282,12 +363,12 @@ class PowBackward0(_Node):
 def pow__Tensor_Scalar_autograd(_ks, self, exponent):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
+        return _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
     _node = PowBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
     _node.s_exponent = exponent
-    _result = _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
+    _result = _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
     _set_history(_result, _node)
     return _result
 
@@ -322,7 +403,7 @@ def maximum__default_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MaximumBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_self = _save(self)
@@ -331,7 +412,7 @@ def maximum__default_autograd(_ks, self, other):
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
 
@@ -366,7 +447,7 @@ def minimum__default_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_self = _save(self)
@@ -375,7 +456,7 @@ def minimum__default_autograd(_ks, self, other):
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
 
@@ -398,10 +479,10 @@ class NegBackward0(_Node):
 def neg__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_neg__default.cache[_and(_ks, _BELOW)](self)
     _node = NegBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_neg__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -429,11 +510,11 @@ class AbsBackward0(_Node):
 def abs__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_abs__default.cache[_and(_ks, _BELOW)](self)
     _node = AbsBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_abs__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -461,10 +542,10 @@ class ExpBackward0(_Node):
 def exp__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp__default.cache[_and(_ks, _BELOW)](self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -493,10 +574,10 @@ class Exp2Backward0(_Node):
 def exp2__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp2__default.cache[_and(_ks, _BELOW)](self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp2__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -525,10 +606,10 @@ class Expm1Backward0(_Node):
 def expm1__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_expm1__default.cache[_and(_ks, _BELOW)](self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_expm1__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -557,11 +638,11 @@ class LogBackward0(_Node):
 def log__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log__default.cache[_and(_ks, _BELOW)](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -589,11 +670,11 @@ class Log2Backward0(_Node):
 def log2__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log2__default.cache[_and(_ks, _BELOW)](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log2__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -621,11 +702,11 @@ class Log10Backward0(_Node):
 def log10__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log10__default.cache[_and(_ks, _BELOW)](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log10__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -653,11 +734,11 @@ class Log1pBackward0(_Node):
 def log1p__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log1p__default.cache[_and(_ks, _BELOW)](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log1p__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -685,10 +766,10 @@ class SqrtBackward0(_Node):
 def sqrt__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -717,10 +798,10 @@ class RsqrtBackward0(_Node):
 def rsqrt__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -749,10 +830,10 @@ class ReciprocalBackward0(_Node):
 def reciprocal__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -781,10 +862,10 @@ class SigmoidBackward0(_Node):
 def sigmoid__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -813,11 +894,11 @@ class SinBackward0(_Node):
 def sin__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sin__default.cache[_and(_ks, _BELOW)](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sin__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -845,11 +926,11 @@ class CosBackward0(_Node):
 def cos__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cos__default.cache[_and(_ks, _BELOW)](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_cos__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -877,10 +958,10 @@ class TanBackward0(_Node):
 def tan__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tan__default.cache[_and(_ks, _BELOW)](self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tan__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -909,11 +990,11 @@ class AsinBackward0(_Node):
 def asin__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_asin__default.cache[_and(_ks, _BELOW)](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_asin__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -941,11 +1022,11 @@ class AcosBackward0(_Node):
 def acos__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_acos__default.cache[_and(_ks, _BELOW)](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_acos__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -973,11 +1054,11 @@ class AtanBackward0(_Node):
 def atan__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_atan__default.cache[_and(_ks, _BELOW)](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_atan__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -1005,11 +1086,11 @@ class SinhBackward0(_Node):
 def sinh__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sinh__default.cache[_and(_ks, _BELOW)](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sinh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -1037,11 +1118,11 @@ class CoshBackward0(_Node):
 def cosh__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cosh__default.cache[_and(_ks, _BELOW)](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
-    _result = _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_cosh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
 
@@ -1069,10 +1150,10 @@ class TanhBackward0(_Node):
 def tanh__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tanh__default.cache[_and(_ks, _BELOW)](self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tanh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -1101,10 +1182,10 @@ class ReluBackward0(_Node):
 def relu__default_autograd(_ks, self):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _node = ReluBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -1129,10 +1210,10 @@ def fill___Scalar_autograd(_ks, self, value):
     _base = _check_inplace(self, 'core::fill_.Scalar', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
+        return _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
     _node = FillBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
+    _result = _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1140,27 +1221,27 @@ def fill___Scalar_autograd(_ks, self, value):
 
 
 def eq__Tensor_autograd(_ks, self, other):
-    return _op_eq__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_eq__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def ne__Tensor_autograd(_ks, self, other):
-    return _op_ne__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_ne__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def lt__Tensor_autograd(_ks, self, other):
-    return _op_lt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_lt__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def le__Tensor_autograd(_ks, self, other):
-    return _op_le__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_le__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def gt__Tensor_autograd(_ks, self, other):
-    return _op_gt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_gt__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def ge__Tensor_autograd(_ks, self, other):
-    return _op_ge__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_ge__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def backward_where__self(_node, grads):
@@ -1192,7 +1273,7 @@ def where__self_autograd(_ks, condition, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
+        return _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_condition = _save(condition)
@@ -1200,7 +1281,7 @@ def where__self_autograd(_ks, condition, self, other):
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
+    _result = _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
     _set_history(_result, _node)
     return _result
 
@@ -1224,11 +1305,11 @@ class SumBackward0(_Node):
 def sum__default_autograd(_ks, self, *, dtype):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
+        return _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
-    _result = _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
+    _result = _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
     _set_history(_result, _node)
     return _result
 
@@ -1254,13 +1335,13 @@ class SumBackward1(_Node):
 def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
+        return _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
-    _result = _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
+    _result = _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
     _set_history(_result, _node)
     return _result
 
@@ -1291,13 +1372,13 @@ class AmaxBackward0(_Node):
 def amax__default_autograd(_ks, self, dim, keepdim):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+        return _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _node = AmaxBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _result = _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+    _result = _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
     return _result
@@ -1329,13 +1410,13 @@ class MaxBackward0(_Node):
 def max__dim_autograd(_ks, self, dim, keepdim):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+        return _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
-    _result = _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+    _result = _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
     _node.s_indices = _save_output(_result[1], 1)
@@ -1370,12 +1451,12 @@ def matmul__default_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_self = _save(self)
     _node.s_other = _save(other)
-    _result = _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
 
@@ -1408,14 +1489,14 @@ def mm__default_autograd(_ks, self, mat2):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(mat2) if mat2.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
+        return _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
     _node = MmBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
         _node.s_mat2 = _save(mat2)
     if _e1 is not None:
         _node.s_self = _save(self)
-    _result = _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
+    _result = _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
     _set_history(_result, _node)
     return _result
 
@@ -1446,14 +1527,14 @@ class AsStridedBackward0(_Node):
 def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
+        return _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(self)
     _node.s_size = size
     _node.s_stride = stride
     _node.s_storage_offset = storage_offset
-    _result = _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
+    _result = _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1478,11 +1559,11 @@ class ViewBackward0(_Node):
 def view__default_autograd(_ks, self, size):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
+        return _S_view__default.cache[_and(_ks, _BELOW)](self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
-    _result = _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
+    _result = _S_view__default.cache[_and(_ks, _BELOW)](self, size)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1507,11 +1588,11 @@ class PermuteBackward0(_Node):
 def permute__default_autograd(_ks, self, dims):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
+        return _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
     _node = PermuteBackward0()
     _node.next_edges = (_e0,)
     _node.s_dims = dims
-    _result = _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
+    _result = _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1537,12 +1618,12 @@ class TransposeBackward0(_Node):
 def transpose__int_autograd(_ks, self, dim0, dim1):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
+        return _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
     _node = TransposeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim0 = dim0
     _node.s_dim1 = dim1
-    _result = _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
+    _result = _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1569,13 +1650,13 @@ class SelectBackward0(_Node):
 def select__int_autograd(_ks, self, dim, index):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
+        return _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_index = index
     _node.s_self_shape = self._shape
-    _result = _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
+    _result = _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1604,7 +1685,7 @@ class SliceBackward0(_Node):
 def slice__Tensor_autograd(_ks, self, dim, start, end, step):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
+        return _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
     _node = SliceBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
@@ -1612,7 +1693,7 @@ def slice__Tensor_autograd(_ks, self, dim, start, end, step):
     _node.s_end = end
     _node.s_step = step
     _node.s_self_shape = self._shape
-    _result = _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
+    _result = _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1637,11 +1718,11 @@ class UnsqueezeBackward0(_Node):
 def unsqueeze__default_autograd(_ks, self, dim):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+        return _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
     _node = UnsqueezeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
-    _result = _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+    _result = _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1667,12 +1748,12 @@ class SqueezeBackward0(_Node):
 def squeeze__dim_autograd(_ks, self, dim):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+        return _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_self_shape = self._shape
-    _result = _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+    _result = _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1697,11 +1778,11 @@ class ExpandBackward0(_Node):
 def expand__default_autograd(_ks, self, size, *, implicit):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
+        return _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
-    _result = _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
+    _result = _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
@@ -1725,10 +1806,10 @@ class CloneBackward0(_Node):
 def clone__default_autograd(_ks, self, *, memory_format):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
+        return _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
     _node = CloneBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
+    _result = _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
     _set_history(_result, _node)
     return _result
 
@@ -1757,12 +1838,12 @@ def copy___default_autograd(_ks, self, src, non_blocking):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(src) if src.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
+        return _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
     _node = CopyBackward0()
     _node.next_edges = (_e0, _e1)
     if _e1 is not None:
         _node.s_src_shape = src._shape
-    _result = _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
+    _result = _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1789,13 +1870,13 @@ class CatBackward0(_Node):
 def cat__default_autograd(_ks, tensors, dim):
     _e0 = tuple(_edge(_t) for _t in tensors)
     if not any(_e0):
-        return _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
+        return _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
     _node = CatBackward0()
     _node.next_edges = (*_e0,)
     _node.s_dim = dim
     _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
-    _result = _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
+    _result = _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
     _set_history(_result, _node)
     return _result
 
@@ -1818,8 +1899,7 @@ class ToCopyBackward0(_Node):
 def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op__to_copy__default.redispatch(
-            _and(_ks, _BELOW) | _OTHER,
+        return _S__to_copy__default.cache[_and(_ks, _BELOW)](
             self,
             dtype=dtype,
             layout=layout,
@@ -1830,8 +1910,7 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
         )
     _node = ToCopyBackward0()
     _node.next_edges = (_e0,)
-    _result = _op__to_copy__default.redispatch(
-        _and(_ks, _BELOW) | _OTHER,
+    _result = _S__to_copy__default.cache[_and(_ks, _BELOW)](
         self,
         dtype=dtype,
         layout=layout,
@@ -1849,7 +1928,7 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        return _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -1857,7 +1936,7 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
-    _result = _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+    _result = _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1869,7 +1948,7 @@ def mul___Tensor_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
@@ -1878,7 +1957,7 @@ def mul___Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(_original(self))
         _node.s_other_shape = other._shape
-    _result = _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1890,7 +1969,7 @@ def div___Tensor_autograd(_ks, self, other):
     _e0 = _edge(self) if self.key_bits & _AG else None
     _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
     _node.s_other = _save(other)
@@ -1899,7 +1978,7 @@ def div___Tensor_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_self = _save(_original(self))
         _node.s_other_shape = other._shape
-    _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _result = _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1910,10 +1989,10 @@ def exp___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp___default.cache[_and(_ks, _BELOW)](self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1925,10 +2004,10 @@ def exp2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp2_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp2___default.cache[_and(_ks, _BELOW)](self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp2___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1940,10 +2019,10 @@ def expm1___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::expm1_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_expm1___default.cache[_and(_ks, _BELOW)](self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_expm1___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1955,11 +2034,11 @@ def log___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log___default.cache[_and(_ks, _BELOW)](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1970,11 +2049,11 @@ def log2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log2_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1985,11 +2064,11 @@ def log10___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log10_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2000,11 +2079,11 @@ def log1p___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log1p_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2015,10 +2094,10 @@ def sqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sqrt_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2030,10 +2109,10 @@ def rsqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::rsqrt_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2045,10 +2124,10 @@ def reciprocal___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::reciprocal_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2060,10 +2139,10 @@ def sigmoid___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sigmoid_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2075,11 +2154,11 @@ def sin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sin_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2090,11 +2169,11 @@ def cos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cos_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2105,10 +2184,10 @@ def tan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tan_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tan___default.cache[_and(_ks, _BELOW)](self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tan___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2120,11 +2199,11 @@ def asin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::asin_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2135,11 +2214,11 @@ def acos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::acos_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2150,11 +2229,11 @@ def atan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::atan_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2165,11 +2244,11 @@ def sinh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sinh_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2180,11 +2259,11 @@ def cosh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cosh_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
     _node.s_self = _save(_original(self))
-    _result = _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2195,10 +2274,10 @@ def tanh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tanh_', True)
     _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tanh___default.cache[_and(_ks, _BELOW)](self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tanh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)

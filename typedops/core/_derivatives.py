@@ -59,9 +59,12 @@ def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
 
 
 def scale(grad: Tensor, alpha: Scalar) -> Tensor:
-    """``grad * conj(alpha)``, skipped for ``alpha == 1``."""
+    """``grad * conj(alpha)``, skipped for ``alpha == 1``; ``-grad`` for ``alpha == -1``
+    (``sub``'s, without a wrapped number)."""
     if alpha == 1:
         return grad
+    if alpha == -1:
+        return F.neg(grad)
     return grad * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
 
 
@@ -108,6 +111,8 @@ def _restore(grad: Tensor, ndim: int, dims: Sequence[int] | None, keepdim: bool)
 
 
 def sum_backward(grad: Tensor, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bool) -> Tensor:
+    if not grad._shape:  # a sum of everything (or of a 0-dim tensor): expand adds the dimensions
+        return grad.expand(list(shape))
     return _restore(grad, len(shape), dim, keepdim).expand(list(shape))
 
 

@@ -245,6 +245,19 @@ def test_unary_against_numpy(name: str, overload: str, reference: Callable[[Any]
         np.testing.assert_allclose(arr(op(name, overload)(Tensor.from_numpy(a))), reference(a))
 
 
+def test_threshold_backward_passes_the_gradient_where_self_exceeds_the_threshold() -> None:
+    tb = op("threshold_backward")
+    grad = tensor([[1.0, float("inf"), 3.0], [4.0, 5.0, float("nan")]])
+    self = tensor([-1.0, 0.0, float("nan")])  # broadcast; a NaN self passes its gradient, as in PyTorch
+    result = tb(grad, self, 0)
+    assert result.dtype is F32 and result.shape == (2, 3)
+    np.testing.assert_array_equal(arr(result), [[0.0, 0.0, 3.0], [0.0, 0.0, float("nan")]])
+    assert tb(tensor([2.0, 2.0], dtype=ScalarType.float64), tensor([0.5, 1.5]), 1).tolist() == [0.0, 2.0]
+    assert tb(meta(grad), meta(self), 0).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="threshold_backward not implemented for complex tensors."):
+        tb(tensor([1j]), tensor([1.0]), 0)
+
+
 UNARY_MATH: list[tuple[str, Callable[[Any], Any]]] = [
     ("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log), ("log2", np.log2),
     ("log10", np.log10), ("log1p", np.log1p), ("sqrt", np.sqrt), ("rsqrt", lambda a: 1 / np.sqrt(a)),

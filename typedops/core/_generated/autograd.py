@@ -54,6 +54,7 @@ from typedops.core._generated import (
     cosh__default as _op_cosh__default,
     tanh__default as _op_tanh__default,
     relu__default as _op_relu__default,
+    threshold_backward__default as _op_threshold_backward__default,
     fill___Scalar as _op_fill___Scalar,
     eq__Tensor as _op_eq__Tensor,
     ne__Tensor as _op_ne__Tensor,
@@ -161,6 +162,7 @@ _S_sinh__default = _slots(_op_sinh__default)
 _S_cosh__default = _slots(_op_cosh__default)
 _S_tanh__default = _slots(_op_tanh__default)
 _S_relu__default = _slots(_op_relu__default)
+_S_threshold_backward__default = _slots(_op_threshold_backward__default)
 _S_fill___Scalar = _slots(_op_fill___Scalar)
 _S_eq__Tensor = _slots(_op_eq__Tensor)
 _S_ne__Tensor = _slots(_op_ne__Tensor)
@@ -1165,7 +1167,7 @@ def backward_relu__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * (result > 0)
+        _g0 = _F.threshold_backward(grad, result, 0)
     return (_g0,)
 
 
@@ -1188,6 +1190,47 @@ def relu__default_autograd(_ks, self):
     _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     _node.s_result = _save_output(_result, 0)
+    return _result
+
+
+def backward_threshold_backward__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    _g0 = None
+    if _e[0] is not None:
+        threshold = _node.s_threshold
+        grad_output_shape = _node.s_grad_output_shape
+        _g0 = _H.sum_to_size(_F.threshold_backward(grad, self, threshold), grad_output_shape)
+    _g1 = None
+    if _e[1] is not None:
+        _g1 = _F.zeros_like(self)
+    return (_g0, _g1)
+
+
+class ThresholdBackwardBackward0(_Node):
+    __slots__ = ('s_self', 's_threshold', 's_grad_output_shape')
+    _name = 'ThresholdBackwardBackward0'
+    apply = backward_threshold_backward__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
+def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
+    _e0 = _edge(grad_output) if grad_output.key_bits & _AG else None
+    _e1 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
+    _node = ThresholdBackwardBackward0()
+    _node.next_edges = (_e0, _e1)
+    _node.s_self = _save(self)
+    if _e0 is not None:
+        _node.s_threshold = threshold
+        _node.s_grad_output_shape = grad_output._shape
+    _result = _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
+    _set_history(_result, _node)
     return _result
 
 
@@ -2407,6 +2450,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_cosh__default, cosh__default_autograd),
     (_op_tanh__default, tanh__default_autograd),
     (_op_relu__default, relu__default_autograd),
+    (_op_threshold_backward__default, threshold_backward__default_autograd),
     (_op_fill___Scalar, fill___Scalar_autograd),
     (_op_eq__Tensor, eq__Tensor_autograd),
     (_op_ne__Tensor, ne__Tensor_autograd),

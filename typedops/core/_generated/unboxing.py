@@ -1057,6 +1057,20 @@ def relu__default(stack: list[Any]) -> None:
     raise _no_static_kernel('core::relu', _b, 'CPU, Meta')
 
 
+def threshold_backward__default(stack: list[Any]) -> None:
+    # core::threshold_backward
+    _b = stack[0].key_bits | stack[1].key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::threshold_backward', _b, (stack[0], stack[1]))
+    if _b & 2:  # Meta
+        stack[:] = (_m0.threshold_backward_meta(stack[0], stack[1], stack[2]),)
+        return
+    if _b & 1:  # CPU
+        stack[:] = (_m0.threshold_backward_cpu(stack[0], stack[1], stack[2]),)
+        return
+    raise _no_static_kernel('core::threshold_backward', _b, 'CPU, Meta')
+
+
 def fill___Scalar(stack: list[Any]) -> None:
     # core::fill_.Scalar
     _b = stack[0].key_bits
@@ -1834,6 +1848,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::tanh_': tanh___default,
     'core::tanh.out': tanh__out,
     'core::relu': relu__default,
+    'core::threshold_backward': threshold_backward__default,
     'core::fill_.Scalar': fill___Scalar,
     'core::zero_': zero___default,
     'core::eq.Tensor': eq__Tensor,

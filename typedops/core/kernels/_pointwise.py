@@ -408,6 +408,21 @@ def relu_meta(self: Tensor) -> Tensor:
     return meta_like(self.shape, _check_relu(self))
 
 
+# relu's gradient in one op (PyTorch's derivatives.yaml has relu's formula call it): the
+# gradient where ``self > threshold``, else 0 -- also where ``grad_output`` is inf or NaN,
+# and a NaN ``self`` passes the gradient, as in PyTorch (a product by the mask would not).
+def threshold_backward_cpu(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
+    import numpy as np
+
+    _, dtype = _plan_extremum(grad_output, self, "threshold_backward")
+    grad = _cast(grad_output, dtype)
+    return fresh(np.where(data(self) <= threshold, grad.dtype.type(0), grad), dtype, grad_output._device)
+
+
+def threshold_backward_meta(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
+    return meta_like(*_plan_extremum(grad_output, self, "threshold_backward"))
+
+
 def fill__cpu(self: Tensor, value: Scalar) -> Tensor:
     return finish_inplace(self, value, self.dtype)
 

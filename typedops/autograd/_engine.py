@@ -230,7 +230,8 @@ def _run_all(
         found = buffers.pop(node, None)
         if type(node) is AccumulateGrad:  # a leaf: its hooks (on the tensor), then .grad
             if found is not None and found[0] is not None:
-                _call_pre_hooks(node, found)
+                if node.variable._autograd_meta.hooks:  # a leaf's AccumulateGrad has its meta
+                    _call_pre_hooks(node, found)
                 _accumulate(node.variable, found[0], create_graph)
             continue
         buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
@@ -352,7 +353,13 @@ def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
         return
     if not create_graph and g.requires_grad:
         g = g.detach()
-    variable.grad = g if variable.grad is None else variable.grad + g
+    old = variable._grad
+    if old is not None and g._dtype is old._dtype and g._shape == old._shape:
+        # The sum has .grad's shape, dtype and device, which the setter checked when .grad
+        # was set: it is stored without the setter's check (every step of a training loop).
+        variable._grad = old + g
+    else:
+        variable.grad = g if old is None else old + g
 
 
 def _tensors(value: Tensor | Sequence[Tensor]) -> list[Tensor]:

@@ -81,7 +81,7 @@ def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> N
     text = files[tmp_path / "out" / "autograd.py"]
     assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 's_self_shape')\n" in text
     assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
-    assert "    if _e0 is not None:\n        _node.s_other = _save(other)\n        _node.s_self_shape = self._shape\n" in text
+    assert "    if _e0 is not None:\n        _node.s_other = _SavedTensor(other, -1)\n        _node.s_self_shape = self._shape\n" in text
     # mul_ reuses mul's formulas; out= refuses
     assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
     assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text

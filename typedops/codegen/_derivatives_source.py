@@ -228,13 +228,16 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
         for name, kind in saves.names.items():
             if kind == "tensor":
                 value = f"_original({name})" if inplace and name in mutated else name
-                pre_needs.setdefault(f"_node.s_{name} = _save({value})", []).append(needed)
+                # save() only adds its None test for an optional tensor: a SavedTensor directly
+                optional = isinstance(schema.argument(name).type, OptionalType)
+                saved = f"_save({value})" if optional else f"_SavedTensor({value}, -1)"
+                pre_needs.setdefault(f"_node.s_{name} = {saved}", []).append(needed)
             elif kind == "tensors":
                 pre_needs.setdefault(f"_node.s_{name} = [_save(_t) for _t in {name}]", []).append(needed)
             elif kind == "output":
                 index = _output_index(schema, name)
                 out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
-                post_needs.setdefault(f"_node.s_{name} = _save_output({out}, {index})", []).append(needed)
+                post_needs.setdefault(f"_node.s_{name} = _SavedTensor({out}, {index})", []).append(needed)
             else:
                 pre_needs.setdefault(f"_node.s_{name} = {name}", []).append(needed)
         for name, attr in saves.attrs:
@@ -354,6 +357,7 @@ def autograd_module(
         "    AUTOGRAD_BITS as _AG,",
         "    BELOW_AUTOGRAD_MASK as _BELOW,",
         "    Node as _Node,",
+        "    SavedTensor as _SavedTensor,",
         "    add_output_meta as _add_output,",
         "    check_inplace as _check_inplace,",
         "    edge_of as _edge,",
@@ -363,7 +367,6 @@ def autograd_module(
         "    out_not_differentiable as _out_not_differentiable,",
         "    register_autograd_kernels as _register_autograd_kernels,",
         "    save as _save,",
-        "    save_output as _save_output,",
         "    set_history as _set_history,",
         "    unboxed_slots as _slots,",
         "    unpack as _unpack,",

@@ -6,6 +6,7 @@ from typedops.runtime import (
     AUTOGRAD_BITS as _AG,
     BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
+    SavedTensor as _SavedTensor,
     add_output_meta as _add_output,
     check_inplace as _check_inplace,
     edge_of as _edge,
@@ -15,7 +16,6 @@ from typedops.runtime import (
     out_not_differentiable as _out_not_differentiable,
     register_autograd_kernels as _register_autograd_kernels,
     save as _save,
-    save_output as _save_output,
     set_history as _set_history,
     unboxed_slots as _slots,
     unpack as _unpack,
@@ -287,10 +287,10 @@ def mul__Tensor_autograd(_ks, self, other):
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_other = _save(other)
+        _node.s_other = _SavedTensor(other, -1)
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(self)
+        _node.s_self = _SavedTensor(self, -1)
         _node.s_other_shape = other._shape
     _result = _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
@@ -330,11 +330,11 @@ def div__Tensor_autograd(_ks, self, other):
         return _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_other = _save(other)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(self)
+        _node.s_self = _SavedTensor(self, -1)
         _node.s_other_shape = other._shape
     _result = _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
@@ -368,7 +368,7 @@ def pow__Tensor_Scalar_autograd(_ks, self, exponent):
         return _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
     _node = PowBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _node.s_exponent = exponent
     _result = _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
     _set_history(_result, _node)
@@ -408,8 +408,8 @@ def maximum__default_autograd(_ks, self, other):
         return _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MaximumBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
@@ -452,8 +452,8 @@ def minimum__default_autograd(_ks, self, other):
         return _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
@@ -515,7 +515,7 @@ def abs__default_autograd(_ks, self):
         return _S_abs__default.cache[_and(_ks, _BELOW)](self)
     _node = AbsBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_abs__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -549,7 +549,7 @@ def exp__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_exp__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -581,7 +581,7 @@ def exp2__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_exp2__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -613,7 +613,7 @@ def expm1__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_expm1__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -643,7 +643,7 @@ def log__default_autograd(_ks, self):
         return _S_log__default.cache[_and(_ks, _BELOW)](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_log__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -675,7 +675,7 @@ def log2__default_autograd(_ks, self):
         return _S_log2__default.cache[_and(_ks, _BELOW)](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_log2__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -707,7 +707,7 @@ def log10__default_autograd(_ks, self):
         return _S_log10__default.cache[_and(_ks, _BELOW)](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_log10__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -739,7 +739,7 @@ def log1p__default_autograd(_ks, self):
         return _S_log1p__default.cache[_and(_ks, _BELOW)](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_log1p__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -773,7 +773,7 @@ def sqrt__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -805,7 +805,7 @@ def rsqrt__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -837,7 +837,7 @@ def reciprocal__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -869,7 +869,7 @@ def sigmoid__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -899,7 +899,7 @@ def sin__default_autograd(_ks, self):
         return _S_sin__default.cache[_and(_ks, _BELOW)](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_sin__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -931,7 +931,7 @@ def cos__default_autograd(_ks, self):
         return _S_cos__default.cache[_and(_ks, _BELOW)](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_cos__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -965,7 +965,7 @@ def tan__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_tan__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -995,7 +995,7 @@ def asin__default_autograd(_ks, self):
         return _S_asin__default.cache[_and(_ks, _BELOW)](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_asin__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -1027,7 +1027,7 @@ def acos__default_autograd(_ks, self):
         return _S_acos__default.cache[_and(_ks, _BELOW)](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_acos__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -1059,7 +1059,7 @@ def atan__default_autograd(_ks, self):
         return _S_atan__default.cache[_and(_ks, _BELOW)](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_atan__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -1091,7 +1091,7 @@ def sinh__default_autograd(_ks, self):
         return _S_sinh__default.cache[_and(_ks, _BELOW)](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_sinh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -1123,7 +1123,7 @@ def cosh__default_autograd(_ks, self):
         return _S_cosh__default.cache[_and(_ks, _BELOW)](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _result = _S_cosh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
@@ -1157,7 +1157,7 @@ def tanh__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_tanh__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -1189,7 +1189,7 @@ def relu__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -1225,7 +1225,7 @@ def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
         return _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
     _node = ThresholdBackwardBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     if _e0 is not None:
         _node.s_threshold = threshold
         _node.s_grad_output_shape = grad_output._shape
@@ -1319,7 +1319,7 @@ def where__self_autograd(_ks, condition, self, other):
         return _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_condition = _save(condition)
+    _node.s_condition = _SavedTensor(condition, -1)
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
@@ -1418,12 +1418,12 @@ def amax__default_autograd(_ks, self, dim, keepdim):
         return _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _node = AmaxBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _result = _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -1462,7 +1462,7 @@ def max__dim_autograd(_ks, self, dim, keepdim):
     _result = _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
-    _node.s_indices = _save_output(_result[1], 1)
+    _node.s_indices = _SavedTensor(_result[1], 1)
     return _result
 
 
@@ -1497,8 +1497,8 @@ def matmul__default_autograd(_ks, self, other):
         return _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
     _result = _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
@@ -1536,9 +1536,9 @@ def mm__default_autograd(_ks, self, mat2):
     _node = MmBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_mat2 = _save(mat2)
+        _node.s_mat2 = _SavedTensor(mat2, -1)
     if _e1 is not None:
-        _node.s_self = _save(self)
+        _node.s_self = _SavedTensor(self, -1)
     _result = _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
     _set_history(_result, _node)
     return _result
@@ -1573,7 +1573,7 @@ def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
         return _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _node.s_size = size
     _node.s_stride = stride
     _node.s_storage_offset = storage_offset
@@ -1995,10 +1995,10 @@ def mul___Tensor_autograd(_ks, self, other):
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_other = _save(other)
+        _node.s_other = _SavedTensor(other, -1)
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(_original(self))
+        _node.s_self = _SavedTensor(_original(self), -1)
         _node.s_other_shape = other._shape
     _result = _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
@@ -2015,11 +2015,11 @@ def div___Tensor_autograd(_ks, self, other):
         return _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_other = _save(other)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(_original(self))
+        _node.s_self = _SavedTensor(_original(self), -1)
         _node.s_other_shape = other._shape
     _result = _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
@@ -2039,7 +2039,7 @@ def exp___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2054,7 +2054,7 @@ def exp2___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2069,7 +2069,7 @@ def expm1___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2080,7 +2080,7 @@ def log___default_autograd(_ks, self):
         return _S_log___default.cache[_and(_ks, _BELOW)](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2095,7 +2095,7 @@ def log2___default_autograd(_ks, self):
         return _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2110,7 +2110,7 @@ def log10___default_autograd(_ks, self):
         return _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2125,7 +2125,7 @@ def log1p___default_autograd(_ks, self):
         return _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2144,7 +2144,7 @@ def sqrt___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2159,7 +2159,7 @@ def rsqrt___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2174,7 +2174,7 @@ def reciprocal___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2189,7 +2189,7 @@ def sigmoid___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2200,7 +2200,7 @@ def sin___default_autograd(_ks, self):
         return _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2215,7 +2215,7 @@ def cos___default_autograd(_ks, self):
         return _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2234,7 +2234,7 @@ def tan___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2245,7 +2245,7 @@ def asin___default_autograd(_ks, self):
         return _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2260,7 +2260,7 @@ def acos___default_autograd(_ks, self):
         return _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2275,7 +2275,7 @@ def atan___default_autograd(_ks, self):
         return _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2290,7 +2290,7 @@ def sinh___default_autograd(_ks, self):
         return _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2305,7 +2305,7 @@ def cosh___default_autograd(_ks, self):
         return _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
+    _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
@@ -2324,7 +2324,7 @@ def tanh___default_autograd(_ks, self):
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 

@@ -247,13 +247,19 @@ def test_unary_against_numpy(name: str, overload: str, reference: Callable[[Any]
 
 def test_threshold_backward_passes_the_gradient_where_self_exceeds_the_threshold() -> None:
     tb = op("threshold_backward")
-    grad = tensor([[1.0, float("inf"), 3.0], [4.0, 5.0, float("nan")]])
-    self = tensor([-1.0, 0.0, float("nan")])  # broadcast; a NaN self passes its gradient, as in PyTorch
+    grad = tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
+    self = tensor([-1.0, 0.0, 0.5, float("nan")])  # broadcast; 0 at the threshold and for NaN
     result = tb(grad, self, 0)
-    assert result.dtype is F32 and result.shape == (2, 3)
-    np.testing.assert_array_equal(arr(result), [[0.0, 0.0, 3.0], [0.0, 0.0, float("nan")]])
+    assert result.dtype is F32 and result.shape == (2, 4)
+    assert result.tolist() == [[0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 7.0, 0.0]]
+    # relu's former formula, grad * (self > threshold), value for value (docs/autograd.md)
+    inf = tensor([float("inf"), float("inf")])
+    with np.errstate(invalid="ignore"):  # inf * 0
+        np.testing.assert_array_equal(arr(tb(inf, tensor([1.0, -1.0]), 0)), arr(inf * (tensor([1.0, -1.0]) > 0)))
     assert tb(tensor([2.0, 2.0], dtype=ScalarType.float64), tensor([0.5, 1.5]), 1).tolist() == [0.0, 2.0]
-    assert tb(meta(grad), meta(self), 0).shape == (2, 3)
+    assert tb(meta(grad), meta(self), 0).shape == (2, 4)
+    with pytest.raises(RuntimeError, match="The size of tensor a"):
+        tb(grad, tensor([1.0, 2.0]), 0)
     with pytest.raises(RuntimeError, match="threshold_backward not implemented for complex tensors."):
         tb(tensor([1j]), tensor([1.0]), 0)
 

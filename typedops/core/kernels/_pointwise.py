@@ -409,14 +409,21 @@ def relu_meta(self: Tensor) -> Tensor:
 
 
 # relu's gradient in one op (PyTorch's derivatives.yaml has relu's formula call it): the
-# gradient where ``self > threshold``, else 0 -- also where ``grad_output`` is inf or NaN,
-# and a NaN ``self`` passes the gradient, as in PyTorch (a product by the mask would not).
+# gradient where ``self > threshold``, else 0. Computed as a product by the mask in the
+# result's dtype (numpy's where is slower, and so is a product by a bool array): the
+# values relu's former formula ``grad * (result > 0)`` gave -- for non-finite values
+# they differ from PyTorch's (docs/autograd.md, What differs from PyTorch).
 def threshold_backward_cpu(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
-    import numpy as np
-
+    dtype = grad_output._dtype
+    if dtype is self._dtype and dtype in NUMPY_FLOATING:  # relu's case: no promotion to plan
+        grad = data(grad_output)
+        try:
+            return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
+        except ValueError:  # shapes that do not broadcast: the plan raises the error
+            pass
     _, dtype = _plan_extremum(grad_output, self, "threshold_backward")
     grad = _cast(grad_output, dtype)
-    return fresh(np.where(data(self) <= threshold, grad.dtype.type(0), grad), dtype, grad_output._device)
+    return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
 
 
 def threshold_backward_meta(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:

@@ -206,7 +206,7 @@ def run_backward(
                         arrived = arrived.detach()
                     captured[index] = arrived
             if node in needed and not isinstance(node, AccumulateGrad):
-                results = _apply(node, buffer, create_graph)
+                results = _apply(node, buffer)
                 if not retain_graph:
                     node.release()
             else:
@@ -237,7 +237,7 @@ def _run_all(
         buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
         if found is not None and (node.pre_hooks or node.retains):
             _call_pre_hooks(node, buffer)
-        results = _apply(node, buffer, create_graph)
+        results = _apply(node, buffer)
         if not retain_graph:
             node.release()
         _deliver(node, results, deps, buffers, ready)
@@ -305,10 +305,9 @@ def _run_hook(hook: Any, g: Tensor) -> Tensor:
     return new  # type: ignore[no-any-return]
 
 
-def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Sequence[Tensor | None]:
-    if isinstance(node, AccumulateGrad):
-        _accumulate(node.variable, buffer[0], create_graph)
-        return ()
+def _apply(node: Node, buffer: list[Tensor | None]) -> Sequence[Tensor | None]:
+    """Run ``node``'s backward (never an AccumulateGrad: the loops handle those) on its
+    gradients; check and cast what it returns for the inputs its edges lead to."""
     edges = node.next_edges
     if len(buffer) == 1:  # most nodes: one output
         if buffer[0] is None:

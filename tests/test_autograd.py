@@ -71,6 +71,17 @@ def test_backward_accumulates_into_leaves() -> None:
     assert x.grad.tolist() == [1.0, -2.0, 4.0]
 
 
+def test_accumulating_keeps_the_grad_setters_check_for_a_gradient_of_another_dtype() -> None:
+    x = tensor([1.0, 2.0], requires_grad=True)  # float32
+    x.backward(tensor([1.0, 1.0]))
+    old = x.grad
+    x.backward(tensor([0.5, 0.5]))  # a new tensor each time: the old .grad is left as it was
+    assert x.grad is not None and x.grad.tolist() == [1.5, 1.5] and old is not None and old.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient of dtype 'float64' to a tensor of dtype 'float32'"):
+        x.backward(tensor([1.0, 1.0], dtype=ScalarType.float64))
+    assert x.grad.tolist() == [1.5, 1.5]
+
+
 def test_next_functions_name_the_graph() -> None:
     x = t([1.0, 2.0])
     y = (x * x).sum()

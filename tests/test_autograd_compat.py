@@ -47,6 +47,8 @@ CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
       for name in ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
                    "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "relu"]],
     ("relu mixed signs", core.relu, torch.relu, lambda: arrays((8,))),
+    ("threshold_backward", lambda g, a: core.threshold_backward(g, a, 0.3),
+     lambda g, a: torch.ops.aten.threshold_backward(g, a, 0.3), lambda: arrays((2, 3), (2, 3))),
     ("where", lambda a, b: core.where(core.gt(a, 0.0), a, b), lambda a, b: torch.where(a > 0, a, b),
      lambda: arrays((2, 3), (3,))),
     ("sum", core.sum, torch.sum, lambda: arrays((2, 3))),

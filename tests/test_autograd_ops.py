@@ -61,6 +61,11 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("cosh", core.cosh, lambda: (rand(3),)),
     ("tanh", core.tanh, lambda: (rand(3),)),
     ("relu", core.relu, lambda: (rand(6),)),
+    # relu's gradient op; its own gradient for self is zero (gradcheck compares the rows)
+    ("threshold_backward", lambda g, a: core.threshold_backward(g, a, 0.2),
+     lambda: (rand(2, 3), rand(2, 3))),  # fmt: skip
+    ("threshold_backward broadcast", lambda g, a: core.threshold_backward(g, a, 0.2),
+     lambda: (rand(3), rand(2, 3))),  # fmt: skip
     ("where", lambda c, a, b: core.where(c, a, b),
      lambda: (tensor([True, False, True]), rand(2, 3), rand(3))),  # fmt: skip
     ("sum", lambda a: core.sum(a), lambda: (rand(2, 3),)),
@@ -115,7 +120,7 @@ SECOND_ORDER = [c for c in CASES if c[0] in {
     "add broadcast alpha", "mul broadcast", "div", "pow", "neg", "exp", "exp2", "expm1", "log", "log2",
     "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "matmul 2d", "matmul batched", "mm", "select", "slice step",
-    "transpose", "cat", "maximum", "abs",
+    "transpose", "cat", "maximum", "abs", "relu", "threshold_backward",
     # views: their backward is recorded too (as_strided's and the in-place-on-view nodes' through linear_map)
     "view", "reshape", "permute", "t", "slice", "unsqueeze", "squeeze", "expand", "flatten", "contiguous of a view",
     "as_strided", "as_strided overlapping", "as_strided of an expanded input", "in-place on a non-leaf",

@@ -61,6 +61,7 @@ CASES: dict[str, Case] = {
     "neg": ([T(2, 3)], {}, False),
     "abs": ([T(2, 3)], {}, False),
     "relu": ([T(2, 3)], {}, False),
+    "threshold_backward": ([T(2, 3), T(3), 0.5], {}, False),
     "fill_.Scalar": ([T(2, 3), 2.5], {}, True),
     "zero_": ([T(2, 3)], {}, True),
     "eq.Scalar": ([T(2, 3), 0.5], {}, False),

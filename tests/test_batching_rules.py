@@ -94,6 +94,7 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "maximum": (op("maximum"), [x, y], (0, 2)),
         "minimum": (op("minimum"), [x, y], (0, 2)),
         "relu": (op("relu"), [x], (0,)),
+        "threshold_backward": (lambda g, a: op("threshold_backward")(g, a, 0.5), [x, y], (0, 2)),
         "fill_.Scalar": (lambda a: op("fill_.Scalar")(a.clone(), 2.0), [x], (0,)),
         "zero_": (lambda a: op("zero_")(a.clone()), [x], (0,)),
         "where.self": (op("where.self"), [cond, x, v], (0, 0, None)),

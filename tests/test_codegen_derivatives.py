@@ -81,10 +81,24 @@ def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> N
     text = files[tmp_path / "out" / "autograd.py"]
     assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 's_self_shape')\n" in text
     assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
-    assert "    if _e0 is not None:\n        _node.s_other = _save(other)\n        _node.s_self_shape = self.shape\n" in text
+    assert "    if _e0 is not None:\n        _node.s_other = _SavedTensor(other, -1)\n        _node.s_self_shape = self._shape\n" in text
     # mul_ reuses mul's formulas; out= refuses
     assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
     assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
+
+
+def test_a_tensor_several_formulas_read_is_unpacked_once_and_apply_is_the_backward(tmp_path: Path) -> None:
+    files = _generate(tmp_path, MUL + "  self: grad * other * self\n  other: grad * self\n")
+    text = files[tmp_path / "out" / "autograd.py"]
+    # self: read by both formulas, unpacked once before them; other: by one, in its branch
+    assert (
+        "    _e = _node.next_edges\n    self = _unpack(_node.s_self, _node)\n    _g0 = None\n    if _e[0] is not None:\n"
+        "        other = _unpack(_node.s_other, _node)\n        _g0 = grad * other * self\n"
+    ) in text
+    assert text.count("self = _unpack(_node.s_self, _node)") == 1
+    assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n" in text
+    # edges: a call only for a tensor carrying an Autograd key bit
+    assert "    _e1 = _edge(other) if other.key_bits & _AG else None\n" in text
 
 
 def test_not_implemented_generates_a_raising_branch(tmp_path: Path) -> None:

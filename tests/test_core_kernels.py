@@ -245,6 +245,25 @@ def test_unary_against_numpy(name: str, overload: str, reference: Callable[[Any]
         np.testing.assert_allclose(arr(op(name, overload)(Tensor.from_numpy(a))), reference(a))
 
 
+def test_threshold_backward_passes_the_gradient_where_self_exceeds_the_threshold() -> None:
+    tb = op("threshold_backward")
+    grad = tensor([[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]])
+    self = tensor([-1.0, 0.0, 0.5, float("nan")])  # broadcast; 0 at the threshold and for NaN
+    result = tb(grad, self, 0)
+    assert result.dtype is F32 and result.shape == (2, 4)
+    assert result.tolist() == [[0.0, 0.0, 3.0, 0.0], [0.0, 0.0, 7.0, 0.0]]
+    # relu's former formula, grad * (self > threshold), value for value (docs/autograd.md)
+    inf = tensor([float("inf"), float("inf")])
+    with np.errstate(invalid="ignore"):  # inf * 0
+        np.testing.assert_array_equal(arr(tb(inf, tensor([1.0, -1.0]), 0)), arr(inf * (tensor([1.0, -1.0]) > 0)))
+    assert tb(tensor([2.0, 2.0], dtype=ScalarType.float64), tensor([0.5, 1.5]), 1).tolist() == [0.0, 2.0]
+    assert tb(meta(grad), meta(self), 0).shape == (2, 4)
+    with pytest.raises(RuntimeError, match="The size of tensor a"):
+        tb(grad, tensor([1.0, 2.0]), 0)
+    with pytest.raises(RuntimeError, match="threshold_backward not implemented for complex tensors."):
+        tb(tensor([1j]), tensor([1.0]), 0)
+
+
 UNARY_MATH: list[tuple[str, Callable[[Any], Any]]] = [
     ("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log), ("log2", np.log2),
     ("log10", np.log10), ("log1p", np.log1p), ("sqrt", np.sqrt), ("rsqrt", lambda a: 1 / np.sqrt(a)),

@@ -844,3 +844,20 @@ def test_a_fallback_limited_by_only_for_serves_only_the_ops_it_accepts(ns: str) 
         assert calls == ["g"]
         assert re.search(r"^  Tracer +fallthrough \(fallback at ", f.dump_table(), re.M)
         assert re.search(r"^  Tracer +fallback: boxed \S*tracer at ", g.dump_table(), re.M)
+
+
+def test_unboxed_slots_serve_what_redispatch_calls_and_follow_new_registrations(ns: str) -> None:
+    from typedops.dispatch import unboxed_slots
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define(F)
+        lib.impl("f", returning("cpu"), "CPU")
+        slots = unboxed_slots(op)
+        x = cpu_t()
+        below = int(DispatchKeySet([K.CPU, K.ADInplaceOrView]))
+        keys = DispatchKeySet.from_bits(below | (1 << K.AutogradOther))
+        assert op(x) == "cpu" and slots.cache[below](x) == op.redispatch(keys, x) == "cpu"
+        lib.impl("f", returning("python"), "Python")  # a registration replaces the cache
+        python = below | (1 << K.Python)
+        assert slots.cache[python](x) == op.redispatch(DispatchKeySet.from_bits(python | (1 << K.AutogradOther)), x) == "python"
+        assert slots.cache[below](x) == "cpu"

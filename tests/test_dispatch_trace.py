@@ -122,3 +122,17 @@ def test_generated_entry_of_a_real_op_has_no_tracing() -> None:
         source = inspect.getsource(op.call)
         assert "def f(" in source or "def call(" in source
         assert "_traced" not in source
+
+
+def test_a_generated_autograd_kernel_still_shows_its_call_below_autograd() -> None:
+    # Generated kernels index the op's slots instead of calling redispatch (unboxed_slots);
+    # with the trace on, those slots go through redispatch, so the hop is printed.
+    env = {**os.environ, VARIABLE: "1"}
+    script = "from typedops import core, tensor\nx = tensor([1.0], requires_grad=True)\nprint((x + tensor([2.0])).grad_fn)\n"
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "<AddBackward0 object>\n"
+    assert result.stderr.splitlines()[-2:] == [
+        "[dispatch] core::add.Tensor call: DispatchKeySet(AutogradCPU, CPU) -> AutogradCPU",
+        "[dispatch]   core::add.Tensor redispatch: DispatchKeySet(CPU) -> CPU",
+    ]

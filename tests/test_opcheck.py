@@ -282,6 +282,7 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::gt.Scalar": ((x, 1.0), {}),
         "core::add.Scalar": ((x, 2), {}),
         "core::mul.Scalar": ((x, 2), {}),
+        "core::threshold_backward": ((x * 2, x - 3, 0.5), {}),
     }
 
 
@@ -301,7 +302,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 128
+    assert len(handles) == 129
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

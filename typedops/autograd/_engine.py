@@ -18,14 +18,18 @@ own ops are recorded and the gradients can be differentiated again.
 Note [The engine's loop]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 The loop body runs once per node of the graph, so its common case is kept free of work
-it does not need: the hooks step is entered only for a node with hooks or retained
-gradients (or an AccumulateGrad, whose leaf's hooks live on the tensor), the captures
-step only under ``grad()``, an input buffer is made only when the first gradient for
-it arrives, a one-output node's gradient is tested for None directly, and each
-gradient's shape is checked with one tuple comparison (out_meta keeps shapes as tuples,
-as ``Tensor.shape`` is), the slower checks running only when it fails. It relies on
-``len(node.out_meta)`` being the node's number of outputs and on ``Tensor.shape``
-being a tuple.
+it does not need. ``backward()`` (no ``inputs``) has a loop of its own, ``_run_all``:
+there is nothing to capture and every node runs. An AccumulateGrad node is handled in
+the loop itself (its leaf's hooks, then ``.grad``; it has no edges and saves nothing to
+release); the hooks step is entered only for a node with hooks or retained gradients;
+an input buffer is made only when the first gradient for it arrives, a one-output
+node's gradient is tested for None directly, and each gradient's shape is checked with
+one tuple comparison (out_meta keeps shapes as tuples, as ``Tensor.shape`` is), the
+slower checks running only when it fails. The ready heap holds ``(-seq, node)``: the
+recording sequence numbers are unique, so two entries never compare their nodes. The
+loop relies on ``len(node.out_meta)`` being the node's number of outputs and on
+``Tensor.shape`` being a tuple. ``grad()`` (and ``backward(inputs=...)``) keeps the
+general loop, which captures and skips the nodes no input depends on.
 
 Note [Complex gradients]
 ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -108,21 +112,22 @@ def _root_grads(
 
 
 def _dependencies(roots: list[Edge]) -> dict[Node, int]:
+    """Per node reachable from ``roots``, how many edges point at it (Note [Engine order]).
+    A node enters the dict when first reached and is walked then, once."""
     deps: dict[Node, int] = {}
-    seen: set[Node] = set()
-    stack = [node for node, _ in roots]
-    for node in stack:
-        deps.setdefault(node, 0)
+    stack: list[Node] = []
+    for node, _ in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        for edge in node.next_edges:
+        for edge in stack.pop().next_edges:
             if edge is not None:
                 nxt = edge[0]
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
                     stack.append(nxt)
     return deps
 
@@ -168,59 +173,100 @@ def run_backward(
     grads = _root_grads(outputs, grad_outputs)
     roots = [gradient_edge(t) for t in outputs]
     deps = _dependencies(roots)
-    captures: dict[Edge, list[int]] = {}
-    if inputs is not None:
-        for index, t in enumerate(inputs):
-            if not t.requires_grad:
-                raise AutogradError(INPUT_NO_GRAD.format(index=index))
-            captures.setdefault(gradient_edge(t), []).append(index)
-        needed = _needed(deps, {node for node, _ in captures})
-    captured: list[Tensor | None] = [None] * (0 if inputs is None else len(inputs))
     buffers: dict[Node, list[Tensor | None]] = {}
     for (root, nr), g in zip(roots, grads):
         first = buffers.setdefault(root, [None] * (len(root.out_meta) or 1))
         first[nr] = _add(first[nr], g)
-    ready = [(-node.seq, id(node), node) for node in deps if deps[node] == 0]
+    # The heap holds (-seq, node): sequence numbers are unique, so nodes are never compared.
+    ready = [(-node.seq, node) for node, count in deps.items() if not count]
     heapq.heapify(ready)
-    # Note [The engine's loop].
-    pop, push = heapq.heappop, heapq.heappush
     mode = enable_grad() if create_graph else no_grad()
+    if inputs is None:
+        with mode:
+            _run_all(ready, deps, buffers, retain_graph, create_graph)
+        return []
+    captures: dict[Edge, list[int]] = {}
+    for index, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise AutogradError(INPUT_NO_GRAD.format(index=index))
+        captures.setdefault(gradient_edge(t), []).append(index)
+    needed = _needed(deps, {node for node, _ in captures})
+    captured: list[Tensor | None] = [None] * len(inputs)
+    pop = heapq.heappop
     with mode:
         while ready:
-            node = pop(ready)[2]
+            node = pop(ready)[1]
             found = buffers.pop(node, None)
             buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
             if node.pre_hooks or node.retains or isinstance(node, AccumulateGrad):
                 _call_pre_hooks(node, buffer)
-            if captures:
-                for nr, arrived in enumerate(buffer):
-                    for index in captures.get((node, nr), ()):
-                        if arrived is not None and not create_graph and arrived.requires_grad:
-                            arrived = arrived.detach()
-                        captured[index] = arrived
-            run = inputs is None or (node in needed and not isinstance(node, AccumulateGrad))  # pyright: ignore[reportPossiblyUnboundVariable] -- bound when inputs is given
-            if run:
-                results = _apply(node, buffer, create_graph)
+            for nr, arrived in enumerate(buffer):
+                for index in captures.get((node, nr), ()):
+                    if arrived is not None and not create_graph and arrived.requires_grad:
+                        arrived = arrived.detach()
+                    captured[index] = arrived
+            if node in needed and not isinstance(node, AccumulateGrad):
+                results = _apply(node, buffer)
                 if not retain_graph:
                     node.release()
             else:
                 results = [None] * len(node.next_edges)
-            for edge, result in zip(node.next_edges, results):
-                if edge is None:
-                    continue
-                nxt = edge[0]
-                if result is not None:
-                    slot = buffers.get(nxt)
-                    if slot is None:
-                        slot = buffers[nxt] = [None] * (len(nxt.out_meta) or 1)
-                    nr = edge[1]
-                    before = slot[nr]
-                    slot[nr] = result if before is None else before + result
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if not left:
-                    push(ready, (-nxt.seq, id(nxt), nxt))
+            _deliver(node, results, deps, buffers, ready)
     return captured
+
+
+def _run_all(
+    ready: list[tuple[int, Node]],
+    deps: dict[Node, int],
+    buffers: dict[Node, list[Tensor | None]],
+    retain_graph: bool,
+    create_graph: bool,
+) -> None:
+    """``backward()``'s loop (no ``inputs``): every node runs, leaves accumulate. Note
+    [The engine's loop]."""
+    pop = heapq.heappop
+    while ready:
+        node = pop(ready)[1]
+        found = buffers.pop(node, None)
+        if type(node) is AccumulateGrad:  # a leaf: its hooks (on the tensor), then .grad
+            if found is not None and found[0] is not None:
+                if node.variable._autograd_meta.hooks:  # a leaf's AccumulateGrad has its meta
+                    _call_pre_hooks(node, found)
+                _accumulate(node.variable, found[0], create_graph)
+            continue
+        buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
+        if found is not None and (node.pre_hooks or node.retains):
+            _call_pre_hooks(node, buffer)
+        results = _apply(node, buffer)
+        if not retain_graph:
+            node.release()
+        _deliver(node, results, deps, buffers, ready)
+
+
+def _deliver(
+    node: Node,
+    results: Sequence[Tensor | None],
+    deps: dict[Node, int],
+    buffers: dict[Node, list[Tensor | None]],
+    ready: list[tuple[int, Node]],
+) -> None:
+    """Add ``node``'s results into the buffers of the nodes its edges lead to; push the
+    nodes that have now received all their gradients."""
+    for edge, result in zip(node.next_edges, results):
+        if edge is None:
+            continue
+        nxt = edge[0]
+        if result is not None:
+            slot = buffers.get(nxt)
+            if slot is None:
+                slot = buffers[nxt] = [None] * (len(nxt.out_meta) or 1)
+            nr = edge[1]
+            before = slot[nr]
+            slot[nr] = result if before is None else before + result
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if not left:
+            heapq.heappush(ready, (-nxt.seq, nxt))
 
 
 def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
@@ -259,10 +305,9 @@ def _run_hook(hook: Any, g: Tensor) -> Tensor:
     return new  # type: ignore[no-any-return]
 
 
-def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Sequence[Tensor | None]:
-    if isinstance(node, AccumulateGrad):
-        _accumulate(node.variable, buffer[0], create_graph)
-        return ()
+def _apply(node: Node, buffer: list[Tensor | None]) -> Sequence[Tensor | None]:
+    """Run ``node``'s backward (never an AccumulateGrad: the loops handle those) on its
+    gradients; check and cast what it returns for the inputs its edges lead to."""
     edges = node.next_edges
     if len(buffer) == 1:  # most nodes: one output
         if buffer[0] is None:
@@ -276,15 +321,14 @@ def _apply(node: Node, buffer: list[Tensor | None], create_graph: bool) -> Seque
     if len(results) != len(edges):
         raise AutogradError(INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=len(edges)))
     checked: list[Tensor | None] = []
-    for i, g in enumerate(results):
-        edge = edges[i]
+    for i, (g, edge) in enumerate(zip(results, edges)):
         if g is None or edge is None:
             checked.append(None)
             continue
         shape, dtype, _ = edge[0].out_meta[edge[1]]
-        if g.shape != shape:  # a tuple, as out_meta's (else compared as tuples below)
+        if g._shape != shape:  # a tuple, as out_meta's (else compared as tuples below)
             g = _validate(node, i, g, edge)
-        elif g.dtype is not dtype:
+        elif g._dtype is not dtype:
             g = g.to(dtype)
         checked.append(g)
     return checked
@@ -308,7 +352,13 @@ def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
         return
     if not create_graph and g.requires_grad:
         g = g.detach()
-    variable.grad = g if variable.grad is None else variable.grad + g
+    old = variable._grad
+    if old is not None and g._dtype is old._dtype and g._shape == old._shape:
+        # The sum has .grad's shape, dtype and device, which the setter checked when .grad
+        # was set: it is stored without the setter's check (every step of a training loop).
+        variable._grad = old + g
+    else:
+        variable.grad = g if old is None else old + g
 
 
 def _tensors(value: Tensor | Sequence[Tensor]) -> list[Tensor]:

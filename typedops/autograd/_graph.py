@@ -170,7 +170,8 @@ class SavedTensor:
 
     def __init__(self, tensor: Tensor, output_nr: int) -> None:
         self.tensor = tensor
-        self.version = tensor._version
+        storage = tensor._storage  # Tensor._version, without the property: one per saved tensor
+        self.version = 0 if storage is None else storage.version
         self.output_nr = output_nr  # -1: an input of the op
 
 
@@ -189,7 +190,8 @@ def unpack(saved: SavedTensor | None, node: Node) -> Any:
             raise freed(node)
         return None
     t = saved.tensor
-    now = t._version
+    storage = t._storage  # Tensor._version, without the property
+    now = 0 if storage is None else storage.version
     if now != saved.version:
         what = f"{t._dtype.name} tensor of shape {list(t._shape)}"
         role = f"output {saved.output_nr}" if saved.output_nr >= 0 else "an input"

@@ -5,7 +5,12 @@ Note [Redispatch below Autograd]
 An autograd kernel continues the call with the keys *below* the autograd keys (ADInplaceOrView,
 Python, BackendSelect, the backends): ``below_autograd(keys)`` keeps those and puts
 AutogradOther on top, because ``redispatch`` continues below the highest key of the set it
-is given. The generated core kernels do not also exclude the Autograd keys in the
+is given. The generated core kernels call what that redispatch would, without its frame:
+the op's slot for ``keys & BELOW_AUTOGRAD_MASK`` (``unboxed_slots(handle).cache[bits]``,
+read on every call, as a registration replaces the cache; with the dispatch trace on,
+those slots go through ``redispatch``, so the trace shows the hop). Whatever serves the
+keys below autograd -- ADInplaceOrView, a mode at the Python key, the backend -- still
+sees the call. The generated core kernels do not also exclude the Autograd keys in the
 thread-local set, as PyTorch's ``AutoDispatchBelowAutograd`` does: the core backend
 kernels call no op on their tensor arguments (Note [Nested op calls] in core/kernels),
 and the exclusion costs a context-variable write per recorded op. Kernels of other

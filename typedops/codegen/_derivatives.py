@@ -21,7 +21,9 @@ and the like as plain values (so reading a shape never trips the version check, 
 PyTorch's ``self_sym_sizes``), other arguments as they are, and outputs after the op ran.
 For an in-place op derived from a functional formula, a formula reading ``self`` gets a
 clone of ``self`` taken before the op writes to it. A value several formulas read is saved
-once, under the union of their inputs' conditions (none when every input's formula reads it).
+once, under the union of their inputs' conditions (none when every input's formula reads it),
+and a saved tensor several formulas read is unpacked once in the backward function, before
+them. Shapes and dtypes are read from the tensor's slots (``_shape``, ``_dtype``).
 """
 
 from __future__ import annotations

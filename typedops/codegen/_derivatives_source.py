@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..schema import FunctionSchema
+from ..schema import FunctionSchema, OptionalType
 from ._derivatives import CORE_HELPERS, Derivative, Formula, _formula_names, _is_tensor_list
 from ._model import HEADER, OpEntry
 
@@ -96,14 +96,20 @@ def _handle(entry: OpEntry) -> str:
     return f"_op_{entry.attr_name}"
 
 
+def _slots(entry: OpEntry) -> str:
+    return f"_S_{entry.attr_name}"
+
+
 def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
-    """``prefix`` followed by the redispatch call, one argument a line if it is too long."""
-    args = ["_and(_ks, _BELOW) | _OTHER", *_call_args(entry.schema).split(", ")]
-    line = f"{prefix}{_handle(entry)}.redispatch({', '.join(args)})"
+    """``prefix`` followed by the call below autograd, one argument a line if it is too long:
+    the op's slot for the keys below the Autograd keys, which is what ``redispatch`` with
+    AutogradOther on top of them calls, without its frame (Note [Redispatch below Autograd])."""
+    args = _call_args(entry.schema).split(", ") if _call_args(entry.schema) else []
+    line = f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)]({', '.join(args)})"
     if len(line) <= 120:
         return [line]
     indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
-    return [f"{prefix}{_handle(entry)}.redispatch(", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+    return [f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
 
 
 def _def(name: str, params: str) -> list[str]:
@@ -114,13 +120,16 @@ def _def(name: str, params: str) -> list[str]:
 
 
 def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str) -> tuple[list[str], list[str]]:
-    """The node class and its backward function (for an op that owns its formulas)."""
+    """The backward function and the node class whose ``apply`` it is (for an op that owns
+    its formulas). A saved tensor several formulas read is unpacked once, before them."""
     schema = d.entry.schema
     kinds = _kinds(schema)
     fields: list[str] = []
     tensor_fields: list[str] = []  # dropped by release(); shapes and numbers stay
     body: list[str] = ["    grad = grads[0]", "    _e = _node.next_edges"]
+    blocks: list[list[str]] = []
     results: list[str] = []
+    readers: dict[str, list[str]] = {}  # saved tensor -> the conditions of the formulas reading it
     offset = "0"
     for i, formula in enumerate(d.formulas):
         is_list = _is_tensor_list(schema.argument(formula.input).type)
@@ -130,10 +139,9 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
         edges = f"_e[{offset}:{offset} + {width}]" if is_list else f"_e[{offset}]"
         needed = f"any(_x is not None for _x in {edges})" if is_list else f"{edges} is not None"
         empty = f"[None] * {width}" if is_list else "None"
-        body.append(f"    _g{i} = {empty}")
-        body.append(f"    if {needed}:")
+        block = [f"    _g{i} = {empty}", f"    if {needed}:"]
         if formula.expr is None:
-            body.append(f"        raise _not_implemented({d.entry.schema.full_name!r}, {formula.input!r})")
+            block.append(f"        raise _not_implemented({d.entry.schema.full_name!r}, {formula.input!r})")
         else:
             text, saves = _rewrite(formula, kinds, functions)
             for name, kind in saves.names.items():
@@ -141,28 +149,34 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
                 if kind in ("tensor", "output", "tensors"):
                     tensor_fields.append(f"s_{name}")
                 if kind in ("tensor", "output"):
-                    body.append(f"        {name} = _unpack(_node.s_{name}, _node)")
+                    readers.setdefault(name, []).append(needed)
+                    block.append(f"        {name} = _unpack(_node.s_{name}, _node)")
                 elif kind == "tensors":
-                    body.append(f"        {name} = [_unpack(_s, _node) for _s in _node.s_{name}]")
+                    block.append(f"        {name} = [_unpack(_s, _node) for _s in _node.s_{name}]")
                 else:
-                    body.append(f"        {name} = _node.s_{name}")
+                    block.append(f"        {name} = _node.s_{name}")
             for name, attr in saves.attrs:
                 fields.append(f"s_{name}_{attr}")
-                body.append(f"        {name}_{attr} = _node.s_{name}_{attr}")
-            body.append(f"        _g{i} = {text}")
+                block.append(f"        {name}_{attr} = _node.s_{name}_{attr}")
+            block.append(f"        _g{i} = {text}")
+        blocks.append(block)
         results.append(f"*_g{i}" if is_list else f"_g{i}")
         offset = f"{offset} + {width}" if offset != "0" else width
+    shared = {name: conditions for name, conditions in readers.items() if len(conditions) > 1}
+    # A node exists only when some input needs a gradient: read by every formula, always unpacked.
+    body += _guarded({f"{n} = _unpack(_node.s_{n}, _node)": c for n, c in shared.items()}, len(d.formulas))
+    for block in blocks:
+        body += [line for line in block if not any(line == f"        {n} = _unpack(_node.s_{n}, _node)" for n in shared)]
     body.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     fields = list(dict.fromkeys(fields))
     backward = [*_def(f"backward_{d.entry.attr_name}", "_node, grads"), *body]
     tensor_fields = list(dict.fromkeys(tensor_fields))
+    # The backward function is the class's ``apply`` itself: one frame less per node run.
     cls = [
         f"class {node_name}(_Node):",
         f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})",
         f"    _name = {node_name!r}",
-        "",
-        "    def apply(self, grads):",
-        f"        return backward_{d.entry.attr_name}(self, grads)",
+        f"    apply = backward_{d.entry.attr_name}",
     ]
     if tensor_fields:
         cls += [
@@ -195,7 +209,10 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
             lines.append(f"    _e{i} = tuple(_edge(_t) for _t in {formula.input})")
             edge_names.append(f"*_e{i}")
         else:
-            lines.append(f"    _e{i} = _edge({formula.input})")
+            # A tensor without an Autograd key bit has no edge (edge_of's answer, without the call).
+            name = formula.input
+            present = f"{name} is not None and " if isinstance(schema.argument(name).type, OptionalType) else ""
+            lines.append(f"    _e{i} = _edge({name}) if {present}{name}.key_bits & _AG else None")
             edge_names.append(f"_e{i}")
     checks = [f"_e{i} is None" if not n.startswith("*") else f"not any(_e{i})" for i, n in enumerate(edge_names)]
     lines += [f"    if {' and '.join(checks)}:", *_redispatch(entry, "        return ")]
@@ -211,20 +228,23 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
         for name, kind in saves.names.items():
             if kind == "tensor":
                 value = f"_original({name})" if inplace and name in mutated else name
-                pre_needs.setdefault(f"_node.s_{name} = _save({value})", []).append(needed)
+                # save() only adds its None test for an optional tensor: a SavedTensor directly
+                optional = isinstance(schema.argument(name).type, OptionalType)
+                saved = f"_save({value})" if optional else f"_SavedTensor({value}, -1)"
+                pre_needs.setdefault(f"_node.s_{name} = {saved}", []).append(needed)
             elif kind == "tensors":
                 pre_needs.setdefault(f"_node.s_{name} = [_save(_t) for _t in {name}]", []).append(needed)
             elif kind == "output":
                 index = _output_index(schema, name)
                 out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
-                post_needs.setdefault(f"_node.s_{name} = _save_output({out}, {index})", []).append(needed)
+                post_needs.setdefault(f"_node.s_{name} = _SavedTensor({out}, {index})", []).append(needed)
             else:
                 pre_needs.setdefault(f"_node.s_{name} = {name}", []).append(needed)
         for name, attr in saves.attrs:
             if kinds_of(d)[name] == "tensors":
                 line = f"_node.s_{name}_{attr} = tuple(_t.{attr} for _t in {name})"
             else:
-                line = f"_node.s_{name}_{attr} = {name}.{attr}"
+                line = f"_node.s_{name}_{attr} = {name}.{_SLOT.get(attr, attr)}"
             pre_needs.setdefault(line, []).append(needed)
     before = _guarded(pre_needs, len(d.formulas))
     after = _guarded(post_needs, len(d.formulas))
@@ -239,6 +259,10 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     lines += after
     lines.append("    return _result")
     return lines
+
+
+# What a kernel saves for ``x.shape``/``x.dtype`` is read from the tensor's slots, without the property.
+_SLOT = {"shape": "_shape", "dtype": "_dtype"}
 
 
 def _guarded(needs: dict[str, list[str]], formulas: int) -> list[str]:
@@ -315,7 +339,7 @@ def autograd_module(
         elif d.inplace_of is None:
             name = names[d.entry.schema.full_name]
             cls, backward = _class_and_backward(d, functions, name)
-            blocks += [cls, backward, _kernel(d, functions, name)]
+            blocks += [backward, cls, _kernel(d, functions, name)]
         else:
             blocks.append(_kernel(d, functions, names[d.inplace_of.full_name]))
         registered.append(d.entry)
@@ -330,9 +354,10 @@ def autograd_module(
         "# importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.",
         "# fmt: off",
         "from typedops.runtime import (",
-        "    AUTOGRAD_OTHER_BIT as _OTHER,",
+        "    AUTOGRAD_BITS as _AG,",
         "    BELOW_AUTOGRAD_MASK as _BELOW,",
         "    Node as _Node,",
+        "    SavedTensor as _SavedTensor,",
         "    add_output_meta as _add_output,",
         "    check_inplace as _check_inplace,",
         "    edge_of as _edge,",
@@ -342,8 +367,8 @@ def autograd_module(
         "    out_not_differentiable as _out_not_differentiable,",
         "    register_autograd_kernels as _register_autograd_kernels,",
         "    save as _save,",
-        "    save_output as _save_output,",
         "    set_history as _set_history,",
+        "    unboxed_slots as _slots,",
         "    unpack as _unpack,",
         ")",
         f"import {package} as _F",
@@ -354,12 +379,20 @@ def autograd_module(
         ")",
         "",
         "_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method",
+        "",
+        "# Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])",
+        *[f"{_slots(e)} = _slots({_handle(e)})" for e in registered if not _raises_only(e, derivatives)],
     ]
     table = ["_register_autograd_kernels(_LIBRARY, ("]
     table += [f"    ({_handle(e)}, {e.attr_name}_autograd)," for e in registered]
     table.append("))")
     parts = ["\n".join(header)] + ["\n".join(b) for b in blocks] + ["\n".join(table)]
     return "\n\n\n".join(parts) + "\n"
+
+
+def _raises_only(entry: OpEntry, derivatives: list[Derivative]) -> bool:
+    """Whether ``entry``'s kernel only raises (an out= op), so it never continues the call."""
+    return entry.schema.full_name not in {d.entry.schema.full_name for d in derivatives}
 
 
 def _composite(entry: OpEntry) -> bool:

@@ -40,8 +40,10 @@ __all__ = [
 
 def sum_to_size(grad: Tensor, shape: Sequence[int]) -> Tensor:
     """``grad`` summed over the dimensions broadcasting added or expanded, to ``shape``."""
+    if grad._shape == shape:  # the common case: a saved shape is the tensor's own tuple
+        return grad
     shape = tuple(shape)
-    if grad.shape == shape:
+    if grad._shape == shape:
         return grad
     lead = grad.ndim - len(shape)
     dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1]
@@ -59,9 +61,12 @@ def _sum_dims(x: Tensor, dims: list[int], keepdim: bool) -> Tensor:
 
 
 def scale(grad: Tensor, alpha: Scalar) -> Tensor:
-    """``grad * conj(alpha)``, skipped for ``alpha == 1``."""
+    """``grad * conj(alpha)``, skipped for ``alpha == 1``; ``-grad`` for ``alpha == -1``
+    (``sub``'s, without a wrapped number)."""
     if alpha == 1:
         return grad
+    if alpha == -1:
+        return F.neg(grad)
     return grad * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
 
 
@@ -108,6 +113,8 @@ def _restore(grad: Tensor, ndim: int, dims: Sequence[int] | None, keepdim: bool)
 
 
 def sum_backward(grad: Tensor, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bool) -> Tensor:
+    if not grad._shape:  # a sum of everything (or of a 0-dim tensor): expand adds the dimensions
+        return grad.expand(list(shape))
     return _restore(grad, len(shape), dim, keepdim).expand(list(shape))
 
 
@@ -132,25 +139,27 @@ def max_dim_backward(grad: Tensor, shape: Sequence[int], dim: int, indices: Tens
 
 
 def matmul_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
-    if self.ndim == 1 and other.ndim == 1:
+    vector, by_vector = len(self._shape) == 1, len(other._shape) == 1
+    if vector and by_vector:
         return grad * other
-    if self.ndim == 1:  # (n) @ (..., n, m) -> (..., m)
+    if vector:  # (n) @ (..., n, m) -> (..., m)
         g = F.matmul(F.unsqueeze(grad, -2), F.transpose(other, -1, -2))
-        return sum_to_size(F.squeeze(g, -2), self.shape)
-    if other.ndim == 1:  # (..., k, n) @ (n) -> (..., k)
-        return sum_to_size(F.unsqueeze(grad, -1) * other, self.shape)
-    return sum_to_size(F.matmul(grad, F.transpose(other, -1, -2)), self.shape)
+        return sum_to_size(F.squeeze(g, -2), self._shape)
+    if by_vector:  # (..., k, n) @ (n) -> (..., k)
+        return sum_to_size(F.unsqueeze(grad, -1) * other, self._shape)
+    return sum_to_size(F.matmul(grad, F.transpose(other, -1, -2)), self._shape)
 
 
 def matmul_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
-    if self.ndim == 1 and other.ndim == 1:
+    vector, by_vector = len(self._shape) == 1, len(other._shape) == 1
+    if vector and by_vector:
         return grad * self
-    if other.ndim == 1:  # (..., k, n) @ (n) -> (..., k)
+    if by_vector:  # (..., k, n) @ (n) -> (..., k)
         g = F.matmul(F.transpose(self, -1, -2), F.unsqueeze(grad, -1))
-        return sum_to_size(F.squeeze(g, -1), other.shape)
-    if self.ndim == 1:  # (n) @ (..., n, m) -> (..., m)
-        return sum_to_size(F.unsqueeze(self, -1) * F.unsqueeze(grad, -2), other.shape)
-    return sum_to_size(F.matmul(F.transpose(self, -1, -2), grad), other.shape)
+        return sum_to_size(F.squeeze(g, -1), other._shape)
+    if vector:  # (n) @ (..., n, m) -> (..., m)
+        return sum_to_size(F.unsqueeze(self, -1) * F.unsqueeze(grad, -2), other._shape)
+    return sum_to_size(F.matmul(F.transpose(self, -1, -2), grad), other._shape)
 
 
 def inverse_permutation(dims: Sequence[int]) -> list[int]:

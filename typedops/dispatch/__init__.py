@@ -2,7 +2,7 @@
 
 from ._collector import bulk_registration
 from ._dispatcher import Dispatcher, dispatcher
-from ._handle import RULE_REGISTRARS, OperatorHandle
+from ._handle import RULE_REGISTRARS, OperatorHandle, SlotSource, unboxed_slots
 from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, fallthrough
 from ..vocabulary import (
     ALIAS_KEYS,
@@ -85,6 +85,8 @@ __all__ = [
     "Dispatcher",
     "dispatcher",
     "OperatorHandle",
+    "SlotSource",
+    "unboxed_slots",
     "ops",
     "OpNamespace",
     "OpOverloadPacket",

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import operator
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from typing_extensions import ParamSpec
 
 from ..schema import FunctionSchema
 from ..vocabulary import DispatchKey, DispatchKeySet, RegistrationError
+from ._trace import TRACE_ENABLED
 from ._typed import TypedOperatorHandle, typed
 from ._messages import (
     AUTOGRAD_NOT_LOADED,
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-__all__ = ["OperatorHandle", "RULE_REGISTRARS"]
+__all__ = ["OperatorHandle", "RULE_REGISTRARS", "SlotSource", "unboxed_slots"]
 
 # Rule registration the functionality layers install (they sit above this one): name ->
 # fn(handle, rule, **options). ``register_autograd`` calls RULE_REGISTRARS["autograd"],
@@ -163,3 +165,39 @@ class OperatorHandle:
     def dump_table(self) -> str:
         """The computed table: each key's slot marked kernel, composite, fallback, fallthrough or missing."""
         return self._entry.dump_table()
+
+
+class SlotSource(Protocol):
+    """What ``unboxed_slots`` returns: ``.cache[bits]`` is the callable serving key bits ``bits``."""
+
+    @property
+    def cache(self) -> Mapping[int, Callable[..., Any]]: ...
+
+
+def unboxed_slots(handle: OperatorHandle) -> SlotSource:
+    """The op's unboxed slots: ``unboxed_slots(h).cache[bits](*args)`` is what
+    ``h.redispatch(keys, *args)`` does when ``bits`` are ``keys`` below their highest key,
+    without redispatch's frame (generated autograd kernels continue their calls so). Read
+    ``.cache`` on every call: a registration replaces it. With the dispatch trace on, the
+    slots go through ``redispatch``, so the trace still shows the call."""
+    if TRACE_ENABLED:
+        return _TracedSlots(handle)
+    return handle._entry
+
+
+class _TracedSlots:
+    __slots__ = ("cache",)
+
+    def __init__(self, handle: OperatorHandle) -> None:
+        self.cache = _TracedCache(handle)
+
+
+class _TracedCache(dict[int, Callable[..., Any]]):
+    def __init__(self, handle: OperatorHandle) -> None:
+        super().__init__()
+        self.handle = handle
+
+    def __missing__(self, bits: int) -> Callable[..., Any]:
+        # redispatch continues below the highest key of its set: one bit above ``bits``.
+        keys = DispatchKeySet.from_bits(bits | (1 << bits.bit_length()))
+        return functools.partial(self.handle.redispatch, keys)

@@ -255,6 +255,9 @@ class _op_tanh__out(_Handle):
 class _op_relu__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_threshold_backward__default(_Handle):
+    def __call__(_h, grad_output: _t.Tensor, self: _t.Tensor, threshold: _t.Scalar) -> _t.Tensor: ...
+
 class _op_fill___Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, value: _t.Scalar) -> _t.Tensor: ...
 
@@ -902,6 +905,11 @@ class _packet_relu:
     def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
+class _packet_threshold_backward:
+    default: _op_threshold_backward__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, grad_output: _t.Tensor, self: _t.Tensor, threshold: _t.Scalar) -> _t.Tensor: ...
+
 class _packet_fill_:
     Scalar: _op_fill___Scalar
     def overloads(self) -> list[_builtins.str]: ...
@@ -1323,6 +1331,7 @@ class Namespace:
     tanh: _packet_tanh
     tanh_: _packet_tanh_
     relu: _packet_relu
+    threshold_backward: _packet_threshold_backward
     fill_: _packet_fill_
     zero_: _packet_zero_
     eq: _packet_eq

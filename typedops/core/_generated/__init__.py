@@ -1263,6 +1263,19 @@ relu__default = (
     (_kernel(_DispatchKey.CPU, _m0.relu_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.relu_meta, _unboxing5)),
 )
 
+# core::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
+threshold_backward__default = (
+    _schema(
+        'threshold_backward', 'core', '',
+        positional=(_argument('grad_output', _t0), _argument('self', _t0), _argument('threshold', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.threshold_backward_cpu, _unboxing2),
+        _kernel(_DispatchKey.Meta, _m0.threshold_backward_meta, _unboxing2),
+    ),
+)
+
 # core::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 fill___Scalar = (
     _schema(
@@ -1899,14 +1912,14 @@ to__dtype = (
     cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
     asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
     sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor, gt__Tensor,
-    ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
+    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
+    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
+    clone__default, copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default,
+    full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
+    _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
     mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
@@ -1918,14 +1931,14 @@ to__dtype = (
     cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
     asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
     sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor, gt__Tensor,
-    ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
+    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
+    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
+    clone__default, copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default,
+    full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
+    _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -1940,13 +1953,14 @@ _check_devices(
     cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
     asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
     sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor, gt__Tensor,
-    ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
-    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
-    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
+    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
+    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
+    clone__default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -1969,17 +1983,18 @@ _register_vmap_rules(LIBRARY, [
     (atan__default, 'pointwise'), (atan___default, 'pointwise'), (sinh__default, 'pointwise'),
     (sinh___default, 'pointwise'), (cosh__default, 'pointwise'), (cosh___default, 'pointwise'),
     (tanh__default, 'pointwise'), (tanh___default, 'pointwise'), (relu__default, 'pointwise'),
-    (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'), (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'),
-    (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'), (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'),
-    (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'), (where__self, 'pointwise'), (sum__default, 'reduction'),
-    (sum__dim_IntList, 'reduction'), (mean__default, 'reduction'), (mean__dim, 'reduction'),
-    (amax__default, 'reduction'), (max__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'),
-    (mm__default, 'matmul'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
-    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
-    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (expand__default, 'shape'),
-    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
-    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
-    (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
+    (threshold_backward__default, 'pointwise'), (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'),
+    (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'), (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'),
+    (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'), (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'),
+    (where__self, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
+    (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
+    (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'), (view__default, 'shape'),
+    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
+    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
+    (expand__default, 'shape'), (flatten__using_ints, 'composite'), (contiguous__default, 'composite'),
+    (clone__default, 'pointwise'), (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'),
+    (randn__default, 'random'), (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'),
+    (to__dtype, 'pointwise'),
 ])
 
 
@@ -1988,10 +2003,11 @@ __all__ = [
     'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
     'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
     'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'fill_', 'zero_', 'eq',
-    'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul', 'mm', 'as_strided',
-    'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat',
-    'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
+    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
+    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
+    'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten',
+    'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like',
+    '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2518,6 +2534,7 @@ _SINGLE = {
     'cosh_': cosh___default,
     'tanh_': tanh___default,
     'relu': relu__default,
+    'threshold_backward': threshold_backward__default,
     'fill_': fill___Scalar,
     'zero_': zero___default,
     'ne': ne__Tensor,

@@ -14,10 +14,11 @@ __all__ = [
     'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
     'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
     'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'fill_', 'zero_', 'eq',
-    'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul', 'mm', 'as_strided',
-    'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat',
-    'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
+    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
+    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
+    'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten',
+    'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like',
+    '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -101,6 +102,7 @@ tanh__default: _OperatorHandle
 tanh___default: _OperatorHandle
 tanh__out: _OperatorHandle
 relu__default: _OperatorHandle
+threshold_backward__default: _OperatorHandle
 fill___Scalar: _OperatorHandle
 zero___default: _OperatorHandle
 eq__Tensor: _OperatorHandle
@@ -278,6 +280,7 @@ def tanh(self: Tensor) -> Tensor: ...
 def tanh(self: Tensor, *, out: Tensor) -> Tensor: ...
 def tanh_(self: Tensor) -> Tensor: ...
 def relu(self: Tensor) -> Tensor: ...
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor: ...
 def fill_(self: Tensor, value: Scalar) -> Tensor: ...
 def zero_(self: Tensor) -> Tensor: ...
 @overload

@@ -3,9 +3,10 @@
 # importing it registers each kernel for the Autograd key. Regenerate with `make codegen`.
 # fmt: off
 from typedops.runtime import (
-    AUTOGRAD_OTHER_BIT as _OTHER,
+    AUTOGRAD_BITS as _AG,
     BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
+    SavedTensor as _SavedTensor,
     add_output_meta as _add_output,
     check_inplace as _check_inplace,
     edge_of as _edge,
@@ -15,8 +16,8 @@ from typedops.runtime import (
     out_not_differentiable as _out_not_differentiable,
     register_autograd_kernels as _register_autograd_kernels,
     save as _save,
-    save_output as _save_output,
     set_history as _set_history,
+    unboxed_slots as _slots,
     unpack as _unpack,
 )
 import typedops.core._generated as _F
@@ -53,6 +54,7 @@ from typedops.core._generated import (
     cosh__default as _op_cosh__default,
     tanh__default as _op_tanh__default,
     relu__default as _op_relu__default,
+    threshold_backward__default as _op_threshold_backward__default,
     fill___Scalar as _op_fill___Scalar,
     eq__Tensor as _op_eq__Tensor,
     ne__Tensor as _op_ne__Tensor,
@@ -130,13 +132,87 @@ from typedops.core._generated import (
 
 _and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method
 
-
-class AddBackward0(_Node):
-    __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
-    _name = 'AddBackward0'
-
-    def apply(self, grads):
-        return backward_add__Tensor(self, grads)
+# Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
+_S_add__Tensor = _slots(_op_add__Tensor)
+_S_mul__Tensor = _slots(_op_mul__Tensor)
+_S_div__Tensor = _slots(_op_div__Tensor)
+_S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
+_S_maximum__default = _slots(_op_maximum__default)
+_S_minimum__default = _slots(_op_minimum__default)
+_S_neg__default = _slots(_op_neg__default)
+_S_abs__default = _slots(_op_abs__default)
+_S_exp__default = _slots(_op_exp__default)
+_S_exp2__default = _slots(_op_exp2__default)
+_S_expm1__default = _slots(_op_expm1__default)
+_S_log__default = _slots(_op_log__default)
+_S_log2__default = _slots(_op_log2__default)
+_S_log10__default = _slots(_op_log10__default)
+_S_log1p__default = _slots(_op_log1p__default)
+_S_sqrt__default = _slots(_op_sqrt__default)
+_S_rsqrt__default = _slots(_op_rsqrt__default)
+_S_reciprocal__default = _slots(_op_reciprocal__default)
+_S_sigmoid__default = _slots(_op_sigmoid__default)
+_S_sin__default = _slots(_op_sin__default)
+_S_cos__default = _slots(_op_cos__default)
+_S_tan__default = _slots(_op_tan__default)
+_S_asin__default = _slots(_op_asin__default)
+_S_acos__default = _slots(_op_acos__default)
+_S_atan__default = _slots(_op_atan__default)
+_S_sinh__default = _slots(_op_sinh__default)
+_S_cosh__default = _slots(_op_cosh__default)
+_S_tanh__default = _slots(_op_tanh__default)
+_S_relu__default = _slots(_op_relu__default)
+_S_threshold_backward__default = _slots(_op_threshold_backward__default)
+_S_fill___Scalar = _slots(_op_fill___Scalar)
+_S_eq__Tensor = _slots(_op_eq__Tensor)
+_S_ne__Tensor = _slots(_op_ne__Tensor)
+_S_lt__Tensor = _slots(_op_lt__Tensor)
+_S_le__Tensor = _slots(_op_le__Tensor)
+_S_gt__Tensor = _slots(_op_gt__Tensor)
+_S_ge__Tensor = _slots(_op_ge__Tensor)
+_S_where__self = _slots(_op_where__self)
+_S_sum__default = _slots(_op_sum__default)
+_S_sum__dim_IntList = _slots(_op_sum__dim_IntList)
+_S_amax__default = _slots(_op_amax__default)
+_S_max__dim = _slots(_op_max__dim)
+_S_matmul__default = _slots(_op_matmul__default)
+_S_mm__default = _slots(_op_mm__default)
+_S_as_strided__default = _slots(_op_as_strided__default)
+_S_view__default = _slots(_op_view__default)
+_S_permute__default = _slots(_op_permute__default)
+_S_transpose__int = _slots(_op_transpose__int)
+_S_select__int = _slots(_op_select__int)
+_S_slice__Tensor = _slots(_op_slice__Tensor)
+_S_unsqueeze__default = _slots(_op_unsqueeze__default)
+_S_squeeze__dim = _slots(_op_squeeze__dim)
+_S_expand__default = _slots(_op_expand__default)
+_S_clone__default = _slots(_op_clone__default)
+_S_copy___default = _slots(_op_copy___default)
+_S_cat__default = _slots(_op_cat__default)
+_S__to_copy__default = _slots(_op__to_copy__default)
+_S_add___Tensor = _slots(_op_add___Tensor)
+_S_mul___Tensor = _slots(_op_mul___Tensor)
+_S_div___Tensor = _slots(_op_div___Tensor)
+_S_exp___default = _slots(_op_exp___default)
+_S_exp2___default = _slots(_op_exp2___default)
+_S_expm1___default = _slots(_op_expm1___default)
+_S_log___default = _slots(_op_log___default)
+_S_log2___default = _slots(_op_log2___default)
+_S_log10___default = _slots(_op_log10___default)
+_S_log1p___default = _slots(_op_log1p___default)
+_S_sqrt___default = _slots(_op_sqrt___default)
+_S_rsqrt___default = _slots(_op_rsqrt___default)
+_S_reciprocal___default = _slots(_op_reciprocal___default)
+_S_sigmoid___default = _slots(_op_sigmoid___default)
+_S_sin___default = _slots(_op_sin___default)
+_S_cos___default = _slots(_op_cos___default)
+_S_tan___default = _slots(_op_tan___default)
+_S_asin___default = _slots(_op_asin___default)
+_S_acos___default = _slots(_op_acos___default)
+_S_atan___default = _slots(_op_atan___default)
+_S_sinh___default = _slots(_op_sinh___default)
+_S_cosh___default = _slots(_op_cosh___default)
+_S_tanh___default = _slots(_op_tanh___default)
 
 
 def backward_add__Tensor(_node, grads):
@@ -154,33 +230,27 @@ def backward_add__Tensor(_node, grads):
     return (_g0, _g1)
 
 
+class AddBackward0(_Node):
+    __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
+    _name = 'AddBackward0'
+    apply = backward_add__Tensor
+
+
 def add__Tensor_autograd(_ks, self, other, *, alpha):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        return _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
-        _node.s_other_shape = other.shape
-    _result = _op_add__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        _node.s_other_shape = other._shape
+    _result = _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _set_history(_result, _node)
     return _result
-
-
-class MulBackward0(_Node):
-    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
-    _name = 'MulBackward0'
-
-    def apply(self, grads):
-        return backward_mul__Tensor(self, grads)
-
-    def release(self):
-        self.s_other = self.s_self = None
-        self.released = True
 
 
 def backward_mul__Tensor(_node, grads):
@@ -199,81 +269,76 @@ def backward_mul__Tensor(_node, grads):
     return (_g0, _g1)
 
 
-def mul__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _node = MulBackward0()
-    _node.next_edges = (_e0, _e1)
-    if _e0 is not None:
-        _node.s_other = _save(other)
-        _node.s_self_shape = self.shape
-    if _e1 is not None:
-        _node.s_self = _save(self)
-        _node.s_other_shape = other.shape
-    _result = _op_mul__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _set_history(_result, _node)
-    return _result
-
-
-class DivBackward0(_Node):
+class MulBackward0(_Node):
     __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
-    _name = 'DivBackward0'
-
-    def apply(self, grads):
-        return backward_div__Tensor(self, grads)
+    _name = 'MulBackward0'
+    apply = backward_mul__Tensor
 
     def release(self):
         self.s_other = self.s_self = None
         self.released = True
 
 
+def mul__Tensor_autograd(_ks, self, other):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    _node = MulBackward0()
+    _node.next_edges = (_e0, _e1)
+    if _e0 is not None:
+        _node.s_other = _SavedTensor(other, -1)
+        _node.s_self_shape = self._shape
+    if _e1 is not None:
+        _node.s_self = _SavedTensor(self, -1)
+        _node.s_other_shape = other._shape
+    _result = _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    _set_history(_result, _node)
+    return _result
+
+
 def backward_div__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
+    other = _unpack(_node.s_other, _node)
     _g0 = None
     if _e[0] is not None:
-        other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(grad / _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
         self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(-grad * _H.conj(self / (other * other)), other_shape)
     return (_g0, _g1)
 
 
-def div__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _node = DivBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.s_other = _save(other)
-    if _e0 is not None:
-        _node.s_self_shape = self.shape
-    if _e1 is not None:
-        _node.s_self = _save(self)
-        _node.s_other_shape = other.shape
-    _result = _op_div__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _set_history(_result, _node)
-    return _result
-
-
-class PowBackward0(_Node):
-    __slots__ = ('s_self', 's_exponent')
-    _name = 'PowBackward0'
-
-    def apply(self, grads):
-        return backward_pow__Tensor_Scalar(self, grads)
+class DivBackward0(_Node):
+    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
+    _name = 'DivBackward0'
+    apply = backward_div__Tensor
 
     def release(self):
-        self.s_self = None
+        self.s_other = self.s_self = None
         self.released = True
+
+
+def div__Tensor_autograd(_ks, self, other):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    _node = DivBackward0()
+    _node.next_edges = (_e0, _e1)
+    _node.s_other = _SavedTensor(other, -1)
+    if _e0 is not None:
+        _node.s_self_shape = self._shape
+    if _e1 is not None:
+        _node.s_self = _SavedTensor(self, -1)
+        _node.s_other_shape = other._shape
+    _result = _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_pow__Tensor_Scalar(_node, grads):
@@ -287,121 +352,115 @@ def backward_pow__Tensor_Scalar(_node, grads):
     return (_g0,)
 
 
-def pow__Tensor_Scalar_autograd(_ks, self, exponent):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
-    _node = PowBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _node.s_exponent = exponent
-    _result = _op_pow__Tensor_Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, exponent)
-    _set_history(_result, _node)
-    return _result
-
-
-class MaximumBackward0(_Node):
-    __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
-    _name = 'MaximumBackward0'
-
-    def apply(self, grads):
-        return backward_maximum__default(self, grads)
+class PowBackward0(_Node):
+    __slots__ = ('s_self', 's_exponent')
+    _name = 'PowBackward0'
+    apply = backward_pow__Tensor_Scalar
 
     def release(self):
-        self.s_self = self.s_other = None
+        self.s_self = None
         self.released = True
+
+
+def pow__Tensor_Scalar_autograd(_ks, self, exponent):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
+    _node = PowBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_exponent = exponent
+    _result = _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_maximum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, True), self_shape)
     _g1 = None
     if _e[1] is not None:
-        other = _unpack(_node.s_other, _node)
-        self = _unpack(_node.s_self, _node)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, True), other_shape)
     return (_g0, _g1)
 
 
-def maximum__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _node = MaximumBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
-    if _e0 is not None:
-        _node.s_self_shape = self.shape
-    if _e1 is not None:
-        _node.s_other_shape = other.shape
-    _result = _op_maximum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
-    _set_history(_result, _node)
-    return _result
-
-
-class MinimumBackward0(_Node):
+class MaximumBackward0(_Node):
     __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
-    _name = 'MinimumBackward0'
-
-    def apply(self, grads):
-        return backward_minimum__default(self, grads)
+    _name = 'MaximumBackward0'
+    apply = backward_maximum__default
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
+def maximum__default_autograd(_ks, self, other):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
+    _node = MaximumBackward0()
+    _node.next_edges = (_e0, _e1)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
+    if _e0 is not None:
+        _node.s_self_shape = self._shape
+    if _e1 is not None:
+        _node.s_other_shape = other._shape
+    _result = _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
+    _set_history(_result, _node)
+    return _result
+
+
 def backward_minimum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(_H.minmax_backward(grad, self, other, False), self_shape)
     _g1 = None
     if _e[1] is not None:
-        other = _unpack(_node.s_other, _node)
-        self = _unpack(_node.s_self, _node)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(_H.minmax_backward(grad, other, self, False), other_shape)
     return (_g0, _g1)
 
 
+class MinimumBackward0(_Node):
+    __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
+    _name = 'MinimumBackward0'
+    apply = backward_minimum__default
+
+    def release(self):
+        self.s_self = self.s_other = None
+        self.released = True
+
+
 def minimum__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_other_shape = other.shape
-    _result = _op_minimum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        _node.s_other_shape = other._shape
+    _result = _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
-
-
-class NegBackward0(_Node):
-    __slots__ = ()
-    _name = 'NegBackward0'
-
-    def apply(self, grads):
-        return backward_neg__default(self, grads)
 
 
 def backward_neg__default(_node, grads):
@@ -413,27 +472,21 @@ def backward_neg__default(_node, grads):
     return (_g0,)
 
 
+class NegBackward0(_Node):
+    __slots__ = ()
+    _name = 'NegBackward0'
+    apply = backward_neg__default
+
+
 def neg__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_neg__default.cache[_and(_ks, _BELOW)](self)
     _node = NegBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_neg__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_neg__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     return _result
-
-
-class AbsBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AbsBackward0'
-
-    def apply(self, grads):
-        return backward_abs__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_abs__default(_node, grads):
@@ -446,28 +499,26 @@ def backward_abs__default(_node, grads):
     return (_g0,)
 
 
-def abs__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = AbsBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_abs__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class ExpBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'ExpBackward0'
-
-    def apply(self, grads):
-        return backward_exp__default(self, grads)
+class AbsBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'AbsBackward0'
+    apply = backward_abs__default
 
     def release(self):
-        self.s_result = None
+        self.s_self = None
         self.released = True
+
+
+def abs__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_abs__default.cache[_and(_ks, _BELOW)](self)
+    _node = AbsBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_abs__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_exp__default(_node, grads):
@@ -480,28 +531,26 @@ def backward_exp__default(_node, grads):
     return (_g0,)
 
 
-def exp__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = ExpBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_exp__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class Exp2Backward0(_Node):
+class ExpBackward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'Exp2Backward0'
-
-    def apply(self, grads):
-        return backward_exp2__default(self, grads)
+    _name = 'ExpBackward0'
+    apply = backward_exp__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def exp__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_exp__default.cache[_and(_ks, _BELOW)](self)
+    _node = ExpBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_exp__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_exp2__default(_node, grads):
@@ -514,28 +563,26 @@ def backward_exp2__default(_node, grads):
     return (_g0,)
 
 
-def exp2__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = Exp2Backward0()
-    _node.next_edges = (_e0,)
-    _result = _op_exp2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class Expm1Backward0(_Node):
+class Exp2Backward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'Expm1Backward0'
-
-    def apply(self, grads):
-        return backward_expm1__default(self, grads)
+    _name = 'Exp2Backward0'
+    apply = backward_exp2__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def exp2__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_exp2__default.cache[_and(_ks, _BELOW)](self)
+    _node = Exp2Backward0()
+    _node.next_edges = (_e0,)
+    _result = _S_exp2__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_expm1__default(_node, grads):
@@ -548,28 +595,26 @@ def backward_expm1__default(_node, grads):
     return (_g0,)
 
 
-def expm1__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = Expm1Backward0()
-    _node.next_edges = (_e0,)
-    _result = _op_expm1__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class LogBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'LogBackward0'
-
-    def apply(self, grads):
-        return backward_log__default(self, grads)
+class Expm1Backward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'Expm1Backward0'
+    apply = backward_expm1__default
 
     def release(self):
-        self.s_self = None
+        self.s_result = None
         self.released = True
+
+
+def expm1__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_expm1__default.cache[_and(_ks, _BELOW)](self)
+    _node = Expm1Backward0()
+    _node.next_edges = (_e0,)
+    _result = _S_expm1__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_log__default(_node, grads):
@@ -582,28 +627,26 @@ def backward_log__default(_node, grads):
     return (_g0,)
 
 
-def log__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = LogBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_log__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class Log2Backward0(_Node):
+class LogBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'Log2Backward0'
-
-    def apply(self, grads):
-        return backward_log2__default(self, grads)
+    _name = 'LogBackward0'
+    apply = backward_log__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def log__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_log__default.cache[_and(_ks, _BELOW)](self)
+    _node = LogBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_log__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_log2__default(_node, grads):
@@ -616,28 +659,26 @@ def backward_log2__default(_node, grads):
     return (_g0,)
 
 
-def log2__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = Log2Backward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_log2__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class Log10Backward0(_Node):
+class Log2Backward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'Log10Backward0'
-
-    def apply(self, grads):
-        return backward_log10__default(self, grads)
+    _name = 'Log2Backward0'
+    apply = backward_log2__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def log2__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_log2__default.cache[_and(_ks, _BELOW)](self)
+    _node = Log2Backward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_log2__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_log10__default(_node, grads):
@@ -650,28 +691,26 @@ def backward_log10__default(_node, grads):
     return (_g0,)
 
 
-def log10__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = Log10Backward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_log10__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class Log1pBackward0(_Node):
+class Log10Backward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'Log1pBackward0'
-
-    def apply(self, grads):
-        return backward_log1p__default(self, grads)
+    _name = 'Log10Backward0'
+    apply = backward_log10__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def log10__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_log10__default.cache[_and(_ks, _BELOW)](self)
+    _node = Log10Backward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_log10__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_log1p__default(_node, grads):
@@ -684,28 +723,26 @@ def backward_log1p__default(_node, grads):
     return (_g0,)
 
 
-def log1p__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = Log1pBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_log1p__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class SqrtBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'SqrtBackward0'
-
-    def apply(self, grads):
-        return backward_sqrt__default(self, grads)
+class Log1pBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'Log1pBackward0'
+    apply = backward_log1p__default
 
     def release(self):
-        self.s_result = None
+        self.s_self = None
         self.released = True
+
+
+def log1p__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_log1p__default.cache[_and(_ks, _BELOW)](self)
+    _node = Log1pBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_log1p__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_sqrt__default(_node, grads):
@@ -718,28 +755,26 @@ def backward_sqrt__default(_node, grads):
     return (_g0,)
 
 
-def sqrt__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = SqrtBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_sqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class RsqrtBackward0(_Node):
+class SqrtBackward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'RsqrtBackward0'
-
-    def apply(self, grads):
-        return backward_rsqrt__default(self, grads)
+    _name = 'SqrtBackward0'
+    apply = backward_sqrt__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def sqrt__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
+    _node = SqrtBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_rsqrt__default(_node, grads):
@@ -752,28 +787,26 @@ def backward_rsqrt__default(_node, grads):
     return (_g0,)
 
 
-def rsqrt__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = RsqrtBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_rsqrt__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class ReciprocalBackward0(_Node):
+class RsqrtBackward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'ReciprocalBackward0'
-
-    def apply(self, grads):
-        return backward_reciprocal__default(self, grads)
+    _name = 'RsqrtBackward0'
+    apply = backward_rsqrt__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def rsqrt__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
+    _node = RsqrtBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_reciprocal__default(_node, grads):
@@ -786,28 +819,26 @@ def backward_reciprocal__default(_node, grads):
     return (_g0,)
 
 
-def reciprocal__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = ReciprocalBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_reciprocal__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class SigmoidBackward0(_Node):
+class ReciprocalBackward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'SigmoidBackward0'
-
-    def apply(self, grads):
-        return backward_sigmoid__default(self, grads)
+    _name = 'ReciprocalBackward0'
+    apply = backward_reciprocal__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def reciprocal__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
+    _node = ReciprocalBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_sigmoid__default(_node, grads):
@@ -820,28 +851,26 @@ def backward_sigmoid__default(_node, grads):
     return (_g0,)
 
 
-def sigmoid__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = SigmoidBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_sigmoid__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class SinBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'SinBackward0'
-
-    def apply(self, grads):
-        return backward_sin__default(self, grads)
+class SigmoidBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'SigmoidBackward0'
+    apply = backward_sigmoid__default
 
     def release(self):
-        self.s_self = None
+        self.s_result = None
         self.released = True
+
+
+def sigmoid__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
+    _node = SigmoidBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_sin__default(_node, grads):
@@ -854,28 +883,26 @@ def backward_sin__default(_node, grads):
     return (_g0,)
 
 
-def sin__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = SinBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_sin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class CosBackward0(_Node):
+class SinBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'CosBackward0'
-
-    def apply(self, grads):
-        return backward_cos__default(self, grads)
+    _name = 'SinBackward0'
+    apply = backward_sin__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def sin__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_sin__default.cache[_and(_ks, _BELOW)](self)
+    _node = SinBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_sin__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_cos__default(_node, grads):
@@ -888,28 +915,26 @@ def backward_cos__default(_node, grads):
     return (_g0,)
 
 
-def cos__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = CosBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_cos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class TanBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'TanBackward0'
-
-    def apply(self, grads):
-        return backward_tan__default(self, grads)
+class CosBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'CosBackward0'
+    apply = backward_cos__default
 
     def release(self):
-        self.s_result = None
+        self.s_self = None
         self.released = True
+
+
+def cos__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_cos__default.cache[_and(_ks, _BELOW)](self)
+    _node = CosBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_cos__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_tan__default(_node, grads):
@@ -922,28 +947,26 @@ def backward_tan__default(_node, grads):
     return (_g0,)
 
 
-def tan__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = TanBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_tan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class AsinBackward0(_Node):
-    __slots__ = ('s_self',)
-    _name = 'AsinBackward0'
-
-    def apply(self, grads):
-        return backward_asin__default(self, grads)
+class TanBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'TanBackward0'
+    apply = backward_tan__default
 
     def release(self):
-        self.s_self = None
+        self.s_result = None
         self.released = True
+
+
+def tan__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_tan__default.cache[_and(_ks, _BELOW)](self)
+    _node = TanBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_tan__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_asin__default(_node, grads):
@@ -956,28 +979,26 @@ def backward_asin__default(_node, grads):
     return (_g0,)
 
 
-def asin__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = AsinBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_asin__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class AcosBackward0(_Node):
+class AsinBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'AcosBackward0'
-
-    def apply(self, grads):
-        return backward_acos__default(self, grads)
+    _name = 'AsinBackward0'
+    apply = backward_asin__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def asin__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_asin__default.cache[_and(_ks, _BELOW)](self)
+    _node = AsinBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_asin__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_acos__default(_node, grads):
@@ -990,28 +1011,26 @@ def backward_acos__default(_node, grads):
     return (_g0,)
 
 
-def acos__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = AcosBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_acos__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class AtanBackward0(_Node):
+class AcosBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'AtanBackward0'
-
-    def apply(self, grads):
-        return backward_atan__default(self, grads)
+    _name = 'AcosBackward0'
+    apply = backward_acos__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def acos__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_acos__default.cache[_and(_ks, _BELOW)](self)
+    _node = AcosBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_acos__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_atan__default(_node, grads):
@@ -1024,28 +1043,26 @@ def backward_atan__default(_node, grads):
     return (_g0,)
 
 
-def atan__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = AtanBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_atan__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class SinhBackward0(_Node):
+class AtanBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'SinhBackward0'
-
-    def apply(self, grads):
-        return backward_sinh__default(self, grads)
+    _name = 'AtanBackward0'
+    apply = backward_atan__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def atan__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_atan__default.cache[_and(_ks, _BELOW)](self)
+    _node = AtanBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_atan__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_sinh__default(_node, grads):
@@ -1058,28 +1075,26 @@ def backward_sinh__default(_node, grads):
     return (_g0,)
 
 
-def sinh__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = SinhBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_sinh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class CoshBackward0(_Node):
+class SinhBackward0(_Node):
     __slots__ = ('s_self',)
-    _name = 'CoshBackward0'
-
-    def apply(self, grads):
-        return backward_cosh__default(self, grads)
+    _name = 'SinhBackward0'
+    apply = backward_sinh__default
 
     def release(self):
         self.s_self = None
         self.released = True
+
+
+def sinh__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_sinh__default.cache[_and(_ks, _BELOW)](self)
+    _node = SinhBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_sinh__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_cosh__default(_node, grads):
@@ -1092,28 +1107,26 @@ def backward_cosh__default(_node, grads):
     return (_g0,)
 
 
-def cosh__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = CoshBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _result = _op_cosh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    return _result
-
-
-class TanhBackward0(_Node):
-    __slots__ = ('s_result',)
-    _name = 'TanhBackward0'
-
-    def apply(self, grads):
-        return backward_tanh__default(self, grads)
+class CoshBackward0(_Node):
+    __slots__ = ('s_self',)
+    _name = 'CoshBackward0'
+    apply = backward_cosh__default
 
     def release(self):
-        self.s_result = None
+        self.s_self = None
         self.released = True
+
+
+def cosh__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_cosh__default.cache[_and(_ks, _BELOW)](self)
+    _node = CoshBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _result = _S_cosh__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_tanh__default(_node, grads):
@@ -1126,28 +1139,26 @@ def backward_tanh__default(_node, grads):
     return (_g0,)
 
 
-def tanh__default_autograd(_ks, self):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _node = TanhBackward0()
-    _node.next_edges = (_e0,)
-    _result = _op_tanh__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class ReluBackward0(_Node):
+class TanhBackward0(_Node):
     __slots__ = ('s_result',)
-    _name = 'ReluBackward0'
-
-    def apply(self, grads):
-        return backward_relu__default(self, grads)
+    _name = 'TanhBackward0'
+    apply = backward_tanh__default
 
     def release(self):
         self.s_result = None
         self.released = True
+
+
+def tanh__default_autograd(_ks, self):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_tanh__default.cache[_and(_ks, _BELOW)](self)
+    _node = TanhBackward0()
+    _node.next_edges = (_e0,)
+    _result = _S_tanh__default.cache[_and(_ks, _BELOW)](self)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_relu__default(_node, grads):
@@ -1156,28 +1167,71 @@ def backward_relu__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         result = _unpack(_node.s_result, _node)
-        _g0 = grad * (result > 0)
+        _g0 = _F.threshold_backward(grad, result, 0)
     return (_g0,)
 
 
+class ReluBackward0(_Node):
+    __slots__ = ('s_result',)
+    _name = 'ReluBackward0'
+    apply = backward_relu__default
+
+    def release(self):
+        self.s_result = None
+        self.released = True
+
+
 def relu__default_autograd(_ks, self):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _node = ReluBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_relu__default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
-class FillBackward0(_Node):
-    __slots__ = ()
-    _name = 'FillBackward0'
+def backward_threshold_backward__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    _g0 = None
+    if _e[0] is not None:
+        threshold = _node.s_threshold
+        grad_output_shape = _node.s_grad_output_shape
+        _g0 = _H.sum_to_size(_F.threshold_backward(grad, self, threshold), grad_output_shape)
+    _g1 = None
+    if _e[1] is not None:
+        _g1 = _F.zeros_like(self)
+    return (_g0, _g1)
 
-    def apply(self, grads):
-        return backward_fill___Scalar(self, grads)
+
+class ThresholdBackwardBackward0(_Node):
+    __slots__ = ('s_self', 's_threshold', 's_grad_output_shape')
+    _name = 'ThresholdBackwardBackward0'
+    apply = backward_threshold_backward__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
+def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
+    _e0 = _edge(grad_output) if grad_output.key_bits & _AG else None
+    _e1 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None and _e1 is None:
+        return _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
+    _node = ThresholdBackwardBackward0()
+    _node.next_edges = (_e0, _e1)
+    _node.s_self = _SavedTensor(self, -1)
+    if _e0 is not None:
+        _node.s_threshold = threshold
+        _node.s_grad_output_shape = grad_output._shape
+    _result = _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
+    _set_history(_result, _node)
+    return _result
 
 
 def backward_fill___Scalar(_node, grads):
@@ -1189,14 +1243,20 @@ def backward_fill___Scalar(_node, grads):
     return (_g0,)
 
 
+class FillBackward0(_Node):
+    __slots__ = ()
+    _name = 'FillBackward0'
+    apply = backward_fill___Scalar
+
+
 def fill___Scalar_autograd(_ks, self, value):
     _base = _check_inplace(self, 'core::fill_.Scalar', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
+        return _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
     _node = FillBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_fill___Scalar.redispatch(_and(_ks, _BELOW) | _OTHER, self, value)
+    _result = _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1204,80 +1264,69 @@ def fill___Scalar_autograd(_ks, self, value):
 
 
 def eq__Tensor_autograd(_ks, self, other):
-    return _op_eq__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_eq__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def ne__Tensor_autograd(_ks, self, other):
-    return _op_ne__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_ne__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def lt__Tensor_autograd(_ks, self, other):
-    return _op_lt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_lt__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def le__Tensor_autograd(_ks, self, other):
-    return _op_le__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_le__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def gt__Tensor_autograd(_ks, self, other):
-    return _op_gt__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_gt__Tensor.cache[_and(_ks, _BELOW)](self, other)
 
 
 def ge__Tensor_autograd(_ks, self, other):
-    return _op_ge__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    return _S_ge__Tensor.cache[_and(_ks, _BELOW)](self, other)
+
+
+def backward_where__self(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    condition = _unpack(_node.s_condition, _node)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_F.where(condition, grad, _F.zeros_like(grad)), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(_F.where(condition, _F.zeros_like(grad), grad), other_shape)
+    return (_g0, _g1)
 
 
 class WhereBackward0(_Node):
     __slots__ = ('s_condition', 's_self_shape', 's_other_shape')
     _name = 'WhereBackward0'
-
-    def apply(self, grads):
-        return backward_where__self(self, grads)
+    apply = backward_where__self
 
     def release(self):
         self.s_condition = None
         self.released = True
 
 
-def backward_where__self(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        condition = _unpack(_node.s_condition, _node)
-        self_shape = _node.s_self_shape
-        _g0 = _H.sum_to_size(_F.where(condition, grad, _F.zeros_like(grad)), self_shape)
-    _g1 = None
-    if _e[1] is not None:
-        condition = _unpack(_node.s_condition, _node)
-        other_shape = _node.s_other_shape
-        _g1 = _H.sum_to_size(_F.where(condition, _F.zeros_like(grad), grad), other_shape)
-    return (_g0, _g1)
-
-
 def where__self_autograd(_ks, condition, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
+        return _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_condition = _save(condition)
+    _node.s_condition = _SavedTensor(condition, -1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_other_shape = other.shape
-    _result = _op_where__self.redispatch(_and(_ks, _BELOW) | _OTHER, condition, self, other)
+        _node.s_other_shape = other._shape
+    _result = _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
     _set_history(_result, _node)
     return _result
-
-
-class SumBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'SumBackward0'
-
-    def apply(self, grads):
-        return backward_sum__default(self, grads)
 
 
 def backward_sum__default(_node, grads):
@@ -1290,24 +1339,22 @@ def backward_sum__default(_node, grads):
     return (_g0,)
 
 
+class SumBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'SumBackward0'
+    apply = backward_sum__default
+
+
 def sum__default_autograd(_ks, self, *, dtype):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
+        return _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
-    _result = _op_sum__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dtype=dtype)
+    _node.s_self_shape = self._shape
+    _result = _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
     _set_history(_result, _node)
     return _result
-
-
-class SumBackward1(_Node):
-    __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
-    _name = 'SumBackward1'
-
-    def apply(self, grads):
-        return backward_sum__dim_IntList(self, grads)
 
 
 def backward_sum__dim_IntList(_node, grads):
@@ -1322,30 +1369,24 @@ def backward_sum__dim_IntList(_node, grads):
     return (_g0,)
 
 
+class SumBackward1(_Node):
+    __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
+    _name = 'SumBackward1'
+    apply = backward_sum__dim_IntList
+
+
 def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
+        return _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _node.s_self_shape = self.shape
-    _result = _op_sum__dim_IntList.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim, dtype=dtype)
+    _node.s_self_shape = self._shape
+    _result = _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
     _set_history(_result, _node)
     return _result
-
-
-class AmaxBackward0(_Node):
-    __slots__ = ('s_self', 's_result', 's_dim', 's_keepdim')
-    _name = 'AmaxBackward0'
-
-    def apply(self, grads):
-        return backward_amax__default(self, grads)
-
-    def release(self):
-        self.s_self = self.s_result = None
-        self.released = True
 
 
 def backward_amax__default(_node, grads):
@@ -1361,31 +1402,29 @@ def backward_amax__default(_node, grads):
     return (_g0,)
 
 
-def amax__default_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self)
-    if _e0 is None:
-        return _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
-    _node = AmaxBackward0()
-    _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
-    _node.s_dim = dim
-    _node.s_keepdim = keepdim
-    _result = _op_amax__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
-    _set_history(_result, _node)
-    _node.s_result = _save_output(_result, 0)
-    return _result
-
-
-class MaxBackward0(_Node):
-    __slots__ = ('s_dim', 's_indices', 's_keepdim', 's_self_shape')
-    _name = 'MaxBackward0'
-
-    def apply(self, grads):
-        return backward_max__dim(self, grads)
+class AmaxBackward0(_Node):
+    __slots__ = ('s_self', 's_result', 's_dim', 's_keepdim')
+    _name = 'AmaxBackward0'
+    apply = backward_amax__default
 
     def release(self):
-        self.s_indices = None
+        self.s_self = self.s_result = None
         self.released = True
+
+
+def amax__default_autograd(_ks, self, dim, keepdim):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
+    _node = AmaxBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_dim = dim
+    _node.s_keepdim = keepdim
+    _result = _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
+    _set_history(_result, _node)
+    _node.s_result = _SavedTensor(_result, 0)
+    return _result
 
 
 def backward_max__dim(_node, grads):
@@ -1401,74 +1440,68 @@ def backward_max__dim(_node, grads):
     return (_g0,)
 
 
+class MaxBackward0(_Node):
+    __slots__ = ('s_dim', 's_indices', 's_keepdim', 's_self_shape')
+    _name = 'MaxBackward0'
+    apply = backward_max__dim
+
+    def release(self):
+        self.s_indices = None
+        self.released = True
+
+
 def max__dim_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+        return _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _node.s_self_shape = self.shape
-    _result = _op_max__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, keepdim)
+    _node.s_self_shape = self._shape
+    _result = _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
-    _node.s_indices = _save_output(_result[1], 1)
+    _node.s_indices = _SavedTensor(_result[1], 1)
     return _result
+
+
+def backward_matmul__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack(_node.s_self, _node)
+    other = _unpack(_node.s_other, _node)
+    _g0 = None
+    if _e[0] is not None:
+        _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
+    _g1 = None
+    if _e[1] is not None:
+        _g1 = _H.matmul_backward_other(grad, _H.conj(self), other)
+    return (_g0, _g1)
 
 
 class MatmulBackward0(_Node):
     __slots__ = ('s_self', 's_other')
     _name = 'MatmulBackward0'
-
-    def apply(self, grads):
-        return backward_matmul__default(self, grads)
+    apply = backward_matmul__default
 
     def release(self):
         self.s_self = self.s_other = None
         self.released = True
 
 
-def backward_matmul__default(_node, grads):
-    grad = grads[0]
-    _e = _node.next_edges
-    _g0 = None
-    if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
-    _g1 = None
-    if _e[1] is not None:
-        self = _unpack(_node.s_self, _node)
-        other = _unpack(_node.s_other, _node)
-        _g1 = _H.matmul_backward_other(grad, _H.conj(self), other)
-    return (_g0, _g1)
-
-
 def matmul__default_autograd(_ks, self, other):
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _save(self)
-    _node.s_other = _save(other)
-    _result = _op_matmul__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+    _node.s_self = _SavedTensor(self, -1)
+    _node.s_other = _SavedTensor(other, -1)
+    _result = _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     return _result
-
-
-class MmBackward0(_Node):
-    __slots__ = ('s_mat2', 's_self')
-    _name = 'MmBackward0'
-
-    def apply(self, grads):
-        return backward_mm__default(self, grads)
-
-    def release(self):
-        self.s_mat2 = self.s_self = None
-        self.released = True
 
 
 def backward_mm__default(_node, grads):
@@ -1485,32 +1518,30 @@ def backward_mm__default(_node, grads):
     return (_g0, _g1)
 
 
+class MmBackward0(_Node):
+    __slots__ = ('s_mat2', 's_self')
+    _name = 'MmBackward0'
+    apply = backward_mm__default
+
+    def release(self):
+        self.s_mat2 = self.s_self = None
+        self.released = True
+
+
 def mm__default_autograd(_ks, self, mat2):
-    _e0 = _edge(self)
-    _e1 = _edge(mat2)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(mat2) if mat2.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
+        return _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
     _node = MmBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_mat2 = _save(mat2)
+        _node.s_mat2 = _SavedTensor(mat2, -1)
     if _e1 is not None:
-        _node.s_self = _save(self)
-    _result = _op_mm__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, mat2)
+        _node.s_self = _SavedTensor(self, -1)
+    _result = _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
     _set_history(_result, _node)
     return _result
-
-
-class AsStridedBackward0(_Node):
-    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
-    _name = 'AsStridedBackward0'
-
-    def apply(self, grads):
-        return backward_as_strided__default(self, grads)
-
-    def release(self):
-        self.s_self = None
-        self.released = True
 
 
 def backward_as_strided__default(_node, grads):
@@ -1526,28 +1557,30 @@ def backward_as_strided__default(_node, grads):
     return (_g0,)
 
 
+class AsStridedBackward0(_Node):
+    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
+    _name = 'AsStridedBackward0'
+    apply = backward_as_strided__default
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
 def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
+        return _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(self)
+    _node.s_self = _SavedTensor(self, -1)
     _node.s_size = size
     _node.s_stride = stride
     _node.s_storage_offset = storage_offset
-    _result = _op_as_strided__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, stride, storage_offset)
+    _result = _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class ViewBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'ViewBackward0'
-
-    def apply(self, grads):
-        return backward_view__default(self, grads)
 
 
 def backward_view__default(_node, grads):
@@ -1560,25 +1593,23 @@ def backward_view__default(_node, grads):
     return (_g0,)
 
 
+class ViewBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'ViewBackward0'
+    apply = backward_view__default
+
+
 def view__default_autograd(_ks, self, size):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
+        return _S_view__default.cache[_and(_ks, _BELOW)](self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
-    _result = _op_view__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size)
+    _node.s_self_shape = self._shape
+    _result = _S_view__default.cache[_and(_ks, _BELOW)](self, size)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class PermuteBackward0(_Node):
-    __slots__ = ('s_dims',)
-    _name = 'PermuteBackward0'
-
-    def apply(self, grads):
-        return backward_permute__default(self, grads)
 
 
 def backward_permute__default(_node, grads):
@@ -1591,25 +1622,23 @@ def backward_permute__default(_node, grads):
     return (_g0,)
 
 
+class PermuteBackward0(_Node):
+    __slots__ = ('s_dims',)
+    _name = 'PermuteBackward0'
+    apply = backward_permute__default
+
+
 def permute__default_autograd(_ks, self, dims):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
+        return _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
     _node = PermuteBackward0()
     _node.next_edges = (_e0,)
     _node.s_dims = dims
-    _result = _op_permute__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dims)
+    _result = _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class TransposeBackward0(_Node):
-    __slots__ = ('s_dim0', 's_dim1')
-    _name = 'TransposeBackward0'
-
-    def apply(self, grads):
-        return backward_transpose__int(self, grads)
 
 
 def backward_transpose__int(_node, grads):
@@ -1623,26 +1652,24 @@ def backward_transpose__int(_node, grads):
     return (_g0,)
 
 
+class TransposeBackward0(_Node):
+    __slots__ = ('s_dim0', 's_dim1')
+    _name = 'TransposeBackward0'
+    apply = backward_transpose__int
+
+
 def transpose__int_autograd(_ks, self, dim0, dim1):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
+        return _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
     _node = TransposeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim0 = dim0
     _node.s_dim1 = dim1
-    _result = _op_transpose__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim0, dim1)
+    _result = _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SelectBackward0(_Node):
-    __slots__ = ('s_dim', 's_index', 's_self_shape')
-    _name = 'SelectBackward0'
-
-    def apply(self, grads):
-        return backward_select__int(self, grads)
 
 
 def backward_select__int(_node, grads):
@@ -1657,27 +1684,25 @@ def backward_select__int(_node, grads):
     return (_g0,)
 
 
+class SelectBackward0(_Node):
+    __slots__ = ('s_dim', 's_index', 's_self_shape')
+    _name = 'SelectBackward0'
+    apply = backward_select__int
+
+
 def select__int_autograd(_ks, self, dim, index):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
+        return _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_index = index
-    _node.s_self_shape = self.shape
-    _result = _op_select__int.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, index)
+    _node.s_self_shape = self._shape
+    _result = _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SliceBackward0(_Node):
-    __slots__ = ('s_dim', 's_start', 's_end', 's_step', 's_self_shape')
-    _name = 'SliceBackward0'
-
-    def apply(self, grads):
-        return backward_slice__Tensor(self, grads)
 
 
 def backward_slice__Tensor(_node, grads):
@@ -1694,29 +1719,27 @@ def backward_slice__Tensor(_node, grads):
     return (_g0,)
 
 
+class SliceBackward0(_Node):
+    __slots__ = ('s_dim', 's_start', 's_end', 's_step', 's_self_shape')
+    _name = 'SliceBackward0'
+    apply = backward_slice__Tensor
+
+
 def slice__Tensor_autograd(_ks, self, dim, start, end, step):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
+        return _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
     _node = SliceBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _node.s_start = start
     _node.s_end = end
     _node.s_step = step
-    _node.s_self_shape = self.shape
-    _result = _op_slice__Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim, start, end, step)
+    _node.s_self_shape = self._shape
+    _result = _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class UnsqueezeBackward0(_Node):
-    __slots__ = ('s_dim',)
-    _name = 'UnsqueezeBackward0'
-
-    def apply(self, grads):
-        return backward_unsqueeze__default(self, grads)
 
 
 def backward_unsqueeze__default(_node, grads):
@@ -1729,25 +1752,23 @@ def backward_unsqueeze__default(_node, grads):
     return (_g0,)
 
 
+class UnsqueezeBackward0(_Node):
+    __slots__ = ('s_dim',)
+    _name = 'UnsqueezeBackward0'
+    apply = backward_unsqueeze__default
+
+
 def unsqueeze__default_autograd(_ks, self, dim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+        return _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
     _node = UnsqueezeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
-    _result = _op_unsqueeze__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+    _result = _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class SqueezeBackward0(_Node):
-    __slots__ = ('s_dim', 's_self_shape')
-    _name = 'SqueezeBackward0'
-
-    def apply(self, grads):
-        return backward_squeeze__dim(self, grads)
 
 
 def backward_squeeze__dim(_node, grads):
@@ -1761,26 +1782,24 @@ def backward_squeeze__dim(_node, grads):
     return (_g0,)
 
 
+class SqueezeBackward0(_Node):
+    __slots__ = ('s_dim', 's_self_shape')
+    _name = 'SqueezeBackward0'
+    apply = backward_squeeze__dim
+
+
 def squeeze__dim_autograd(_ks, self, dim):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+        return _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
     _node.s_dim = dim
-    _node.s_self_shape = self.shape
-    _result = _op_squeeze__dim.redispatch(_and(_ks, _BELOW) | _OTHER, self, dim)
+    _node.s_self_shape = self._shape
+    _result = _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class ExpandBackward0(_Node):
-    __slots__ = ('s_self_shape',)
-    _name = 'ExpandBackward0'
-
-    def apply(self, grads):
-        return backward_expand__default(self, grads)
 
 
 def backward_expand__default(_node, grads):
@@ -1793,25 +1812,23 @@ def backward_expand__default(_node, grads):
     return (_g0,)
 
 
+class ExpandBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'ExpandBackward0'
+    apply = backward_expand__default
+
+
 def expand__default_autograd(_ks, self, size, *, implicit):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
+        return _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self_shape = self.shape
-    _result = _op_expand__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, size, implicit=implicit)
+    _node.s_self_shape = self._shape
+    _result = _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
     _set_history(_result, _node)
     _mark_view(_result, self)
     return _result
-
-
-class CloneBackward0(_Node):
-    __slots__ = ()
-    _name = 'CloneBackward0'
-
-    def apply(self, grads):
-        return backward_clone__default(self, grads)
 
 
 def backward_clone__default(_node, grads):
@@ -1823,23 +1840,21 @@ def backward_clone__default(_node, grads):
     return (_g0,)
 
 
+class CloneBackward0(_Node):
+    __slots__ = ()
+    _name = 'CloneBackward0'
+    apply = backward_clone__default
+
+
 def clone__default_autograd(_ks, self, *, memory_format):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
+        return _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
     _node = CloneBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_clone__default.redispatch(_and(_ks, _BELOW) | _OTHER, self, memory_format=memory_format)
+    _result = _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
     _set_history(_result, _node)
     return _result
-
-
-class CopyBackward0(_Node):
-    __slots__ = ('s_src_shape',)
-    _name = 'CopyBackward0'
-
-    def apply(self, grads):
-        return backward_copy___default(self, grads)
 
 
 def backward_copy___default(_node, grads):
@@ -1855,29 +1870,27 @@ def backward_copy___default(_node, grads):
     return (_g0, _g1)
 
 
+class CopyBackward0(_Node):
+    __slots__ = ('s_src_shape',)
+    _name = 'CopyBackward0'
+    apply = backward_copy___default
+
+
 def copy___default_autograd(_ks, self, src, non_blocking):
     _base = _check_inplace(self, 'core::copy_', True)
-    _e0 = _edge(self)
-    _e1 = _edge(src)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(src) if src.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
+        return _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
     _node = CopyBackward0()
     _node.next_edges = (_e0, _e1)
     if _e1 is not None:
-        _node.s_src_shape = src.shape
-    _result = _op_copy___default.redispatch(_and(_ks, _BELOW) | _OTHER, self, src, non_blocking)
+        _node.s_src_shape = src._shape
+    _result = _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
-
-
-class CatBackward0(_Node):
-    __slots__ = ('s_tensors_count', 's_dim', 's_tensors_shape')
-    _name = 'CatBackward0'
-
-    def apply(self, grads):
-        return backward_cat__default(self, grads)
 
 
 def backward_cat__default(_node, grads):
@@ -1891,26 +1904,24 @@ def backward_cat__default(_node, grads):
     return (*_g0,)
 
 
+class CatBackward0(_Node):
+    __slots__ = ('s_tensors_count', 's_dim', 's_tensors_shape')
+    _name = 'CatBackward0'
+    apply = backward_cat__default
+
+
 def cat__default_autograd(_ks, tensors, dim):
     _e0 = tuple(_edge(_t) for _t in tensors)
     if not any(_e0):
-        return _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
+        return _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
     _node = CatBackward0()
     _node.next_edges = (*_e0,)
     _node.s_dim = dim
     _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
-    _result = _op_cat__default.redispatch(_and(_ks, _BELOW) | _OTHER, tensors, dim)
+    _result = _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
     _set_history(_result, _node)
     return _result
-
-
-class ToCopyBackward0(_Node):
-    __slots__ = ()
-    _name = 'ToCopyBackward0'
-
-    def apply(self, grads):
-        return backward__to_copy__default(self, grads)
 
 
 def backward__to_copy__default(_node, grads):
@@ -1922,11 +1933,16 @@ def backward__to_copy__default(_node, grads):
     return (_g0,)
 
 
+class ToCopyBackward0(_Node):
+    __slots__ = ()
+    _name = 'ToCopyBackward0'
+    apply = backward__to_copy__default
+
+
 def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op__to_copy__default.redispatch(
-            _and(_ks, _BELOW) | _OTHER,
+        return _S__to_copy__default.cache[_and(_ks, _BELOW)](
             self,
             dtype=dtype,
             layout=layout,
@@ -1937,8 +1953,7 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
         )
     _node = ToCopyBackward0()
     _node.next_edges = (_e0,)
-    _result = _op__to_copy__default.redispatch(
-        _and(_ks, _BELOW) | _OTHER,
+    _result = _S__to_copy__default.cache[_and(_ks, _BELOW)](
         self,
         dtype=dtype,
         layout=layout,
@@ -1953,18 +1968,18 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
 
 def add___Tensor_autograd(_ks, self, other, *, alpha):
     _base = _check_inplace(self, 'core::add_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        return _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
-        _node.s_other_shape = other.shape
-    _result = _op_add___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other, alpha=alpha)
+        _node.s_other_shape = other._shape
+    _result = _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1973,19 +1988,19 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
 
 def mul___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::mul_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
     if _e0 is not None:
-        _node.s_other = _save(other)
-        _node.s_self_shape = self.shape
+        _node.s_other = _SavedTensor(other, -1)
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(_original(self))
-        _node.s_other_shape = other.shape
-    _result = _op_mul___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        _node.s_self = _SavedTensor(_original(self), -1)
+        _node.s_other_shape = other._shape
+    _result = _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -1994,19 +2009,19 @@ def mul___Tensor_autograd(_ks, self, other):
 
 def div___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::div_.Tensor', True)
-    _e0 = _edge(self)
-    _e1 = _edge(other)
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e1 = _edge(other) if other.key_bits & _AG else None
     if _e0 is None and _e1 is None:
-        return _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        return _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_other = _save(other)
+    _node.s_other = _SavedTensor(other, -1)
     if _e0 is not None:
-        _node.s_self_shape = self.shape
+        _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _save(_original(self))
-        _node.s_other_shape = other.shape
-    _result = _op_div___Tensor.redispatch(_and(_ks, _BELOW) | _OTHER, self, other)
+        _node.s_self = _SavedTensor(_original(self), -1)
+        _node.s_other_shape = other._shape
+    _result = _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2015,58 +2030,58 @@ def div___Tensor_autograd(_ks, self, other):
 
 def exp___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp___default.cache[_and(_ks, _BELOW)](self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def exp2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp2_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_exp2___default.cache[_and(_ks, _BELOW)](self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_exp2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_exp2___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def expm1___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::expm1_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_expm1___default.cache[_and(_ks, _BELOW)](self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _op_expm1___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_expm1___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def log___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log___default.cache[_and(_ks, _BELOW)](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_log___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_log___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2075,13 +2090,13 @@ def log___default_autograd(_ks, self):
 
 def log2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log2_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_log2___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_log2___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2090,13 +2105,13 @@ def log2___default_autograd(_ks, self):
 
 def log10___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log10_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_log10___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_log10___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2105,13 +2120,13 @@ def log10___default_autograd(_ks, self):
 
 def log1p___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log1p_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_log1p___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_log1p___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2120,73 +2135,73 @@ def log1p___default_autograd(_ks, self):
 
 def sqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sqrt_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def rsqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::rsqrt_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_rsqrt___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def reciprocal___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::reciprocal_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_reciprocal___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def sigmoid___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sigmoid_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_sigmoid___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def sin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sin_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_sin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_sin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2195,13 +2210,13 @@ def sin___default_autograd(_ks, self):
 
 def cos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cos_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_cos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_cos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2210,28 +2225,28 @@ def cos___default_autograd(_ks, self):
 
 def tan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tan_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tan___default.cache[_and(_ks, _BELOW)](self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tan___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
 def asin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::asin_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_asin___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_asin___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2240,13 +2255,13 @@ def asin___default_autograd(_ks, self):
 
 def acos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::acos_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_acos___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_acos___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2255,13 +2270,13 @@ def acos___default_autograd(_ks, self):
 
 def atan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::atan_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_atan___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_atan___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2270,13 +2285,13 @@ def atan___default_autograd(_ks, self):
 
 def sinh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sinh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_sinh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_sinh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2285,13 +2300,13 @@ def sinh___default_autograd(_ks, self):
 
 def cosh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cosh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _save(_original(self))
-    _result = _op_cosh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _node.s_self = _SavedTensor(_original(self), -1)
+    _result = _S_cosh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
@@ -2300,16 +2315,16 @@ def cosh___default_autograd(_ks, self):
 
 def tanh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tanh_', True)
-    _e0 = _edge(self)
+    _e0 = _edge(self) if self.key_bits & _AG else None
     if _e0 is None:
-        return _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+        return _S_tanh___default.cache[_and(_ks, _BELOW)](self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _op_tanh___default.redispatch(_and(_ks, _BELOW) | _OTHER, self)
+    _result = _S_tanh___default.cache[_and(_ks, _BELOW)](self)
     _set_history(_result, _node)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _save_output(_result, 0)
+    _node.s_result = _SavedTensor(_result, 0)
     return _result
 
 
@@ -2435,6 +2450,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_cosh__default, cosh__default_autograd),
     (_op_tanh__default, tanh__default_autograd),
     (_op_relu__default, relu__default_autograd),
+    (_op_threshold_backward__default, threshold_backward__default_autograd),
     (_op_fill___Scalar, fill___Scalar_autograd),
     (_op_eq__Tensor, eq__Tensor_autograd),
     (_op_ne__Tensor, ne__Tensor_autograd),

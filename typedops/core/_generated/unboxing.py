@@ -1217,6 +1217,22 @@ def _boxed_relu__default(stack: list[Any]) -> None:
     stack[:] = (relu__default(*stack),)
 
 
+def threshold_backward__default(grad_output: Any, self: Any, threshold: Any) -> Any:
+    # core::threshold_backward
+    _b = grad_output.key_bits | self.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::threshold_backward', _b, (grad_output, self))
+    if _b & 2:  # Meta
+        return _m0.threshold_backward_meta(grad_output, self, threshold)
+    if _b & 1:  # CPU
+        return _m0.threshold_backward_cpu(grad_output, self, threshold)
+    raise _no_static_kernel('core::threshold_backward', _b, 'CPU, Meta')
+
+
+def _boxed_threshold_backward__default(stack: list[Any]) -> None:
+    stack[:] = (threshold_backward__default(*stack),)
+
+
 def fill___Scalar(self: Any, value: Any) -> Any:
     # core::fill_.Scalar
     _b = self.key_bits
@@ -2044,6 +2060,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::tanh_': (_boxed_tanh___default, tanh___default),
     'core::tanh.out': (_boxed_tanh__out, tanh__out),
     'core::relu': (_boxed_relu__default, relu__default),
+    'core::threshold_backward': (_boxed_threshold_backward__default, threshold_backward__default),
     'core::fill_.Scalar': (_boxed_fill___Scalar, fill___Scalar),
     'core::zero_': (_boxed_zero___default, zero___default),
     'core::eq.Tensor': (_boxed_eq__Tensor, eq__Tensor),

@@ -415,6 +415,28 @@ def relu_meta(self: Tensor) -> Tensor:
     return meta_like(self.shape, _check_relu(self))
 
 
+# relu's gradient in one op (PyTorch's derivatives.yaml has relu's formula call it): the
+# gradient where ``self > threshold``, else 0. Computed as a product by the mask in the
+# result's dtype (numpy's where is slower, and so is a product by a bool array): the
+# values relu's former formula ``grad * (result > 0)`` gave -- for non-finite values
+# they differ from PyTorch's (docs/autograd.md, What differs from PyTorch).
+def threshold_backward_cpu(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
+    dtype = grad_output._dtype
+    if dtype is self._dtype and dtype in NUMPY_FLOATING:  # relu's case: no promotion to plan
+        grad = data(grad_output)
+        try:
+            return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
+        except ValueError:  # shapes that do not broadcast: the plan raises the error
+            pass
+    _, dtype = _plan_extremum(grad_output, self, "threshold_backward")
+    grad = _cast(grad_output, dtype)
+    return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
+
+
+def threshold_backward_meta(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
+    return meta_like(*_plan_extremum(grad_output, self, "threshold_backward"))
+
+
 def fill__cpu(self: Tensor, value: Scalar) -> Tensor:
     return finish_inplace(self, value, self.dtype)
 

@@ -200,7 +200,15 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     new_shape, new_strides = list(shape), list(strides)
     new_shape[a], new_shape[b] = shape[b], shape[a]
     new_strides[a], new_strides[b] = strides[b], strides[a]
-    return make_view(self, tuple(new_shape), tuple(new_strides), self._offset)
+    view = make_view(self, tuple(new_shape), tuple(new_strides), self._offset)
+    # The view's numpy array is the base's, axes swapped (Note [Cached numpy view] in
+    # tensor/_tensor.py): cheaper than building it from the storage when a kernel reads it,
+    # as every matmul gradient's transpose is read.
+    array, storage = self._array, view._storage
+    if array is not None and storage is not None and self._array_buffer is storage.buffer:
+        view._array = array.swapaxes(a, b)
+        view._array_buffer = self._array_buffer
+    return view
 
 
 def t_composite(self: Tensor) -> Tensor:

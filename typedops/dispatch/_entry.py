@@ -27,7 +27,7 @@ from ..vocabulary import BACKEND_KEYS, ArgumentError, BoundedCache, Device, Layo
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, positional_names, renamed, wrong_tuple
 from ._messages import MIXED_DEVICES
-from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
+from ._arguments import boxed_argument_error, check_overflow, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
 from ._tls import keep_flag_in, local_sets
@@ -164,6 +164,7 @@ class _Names(NamedTuple):
     traced: str = "_traced"
     mixed: str = "_mixed_devices"
     fix: str = "_op_fix_args"
+    overflow: str = "_op_overflow"
     fits: str = "_fits"
     scalars: str = "_SCALARS"
     complexes: str = "_COMPLEXES"
@@ -436,7 +437,11 @@ def _call(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...])
         f"    def call({_signature(shape, params)}):",
         *_key_lines([(p, a.tensors) for a, p in zip(shape.args, params)], f"{names.bad_args}({names.op}, {values})", names),
         *_value_checks(shape, names, params),
-        *_unboxed_dispatch(shape, trace, "call", names, params),
+        "        try:",
+        *[f"    {line}" for line in _unboxed_dispatch(shape, trace, "call", names, params)],
+        "        except Exception:",  # Note [Ints too large for their argument] in _arguments.py
+        f"            {names.overflow}({names.op}, {values})",
+        "            raise",
     ]
 
 
@@ -475,15 +480,12 @@ def _call_boxed(shape: CallShape, trace: bool) -> list[str]:
         tail.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
     else:
         tail = _direct_call(shape, locals_)
-    # Note [A failed boxed call keeps its arguments] (boxing/_wrappers.py): the kernel's
-    # failure gives the arguments back; take back the defaults this call filled in too.
     return [
         *lines,
         "        try:",
         *[f"    {line}" for line in tail],
-        "        except BaseException:",
-        f"            if _filled and len(stack) == {n}:",
-        "                del stack[-_filled:]",
+        "        except BaseException as _e:",
+        f"            _boxed_failed(_op, stack, _filled, ({''.join(f'{v}, ' for v in locals_)}), _e)",
         "            raise",
     ]
 
@@ -547,6 +549,17 @@ def _check_stack(op: OperatorEntry, stack: list[Any], filled: int) -> None:
         raise error
 
 
+def _boxed_failed(op: OperatorEntry, stack: list[Any], filled: int, values: tuple[Any, ...], error: BaseException) -> None:
+    """call_boxed's kernel raised ``error`` on the arguments ``values``. Note [A failed
+    boxed call keeps its arguments] (boxing/_wrappers.py): the kernel's failure gives the
+    arguments back; take back the defaults this call filled in too. The error may come
+    from an argument too large: Note [Ints too large for their argument] in _arguments.py."""
+    if len(stack) == len(values):
+        _unfill(stack, filled)
+    if isinstance(error, Exception):
+        check_overflow(op, values, boxed=True)
+
+
 def _fits(op: OperatorEntry, index: int, value: Any) -> bool:
     return mismatch(op.schema.arguments[index].type, value) is None
 
@@ -569,6 +582,8 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_check_stack": _check_stack,
     "_fits": _fits,
     "_op_fix_args": fix_arguments,
+    "_op_overflow": check_overflow,
+    "_boxed_failed": _boxed_failed,
     "_INTS": frozenset({int}),
     "_SCALARS": frozenset({int, float, bool, complex}),
     "_COMPLEXES": frozenset({int, float, complex}),

@@ -32,7 +32,7 @@ from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
 from ._core import core_op, movedim, pad_to_rank, to_front
-from ._fallback import _open_blocks, forced, run_fallback
+from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import RUNNING, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
 from ._tensor import BATCHED_BIT, BatchedTensor, escaped, make_batched
@@ -344,11 +344,16 @@ def _fits_composite(schema: FunctionSchema) -> str | None:
 
 def _composite(handle: OperatorHandle) -> Kernel:
     """A CompositeImplicitAutograd op: its composite kernel runs on the batched tensors and
-    the ops it calls are batched (what the fallback does for such ops, declared)."""
+    the ops it calls are batched (what the fallback does for such ops, declared). It
+    unwraps nothing, but checks the level (Note [Levels]) as the fallback does: a kernel
+    that calls no op (``contiguous`` of a contiguous tensor returns it) checks none."""
 
     def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         if not handle.has_kernel_for(DispatchKey.CompositeImplicitAutograd):
             raise AssertionError(f"{handle.schema.full_name} declares vmap: composite without such a kernel")
+        level = level_of((*args, *kwargs.values()))
+        if level and level not in RUNNING:
+            escaped(level)
         return handle.redispatch(keys, *args, **kwargs)
 
     return rule

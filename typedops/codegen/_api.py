@@ -173,11 +173,29 @@ def chooser_lines(name: str, schemas: list[FunctionSchema], targets: list[str], 
     lines.append(f'    """{qualified}: {", ".join(s.overload_name or "default" for s in schemas)}."""')
     for index in sorted(used):
         lines.append(f"    _v{index} = args[{index}] if len(args) > {index} else kwargs.get({used[index]!r}, _MISSING)")
+    single: set[str] = set()  # the branches' one-test conditions so far
     for conditions, target in branches:
+        if len(conditions) == 1:
+            if _complement(conditions[0]) in single:  # an earlier branch took every other call
+                lines.append(f"    return {target}(*args, **kwargs)")
+                return lines
+            single.add(conditions[0])
         lines.append(f"    if {' and '.join(conditions)}:")
         lines.append(f"        return {target}(*args, **kwargs)")
     lines.append(f"    return _choose({qualified!r}, {candidates}, args, kwargs)")
     return lines
+
+
+def _complement(test: str) -> str:
+    """The test that holds exactly when the keyword test ``test`` (``'out' in kwargs``, or
+    its negation) does not: ``sub.Tensor``'s and ``sub.out``'s, which leave ``choose``
+    nothing to do. Empty for an arity test (``len(args) > 1``: its partner in ``sum``'s
+    chooser tests a keyword too, so calls do reach ``choose``)."""
+    if test.endswith(" not in kwargs"):
+        return test.replace(" not in kwargs", " in kwargs")
+    if test.endswith(" in kwargs"):
+        return test.replace(" in kwargs", " not in kwargs")
+    return ""
 
 
 def functions_section(entries: list[OpEntry], options: Options) -> Section:

@@ -2020,9 +2020,7 @@ def sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out."""
     if 'out' not in kwargs:
         return sub__Tensor.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sub__out.call(*args, **kwargs)
-    return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
+    return sub__out.call(*args, **kwargs)
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2048,9 +2046,7 @@ def div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out."""
     if 'out' not in kwargs:
         return div__Tensor.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return div__out.call(*args, **kwargs)
-    return _choose('core::div', _CANDIDATES_div, args, kwargs)
+    return div__out.call(*args, **kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -2060,9 +2056,7 @@ def exp(*args: Any, **kwargs: Any) -> Any:
     """core::exp: default, out."""
     if 'out' not in kwargs:
         return exp__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return exp__out.call(*args, **kwargs)
-    return _choose('core::exp', _CANDIDATES_exp, args, kwargs)
+    return exp__out.call(*args, **kwargs)
 
 _CANDIDATES_exp2 = (
     (exp2__default.schema, exp2__default),
@@ -2072,9 +2066,7 @@ def exp2(*args: Any, **kwargs: Any) -> Any:
     """core::exp2: default, out."""
     if 'out' not in kwargs:
         return exp2__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return exp2__out.call(*args, **kwargs)
-    return _choose('core::exp2', _CANDIDATES_exp2, args, kwargs)
+    return exp2__out.call(*args, **kwargs)
 
 _CANDIDATES_expm1 = (
     (expm1__default.schema, expm1__default),
@@ -2084,9 +2076,7 @@ def expm1(*args: Any, **kwargs: Any) -> Any:
     """core::expm1: default, out."""
     if 'out' not in kwargs:
         return expm1__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return expm1__out.call(*args, **kwargs)
-    return _choose('core::expm1', _CANDIDATES_expm1, args, kwargs)
+    return expm1__out.call(*args, **kwargs)
 
 _CANDIDATES_log = (
     (log__default.schema, log__default),
@@ -2096,9 +2086,7 @@ def log(*args: Any, **kwargs: Any) -> Any:
     """core::log: default, out."""
     if 'out' not in kwargs:
         return log__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log__out.call(*args, **kwargs)
-    return _choose('core::log', _CANDIDATES_log, args, kwargs)
+    return log__out.call(*args, **kwargs)
 
 _CANDIDATES_log2 = (
     (log2__default.schema, log2__default),
@@ -2108,9 +2096,7 @@ def log2(*args: Any, **kwargs: Any) -> Any:
     """core::log2: default, out."""
     if 'out' not in kwargs:
         return log2__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log2__out.call(*args, **kwargs)
-    return _choose('core::log2', _CANDIDATES_log2, args, kwargs)
+    return log2__out.call(*args, **kwargs)
 
 _CANDIDATES_log10 = (
     (log10__default.schema, log10__default),
@@ -2120,9 +2106,7 @@ def log10(*args: Any, **kwargs: Any) -> Any:
     """core::log10: default, out."""
     if 'out' not in kwargs:
         return log10__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log10__out.call(*args, **kwargs)
-    return _choose('core::log10', _CANDIDATES_log10, args, kwargs)
+    return log10__out.call(*args, **kwargs)
 
 _CANDIDATES_log1p = (
     (log1p__default.schema, log1p__default),
@@ -2132,9 +2116,7 @@ def log1p(*args: Any, **kwargs: Any) -> Any:
     """core::log1p: default, out."""
     if 'out' not in kwargs:
         return log1p__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log1p__out.call(*args, **kwargs)
-    return _choose('core::log1p', _CANDIDATES_log1p, args, kwargs)
+    return log1p__out.call(*args, **kwargs)
 
 _CANDIDATES_sqrt = (
     (sqrt__default.schema, sqrt__default),
@@ -2144,9 +2126,7 @@ def sqrt(*args: Any, **kwargs: Any) -> Any:
     """core::sqrt: default, out."""
     if 'out' not in kwargs:
         return sqrt__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sqrt__out.call(*args, **kwargs)
-    return _choose('core::sqrt', _CANDIDATES_sqrt, args, kwargs)
+    return sqrt__out.call(*args, **kwargs)
 
 _CANDIDATES_rsqrt = (
     (rsqrt__default.schema, rsqrt__default),
@@ -2156,9 +2136,7 @@ def rsqrt(*args: Any, **kwargs: Any) -> Any:
     """core::rsqrt: default, out."""
     if 'out' not in kwargs:
         return rsqrt__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return rsqrt__out.call(*args, **kwargs)
-    return _choose('core::rsqrt', _CANDIDATES_rsqrt, args, kwargs)
+    return rsqrt__out.call(*args, **kwargs)
 
 _CANDIDATES_reciprocal = (
     (reciprocal__default.schema, reciprocal__default),
@@ -2168,9 +2146,7 @@ def reciprocal(*args: Any, **kwargs: Any) -> Any:
     """core::reciprocal: default, out."""
     if 'out' not in kwargs:
         return reciprocal__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return reciprocal__out.call(*args, **kwargs)
-    return _choose('core::reciprocal', _CANDIDATES_reciprocal, args, kwargs)
+    return reciprocal__out.call(*args, **kwargs)
 
 _CANDIDATES_sigmoid = (
     (sigmoid__default.schema, sigmoid__default),
@@ -2180,9 +2156,7 @@ def sigmoid(*args: Any, **kwargs: Any) -> Any:
     """core::sigmoid: default, out."""
     if 'out' not in kwargs:
         return sigmoid__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sigmoid__out.call(*args, **kwargs)
-    return _choose('core::sigmoid', _CANDIDATES_sigmoid, args, kwargs)
+    return sigmoid__out.call(*args, **kwargs)
 
 _CANDIDATES_sin = (
     (sin__default.schema, sin__default),
@@ -2192,9 +2166,7 @@ def sin(*args: Any, **kwargs: Any) -> Any:
     """core::sin: default, out."""
     if 'out' not in kwargs:
         return sin__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sin__out.call(*args, **kwargs)
-    return _choose('core::sin', _CANDIDATES_sin, args, kwargs)
+    return sin__out.call(*args, **kwargs)
 
 _CANDIDATES_cos = (
     (cos__default.schema, cos__default),
@@ -2204,9 +2176,7 @@ def cos(*args: Any, **kwargs: Any) -> Any:
     """core::cos: default, out."""
     if 'out' not in kwargs:
         return cos__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return cos__out.call(*args, **kwargs)
-    return _choose('core::cos', _CANDIDATES_cos, args, kwargs)
+    return cos__out.call(*args, **kwargs)
 
 _CANDIDATES_tan = (
     (tan__default.schema, tan__default),
@@ -2216,9 +2186,7 @@ def tan(*args: Any, **kwargs: Any) -> Any:
     """core::tan: default, out."""
     if 'out' not in kwargs:
         return tan__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return tan__out.call(*args, **kwargs)
-    return _choose('core::tan', _CANDIDATES_tan, args, kwargs)
+    return tan__out.call(*args, **kwargs)
 
 _CANDIDATES_asin = (
     (asin__default.schema, asin__default),
@@ -2228,9 +2196,7 @@ def asin(*args: Any, **kwargs: Any) -> Any:
     """core::asin: default, out."""
     if 'out' not in kwargs:
         return asin__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return asin__out.call(*args, **kwargs)
-    return _choose('core::asin', _CANDIDATES_asin, args, kwargs)
+    return asin__out.call(*args, **kwargs)
 
 _CANDIDATES_acos = (
     (acos__default.schema, acos__default),
@@ -2240,9 +2206,7 @@ def acos(*args: Any, **kwargs: Any) -> Any:
     """core::acos: default, out."""
     if 'out' not in kwargs:
         return acos__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return acos__out.call(*args, **kwargs)
-    return _choose('core::acos', _CANDIDATES_acos, args, kwargs)
+    return acos__out.call(*args, **kwargs)
 
 _CANDIDATES_atan = (
     (atan__default.schema, atan__default),
@@ -2252,9 +2216,7 @@ def atan(*args: Any, **kwargs: Any) -> Any:
     """core::atan: default, out."""
     if 'out' not in kwargs:
         return atan__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return atan__out.call(*args, **kwargs)
-    return _choose('core::atan', _CANDIDATES_atan, args, kwargs)
+    return atan__out.call(*args, **kwargs)
 
 _CANDIDATES_sinh = (
     (sinh__default.schema, sinh__default),
@@ -2264,9 +2226,7 @@ def sinh(*args: Any, **kwargs: Any) -> Any:
     """core::sinh: default, out."""
     if 'out' not in kwargs:
         return sinh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sinh__out.call(*args, **kwargs)
-    return _choose('core::sinh', _CANDIDATES_sinh, args, kwargs)
+    return sinh__out.call(*args, **kwargs)
 
 _CANDIDATES_cosh = (
     (cosh__default.schema, cosh__default),
@@ -2276,9 +2236,7 @@ def cosh(*args: Any, **kwargs: Any) -> Any:
     """core::cosh: default, out."""
     if 'out' not in kwargs:
         return cosh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return cosh__out.call(*args, **kwargs)
-    return _choose('core::cosh', _CANDIDATES_cosh, args, kwargs)
+    return cosh__out.call(*args, **kwargs)
 
 _CANDIDATES_tanh = (
     (tanh__default.schema, tanh__default),
@@ -2288,9 +2246,7 @@ def tanh(*args: Any, **kwargs: Any) -> Any:
     """core::tanh: default, out."""
     if 'out' not in kwargs:
         return tanh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return tanh__out.call(*args, **kwargs)
-    return _choose('core::tanh', _CANDIDATES_tanh, args, kwargs)
+    return tanh__out.call(*args, **kwargs)
 
 _CANDIDATES_eq = (
     (eq__Tensor.schema, eq__Tensor),

@@ -184,6 +184,72 @@ def test_add_rejects_float_alpha_for_integers() -> None:
     assert str(info.value) == "For integral input tensors, argument alpha must not be a floating point number."
 
 
+# Note [Alpha in the computation's dtype]
+@pytest.mark.parametrize(
+    ("dtype", "alpha", "low", "high"),
+    [
+        (ScalarType.float32, 1e300, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.float16, -70000, -65504.0, 65504.0),
+        (ScalarType.complex64, 1e39j, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.int8, 128, -128, 127),
+        (ScalarType.int32, -(2**40), -(2**31), 2**31 - 1),
+        (ScalarType.uint8, 256, -255, 255),
+        (ScalarType.uint8, -256, -255, 255),
+    ],
+)
+def test_an_alpha_the_dtype_cannot_hold_raises(dtype: ScalarType, alpha: complex, low: float, high: float) -> None:
+    x = op("ones")([2], dtype=dtype)
+    for y in (x, meta(x)):  # the plan is the Meta kernel's too
+        calls: list[Callable[[], object]] = [
+            lambda: op("add", "Tensor")(y, y, alpha=alpha),
+            lambda: op("add", "out")(y, y, alpha=alpha, out=op("zeros_like")(y)),
+        ]
+        for call in calls:
+            with pytest.raises(RuntimeError) as info:
+                call()
+            assert str(info.value) == (
+                f"value cannot be converted to type {dtype.name} without overflow: alpha must lie within "
+                f"{low} to {high}; pass a smaller alpha, or tensors of a wider dtype"
+            )
+
+
+def test_an_alpha_the_dtype_holds_computes() -> None:
+    assert op("add", "Tensor")(tensor([1.0]), tensor([1.0]), alpha=float("inf")).tolist() == [float("inf")]
+    assert op("add", "Tensor")(tensor([1.0]), tensor([1.0]), alpha=65504).tolist() == [65505.0]
+    u = op("ones")([2], dtype=ScalarType.uint8)
+    assert op("sub", "Tensor")(u, u).tolist() == [0, 0]  # numpy refuses b * -1 for uint8: it wraps
+    assert op("add", "Tensor")(u, u, alpha=-255).tolist() == [2, 2]
+    assert op("add", "Tensor")(op("ones")([1], dtype=ScalarType.bool), op("ones")([1], dtype=ScalarType.bool), alpha=2**40).tolist() == [True]
+
+
+@pytest.mark.parametrize("alpha", [1 + 1j, 2 + 0j])  # numpy dropped the imaginary part (a ComplexWarning)
+def test_a_complex_alpha_for_real_tensors_raises(alpha: complex) -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("add", "Tensor")(tensor([1.0]), tensor([2.0]), alpha=alpha)
+    assert str(info.value) == "For non-complex input tensors, argument alpha must not be a complex number."
+
+
+@pytest.mark.compat
+def test_alpha_against_the_dtype_as_pytorch_checks_it() -> None:
+    torch = pytest.importorskip("torch")
+    alphas: list[complex] = [1e300, -1e300, float("inf"), 70000, 2**40, 300, -1, -129, 128, 256, 2, 1e39, 3.5e38, 1 + 1j]
+    for dtype in (ScalarType.float16, ScalarType.float32, ScalarType.float64, ScalarType.complex64,
+                  ScalarType.int8, ScalarType.uint8, ScalarType.int16, ScalarType.int32, ScalarType.int64, ScalarType.bool):  # fmt: skip
+        x, tx = op("ones")([2], dtype=dtype), torch.ones(2, dtype=getattr(torch, dtype.name))
+        for alpha in alphas:
+            try:
+                theirs: Any = torch.add(tx, tx, alpha=alpha).tolist()
+            except RuntimeError as error:
+                theirs = error
+            if isinstance(theirs, RuntimeError):
+                with pytest.raises(RuntimeError):
+                    op("add", "Tensor")(x, x, alpha=alpha)
+            else:
+                with np.errstate(all="ignore"):
+                    ours = op("add", "Tensor")(x, x, alpha=alpha).tolist()
+                np.testing.assert_array_equal(ours, theirs, err_msg=f"{dtype.name}, alpha={alpha}")
+
+
 def test_broadcast_mismatch_message() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mul", "Tensor")(tensor([[1.0, 2.0, 3.0]]), tensor([1.0, 2.0]))

@@ -21,6 +21,11 @@ ARANGE_STEP_SIGN: Final = "upper bound and larger bound inconsistent with step s
 
 # -- pointwise -----------------------------------------------------------------------------------
 ALPHA_FLOAT_FOR_INT: Final = "For integral input tensors, argument alpha must not be a floating point number."
+ALPHA_COMPLEX_FOR_REAL: Final = "For non-complex input tensors, argument alpha must not be a complex number."
+ALPHA_OVERFLOW: Final = (
+    "value cannot be converted to type {dtype} without overflow: alpha must lie within "
+    "{low} to {high}; pass a smaller alpha, or tensors of a wider dtype"
+)
 BOOL_SUBTRACTION: Final = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."

@@ -34,7 +34,7 @@ from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from typing import Any, Final, cast
 
-from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed
+from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed, call_through_stack
 from ..schema import FunctionSchema
 from ..tensor import Tensor
 from ._core import core_op
@@ -131,10 +131,7 @@ def fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any], *, view
 def run_fallback(op: OperatorHandle, keys: DispatchKeySet, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The fallback for an op with a rule under ``force_fallback()`` (Note [Forcing the
     fallback]): the returns as the op's unboxed call gives them."""
-    schema = op.schema
-    stack = [*args, *(kwargs[a.name] for a in schema.arguments[len(args) :])]
-    fallback(op, keys, stack, views=True)
-    return stack[0] if len(schema.returns) == 1 else tuple(stack)
+    return call_through_stack(op, lambda stack: fallback(op, keys, stack, views=True), args, kwargs)
 
 
 def _check_schema(schema: FunctionSchema, views: bool) -> None:

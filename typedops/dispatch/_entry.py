@@ -19,13 +19,14 @@ each dispatch (see _trace.py); otherwise it contains no tracing at all.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from typing_extensions import assert_never
 
 from ..vocabulary import BACKEND_KEYS, ArgumentError, BoundedCache, Device, Layout, MemoryFormat, ScalarType, TensorError
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, positional_names, renamed, wrong_tuple
+from ..tensor import tensors_in
 from ._messages import MIXED_DEVICES
 from ._arguments import boxed_argument_error, check_overflow, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
@@ -61,16 +62,6 @@ _BACKENDS: Final = sum(1 << k for k in BACKEND_KEYS)
 _CPU_KEYS: Final = (1 << DispatchKey.CPU) | (1 << DispatchKey.AutogradCPU)
 
 
-def _tensors_in(values: Iterable[Any]) -> list[Any]:
-    found: list[Any] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            found.extend(v for v in cast("list[Any]", value) if v is not None)
-        elif value is not None:
-            found.append(value)
-    return found
-
-
 def _mixed_devices(op: OperatorEntry, bits: int, values: Iterable[Any], stack: list[Any] | None = None, filled: int = 0) -> int:
     """The key set of a call whose tensors carry two backend keys: without the CPU keys
     of 0-dim CPU tensors when the rest share one device, else PyTorch's error (a boxed
@@ -90,7 +81,7 @@ def one_device(name: str, bits: int, values: Iterable[Any]) -> int:
     tensors, None) whose bits hold two backend keys, checked as an ExactSame op's (Note
     [One device per call]): without the CPU keys of 0-dim CPU tensors when the rest share
     one device, else PyTorch's error. Static unboxing wrappers call it too."""
-    tensors = _tensors_in(values)
+    tensors = tensors_in(values)
     devices = list(dict.fromkeys(str(t.device) for t in tensors if not (t.device.type == "cpu" and not t.shape)))
     if len(devices) == 1 and devices[0] != "cpu":
         return bits & ~_CPU_KEYS

@@ -23,12 +23,13 @@ from ._messages import (
 Shape = tuple[int, ...]
 
 
-def reduced_dims(shape: Shape, dim: int | Sequence[int] | None) -> tuple[int, ...]:
-    """The wrapped dimensions a reduction runs over (all of them for None or []); a lone
-    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``)."""
-    if isinstance(dim, int):
-        dim = (dim,)
-    if not dim:
+def reduced_dims(shape: Shape, dim: Sequence[int] | None) -> tuple[int, ...]:
+    """The wrapped dimensions a reduction runs over (all of them for None or []). A lone
+    int for ``int[1]? dim`` (``x.sum(0)``) arrives as the list it stands for: the entries
+    and the static functions make it one (Note [A lone int for a sized list] in
+    dispatch/_entry.py); an int here is a caller's bug (``len`` raises rather than ``not
+    0`` reducing over every dimension)."""
+    if dim is None or len(dim) == 0:
         return tuple(range(len(shape)))
     wrapped: list[int] = []
     for d in dim:

@@ -70,7 +70,7 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
         return _pointwise_binary(handle, written == 0)
 
     def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         level = 0
         rank = 0
@@ -126,7 +126,7 @@ def _pointwise_unary(handle: OperatorHandle, writes: bool) -> Kernel:
         a = args[0]
         if type(a) is not BatchedTensor:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         if a._batch_level not in RUNNING:
             escaped(a._batch_level)
@@ -152,7 +152,7 @@ def _pointwise_binary(handle: OperatorHandle, writes: bool) -> Kernel:
         level = la if la > lb else lb
         if not level:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         if level not in RUNNING:
             escaped(level)
@@ -220,7 +220,7 @@ def _reduction(handle: OperatorHandle) -> Kernel:
         self = args[0]
         if type(self) is not BatchedTensor:
             return handle.redispatch(keys, *args, **kwargs)
-        if (_open_blocks[0] and forced()) or not self._shape:
+        if (_open_blocks and forced()) or not self._shape:
             return run_fallback(handle, keys, args, kwargs)
         level = self._batch_level
         if level not in RUNNING:
@@ -267,7 +267,7 @@ def _matmul(handle: OperatorHandle) -> Kernel:
         level = max(x._batch_level or 0, y._batch_level or 0)  # class default None for plain tensors
         if not level:
             return handle.redispatch(keys, *args)
-        if (_open_blocks[0] and forced()) or (matmul is None and (x.ndim != 2 or y.ndim != 2)):
+        if (_open_blocks and forced()) or (matmul is None and (x.ndim != 2 or y.ndim != 2)):
             return run_fallback(handle, keys, args, kwargs)  # mm's own error, per sample
         if level not in RUNNING:
             escaped(level)

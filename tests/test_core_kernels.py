@@ -184,7 +184,7 @@ def test_add_rejects_float_alpha_for_integers() -> None:
     assert str(info.value) == "For integral input tensors, argument alpha must not be a floating point number."
 
 
-# Note [Alpha in the computation's dtype]
+# Note [Scalars in a tensor's dtype]
 @pytest.mark.parametrize(
     ("dtype", "alpha", "low", "high"),
     [
@@ -209,7 +209,7 @@ def test_an_alpha_the_dtype_cannot_hold_raises(dtype: ScalarType, alpha: complex
                 call()
             assert str(info.value) == (
                 f"value cannot be converted to type {dtype.name} without overflow: alpha must lie within "
-                f"{low} to {high}; pass a smaller alpha, or tensors of a wider dtype"
+                f"{low} to {high}; pass a smaller alpha, or a wider dtype"
             )
 
 
@@ -227,6 +227,73 @@ def test_a_complex_alpha_for_real_tensors_raises(alpha: complex) -> None:
     with pytest.raises(RuntimeError) as info:
         op("add", "Tensor")(tensor([1.0]), tensor([2.0]), alpha=alpha)
     assert str(info.value) == "For non-complex input tensors, argument alpha must not be a complex number."
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "low", "high"),
+    [
+        (ScalarType.float32, 1e300, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.float16, 70000, -65504.0, 65504.0),
+        (ScalarType.int8, 300, -128, 127),
+        (ScalarType.int32, float("inf"), -(2**31), 2**31 - 1),
+        (ScalarType.uint8, -256, -255, 255),
+    ],
+)
+def test_a_fill_value_the_dtype_cannot_hold_raises(dtype: ScalarType, value: complex, low: float, high: float) -> None:
+    target = op("zeros")([2], dtype=dtype)
+    calls: list[tuple[str, Callable[[], object]]] = [
+        ("fill_value", lambda: op("full")([2], value, dtype=dtype)),
+        ("fill_value", lambda: op("full")([2], value, dtype=dtype, device="meta")),
+        ("value", lambda: op("fill_", "Scalar")(target, value)),
+        ("value", lambda: op("fill_", "Scalar")(meta(target), value)),
+    ]
+    for name, call in calls:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == (
+            f"value cannot be converted to type {dtype.name} without overflow: {name} must lie within "
+            f"{low} to {high}; pass a smaller {name}, or a wider dtype"
+        )
+    assert target.tolist() == [0, 0]  # unchanged
+    with pytest.raises(RuntimeError) as info:
+        op("full")([2], 1 + 1j, dtype=ScalarType.float32)
+    assert str(info.value) == (
+        "value cannot be converted to type float32 without overflow: fill_value has an imaginary part; "
+        "pass a real fill_value, or a complex dtype"
+    )
+
+
+def test_a_fill_value_the_dtype_holds_is_stored_as_pytorch_stores_it() -> None:
+    assert op("full")([2], -1, dtype=ScalarType.uint8).tolist() == [255, 255]  # numpy refused -1 for uint8
+    assert op("fill_", "Scalar")(op("zeros")([1], dtype=ScalarType.uint8), -255).tolist() == [1]
+    assert op("full")([1], 2.5, dtype=ScalarType.int32).tolist() == [2]
+    assert op("full")([1], float("-inf")).tolist() == [float("-inf")]
+    assert op("full")([1], 2 + 0j, dtype=ScalarType.float32).tolist() == [2.0]
+
+
+@pytest.mark.compat
+def test_fill_values_against_the_dtype_as_pytorch_checks_them() -> None:
+    torch = pytest.importorskip("torch")
+    values: list[complex] = [1e300, float("inf"), 70000, 2**40, 300, -1, -256, 128, 2.5, 1e39, 1 + 1j, 2 + 0j]
+    for dtype in (ScalarType.float16, ScalarType.float32, ScalarType.float64, ScalarType.complex64,
+                  ScalarType.int8, ScalarType.uint8, ScalarType.int16, ScalarType.int32, ScalarType.int64):  # fmt: skip
+        tdtype = getattr(torch, dtype.name)
+        for value in values:
+            pairs: list[tuple[Callable[[], Any], Callable[[], Any]]] = [
+                (lambda: op("full")([2], value, dtype=dtype), lambda: torch.full([2], value, dtype=tdtype)),
+                (lambda: op("fill_", "Scalar")(op("zeros")([2], dtype=dtype), value),
+                 lambda: torch.zeros(2, dtype=tdtype).fill_(value)),
+            ]  # fmt: skip
+            for ours_call, theirs_call in pairs:
+                try:
+                    theirs: Any = theirs_call().tolist()
+                except RuntimeError as error:
+                    theirs = error
+                if isinstance(theirs, RuntimeError):
+                    with pytest.raises(RuntimeError):
+                        ours_call()
+                else:
+                    np.testing.assert_array_equal(ours_call().tolist(), theirs, err_msg=f"{dtype.name}, {value}")
 
 
 @pytest.mark.compat

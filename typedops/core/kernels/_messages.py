@@ -22,9 +22,13 @@ ARANGE_STEP_SIGN: Final = "upper bound and larger bound inconsistent with step s
 # -- pointwise -----------------------------------------------------------------------------------
 ALPHA_FLOAT_FOR_INT: Final = "For integral input tensors, argument alpha must not be a floating point number."
 ALPHA_COMPLEX_FOR_REAL: Final = "For non-complex input tensors, argument alpha must not be a complex number."
-ALPHA_OVERFLOW: Final = (
-    "value cannot be converted to type {dtype} without overflow: alpha must lie within "
-    "{low} to {high}; pass a smaller alpha, or tensors of a wider dtype"
+SCALAR_OVERFLOW: Final = (
+    "value cannot be converted to type {dtype} without overflow: {what} must lie within "
+    "{low} to {high}; pass a smaller {what}, or a wider dtype"
+)
+SCALAR_NOT_REAL: Final = (
+    "value cannot be converted to type {dtype} without overflow: {what} has an imaginary "
+    "part; pass a real {what}, or a complex dtype"
 )
 BOOL_SUBTRACTION: Final = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. "

@@ -16,7 +16,6 @@ from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_COMPLEX_FOR_REAL,
     ALPHA_FLOAT_FOR_INT,
-    ALPHA_OVERFLOW,
     BOOL_NEGATION,
     BOOL_SUBTRACTION,
     NEGATIVE_INT_POWER,
@@ -27,6 +26,8 @@ from ._messages import (
 )
 from ._common import (
     NUMPY_FLOATING,
+    SCALAR_BOUNDS,
+    as_stored,
     binary_fast,
     call_op,
     category,
@@ -35,6 +36,7 @@ from ._common import (
     fresh,
     meta_like,
     result_type,
+    scalar_overflow,
     write_out,
 )
 
@@ -47,55 +49,21 @@ def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, Scalar
     if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, (float, complex)):
         raise TensorError(ALPHA_FLOAT_FOR_INT)
     if alpha != 1:  # an int the dtype holds passes with no call: sub's -1, and most alphas
-        bounds = _ALPHA_BOUNDS[dtype._value_]
+        bounds = SCALAR_BOUNDS[dtype._value_]
         if not (type(alpha) is int and (bounds is None or bounds[0] <= alpha <= bounds[1])):
-            _check_alpha(alpha, dtype, bounds)
+            _check_alpha(alpha, dtype)
     return broadcast_shapes(self.shape, other.shape), dtype
 
 
-# Note [Alpha in the computation's dtype]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# PyTorch converts ``alpha`` to the dtype the addition computes in, refusing a value that
-# dtype cannot hold ("value cannot be converted to type float without overflow"; a
-# non-finite float converts): ``add(f32, f32, alpha=1e300)`` raises where numpy would
-# give inf with a RuntimeWarning, and an int beyond int8 for int8 tensors raises where
-# numpy raised a bare OverflowError. An unsigned dtype takes a negative alpha down to minus
-# its maximum, wrapping as C's conversion does: ``uint8 - uint8`` is ``a + b * 255`` in
-# uint8 arithmetic (numpy refuses ``b * -1`` for uint8). Bools hold any number.
-_F32_MAX: Final = 3.4028234663852886e38
-_BOUNDS: Final = {  # the alphas a dtype holds (each part of a complex one)
-    ScalarType.float16: (-65504.0, 65504.0),
-    ScalarType.bfloat16: (-3.3895313892515355e38, 3.3895313892515355e38),
-    ScalarType.float32: (-_F32_MAX, _F32_MAX),
-    ScalarType.complex64: (-_F32_MAX, _F32_MAX),
-    ScalarType.int8: (-(2**7), 2**7 - 1),
-    ScalarType.int16: (-(2**15), 2**15 - 1),
-    ScalarType.int32: (-(2**31), 2**31 - 1),
-    ScalarType.uint8: (-(2**8 - 1), 2**8 - 1),  # negatives wrap
-}  # the others hold every alpha an entry lets through (int64: Note [Ints are int64])
-# By ScalarType code: a list index, where a dict lookup would hash the enum member in Python.
-_ALPHA_BOUNDS: Final[list[tuple[float, float] | None]] = [None] * (max(t._value_ for t in ScalarType) + 1)
-for _dtype, _bounds in _BOUNDS.items():
-    _ALPHA_BOUNDS[_dtype._value_] = _bounds
-_INF: Final = float("inf")
-
-
-def _check_alpha(alpha: Scalar, dtype: ScalarType, bounds: tuple[float, float] | None) -> None:
-    """Note [Alpha in the computation's dtype] (an ``alpha`` of 1 is never checked: it
-    leaves ``b`` as it is)."""
+def _check_alpha(alpha: Scalar, dtype: ScalarType) -> None:
+    """PyTorch converts ``alpha`` to the dtype the addition computes in: Note [Scalars in a
+    tensor's dtype] in _common.py (an ``alpha`` of 1 is never checked: it leaves ``b`` as
+    it is). A complex alpha is refused for real tensors first, as PyTorch refuses it."""
     if isinstance(alpha, complex) and not dtype.is_complex:
         raise TensorError(ALPHA_COMPLEX_FOR_REAL)
-    if bounds is None:
-        return
-    low, high = bounds
-    if isinstance(alpha, complex):
-        overflows = high < abs(alpha.real) < _INF or high < abs(alpha.imag) < _INF
-    elif isinstance(alpha, float):
-        overflows = high < abs(alpha) < _INF
-    else:
-        overflows = not low <= alpha <= high
-    if overflows:
-        raise TensorError(ALPHA_OVERFLOW.format(dtype=dtype.name, low=low, high=high))
+    error = scalar_overflow(alpha, dtype, "alpha")
+    if error is not None:
+        raise error
 
 
 def _cast(t: Tensor, dtype: ScalarType) -> Any:
@@ -110,9 +78,7 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
         return a + b
     if dtype is ScalarType.bool:
         return a | (b & bool(alpha))
-    if dtype is ScalarType.uint8 and isinstance(alpha, int) and alpha < 0:
-        alpha += 2**8  # Note [Alpha in the computation's dtype]
-    return a + b * alpha
+    return a + b * (as_stored(alpha, dtype) if dtype is ScalarType.uint8 else alpha)
 
 
 # Note [Subtraction's fast path]
@@ -122,7 +88,7 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # addition of the negation, and negation is exact: signed zeros and infinities included;
 # NaN where the other is NaN), so it takes the fast path as ``alpha=1`` does. Integer, bool and complex
 # dtypes keep the plan (numpy refuses ``-`` on bools, and the plan wraps ``alpha=-1`` for
-# unsigned ints: Note [Alpha in the computation's dtype]).
+# unsigned ints: Note [Scalars in a tensor's dtype] in _common.py).
 
 
 # Note [Element-wise fast path]
@@ -461,11 +427,19 @@ def relu_meta(self: Tensor) -> Tensor:
     return meta_like(self.shape, _check_relu(self))
 
 
+def _check_fill(self: Tensor, value: Scalar) -> None:
+    error = scalar_overflow(value, self.dtype, "value")  # Note [Scalars in a tensor's dtype]
+    if error is not None:
+        raise error
+
+
 def fill__cpu(self: Tensor, value: Scalar) -> Tensor:
-    return finish_inplace(self, value, self.dtype)
+    _check_fill(self, value)
+    return finish_inplace(self, as_stored(value, self.dtype), self.dtype)
 
 
 def fill__meta(self: Tensor, value: Scalar) -> Tensor:
+    _check_fill(self, value)
     return finish_inplace(self, None, self.dtype)
 
 

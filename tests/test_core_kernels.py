@@ -317,6 +317,25 @@ def test_alpha_against_the_dtype_as_pytorch_checks_it() -> None:
                 np.testing.assert_array_equal(ours, theirs, err_msg=f"{dtype.name}, alpha={alpha}")
 
 
+def test_reductions_take_a_lone_int_from_callers_of_kernels(tmp_path: Path) -> None:
+    """Dispatched calls convert a lone int for ``int[1]? dim``; whoever calls a kernel
+    itself passes it as given: ``reduced_dims`` takes it (a program's static flavor here;
+    a --static-dispatch build in test_opcheck.py)."""
+    from typedops.tracing import trace
+
+    x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert kernels.sum_dim_cpu(x, 1, False, dtype=None).tolist() == [3.0, 7.0]  # type: ignore[arg-type]  # the lone int under test
+
+    def boxed_sum(t: Tensor) -> Tensor:
+        stack: list[Any] = [t, 1]  # the boxed stack keeps the lone int, and so does the trace
+        op("sum", "dim_IntList").call_boxed(stack)
+        result: Tensor = stack[0]
+        return result
+
+    trace(boxed_sum, x).save(str(tmp_path / "p.program"))
+    assert typedops.load(str(tmp_path / "p.program"), flavor="static")(x).tolist() == [3.0, 7.0]
+
+
 def test_broadcast_mismatch_message() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mul", "Tensor")(tensor([[1.0, 2.0, 3.0]]), tensor([1.0, 2.0]))

@@ -10,11 +10,9 @@ else CPU. Defaults are the schema's, computed at import and bound as default arg
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..boxing import python_name
 from ..dispatch import DispatchKey
-from ..schema import BaseType, FunctionSchema, ListType, OptionalType, Type
+from ..schema import BaseType, ListType, OptionalType, Type
 from ._api import COMMON_IMPORTS, chooser_lines, group
 from ._layout import Group, layout
 from ._model import Kernel, OpEntry, Options, Variant
@@ -45,23 +43,6 @@ def kernel_for(entry: OpEntry, backend: DispatchKey) -> Kernel | None:
     return None
 
 
-def _lone_int_lines(schema: FunctionSchema) -> list[str]:
-    """A lone int for a sized int list becomes the list it stands for (``x.sum(0)``), as the
-    dispatched entry makes it (Note [A lone int for a sized list] in dispatch/_entry.py):
-    kernels receive lists only."""
-    lines: list[str] = []
-    for arg in schema.arguments:
-        type_ = arg.type.elem if isinstance(arg.type, OptionalType) else arg.type
-        if isinstance(type_, ListType) and type_.size is not None and type_.elem in _INT_ELEMENTS:
-            name = python_name(arg.name)
-            copies = f"[{name}]" if type_.size == 1 else f"[{name}] * {type_.size:d}"
-            lines += [f"    if type({name}) is int:", f"        {name} = {copies}"]
-    return lines
-
-
-_INT_ELEMENTS: Final = (BaseType("int"), BaseType("SymInt"))
-
-
 def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, ...], modules: dict[str, str]) -> list[str]:
     schema = entry.schema
     params: list[str] = []
@@ -81,7 +62,6 @@ def _static_function(entry: OpEntry, fn_name: str, backends: tuple[DispatchKey, 
     bits = [e for a in schema.arguments if (e := bits_expr(a.type, python_name(a.name))) is not None]
     lines = ["", "", *defaults, *(["", ""] if defaults else [])]
     lines += layout(Group(f"def {fn_name}(", tuple(params)), suffix=" -> Any:")
-    lines += _lone_int_lines(schema)
     if bits:
         lines.append(f"    _b = {' | '.join(bits)}")
     elif any(a.name == "device" for a in schema.arguments):

@@ -23,13 +23,15 @@ from ._messages import (
 Shape = tuple[int, ...]
 
 
-def reduced_dims(shape: Shape, dim: Sequence[int] | None) -> tuple[int, ...]:
-    """The wrapped dimensions a reduction runs over (all of them for None or []). A lone
-    int for ``int[1]? dim`` (``x.sum(0)``) arrives as the list it stands for: the entries
-    and the static functions make it one (Note [A lone int for a sized list] in
-    dispatch/_entry.py); an int here is a caller's bug (``len`` raises rather than ``not
-    0`` reducing over every dimension)."""
-    if dim is None or len(dim) == 0:
+def reduced_dims(shape: Shape, dim: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The wrapped dimensions a reduction runs over (all of them for None or []); a lone
+    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``). Dispatched calls
+    arrive converted (Note [A lone int for a sized list] in dispatch/_entry.py); the
+    callers of kernels themselves -- a --static-dispatch build's functions, a loaded
+    program's static flavor -- pass what they were given, and rely on this."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if not dim:
         return tuple(range(len(shape)))
     wrapped: list[int] = []
     for d in dim:

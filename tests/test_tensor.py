@@ -316,6 +316,17 @@ def test_an_int_beyond_int64_raises_instead_of_wrapping(value: int) -> None:
     assert tensor([2**63 - 1]).tolist() == [2**63 - 1] and tensor([-(2**63)]).tolist() == [-(2**63)]
 
 
+def test_an_int_too_long_to_print_raises_the_overflow_error() -> None:
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:  # it was a ValueError from str() of 5,001 digits
+        tensor([1, 10**5000])
+    assert str(info.value) == (
+        "Overflow when unpacking long: an int of 16610 bits does not fit in int64; pass a float tensor "
+        "(dtype=float64) or a value between -2**63 and 2**63 - 1"
+    )
+
+
 @pytest.mark.parametrize("device", ["cpu", "meta"])
 def test_a_number_operand_beyond_int64_raises_the_argument_overflow_error(device: str) -> None:
     """``a + 10**400``: the operand becomes a wrapped number before any op's entry sees it

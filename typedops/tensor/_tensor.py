@@ -700,7 +700,9 @@ def _check_int_range(data: Any) -> None:
         if isinstance(item, (list, tuple)):
             stack.extend(cast("list[object] | tuple[object, ...]", item))
         elif type(item) is int and not -_INT64_MAX - 1 <= item <= _INT64_MAX:
-            raise TensorError(INT_OVERFLOW.format(value=item))
+            # str() of an int stops at 4,300 digits (a ValueError): a long one is shown by its size
+            shown = item if item.bit_length() <= 80 else f"an int of {item.bit_length()} bits"
+            raise TensorError(INT_OVERFLOW.format(value=shown))
 
 
 def tensor(

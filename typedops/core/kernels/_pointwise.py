@@ -42,6 +42,7 @@ from ._common import (
 
 Shape = tuple[int, ...]
 _BOOL: Final = ScalarType.bool
+_UINT8: Final = ScalarType.uint8
 
 # -- add / mul / div ------------------------------------------------------------------------
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
@@ -76,9 +77,9 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
     b = _cast(other, dtype)
     if alpha == 1:
         return a + b
-    if dtype is ScalarType.bool:
+    if dtype is _BOOL:
         return a | (b & bool(alpha))
-    return a + b * (as_stored(alpha, dtype) if dtype is ScalarType.uint8 else alpha)
+    return a + b * (as_stored(alpha, dtype) if dtype is _UINT8 else alpha)
 
 
 # Note [Subtraction's fast path]

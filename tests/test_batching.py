@@ -301,6 +301,8 @@ ESCAPED_USES: dict[str, Any] = {
     "new_dim": lambda e: e.unsqueeze(0),
     "cat": lambda e: core.cat([e, e], 0),
     "composite": lambda e: e.flatten(),
+    "composite returning its input": lambda e: e.contiguous(),  # its kernel calls no op
+    "composite of a list": lambda e: core.stack([t([0.0, 0.0, 0.0]), e]),
 }
 
 
@@ -316,6 +318,37 @@ def test_an_escaped_batched_tensor_refuses_to_compute(use: str, forced: bool) ->
         else:
             message = errors(ESCAPED_USES[use], e)
     assert ESCAPED.fullmatch(message)
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # the fallback warns once per op
+def test_force_fallback_is_per_thread_and_blocks_in_many_threads_all_close() -> None:
+    """Note [Forcing the fallback]: threads entering and leaving blocks at once lose no
+    change, and a block forces only its own thread (a view's rule returns a view of the
+    input; the forced fallback, stacked copies)."""
+    import threading
+
+    from typedops.batching import _fallback
+
+    x = arange(2, 3)
+
+    def by_rule() -> bool:
+        return vmap(lambda r: r.view([3]))(x).storage is x.storage
+
+    seen: list[bool] = []
+
+    def forcing() -> None:
+        for _ in range(50):
+            with force_fallback():
+                seen.append(by_rule())
+
+    threads = [threading.Thread(target=forcing) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    unforced = [by_rule() for _ in range(50)]
+    for thread in threads:
+        thread.join()
+    assert seen == [False] * 200 and unforced == [True] * 50
+    assert _fallback._open_blocks == [] and by_rule()
 
 
 def test_an_escaped_batched_tensor_refuses_to_compute_in_a_later_vmap() -> None:

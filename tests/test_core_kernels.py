@@ -184,6 +184,161 @@ def test_add_rejects_float_alpha_for_integers() -> None:
     assert str(info.value) == "For integral input tensors, argument alpha must not be a floating point number."
 
 
+# Note [Scalars in a tensor's dtype]
+@pytest.mark.parametrize(
+    ("dtype", "alpha", "low", "high"),
+    [
+        (ScalarType.float32, 1e300, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.float16, -70000, -65504.0, 65504.0),
+        (ScalarType.complex64, 1e39j, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.int8, 128, -128, 127),
+        (ScalarType.int32, -(2**40), -(2**31), 2**31 - 1),
+        (ScalarType.uint8, 256, -255, 255),
+        (ScalarType.uint8, -256, -255, 255),
+    ],
+)
+def test_an_alpha_the_dtype_cannot_hold_raises(dtype: ScalarType, alpha: complex, low: float, high: float) -> None:
+    x = op("ones")([2], dtype=dtype)
+    for y in (x, meta(x)):  # the plan is the Meta kernel's too
+        calls: list[Callable[[], object]] = [
+            lambda: op("add", "Tensor")(y, y, alpha=alpha),
+            lambda: op("add", "out")(y, y, alpha=alpha, out=op("zeros_like")(y)),
+        ]
+        for call in calls:
+            with pytest.raises(RuntimeError) as info:
+                call()
+            assert str(info.value) == (
+                f"value cannot be converted to type {dtype.name} without overflow: alpha must lie within "
+                f"{low} to {high}; pass a smaller alpha, or a wider dtype"
+            )
+
+
+def test_an_alpha_the_dtype_holds_computes() -> None:
+    assert op("add", "Tensor")(tensor([1.0]), tensor([1.0]), alpha=float("inf")).tolist() == [float("inf")]
+    assert op("add", "Tensor")(tensor([1.0]), tensor([1.0]), alpha=65504).tolist() == [65505.0]
+    u = op("ones")([2], dtype=ScalarType.uint8)
+    assert op("sub", "Tensor")(u, u).tolist() == [0, 0]  # numpy refuses b * -1 for uint8: it wraps
+    assert op("add", "Tensor")(u, u, alpha=-255).tolist() == [2, 2]
+    flag = op("ones")([1], dtype=ScalarType.bool)
+    assert op("add", "Tensor")(flag, flag, alpha=2**40).tolist() == [True]
+
+
+@pytest.mark.parametrize("alpha", [1 + 1j, 2 + 0j])  # numpy dropped the imaginary part (a ComplexWarning)
+def test_a_complex_alpha_for_real_tensors_raises(alpha: complex) -> None:
+    with pytest.raises(RuntimeError) as info:
+        op("add", "Tensor")(tensor([1.0]), tensor([2.0]), alpha=alpha)
+    assert str(info.value) == "For non-complex input tensors, argument alpha must not be a complex number."
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "low", "high"),
+    [
+        (ScalarType.float32, 1e300, -3.4028234663852886e38, 3.4028234663852886e38),
+        (ScalarType.float16, 70000, -65504.0, 65504.0),
+        (ScalarType.int8, 300, -128, 127),
+        (ScalarType.int32, float("inf"), -(2**31), 2**31 - 1),
+        (ScalarType.uint8, -256, -255, 255),
+    ],
+)
+def test_a_fill_value_the_dtype_cannot_hold_raises(dtype: ScalarType, value: complex, low: float, high: float) -> None:
+    target = op("zeros")([2], dtype=dtype)
+    calls: list[tuple[str, Callable[[], object]]] = [
+        ("fill_value", lambda: op("full")([2], value, dtype=dtype)),
+        ("fill_value", lambda: op("full")([2], value, dtype=dtype, device="meta")),
+        ("value", lambda: op("fill_", "Scalar")(target, value)),
+        ("value", lambda: op("fill_", "Scalar")(meta(target), value)),
+    ]
+    for name, call in calls:
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert str(info.value) == (
+            f"value cannot be converted to type {dtype.name} without overflow: {name} must lie within "
+            f"{low} to {high}; pass a smaller {name}, or a wider dtype"
+        )
+    assert target.tolist() == [0, 0]  # unchanged
+    with pytest.raises(RuntimeError) as info:
+        op("full")([2], 1 + 1j, dtype=ScalarType.float32)
+    assert str(info.value) == (
+        "value cannot be converted to type float32 without overflow: fill_value has an imaginary part; "
+        "pass a real fill_value, or a complex dtype"
+    )
+
+
+def test_a_fill_value_the_dtype_holds_is_stored_as_pytorch_stores_it() -> None:
+    assert op("full")([2], -1, dtype=ScalarType.uint8).tolist() == [255, 255]  # numpy refused -1 for uint8
+    assert op("fill_", "Scalar")(op("zeros")([1], dtype=ScalarType.uint8), -255).tolist() == [1]
+    assert op("full")([1], 2.5, dtype=ScalarType.int32).tolist() == [2]
+    assert op("full")([1], float("-inf")).tolist() == [float("-inf")]
+    assert op("full")([1], 2 + 0j, dtype=ScalarType.float32).tolist() == [2.0]
+
+
+@pytest.mark.compat
+def test_fill_values_against_the_dtype_as_pytorch_checks_them() -> None:
+    torch = pytest.importorskip("torch")
+    values: list[complex] = [1e300, float("inf"), 70000, 2**40, 300, -1, -256, 128, 2.5, 1e39, 1 + 1j, 2 + 0j]
+    for dtype in (ScalarType.float16, ScalarType.float32, ScalarType.float64, ScalarType.complex64,
+                  ScalarType.int8, ScalarType.uint8, ScalarType.int16, ScalarType.int32, ScalarType.int64):  # fmt: skip
+        tdtype = getattr(torch, dtype.name)
+        for value in values:
+            pairs: list[tuple[Callable[[], Any], Callable[[], Any]]] = [
+                (lambda: op("full")([2], value, dtype=dtype), lambda: torch.full([2], value, dtype=tdtype)),
+                (lambda: op("fill_", "Scalar")(op("zeros")([2], dtype=dtype), value),
+                 lambda: torch.zeros(2, dtype=tdtype).fill_(value)),
+            ]  # fmt: skip
+            for ours_call, theirs_call in pairs:
+                try:
+                    theirs: Any = theirs_call().tolist()
+                except RuntimeError as error:
+                    theirs = error
+                if isinstance(theirs, RuntimeError):
+                    with pytest.raises(RuntimeError):
+                        ours_call()
+                else:
+                    np.testing.assert_array_equal(ours_call().tolist(), theirs, err_msg=f"{dtype.name}, {value}")
+
+
+@pytest.mark.compat
+def test_alpha_against_the_dtype_as_pytorch_checks_it() -> None:
+    torch = pytest.importorskip("torch")
+    alphas: list[complex] = [1e300, -1e300, float("inf"), 70000, 2**40, 300, -1, -129, 128, 256, 2, 1e39, 3.5e38]
+    alphas.append(1 + 1j)
+    for dtype in (ScalarType.float16, ScalarType.float32, ScalarType.float64, ScalarType.complex64, ScalarType.int8,
+                  ScalarType.uint8, ScalarType.int16, ScalarType.int32, ScalarType.int64, ScalarType.bool):  # fmt: skip
+        x, tx = op("ones")([2], dtype=dtype), torch.ones(2, dtype=getattr(torch, dtype.name))
+        for alpha in alphas:
+            try:
+                theirs: Any = torch.add(tx, tx, alpha=alpha).tolist()
+            except RuntimeError as error:
+                theirs = error
+            if isinstance(theirs, RuntimeError):
+                with pytest.raises(RuntimeError):
+                    op("add", "Tensor")(x, x, alpha=alpha)
+            else:
+                with np.errstate(all="ignore"):
+                    ours = op("add", "Tensor")(x, x, alpha=alpha).tolist()
+                np.testing.assert_array_equal(ours, theirs, err_msg=f"{dtype.name}, alpha={alpha}")
+
+
+def test_reductions_take_a_lone_int_from_callers_of_kernels(tmp_path: Path) -> None:
+    """Dispatched calls convert a lone int for ``int[1]? dim``; whoever calls a kernel
+    itself passes it as given: ``reduced_dims`` takes it (a program's static flavor here;
+    a --static-dispatch build in test_opcheck.py)."""
+    from typedops.tracing import trace
+
+    x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    lone: Any = 1  # what the kernel's annotation does not admit, and it takes
+    assert kernels.sum_dim_cpu(x, lone, False, dtype=None).tolist() == [3.0, 7.0]
+
+    def boxed_sum(t: Tensor) -> Tensor:
+        stack: list[Any] = [t, 1]  # the boxed stack keeps the lone int, and so does the trace
+        op("sum", "dim_IntList").call_boxed(stack)
+        result: Tensor = stack[0]
+        return result
+
+    trace(boxed_sum, x).save(str(tmp_path / "p.program"))
+    assert typedops.load(str(tmp_path / "p.program"), flavor="static")(x).tolist() == [3.0, 7.0]
+
+
 def test_broadcast_mismatch_message() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mul", "Tensor")(tensor([[1.0, 2.0, 3.0]]), tensor([1.0, 2.0]))

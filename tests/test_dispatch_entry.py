@@ -22,7 +22,8 @@ from typedops.dispatch._entry import entry_source
 from typedops.schema import parse_schema
 from typedops.vocabulary import ArgumentValueError
 
-OURS = ["_b", "_op", "_ks", "_s", "_tls_sets", "_tls_active", "_list_bits", "_optional_list_bits", "_op_bad_args", "_traced"]
+OURS = ["_b", "_op", "_ks", "_s", "_tls_sets", "_tls_active", "_list_bits", "_optional_list_bits", "_op_bad_args", "_traced",
+        "_op_overflow"]
 
 
 def _second_argument(op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
@@ -43,6 +44,22 @@ def test_an_argument_named_like_a_generated_name_reaches_the_kernel(name: str) -
         with include_keys(DispatchKey.Tracer):  # the per-context sets are read too
             assert handle(x, 42, ys) == 42
         assert handle.redispatch(DispatchKeySet([DispatchKey.Tracer, DispatchKey.CPU]), x, 42, ys) == 42
+
+
+def test_a_keyword_only_argument_named_like_the_overflow_check_reaches_the_kernel() -> None:
+    """``call`` names ``_op_overflow`` when the kernel fails (Note [Ints too large for their
+    argument]): a keyword-only argument of that name is the user's, and ours makes way."""
+
+    def failing(x: Tensor, *, _op_overflow: int) -> Tensor:
+        raise OverflowError(f"kernel got {_op_overflow}")
+
+    with Library("entry_overflow", "FRAGMENT") as lib:
+        handle = lib.define("f(Tensor x, *, int _op_overflow) -> Tensor")
+        lib.impl("f", failing, "CPU")
+        with pytest.raises(OverflowError, match=r"^kernel got 7$"):
+            handle(tensor([1.0]), _op_overflow=7)
+        with pytest.raises(ArgumentValueError, match=r"argument '_op_overflow' \(int\): expected int, got 9223372036854775808"):
+            handle(tensor([1.0]), _op_overflow=2**63)
 
 
 def test_ours_are_renamed_not_the_users() -> None:

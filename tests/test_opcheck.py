@@ -355,6 +355,15 @@ def test_every_core_op_passes_static_against_dynamic_dispatch(core_static: Modul
     assert failures == {}
 
 
+def test_a_static_build_takes_a_lone_int_for_a_sized_list(core_static: ModuleType) -> None:
+    """``int[1]? dim`` given ``1``: the static function passes it as given, and the kernel
+    takes it as ``[1]`` (``reduced_dims``), as the dispatched entry would convert it."""
+    x = typedops.core.ones([2, 3])
+    assert core_static.sum(x, 1).tolist() == core_static.sum(x, [1]).tolist() == [3.0, 3.0]
+    assert core_static.mean(x, 0, True).tolist() == [[1.0, 1.0, 1.0]]
+    assert core_static.sum(x, None).tolist() == 6.0
+
+
 def test_a_kernel_registered_after_the_static_build_is_caught(core_static: ModuleType) -> None:
     from typedops import Library
 

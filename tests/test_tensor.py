@@ -340,13 +340,47 @@ def test_an_int_beyond_int64_raises_instead_of_wrapping(value: int) -> None:
     assert tensor([2**63 - 1]).tolist() == [2**63 - 1] and tensor([-(2**63)]).tolist() == [-(2**63)]
 
 
-@pytest.mark.parametrize("size", [[2**64], [2**62, 4]])
+def test_an_int_too_long_to_print_raises_the_overflow_error() -> None:
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:  # it was a ValueError from str() of 5,001 digits
+        tensor([1, 10**5000])
+    assert str(info.value) == (
+        "Overflow when unpacking long: an int of 16610 bits does not fit in int64; pass a float tensor "
+        "(dtype=float64) or a value between -2**63 and 2**63 - 1"
+    )
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_a_number_operand_beyond_int64_raises_the_argument_overflow_error(device: str) -> None:
+    """``a + 10**400``: the operand becomes a wrapped number before any op's entry sees it
+    (Note [Tensor operators]), so its error is the tensor layer's."""
+    import typedops.core  # noqa: F401 -- installs the operators
+    from typedops.vocabulary import ArgumentOverflowError
+
+    a = tensor([1.0, 2.0], device=device)
+    for value in (10**400, -(2**63) - 1):
+        with pytest.raises(ArgumentOverflowError) as info:
+            a + value  # noqa: B018 -- the operator under test
+        assert str(info.value) == (
+            f"a Python int of {value.bit_length()} bits beside a tensor (an operand of a + 2, a Scalar "
+            "argument) is outside int64's range (-2**63 to 2**63 - 1), the dtype it is held in; pass an "
+            "int within that range, or a float"
+        )
+        assert isinstance(info.value, OverflowError)
+    assert (a * (2**63 - 1)).shape == (2,)
+
+
+@pytest.mark.parametrize("size", [[2**64], [2**62, 4], [2**63 - 1, 2]])
 def test_a_meta_tensor_too_large_to_count_raises(size: list[int]) -> None:
     import typedops.core as core
     from typedops.vocabulary import TensorError
 
+    message = f"Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 elements"
     with pytest.raises(TensorError) as info:
-        core.zeros(size, device="meta")
-    assert str(info.value) == (
-        f"Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 elements"
-    )
+        empty_tensor(size, ScalarType.float32, Device("meta"))
+    assert str(info.value) == message
+    if max(size) < 2**63:  # a size beyond int64 is refused as core::zeros's argument first
+        with pytest.raises(TensorError) as info:
+            core.zeros(size, device="meta")
+        assert str(info.value) == message

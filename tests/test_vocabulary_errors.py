@@ -10,6 +10,7 @@ from typedops.boxing import peek
 from typedops.schema import INT, Argument, FunctionSchema, parse_schema
 from typedops.vocabulary import (
     ArgumentError,
+    ArgumentOverflowError,
     ArgumentValueError,
     DimensionError,
     NoKernelError,
@@ -40,6 +41,7 @@ EXPECTED_BASES = [
     (NoKernelError, LookupError),
     (ArgumentError, TypeError),
     (ArgumentValueError, ValueError),
+    (ArgumentOverflowError, OverflowError),
     (StackError, IndexError),
     (TensorError, RuntimeError),
     (DimensionError, IndexError),

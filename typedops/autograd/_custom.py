@@ -31,7 +31,7 @@ from ..schema import BaseType, FunctionSchema, OptionalType
 from ..tensor import Tensor
 from ..vocabulary import ArgumentError, RegistrationError
 from ._grad_mode import no_grad
-from ._graph import Node, SavedTensor, check_inplace, edge_of, set_history, unpack
+from ._graph import Node, SavedTensor, edge_of, set_history, unpack
 from ._messages import (
     CTX_NOT_OUTPUT,
     CTX_SAVE_TYPE,
@@ -41,7 +41,7 @@ from ._messages import (
     RULE_SIGNATURE,
     AutogradError,
 )
-from ._record import below_autograd, tensors_in
+from ._record import below_autograd, check_written
 
 __all__ = ["BackwardContext", "register_autograd", "install_registrar"]
 
@@ -184,9 +184,8 @@ def register_autograd(
         below = DispatchKeySet.from_bits(below_autograd(int(keys)))
         if all(e is None for e in edges):
             return handle.redispatch(below, *args, **kwargs)
-        for i in written:
-            for t in tensors_in([values[i]]):
-                check_inplace(t, op)
+        if written:
+            check_written(values, written, op)
         with no_grad():
             output = handle.redispatch(below, *args, **kwargs)
         ctx = BackwardContext(tuple(e is not None for e in edges))

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from ..dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed
 from ..schema import FunctionSchema
-from ..tensor import Tensor, bump_version
+from ..tensor import Tensor, bump_version, tensors_in
 from ._grad_mode import no_grad
 from ._graph import Node, check_inplace, edge_of, meta_of, set_history
 from ._messages import NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, YAML_NOT_IMPLEMENTED, AutogradError
@@ -48,7 +48,7 @@ __all__ = [
     "register_autograd_kernels",
     "install_fallbacks",
     "NotImplementedBackward",
-    "tensors_in",
+    "check_written",
 ]
 
 BELOW_AUTOGRAD_MASK: Final = (1 << DispatchKey.AutogradOther) - 1
@@ -79,17 +79,6 @@ def register_autograd_kernels(library: Library, kernels: Iterable[tuple[Operator
         library.impl(handle, kernel, DispatchKey.Autograd, with_keys=True, check=False)
 
 
-def tensors_in(values: Iterable[Any]) -> list[Tensor]:
-    """The tensors among ``values``, lists of tensors flattened."""
-    found: list[Tensor] = []
-    for v in values:
-        if isinstance(v, Tensor):
-            found.append(v)
-        elif isinstance(v, (list, tuple)):
-            found.extend(t for t in cast("list[Any]", v) if isinstance(t, Tensor))
-    return found
-
-
 class NotImplementedBackward(Node):
     """The node of an op without an autograd rule: backward through it raises."""
 
@@ -107,6 +96,14 @@ class NotImplementedBackward(Node):
 @functools.lru_cache(maxsize=4096)
 def _written(schema: FunctionSchema) -> tuple[int, ...]:
     return tuple(i for i, a in enumerate(schema.arguments) if a.is_write)
+
+
+def check_written(values: Sequence[Any], written: Iterable[int], op: str) -> None:
+    """``check_inplace`` on each tensor of the written arguments (``values[i]`` for each
+    ``i`` of ``written``) of a call of ``op`` about to be recorded."""
+    for i in written:
+        for t in tensors_in([values[i]]):
+            check_inplace(t, op)
 
 
 def _inplace_or_view(op: OperatorHandle, keys: Any, stack: list[Any]) -> None:
@@ -132,9 +129,7 @@ def _autograd_fallback(op: OperatorHandle, keys: Any, stack: list[Any]) -> None:
         return
     if schema.is_out_fn:
         raise out_not_differentiable(schema.full_name)
-    for i in _written(schema):
-        for t in tensors_in([args[i]]):
-            check_inplace(t, schema.full_name)
+    check_written(args, _written(schema), schema.full_name)
     with no_grad():
         op.redispatch_boxed(below, stack)
     outputs = [t for t in tensors_in(stack[base:]) if t.dtype.is_floating_point or t.dtype.is_complex]

@@ -111,7 +111,7 @@ def register_vmap(handle: OperatorHandle, rule: Callable[..., Any]) -> Library:
         level = level_of((*args, *kwargs.values()))
         if not level:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         running = level_alive(level)
         if running is None:

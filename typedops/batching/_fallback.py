@@ -28,13 +28,12 @@ every op take this path even where a rule exists (tests, benchmarks).
 from __future__ import annotations
 
 import contextvars
-import threading
 import warnings
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from typing import Any, Final, cast
 
-from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed
+from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed, call_through_stack
 from ..schema import FunctionSchema
 from ..tensor import Tensor
 from ._core import core_op
@@ -54,17 +53,18 @@ _CIA: Final = DispatchKey.CompositeImplicitAutograd
 
 # Note [Forcing the fallback]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# force_fallback() sets a context variable (per thread and task) and counts open blocks in
-# the whole process; a rule reads the count first, so it pays one global load while no
-# block is open anywhere. A forced op with a rule runs the fallback as if it had none,
-# except that view ops loop too: their results are stacked copies, equal in value to the
-# rule's views (what tests and benchmarks compare) but not aliasing their input. The count
-# changes under a lock (``+=`` on it is a load and a store, which threads could interleave,
-# losing a block); readers take no lock: reading it is one load, and a stale nonzero count
-# only sends a rule on to ``forced()``, which reads this context's own variable.
+# force_fallback() sets a context variable (per thread and task) and keeps one item per
+# open block, in the whole process, in a list; a rule tests the list first, so it pays one
+# global load while no block is open anywhere. A forced op with a rule runs the fallback as
+# if it had none, except that view ops loop too: their results are stacked copies, equal
+# in value to the rule's views (what tests and benchmarks compare) but not aliasing their
+# input. Entering appends an item and leaving pops one: each is one C call, atomic under
+# the GIL, so threads opening and closing blocks at once lose no change, with no lock (as
+# Note [The open-blocks list] in dispatch/_tls.py keeps the include/exclude blocks). A
+# nonempty list only sends a rule on to ``forced()``, which reads this context's own
+# variable.
 _FORCED: Final = contextvars.ContextVar[bool]("typedops_vmap_force_fallback", default=False)
-_open_blocks: list[int] = [0]
-_blocks_lock: Final = threading.Lock()
+_open_blocks: Final[list[None]] = []
 
 
 @contextmanager
@@ -72,19 +72,17 @@ def force_fallback() -> Generator[None, None, None]:
     """Make every op called in this block (this thread and asyncio task) take the
     for-loop fallback, even where a batching rule exists: for tests and benchmarks."""
     token = _FORCED.set(True)
-    with _blocks_lock:
-        _open_blocks[0] += 1
+    _open_blocks.append(None)
     try:
         yield
     finally:
-        with _blocks_lock:
-            _open_blocks[0] -= 1
+        _open_blocks.pop()
         _FORCED.reset(token)
 
 
 def forced() -> bool:
     """Whether ``force_fallback()`` is open in this context."""
-    return bool(_open_blocks[0]) and _FORCED.get()
+    return bool(_open_blocks) and _FORCED.get()
 
 
 def items_of(value: object) -> list[object]:
@@ -131,10 +129,7 @@ def fallback(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any], *, view
 def run_fallback(op: OperatorHandle, keys: DispatchKeySet, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The fallback for an op with a rule under ``force_fallback()`` (Note [Forcing the
     fallback]): the returns as the op's unboxed call gives them."""
-    schema = op.schema
-    stack = [*args, *(kwargs[a.name] for a in schema.arguments[len(args) :])]
-    fallback(op, keys, stack, views=True)
-    return stack[0] if len(schema.returns) == 1 else tuple(stack)
+    return call_through_stack(op, lambda stack: fallback(op, keys, stack, views=True), args, kwargs)
 
 
 def _check_schema(schema: FunctionSchema, views: bool) -> None:

@@ -32,7 +32,7 @@ from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
 from ._core import core_op, movedim, pad_to_rank, to_front
-from ._fallback import _open_blocks, forced, run_fallback
+from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import RUNNING, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
 from ._tensor import BATCHED_BIT, BatchedTensor, escaped, make_batched
@@ -70,7 +70,7 @@ def _pointwise(handle: OperatorHandle) -> Kernel:
         return _pointwise_binary(handle, written == 0)
 
     def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         level = 0
         rank = 0
@@ -126,7 +126,7 @@ def _pointwise_unary(handle: OperatorHandle, writes: bool) -> Kernel:
         a = args[0]
         if type(a) is not BatchedTensor:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         if a._batch_level not in RUNNING:
             escaped(a._batch_level)
@@ -152,7 +152,7 @@ def _pointwise_binary(handle: OperatorHandle, writes: bool) -> Kernel:
         level = la if la > lb else lb
         if not level:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         if level not in RUNNING:
             escaped(level)
@@ -220,7 +220,7 @@ def _reduction(handle: OperatorHandle) -> Kernel:
         self = args[0]
         if type(self) is not BatchedTensor:
             return handle.redispatch(keys, *args, **kwargs)
-        if (_open_blocks[0] and forced()) or not self._shape:
+        if (_open_blocks and forced()) or not self._shape:
             return run_fallback(handle, keys, args, kwargs)
         level = self._batch_level
         if level not in RUNNING:
@@ -267,7 +267,7 @@ def _matmul(handle: OperatorHandle) -> Kernel:
         level = max(x._batch_level or 0, y._batch_level or 0)  # class default None for plain tensors
         if not level:
             return handle.redispatch(keys, *args)
-        if (_open_blocks[0] and forced()) or (matmul is None and (x.ndim != 2 or y.ndim != 2)):
+        if (_open_blocks and forced()) or (matmul is None and (x.ndim != 2 or y.ndim != 2)):
             return run_fallback(handle, keys, args, kwargs)  # mm's own error, per sample
         if level not in RUNNING:
             escaped(level)
@@ -344,11 +344,16 @@ def _fits_composite(schema: FunctionSchema) -> str | None:
 
 def _composite(handle: OperatorHandle) -> Kernel:
     """A CompositeImplicitAutograd op: its composite kernel runs on the batched tensors and
-    the ops it calls are batched (what the fallback does for such ops, declared)."""
+    the ops it calls are batched (what the fallback does for such ops, declared). It
+    unwraps nothing, but checks the level (Note [Levels]) as the fallback does: a kernel
+    that calls no op (``contiguous`` of a contiguous tensor returns it) checks none."""
 
     def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
         if not handle.has_kernel_for(DispatchKey.CompositeImplicitAutograd):
             raise AssertionError(f"{handle.schema.full_name} declares vmap: composite without such a kernel")
+        level = level_of((*args, *kwargs.values()))
+        if level and level not in RUNNING:
+            escaped(level)
         return handle.redispatch(keys, *args, **kwargs)
 
     return rule

@@ -59,7 +59,7 @@ def _self_view(handle: OperatorHandle, adjust: Callable[[list[Any], int, int], N
         self = args[0]
         if type(self) is not BatchedTensor:
             return handle.redispatch(keys, *args, **kwargs)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, args, kwargs)
         if self._batch_level not in RUNNING:
             escaped(self._batch_level)
@@ -148,7 +148,7 @@ def _cat(handle: OperatorHandle) -> Kernel:
         level = level_of([tensors])
         if not level:
             return handle.redispatch(keys, tensors, dim)
-        if _open_blocks[0] and forced():
+        if _open_blocks and forced():
             return run_fallback(handle, keys, (tensors, dim), {})
         if level not in RUNNING:
             escaped(level)

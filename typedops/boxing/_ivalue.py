@@ -27,7 +27,7 @@ from ..schema import (
     tensor_class,
 )
 
-__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical"]
+__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "is_overflow"]
 
 
 class Tag(enum.Enum):
@@ -102,15 +102,24 @@ _ACCEPTS: Final[dict[str, frozenset[Tag]]] = {
 # An int argument (int, SymInt, DeviceIndex, and an int passed as a Scalar) is an int64,
 # as in PyTorch, where a Python int past it fails to unpack ("Overflow when unpacking
 # long"). Python's ints have no bound, and kernels would meet one as a bare
-# OverflowError (or as a silently rounded float), so the boxed check refuses it.
+# OverflowError (or as a silently rounded float), so the boxed check refuses it, and the
+# entries refuse one that passed their exact-type tests when the kernel fails on it (Note
+# [Ints too large for their argument] in dispatch/_arguments.py).
 _INT64: Final = frozenset({"int", "SymInt", "DeviceIndex", "Scalar"})
 _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
+_INT64_RANGE: Final = "outside int64's range (-2**63 to 2**63 - 1)"
 
 
 def _int_shown(value: int) -> str:
     """``value`` for a message: an int of too many digits cannot even be made a string."""
     return str(value) if value.bit_length() <= 80 else f"an int of {value.bit_length()} bits"
+
+
+def is_overflow(problem: str) -> bool:
+    """Whether ``mismatch``'s ``problem`` is an int outside int64 (of the value or an
+    element of it): the value has the right type and too large a magnitude."""
+    return problem.endswith(_INT64_RANGE)
 
 
 def canonical(type_: Type, value: Any) -> Any:
@@ -136,7 +145,7 @@ def mismatch(type_: Type, value: Any) -> str | None:
         tag = tag_of(value)
         if tag in accepted:
             if tag is Tag.int and type_.name in _INT64 and not _INT64_MIN <= value <= _INT64_MAX:
-                return f"expected {type_.name}, got {_int_shown(value)}, outside int64's range (-2**63 to 2**63 - 1)"
+                return f"expected {type_.name}, got {_int_shown(value)}, {_INT64_RANGE}"
             return None
         return f"expected {type_.name}, got {type_name(value)}"
     if isinstance(type_, ListType):

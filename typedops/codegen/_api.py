@@ -26,6 +26,7 @@ the others in schema order.
 from __future__ import annotations
 
 import enum
+import dataclasses
 from dataclasses import dataclass
 from typing import Final
 
@@ -234,7 +235,13 @@ def chooser_lines(
         lines += _positional_lines(schemas, branches)
     for index in sorted(used):
         lines.append(f"    _v{index} = args[{index}] if len(args) > {index} else kwargs.get({used[index]!r}, _MISSING)")
+    single: set[_Condition] = set()  # the branches' one-test conditions so far
     for conditions, target in branches:
+        if len(conditions) == 1:
+            if _complement(conditions[0]) in single:  # an earlier branch took every other call
+                lines.append(f"    return {target}(*args, **kwargs)")
+                return lines
+            single.add(conditions[0])
         lines.append(f"    if {' and '.join(_render(c) for c in conditions)}:")
         lines.append(f"        return {target}(*args, **kwargs)")
     lines.append(f"    return _choose({qualified!r}, {candidates}, args, kwargs)")
@@ -274,6 +281,21 @@ def _positional_lines(schemas: list[FunctionSchema], branches: list[_Branch]) ->
             unpack = f"{values}{',' if n == 1 else ''} = args" if n else None
             blocks += [f"        if len(args) == {n}:", *([f"            {unpack}"] if unpack else []), *block]
     return ["    if not kwargs:", *blocks] if blocks else []
+
+
+_COMPLEMENTS: Final = {
+    _Check.keyword: _Check.no_keyword, _Check.no_keyword: _Check.keyword,
+    _Check.at_most: _Check.more_than, _Check.more_than: _Check.at_most,
+}
+
+
+def _complement(c: _Condition) -> _Condition | None:
+    """The test that holds exactly when ``c`` does not (``'out' in kwargs`` for ``'out' not
+    in kwargs``, ``len(args) > 1`` for ``len(args) <= 1``): after a branch testing ``c``
+    alone, a branch testing its complement alone takes every call left, and nothing
+    reaches ``choose`` (sub.Tensor and sub.out)."""
+    other = _COMPLEMENTS.get(c.check)
+    return None if other is None else dataclasses.replace(c, check=other)
 
 
 def functions_section(entries: list[OpEntry], options: Options) -> Section:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..vocabulary import ArgumentError
-from ..boxing import TensorUse, canonical, default_value, mismatch, python_name, tensor_use, type_name
+from ..vocabulary import ArgumentError, ArgumentOverflowError
+from ..boxing import TensorUse, canonical, default_value, is_overflow, mismatch, python_name, tensor_use, type_name
 from ._messages import (
     BAD_BOXED_ARGUMENT,
     BAD_TENSOR_ARGUMENT,
@@ -16,14 +16,20 @@ from ._messages import (
     EXPECTED_TENSOR,
     EXPECTED_TENSOR_LIST,
     EXPECTED_TENSOR_OR_NONE,
+    OVERFLOW_BOXED,
+    OVERFLOW_FIX_INT,
+    OVERFLOW_FIX_SCALAR,
+    OVERFLOW_UNBOXED,
     STACK_MISSING,
     STACK_TOO_LONG,
 )
 
 if TYPE_CHECKING:
+    from ..schema import Argument
+
     from ._operator import OperatorEntry
 
-__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error", "fix_arguments"]
+__all__ = ["explain_bad_tensors", "fill_stack_defaults", "boxed_argument_error", "fix_arguments", "check_overflow"]
 
 
 def _is_tensor(value: Any) -> bool:
@@ -61,15 +67,51 @@ def explain_bad_tensors(op: OperatorEntry, values: dict[str, Any], *, boxed: boo
     return ArgumentError(BAD_TENSOR_SOMEWHERE.format(op=op.full_name))
 
 
-def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError | None:
+def boxed_argument_error(op: OperatorEntry, stack: list[Any]) -> ArgumentError | ArgumentOverflowError | None:
     """The error for the first stack value that does not fit its argument's schema type.
     (A lone value for a sized list stays on the stack; an unboxed kernel gets the list
     from its unboxing wrapper: ``conversions_for``.)"""
     for arg, value in zip(op.schema.arguments, stack):
         problem = mismatch(arg.type, value)
         if problem is not None:
-            return ArgumentError(BAD_BOXED_ARGUMENT.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem))
+            return _argument_error(op, arg, problem, boxed=True)
     return None
+
+
+def _argument_error(op: OperatorEntry, arg: Argument, problem: str, *, boxed: bool) -> ArgumentError | ArgumentOverflowError:
+    """The error of argument ``arg`` whose value has ``problem`` (``mismatch``'s text)."""
+    if is_overflow(problem):
+        fix = OVERFLOW_FIX_SCALAR if "Scalar" in str(arg.type) else OVERFLOW_FIX_INT
+        template = OVERFLOW_BOXED if boxed else OVERFLOW_UNBOXED
+        return ArgumentOverflowError(template.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem, fix=fix))
+    template = BAD_BOXED_ARGUMENT if boxed else BAD_UNBOXED_ARGUMENT
+    return ArgumentError(template.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem))
+
+
+# Note [Ints too large for their argument]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An int argument is an int64 (Note [Ints are int64] in boxing/_ivalue.py). The entries'
+# exact-type tests do not test an int's range (a comparison on every call of every op with
+# an int or Scalar argument); the full check does, when a test fails. An int beyond int64
+# that passes the test meets the kernel, which fails in its own way: numpy's bare
+# OverflowError ("Python int too large to convert to C long"), a ValueError from printing
+# a number of more than 4,300 digits into a message, or an error about a dimension no
+# tensor has. So when the kernel raises, ``call`` and ``call_boxed`` run the full check on
+# their arguments (the try costs nothing until it catches): an argument out of range gives
+# its ArgumentOverflowError, naming the op, the argument and the fix, as PyTorch refuses
+# such an argument before any kernel runs; with none, the kernel's error goes on. A
+# composite kernel's inner call names the inner op first, then the outer entry, seeing
+# the same value among its own arguments, names the op the caller called. An int beyond
+# int64 that the kernel computes with (``alpha=2**63`` for a float tensor, as PyTorch
+# does) is not refused.
+def check_overflow(op: OperatorEntry, values: tuple[Any, ...], *, boxed: bool = False) -> None:
+    """After a kernel's error: raise the ArgumentOverflowError of the first of the
+    call's arguments ``values`` (every argument, in schema order) outside int64, if any
+    (Note [Ints too large for their argument])."""
+    for arg, value in zip(op.schema.arguments, values):
+        problem = mismatch(arg.type, value)
+        if problem is not None and is_overflow(problem):
+            raise _argument_error(op, arg, problem, boxed=boxed) from None
 
 
 # Note [Unboxed calls check like boxed ones]
@@ -90,7 +132,7 @@ def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any
         arg = args[i]
         problem = mismatch(arg.type, value)
         if problem is not None:
-            raise ArgumentError(BAD_UNBOXED_ARGUMENT.format(op=op.full_name, name=arg.name, type=arg.type, problem=problem))
+            raise _argument_error(op, arg, problem, boxed=False)
         fixed.append(canonical(arg.type, value))
     return tuple(fixed)
 

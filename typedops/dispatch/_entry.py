@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
 from typing_extensions import assert_never
 
@@ -29,8 +29,9 @@ from ..vocabulary import ScalarType, TensorError, TypedopsError
 from ..tensor import backend_key_for_device
 from ..boxing import ArgCheck, CallShape, CheckKind, TensorUse
 from ..boxing import bad_returns, install, mismatch, positional_names, renamed, wrong_tuple
+from ..tensor import tensors_in
 from ._messages import MIXED_DEVICES
-from ._arguments import boxed_argument_error, explain_bad_tensors, fill_stack_defaults, fix_arguments
+from ._arguments import boxed_argument_error, check_overflow, explain_bad_tensors, fill_stack_defaults, fix_arguments
 from ..vocabulary import DispatchKey
 from ._trace import TRACE_ENABLED, traced_call, traced_call_boxed
 from ._tls import keep_flag_in, local_sets
@@ -125,16 +126,6 @@ _BACKENDS: Final = sum(1 << k for k in BACKEND_KEYS)
 _CPU_KEYS: Final = (1 << DispatchKey.CPU) | (1 << DispatchKey.AutogradCPU)
 
 
-def _tensors_in(values: Iterable[Any]) -> list[Any]:
-    found: list[Any] = []
-    for value in values:
-        if isinstance(value, (list, tuple)):
-            found.extend(v for v in cast("list[Any]", value) if v is not None)
-        elif value is not None:
-            found.append(value)
-    return found
-
-
 def _mixed_devices(op: OperatorEntry, bits: int, values: Iterable[Any], stack: list[Any] | None = None, filled: int = 0) -> int:
     """The key set of a call whose tensors carry two backend keys: without the CPU keys
     of 0-dim CPU tensors when the rest share one device, else PyTorch's error (a boxed
@@ -154,7 +145,7 @@ def one_device(name: str, bits: int, values: Iterable[Any]) -> int:
     tensors, None) whose bits hold two backend keys, checked as an ExactSame op's (Note
     [One device per call]): without the CPU keys of 0-dim CPU tensors when the rest share
     one device, else PyTorch's error. Static unboxing wrappers call it too."""
-    tensors = _tensors_in(values)
+    tensors = tensors_in(values)
     devices = list(dict.fromkeys(str(t.device) for t in tensors if not (t.device.type == "cpu" and not t.shape)))
     if len(devices) == 1 and devices[0] != "cpu":
         return bits & ~_CPU_KEYS
@@ -228,6 +219,7 @@ class _Names(NamedTuple):
     traced: str = "_traced"
     mixed: str = "_mixed_devices"
     fix: str = "_op_fix_args"
+    overflow: str = "_op_overflow"
     fits: str = "_fits"
     scalars: str = "_SCALARS"
     complexes: str = "_COMPLEXES"
@@ -537,7 +529,11 @@ def _call(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...])
         *_key_lines([(p, a.tensors) for a, p in zip(shape.args, params)], f"{names.bad_args}({names.op}, {values})", names),
         *_value_checks(shape, names, params),
         *hint,
-        *_unboxed_dispatch(shape, trace, "call", names, params),
+        "        try:",
+        *[f"    {line}" for line in _unboxed_dispatch(shape, trace, "call", names, params)],
+        "        except Exception:",  # Note [Ints too large for their argument] in _arguments.py
+        f"            {names.overflow}({names.op}, {values})",
+        "            raise",
     ]
 
 
@@ -576,15 +572,12 @@ def _call_boxed(shape: CallShape, trace: bool) -> list[str]:
         tail.append(f"            raise _bad_returns(_op, stack, {shape.returns})")
     else:
         tail = _direct_call(shape, locals_)
-    # Note [A failed boxed call keeps its arguments] (boxing/_wrappers.py): the kernel's
-    # failure gives the arguments back; take back the defaults this call filled in too.
     return [
         *lines,
         "        try:",
         *[f"    {line}" for line in tail],
-        "        except BaseException:",
-        f"            if _filled and len(stack) == {n}:",
-        "                del stack[-_filled:]",
+        "        except BaseException as _e:",
+        f"            _boxed_failed(_op, stack, _filled, ({''.join(f'{v}, ' for v in locals_)}), _e)",
         "            raise",
     ]
 
@@ -648,6 +641,17 @@ def _check_stack(op: OperatorEntry, stack: list[Any], filled: int) -> None:
         raise error
 
 
+def _boxed_failed(op: OperatorEntry, stack: list[Any], filled: int, values: tuple[Any, ...], error: BaseException) -> None:
+    """call_boxed's kernel raised ``error`` on the arguments ``values``. Note [A failed
+    boxed call keeps its arguments] (boxing/_wrappers.py): the kernel's failure gives the
+    arguments back; take back the defaults this call filled in too. The error may come
+    from an argument too large: Note [Ints too large for their argument] in _arguments.py."""
+    if len(stack) == len(values):
+        _unfill(stack, filled)
+    if isinstance(error, Exception):
+        check_overflow(op, values, boxed=True)
+
+
 def _fits(op: OperatorEntry, index: int, value: Any) -> bool:
     return mismatch(op.schema.arguments[index].type, value) is None
 
@@ -670,6 +674,8 @@ _GLOBALS: Final[dict[str, Any]] = {
     "_check_stack": _check_stack,
     "_fits": _fits,
     "_op_fix_args": fix_arguments,
+    "_op_overflow": check_overflow,
+    "_boxed_failed": _boxed_failed,
     "_INTS": frozenset({int}),
     "_SCALARS": frozenset({int, float, bool, complex}),
     "_COMPLEXES": frozenset({int, float, complex}),

@@ -9,10 +9,13 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
 
+from ..boxing import bad_returns
 from ..vocabulary import ArgumentError, BoundedCache, DispatchKey
 from ._messages import BOXED_NOT_A_FUNCTION
 
-__all__ = ["Fallthrough", "fallthrough", "Boxed", "boxed", "KernelKind", "Registration", "caller_location"]
+__all__ = [
+    "Fallthrough", "fallthrough", "Boxed", "boxed", "call_through_stack", "KernelKind", "Registration", "caller_location",
+]  # fmt: skip
 
 
 class Fallthrough:
@@ -68,6 +71,19 @@ class Boxed:
 
     def __repr__(self) -> str:
         return f"boxed({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+def call_through_stack(op: Any, run: Callable[[list[Any]], object], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """An unboxed call of ``op`` (``args`` and ``kwargs`` as an unboxed twin receives them:
+    Note [Unboxed twins of boxed kernels] in _operator.py) made by the boxed ``run(stack)``
+    on the stack of its arguments: the returns checked, and given back as the unboxed call
+    returns them (None, the one value, or a tuple), as a generated boxing wrapper does."""
+    stack = [*args, *kwargs.values()]
+    run(stack)
+    count = len(op.schema.returns)
+    if len(stack) != count:
+        raise bad_returns(op, stack, count)
+    return None if count == 0 else stack[0] if count == 1 else tuple(stack)
 
 
 def boxed(fn: Callable[[Any, Any, list[Any]], None], only_for: Callable[[Any, Any], bool] | None = None) -> Boxed:

@@ -88,6 +88,11 @@ EXPECTED_TENSOR_LIST: Final = "expected a list of Tensors, got {got}"
 ELEMENT_NOT_TENSOR: Final = "element {index} is {got}, not a Tensor"
 BAD_BOXED_ARGUMENT: Final = "{op}.call_boxed(): argument '{name}' ({type}): {problem}"
 BAD_UNBOXED_ARGUMENT: Final = "{op}(): argument '{name}' ({type}): {problem}"
+# An int too large for its argument (Note [Ints are int64] in boxing/_ivalue.py).
+OVERFLOW_BOXED: Final = "{op}.call_boxed(): argument '{name}' ({type}): {problem}; pass {fix}"
+OVERFLOW_UNBOXED: Final = "{op}(): argument '{name}' ({type}): {problem}; pass {fix}"
+OVERFLOW_FIX_INT: Final = "an int within that range"
+OVERFLOW_FIX_SCALAR: Final = "an int within that range, or a float"
 STACK_TOO_LONG: Final = (
     "{op}.{entry}(): the stack holds {have} values, but the op takes {want} argument(s) "
     "({signature}); the stack must hold exactly the arguments"

@@ -46,9 +46,8 @@ import inspect
 from collections.abc import Callable, Generator, Iterable
 from typing import Any, Final, TypeVar
 
-from ..boxing import bad_returns
 from ..vocabulary import DispatchKey, DispatchKeySet
-from ._kernel import Boxed
+from ._kernel import Boxed, call_through_stack
 
 __all__ = [
     "include_keys", "exclude_keys", "allow_keys", "KeysChanged", "local_include", "local_exclude",
@@ -227,12 +226,7 @@ def python_fallback(
         saved = _get()
         modes = saved[3]
         if not modes or not STATE.active:  # rare: the boxed way, as a boxing wrapper would
-            stack = [*args, *kwargs.values()]
-            fallback(op, keys, stack)
-            count = len(op.schema.returns)
-            if len(stack) != count:
-                raise bad_returns(op, stack, count)
-            return None if count == 0 else stack[0] if count == 1 else tuple(stack)
+            return call_through_stack(op, lambda stack: fallback(op, keys, stack), args, kwargs)
         shift(saved, modes)
         try:
             return handle_unboxed(modes[-1], op, args, kwargs)

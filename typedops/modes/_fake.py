@@ -20,11 +20,10 @@ CPU scalars mix with any device. A result that is one of the plain views
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Final, cast
 
 from ..vocabulary import Device, DispatchKey, NoKernelError
-from ..tensor import NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view
+from ..tensor import NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view, tensors_in
 from ..dispatch import OperatorHandle
 from . import _messages as msg
 from ._mode import DispatchMode, dispatch_on_class
@@ -59,23 +58,13 @@ class FakeTensor(Tensor):
         cls, op: OperatorHandle, types: tuple[type, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
         """A call on fake tensors outside any mode: their mode handles it."""
-        mode = next((t.fake_mode for t in _fakes(args, kwargs) if t.fake_mode is not None), None)
+        mode = next((t.fake_mode for t in tensors_in((*args, *kwargs.values()), FakeTensor) if t.fake_mode is not None), None)
         if mode is None:
             mode = FakeTensorMode()
         return mode.__typedops_dispatch__(op, types, args, kwargs)
 
 
 dispatch_on_class(FakeTensor)
-
-
-def _fakes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[FakeTensor]:
-    found: list[FakeTensor] = []
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, FakeTensor):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in cast("Sequence[object]", value) if isinstance(v, FakeTensor))
-    return found
 
 
 def _make_fake(t: Tensor, device: Device, mode: FakeTensorMode) -> FakeTensor:

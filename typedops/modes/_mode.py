@@ -31,11 +31,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeVar, cast
 
 from ..vocabulary import AUTOGRAD_KEYS, BoundedCache, DispatchKey, DispatchKeySet
-from ..boxing import bad_returns
 from ..tensor import Tensor
 from ..dispatch import (
     Library,
     OperatorHandle,
+    call_through_stack,
     include_keys,
     python_fallback,
     python_modes,
@@ -204,11 +204,7 @@ def _handle_unboxed(mode: DispatchMode, op: OperatorHandle, args: tuple[Any, ...
     kernels] in dispatch/_operator.py), just as the handler takes them."""
     split = _SPLITS.get(op) or _split_of(op)
     if split.returns != 1:  # the boxed way checks how many results the handler gave
-        stack = [*args, *kwargs.values()]
-        _handle(mode, op, stack)
-        if len(stack) != split.returns:
-            raise bad_returns(op, stack, split.returns)
-        return tuple(stack) if stack else None
+        return call_through_stack(op, lambda stack: _handle(mode, op, stack), args, kwargs)
     if split.names:
         types = _tensor_types([*args, *kwargs.values()], split.tensor_positions)
     else:

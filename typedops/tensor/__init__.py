@@ -24,6 +24,7 @@ from ._strides import (
     wrap_dim,
 )
 from ._messages import NO_DATA
+from ._collect import tensors_in
 from ._tensor import (
     AUTOGRAD_BIT_FOR_DEVICE,
     AUTOGRAD_BITS,
@@ -66,6 +67,7 @@ __all__ = [
     "empty_meta",
     "wrap_array",
     "wrapped_scalar",
+    "tensors_in",
     "make_view",
     "resize_",
     "bump_version",

@@ -58,6 +58,11 @@ INT_OVERFLOW: Final = (
     "Overflow when unpacking long: {value} does not fit in int64; pass a float tensor "
     "(dtype=float64) or a value between -2**63 and 2**63 - 1"
 )
+OPERAND_OVERFLOW: Final = (
+    "a Python int of {bits} bits beside a tensor (an operand of a + 2, a Scalar argument) "
+    "is outside int64's range (-2**63 to 2**63 - 1), the dtype it is held in; pass an int "
+    "within that range, or a float"
+)
 GRAD_NOT_TENSOR: Final = "assigned grad expected to be a Tensor or None but got grad of type {type}"
 GRAD_MISMATCH: Final = (
     "attempting to assign a gradient of {what} '{got}' to a tensor of {what} '{expected}'. Please "

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Final, cast, overload
 from ..vocabulary import (
     AUTOGRAD_KEYS,
     ArgumentError,
+    ArgumentOverflowError,
     ArgumentValueError,
     Device,
     DispatchKey,
@@ -55,6 +56,7 @@ from ._messages import (
     GRAD_MISMATCH,
     GRAD_NOT_TENSOR,
     INT_OVERFLOW,
+    OPERAND_OVERFLOW,
     SIZE_OVERFLOW,
     NO_AUTOGRAD,
     NON_LEAF_REQUIRES_GRAD,
@@ -676,11 +678,17 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
     else:
         dtype = ScalarType.complex128
     if device.type == "meta":
+        if dtype is ScalarType.int64 and not -_INT64_MAX - 1 <= cast(int, value) <= _INT64_MAX:
+            raise ArgumentOverflowError(OPERAND_OVERFLOW.format(bits=cast(int, value).bit_length()))
         t = empty_meta((), dtype)
     else:
         import numpy as np
 
-        t = Tensor._from_array(np.array(value, dtype=numpy_dtype(dtype)), dtype, device)
+        try:
+            array = np.array(value, dtype=numpy_dtype(dtype))
+        except OverflowError:  # an int beyond int64 (an entry names its op: Note [Ints too large for their argument])
+            raise ArgumentOverflowError(OPERAND_OVERFLOW.format(bits=cast(int, value).bit_length())) from None
+        t = Tensor._from_array(array, dtype, device)
     t.is_wrapped_number = True
     return t
 
@@ -693,7 +701,9 @@ def _check_int_range(data: Any) -> None:
         if isinstance(item, (list, tuple)):
             stack.extend(cast("list[object] | tuple[object, ...]", item))
         elif type(item) is int and not -_INT64_MAX - 1 <= item <= _INT64_MAX:
-            raise TensorError(INT_OVERFLOW.format(value=item))
+            # str() of an int stops at 4,300 digits (a ValueError): a long one is shown by its size
+            shown = item if item.bit_length() <= 80 else f"an int of {item.bit_length()} bits"
+            raise TensorError(INT_OVERFLOW.format(value=shown))
 
 
 def tensor(

@@ -8,6 +8,7 @@ from ._cache import BoundedCache
 from ._dtypes import SYM_INT_MARKER, Device, Generator, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
     ArgumentError,
+    ArgumentOverflowError,
     ArgumentValueError,
     DimensionError,
     NoKernelError,
@@ -51,6 +52,7 @@ __all__ = [
     "OperatorAttributeError",
     "ArgumentError",
     "ArgumentValueError",
+    "ArgumentOverflowError",
     "StackError",
     "TensorError",
     "DimensionError",

@@ -20,6 +20,7 @@ __all__ = [
     "NoKernelError",
     "ArgumentError",
     "ArgumentValueError",
+    "ArgumentOverflowError",
     "StackError",
     "TensorError",
     "DimensionError",
@@ -101,6 +102,13 @@ class ArgumentError(TypedopsError, TypeError):
 class ArgumentValueError(TypedopsError, ValueError):
     """An argument of the right type whose value is not allowed (a device string that
     names no device, a namespace that is not an identifier)."""
+
+
+class ArgumentOverflowError(ArgumentValueError, OverflowError):
+    """A Python int too large for the argument it is passed as (an ``int`` or ``Scalar``
+    beyond int64: Note [Ints are int64] in boxing/_ivalue.py). Also an ``OverflowError``,
+    which is what Python raises for an int too large to convert and what PyTorch raises
+    for such a ``Scalar`` (it raises ``ValueError`` for such an ``int``: this is both)."""
 
 
 class StackError(TypedopsError, IndexError):

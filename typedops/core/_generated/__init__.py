@@ -2047,9 +2047,7 @@ def sub(*args: Any, **kwargs: Any) -> Any:
             return sub__Tensor.call(_v0, _v1)
     if 'out' not in kwargs:
         return sub__Tensor.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sub__out.call(*args, **kwargs)
-    return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
+    return sub__out.call(*args, **kwargs)
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2086,9 +2084,7 @@ def div(*args: Any, **kwargs: Any) -> Any:
             return div__Tensor.call(_v0, _v1)
     if 'out' not in kwargs:
         return div__Tensor.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return div__out.call(*args, **kwargs)
-    return _choose('core::div', _CANDIDATES_div, args, kwargs)
+    return div__out.call(*args, **kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -2102,9 +2098,7 @@ def exp(*args: Any, **kwargs: Any) -> Any:
             return exp__default.call(_v0)
     if 'out' not in kwargs:
         return exp__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return exp__out.call(*args, **kwargs)
-    return _choose('core::exp', _CANDIDATES_exp, args, kwargs)
+    return exp__out.call(*args, **kwargs)
 
 _CANDIDATES_exp2 = (
     (exp2__default.schema, exp2__default),
@@ -2118,9 +2112,7 @@ def exp2(*args: Any, **kwargs: Any) -> Any:
             return exp2__default.call(_v0)
     if 'out' not in kwargs:
         return exp2__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return exp2__out.call(*args, **kwargs)
-    return _choose('core::exp2', _CANDIDATES_exp2, args, kwargs)
+    return exp2__out.call(*args, **kwargs)
 
 _CANDIDATES_expm1 = (
     (expm1__default.schema, expm1__default),
@@ -2134,9 +2126,7 @@ def expm1(*args: Any, **kwargs: Any) -> Any:
             return expm1__default.call(_v0)
     if 'out' not in kwargs:
         return expm1__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return expm1__out.call(*args, **kwargs)
-    return _choose('core::expm1', _CANDIDATES_expm1, args, kwargs)
+    return expm1__out.call(*args, **kwargs)
 
 _CANDIDATES_log = (
     (log__default.schema, log__default),
@@ -2150,9 +2140,7 @@ def log(*args: Any, **kwargs: Any) -> Any:
             return log__default.call(_v0)
     if 'out' not in kwargs:
         return log__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log__out.call(*args, **kwargs)
-    return _choose('core::log', _CANDIDATES_log, args, kwargs)
+    return log__out.call(*args, **kwargs)
 
 _CANDIDATES_log2 = (
     (log2__default.schema, log2__default),
@@ -2166,9 +2154,7 @@ def log2(*args: Any, **kwargs: Any) -> Any:
             return log2__default.call(_v0)
     if 'out' not in kwargs:
         return log2__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log2__out.call(*args, **kwargs)
-    return _choose('core::log2', _CANDIDATES_log2, args, kwargs)
+    return log2__out.call(*args, **kwargs)
 
 _CANDIDATES_log10 = (
     (log10__default.schema, log10__default),
@@ -2182,9 +2168,7 @@ def log10(*args: Any, **kwargs: Any) -> Any:
             return log10__default.call(_v0)
     if 'out' not in kwargs:
         return log10__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log10__out.call(*args, **kwargs)
-    return _choose('core::log10', _CANDIDATES_log10, args, kwargs)
+    return log10__out.call(*args, **kwargs)
 
 _CANDIDATES_log1p = (
     (log1p__default.schema, log1p__default),
@@ -2198,9 +2182,7 @@ def log1p(*args: Any, **kwargs: Any) -> Any:
             return log1p__default.call(_v0)
     if 'out' not in kwargs:
         return log1p__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return log1p__out.call(*args, **kwargs)
-    return _choose('core::log1p', _CANDIDATES_log1p, args, kwargs)
+    return log1p__out.call(*args, **kwargs)
 
 _CANDIDATES_sqrt = (
     (sqrt__default.schema, sqrt__default),
@@ -2214,9 +2196,7 @@ def sqrt(*args: Any, **kwargs: Any) -> Any:
             return sqrt__default.call(_v0)
     if 'out' not in kwargs:
         return sqrt__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sqrt__out.call(*args, **kwargs)
-    return _choose('core::sqrt', _CANDIDATES_sqrt, args, kwargs)
+    return sqrt__out.call(*args, **kwargs)
 
 _CANDIDATES_rsqrt = (
     (rsqrt__default.schema, rsqrt__default),
@@ -2230,9 +2210,7 @@ def rsqrt(*args: Any, **kwargs: Any) -> Any:
             return rsqrt__default.call(_v0)
     if 'out' not in kwargs:
         return rsqrt__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return rsqrt__out.call(*args, **kwargs)
-    return _choose('core::rsqrt', _CANDIDATES_rsqrt, args, kwargs)
+    return rsqrt__out.call(*args, **kwargs)
 
 _CANDIDATES_reciprocal = (
     (reciprocal__default.schema, reciprocal__default),
@@ -2246,9 +2224,7 @@ def reciprocal(*args: Any, **kwargs: Any) -> Any:
             return reciprocal__default.call(_v0)
     if 'out' not in kwargs:
         return reciprocal__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return reciprocal__out.call(*args, **kwargs)
-    return _choose('core::reciprocal', _CANDIDATES_reciprocal, args, kwargs)
+    return reciprocal__out.call(*args, **kwargs)
 
 _CANDIDATES_sigmoid = (
     (sigmoid__default.schema, sigmoid__default),
@@ -2262,9 +2238,7 @@ def sigmoid(*args: Any, **kwargs: Any) -> Any:
             return sigmoid__default.call(_v0)
     if 'out' not in kwargs:
         return sigmoid__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sigmoid__out.call(*args, **kwargs)
-    return _choose('core::sigmoid', _CANDIDATES_sigmoid, args, kwargs)
+    return sigmoid__out.call(*args, **kwargs)
 
 _CANDIDATES_sin = (
     (sin__default.schema, sin__default),
@@ -2278,9 +2252,7 @@ def sin(*args: Any, **kwargs: Any) -> Any:
             return sin__default.call(_v0)
     if 'out' not in kwargs:
         return sin__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sin__out.call(*args, **kwargs)
-    return _choose('core::sin', _CANDIDATES_sin, args, kwargs)
+    return sin__out.call(*args, **kwargs)
 
 _CANDIDATES_cos = (
     (cos__default.schema, cos__default),
@@ -2294,9 +2266,7 @@ def cos(*args: Any, **kwargs: Any) -> Any:
             return cos__default.call(_v0)
     if 'out' not in kwargs:
         return cos__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return cos__out.call(*args, **kwargs)
-    return _choose('core::cos', _CANDIDATES_cos, args, kwargs)
+    return cos__out.call(*args, **kwargs)
 
 _CANDIDATES_tan = (
     (tan__default.schema, tan__default),
@@ -2310,9 +2280,7 @@ def tan(*args: Any, **kwargs: Any) -> Any:
             return tan__default.call(_v0)
     if 'out' not in kwargs:
         return tan__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return tan__out.call(*args, **kwargs)
-    return _choose('core::tan', _CANDIDATES_tan, args, kwargs)
+    return tan__out.call(*args, **kwargs)
 
 _CANDIDATES_asin = (
     (asin__default.schema, asin__default),
@@ -2326,9 +2294,7 @@ def asin(*args: Any, **kwargs: Any) -> Any:
             return asin__default.call(_v0)
     if 'out' not in kwargs:
         return asin__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return asin__out.call(*args, **kwargs)
-    return _choose('core::asin', _CANDIDATES_asin, args, kwargs)
+    return asin__out.call(*args, **kwargs)
 
 _CANDIDATES_acos = (
     (acos__default.schema, acos__default),
@@ -2342,9 +2308,7 @@ def acos(*args: Any, **kwargs: Any) -> Any:
             return acos__default.call(_v0)
     if 'out' not in kwargs:
         return acos__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return acos__out.call(*args, **kwargs)
-    return _choose('core::acos', _CANDIDATES_acos, args, kwargs)
+    return acos__out.call(*args, **kwargs)
 
 _CANDIDATES_atan = (
     (atan__default.schema, atan__default),
@@ -2358,9 +2322,7 @@ def atan(*args: Any, **kwargs: Any) -> Any:
             return atan__default.call(_v0)
     if 'out' not in kwargs:
         return atan__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return atan__out.call(*args, **kwargs)
-    return _choose('core::atan', _CANDIDATES_atan, args, kwargs)
+    return atan__out.call(*args, **kwargs)
 
 _CANDIDATES_sinh = (
     (sinh__default.schema, sinh__default),
@@ -2374,9 +2336,7 @@ def sinh(*args: Any, **kwargs: Any) -> Any:
             return sinh__default.call(_v0)
     if 'out' not in kwargs:
         return sinh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return sinh__out.call(*args, **kwargs)
-    return _choose('core::sinh', _CANDIDATES_sinh, args, kwargs)
+    return sinh__out.call(*args, **kwargs)
 
 _CANDIDATES_cosh = (
     (cosh__default.schema, cosh__default),
@@ -2390,9 +2350,7 @@ def cosh(*args: Any, **kwargs: Any) -> Any:
             return cosh__default.call(_v0)
     if 'out' not in kwargs:
         return cosh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return cosh__out.call(*args, **kwargs)
-    return _choose('core::cosh', _CANDIDATES_cosh, args, kwargs)
+    return cosh__out.call(*args, **kwargs)
 
 _CANDIDATES_tanh = (
     (tanh__default.schema, tanh__default),
@@ -2406,9 +2364,7 @@ def tanh(*args: Any, **kwargs: Any) -> Any:
             return tanh__default.call(_v0)
     if 'out' not in kwargs:
         return tanh__default.call(*args, **kwargs)
-    if 'out' in kwargs:
-        return tanh__out.call(*args, **kwargs)
-    return _choose('core::tanh', _CANDIDATES_tanh, args, kwargs)
+    return tanh__out.call(*args, **kwargs)
 
 _CANDIDATES_eq = (
     (eq__Tensor.schema, eq__Tensor),

@@ -16,10 +16,13 @@ from typing import Any, Final
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
 from ...tensor import Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
-from ._messages import CANNOT_CAST_RESULT
+from ._messages import CANNOT_CAST_RESULT, SCALAR_NOT_REAL, SCALAR_OVERFLOW
 
 __all__ = [
     "NUMPY_FLOATING",
+    "SCALAR_BOUNDS",
+    "scalar_overflow",
+    "as_stored",
     "call_op",
     "clear_op_cache",
     "promote_types",
@@ -294,6 +297,67 @@ def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType)
 
         data(out)[...] = np.asarray(values, dtype=numpy_dtype(dtype)).astype(numpy_dtype(out.dtype))
     return out
+
+
+# Note [Scalars in a tensor's dtype]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch converts a Scalar that meets a dtype (add's alpha, full's and fill_'s value) with
+# a checked conversion, and a value the dtype cannot hold raises ("value cannot be
+# converted to type float without overflow"): a finite float beyond a floating dtype's
+# largest value, a number beyond an integer dtype's range (or a non-finite float), a
+# complex number with an imaginary part for a real dtype. numpy would give inf with a
+# RuntimeWarning, wrap silently, or raise a bare OverflowError. Non-finite floats convert
+# to floating dtypes, and bools hold any number. An unsigned dtype takes a negative number
+# down to minus its largest, wrapping as C's conversion does: uint8 - uint8 is
+# ``a + b * 255`` in uint8 arithmetic, ``full(..., -1, dtype=uint8)`` is 255.
+_F32_MAX: Final = 3.4028234663852886e38
+_BOUNDS: Final = {  # what a dtype holds (each part, for complex64); the others: everything
+    ScalarType.float16: (-65504.0, 65504.0),
+    ScalarType.bfloat16: (-3.3895313892515355e38, 3.3895313892515355e38),
+    ScalarType.float32: (-_F32_MAX, _F32_MAX),
+    ScalarType.complex64: (-_F32_MAX, _F32_MAX),
+    ScalarType.int8: (-(2**7), 2**7 - 1),
+    ScalarType.int16: (-(2**15), 2**15 - 1),
+    ScalarType.int32: (-(2**31), 2**31 - 1),
+    ScalarType.int64: (-(2**63), 2**63 - 1),
+    ScalarType.uint8: (-(2**8 - 1), 2**8 - 1),  # negatives wrap
+}
+# By ScalarType code: a list index, where a dict lookup would hash the enum member in Python.
+SCALAR_BOUNDS: Final[list[tuple[float, float] | None]] = [None] * (max(t._value_ for t in ScalarType) + 1)
+for _dtype, _bounds in _BOUNDS.items():
+    SCALAR_BOUNDS[_dtype._value_] = _bounds
+_INF: Final = float("inf")
+
+
+def scalar_overflow(value: Scalar, dtype: ScalarType, what: str) -> TensorError | None:
+    """The error of converting ``value`` (the argument ``what``: "alpha", "fill_value") to
+    ``dtype``, or None when it converts: Note [Scalars in a tensor's dtype]."""
+    if isinstance(value, complex) and not dtype.is_complex:
+        if value.imag:
+            return TensorError(SCALAR_NOT_REAL.format(dtype=dtype.name, what=what))
+        value = value.real
+    bounds = SCALAR_BOUNDS[dtype._value_]
+    if bounds is None:
+        return None
+    low, high = bounds
+    if isinstance(value, complex):
+        overflows = high < abs(value.real) < _INF or high < abs(value.imag) < _INF
+    elif isinstance(value, float) and (dtype.is_floating_point or dtype.is_complex):
+        overflows = high < abs(value) < _INF
+    else:  # an int, or a float for an integer dtype (which must be finite)
+        overflows = not low <= value <= high
+    return TensorError(SCALAR_OVERFLOW.format(dtype=dtype.name, what=what, low=low, high=high)) if overflows else None
+
+
+def as_stored(value: Scalar, dtype: ScalarType) -> Scalar:
+    """``value`` as numpy stores it in ``dtype`` once ``scalar_overflow`` passed it: a
+    negative int wrapped for uint8, a complex number's real part for a real dtype (Note
+    [Scalars in a tensor's dtype])."""
+    if dtype is ScalarType.uint8 and isinstance(value, int) and value < 0:
+        return value + 2**8
+    if isinstance(value, complex) and not dtype.is_complex:
+        return value.real
+    return value
 
 
 def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:

@@ -23,7 +23,7 @@ from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, Tens
 from ...tensor import suggest_memory_format
 from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet, selects_backend_by_device
-from ._common import call_op, data, default_dtype_for, device_of, meta_like, np_dtype
+from ._common import as_stored, call_op, data, default_dtype_for, device_of, meta_like, np_dtype, scalar_overflow
 from ._messages import (
     ARANGE_NOT_REAL,
     ARANGE_STEP_SIGN,
@@ -192,8 +192,8 @@ def full_cpu(
     size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType],
     layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
-    chosen = default_dtype_for(fill_value) if dtype is None else dtype
-    return _make(size, chosen, layout, device, fill=fill_value)
+    chosen = _fill_dtype(fill_value, dtype)
+    return _make(size, chosen, layout, device, fill=as_stored(fill_value, chosen))
 
 
 def full_meta(
@@ -201,7 +201,17 @@ def full_meta(
     layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
     _check_layout(layout)
-    return meta_like(size, default_dtype_for(fill_value) if dtype is None else dtype)
+    return meta_like(size, _fill_dtype(fill_value, dtype))
+
+
+def _fill_dtype(fill_value: Scalar, dtype: Optional[ScalarType]) -> ScalarType:
+    """``full``'s dtype, once ``fill_value`` is known to fit it (Note [Scalars in a
+    tensor's dtype] in _common.py)."""
+    chosen = default_dtype_for(fill_value) if dtype is None else dtype
+    error = scalar_overflow(fill_value, chosen, "fill_value")
+    if error is not None:
+        raise error
+    return chosen
 
 
 @selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py

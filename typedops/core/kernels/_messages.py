@@ -21,6 +21,15 @@ ARANGE_STEP_SIGN: Final = "upper bound and larger bound inconsistent with step s
 
 # -- pointwise -----------------------------------------------------------------------------------
 ALPHA_FLOAT_FOR_INT: Final = "For integral input tensors, argument alpha must not be a floating point number."
+ALPHA_COMPLEX_FOR_REAL: Final = "For non-complex input tensors, argument alpha must not be a complex number."
+SCALAR_OVERFLOW: Final = (
+    "value cannot be converted to type {dtype} without overflow: {what} must lie within "
+    "{low} to {high}; pass a smaller {what}, or a wider dtype"
+)
+SCALAR_NOT_REAL: Final = (
+    "value cannot be converted to type {dtype} without overflow: {what} has an imaginary "
+    "part; pass a real {what}, or a complex dtype"
+)
 BOOL_SUBTRACTION: Final = (
     "Subtraction, the `-` operator, with a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."

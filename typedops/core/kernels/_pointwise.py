@@ -14,6 +14,7 @@ from typing import Any, Final
 from ...vocabulary import Scalar, ScalarType, TensorError
 from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
 from ._messages import (
+    ALPHA_COMPLEX_FOR_REAL,
     ALPHA_FLOAT_FOR_INT,
     BOOL_NEGATION,
     BOOL_SUBTRACTION,
@@ -25,6 +26,8 @@ from ._messages import (
 )
 from ._common import (
     NUMPY_FLOATING,
+    SCALAR_BOUNDS,
+    as_stored,
     binary_fast,
     call_op,
     category,
@@ -33,18 +36,35 @@ from ._common import (
     fresh,
     meta_like,
     result_type,
+    scalar_overflow,
     write_out,
 )
 
 Shape = tuple[int, ...]
 _BOOL: Final = ScalarType.bool
+_UINT8: Final = ScalarType.uint8
 
 # -- add / mul / div ------------------------------------------------------------------------
 def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, other)
     if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, (float, complex)):
         raise TensorError(ALPHA_FLOAT_FOR_INT)
+    if alpha != 1:  # an int the dtype holds passes with no call: sub's -1, and most alphas
+        bounds = SCALAR_BOUNDS[dtype._value_]
+        if not (type(alpha) is int and (bounds is None or bounds[0] <= alpha <= bounds[1])):
+            _check_alpha(alpha, dtype)
     return broadcast_shapes(self.shape, other.shape), dtype
+
+
+def _check_alpha(alpha: Scalar, dtype: ScalarType) -> None:
+    """PyTorch converts ``alpha`` to the dtype the addition computes in: Note [Scalars in a
+    tensor's dtype] in _common.py (an ``alpha`` of 1 is never checked: it leaves ``b`` as
+    it is). A complex alpha is refused for real tensors first, as PyTorch refuses it."""
+    if isinstance(alpha, complex) and not dtype.is_complex:
+        raise TensorError(ALPHA_COMPLEX_FOR_REAL)
+    error = scalar_overflow(alpha, dtype, "alpha")
+    if error is not None:
+        raise error
 
 
 def _cast(t: Tensor, dtype: ScalarType) -> Any:
@@ -57,9 +77,9 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
     b = _cast(other, dtype)
     if alpha == 1:
         return a + b
-    if dtype is ScalarType.bool:
+    if dtype is _BOOL:
         return a | (b & bool(alpha))
-    return a + b * alpha
+    return a + b * (as_stored(alpha, dtype) if dtype is _UINT8 else alpha)
 
 
 # Note [Subtraction's fast path]
@@ -68,8 +88,8 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # For floating dtypes ``a - b`` is the same value bit for bit (IEEE subtraction is the
 # addition of the negation, and negation is exact: signed zeros and infinities included;
 # NaN where the other is NaN), so it takes the fast path as ``alpha=1`` does. Integer, bool and complex
-# dtypes keep the plan (numpy refuses ``-`` on bools and ``* -1`` on unsigned ints: the
-# plan's behaviour, errors included, stays theirs).
+# dtypes keep the plan (numpy refuses ``-`` on bools, and the plan wraps ``alpha=-1`` for
+# unsigned ints: Note [Scalars in a tensor's dtype] in _common.py).
 
 
 # Note [Element-wise fast path]
@@ -437,11 +457,19 @@ def threshold_backward_meta(grad_output: Tensor, self: Tensor, threshold: Scalar
     return meta_like(*_plan_extremum(grad_output, self, "threshold_backward"))
 
 
+def _check_fill(self: Tensor, value: Scalar) -> None:
+    error = scalar_overflow(value, self.dtype, "value")  # Note [Scalars in a tensor's dtype]
+    if error is not None:
+        raise error
+
+
 def fill__cpu(self: Tensor, value: Scalar) -> Tensor:
-    return finish_inplace(self, value, self.dtype)
+    _check_fill(self, value)
+    return finish_inplace(self, as_stored(value, self.dtype), self.dtype)
 
 
 def fill__meta(self: Tensor, value: Scalar) -> Tensor:
+    _check_fill(self, value)
     return finish_inplace(self, None, self.dtype)
 
 

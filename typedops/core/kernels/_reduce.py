@@ -25,7 +25,10 @@ Shape = tuple[int, ...]
 
 def reduced_dims(shape: Shape, dim: int | Sequence[int] | None) -> tuple[int, ...]:
     """The wrapped dimensions a reduction runs over (all of them for None or []); a lone
-    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``)."""
+    int is a list of one (``int[1]? dim``, as in PyTorch: ``x.sum(0)``). Dispatched calls
+    arrive converted (Note [A lone int for a sized list] in dispatch/_entry.py); the
+    callers of kernels themselves -- a --static-dispatch build's functions, a loaded
+    program's static flavor -- pass what they were given, and rely on this."""
     if isinstance(dim, int):
         dim = (dim,)
     if not dim:

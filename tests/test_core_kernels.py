@@ -575,6 +575,11 @@ def test_max_family() -> None:
     assert values.shape == (1, 3) and indices.tolist() == [[1, 0, 1]]
     assert op("amax")(t, [], False).item() == 9
     assert op("amax")(t, [0], True).tolist() == [[7, 9, 7]]
+    # amax's dim is int[1], as in torch: a lone int is a one-item list on every call path.
+    assert str(dispatcher.find_schema_or_throw("core::amax", "").schema).startswith("core::amax(Tensor self, int[1] dim=[]")
+    from typedops import core as core_api
+
+    assert core_api.amax(t, 0).tolist() == [7, 9, 7] and t.amax(1).tolist() == [9, 7]
     assert op("argmax")(t, None, False).item() == 1
     assert op("argmax")(t, None, True).shape == (1, 1)
     assert op("argmax")(t, -1, False).tolist() == [1, 0]

@@ -321,7 +321,7 @@ class _op_amax__default(_Handle):
     def __call__(
         _h,
         self: _t.Tensor,
-        dim: _Sequence[_builtins.int] = ...,
+        dim: _builtins.int | _Sequence[_builtins.int] = ...,
         keepdim: _builtins.bool = ...,
     ) -> _t.Tensor: ...
 
@@ -1001,7 +1001,7 @@ class _packet_amax:
     def __call__(
         _p,
         self: _t.Tensor,
-        dim: _Sequence[_builtins.int] = ...,
+        dim: _builtins.int | _Sequence[_builtins.int] = ...,
         keepdim: _builtins.bool = ...,
     ) -> _t.Tensor: ...
 

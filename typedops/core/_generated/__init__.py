@@ -39,11 +39,11 @@ _t4 = _BaseType('int')
 _t5 = _ListType(_t4, 1)  # int[1]
 _t6 = _OptionalType(_t5)  # int[1]?
 _t7 = _BaseType('bool')
-_t8 = _ListType(_t4)  # int[]
-_t9 = _OptionalType(_t4)  # int?
-_t10 = _BaseType('SymInt')
-_t11 = _ListType(_t10)  # SymInt[]
-_t12 = _OptionalType(_t10)  # SymInt?
+_t8 = _OptionalType(_t4)  # int?
+_t9 = _BaseType('SymInt')
+_t10 = _ListType(_t9)  # SymInt[]
+_t11 = _OptionalType(_t9)  # SymInt?
+_t12 = _ListType(_t4)  # int[]
 _t13 = _BaseType('MemoryFormat')
 _t14 = _OptionalType(_t13)  # MemoryFormat?
 _t15 = _ListType(_t0)  # Tensor[]
@@ -184,8 +184,24 @@ def _unboxing8(_fn):
     return unboxing
 
 
-# 3 positional -> 2
+# 3 positional -> 1
 def _unboxing9(_fn):
+    def unboxing(op, keys, stack):
+        a2 = stack.pop()
+        a1 = stack.pop()
+        a0 = stack.pop()
+        try:
+            c1 = _broadcast(a1, 1)
+            _r = _fn(a0, c1, a2)
+        except BaseException:
+            stack.extend((a0, a1, a2,))
+            raise
+        stack.append(_r)
+    return unboxing
+
+
+# 3 positional -> 2
+def _unboxing10(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
         a1 = stack.pop()
@@ -202,7 +218,7 @@ def _unboxing9(_fn):
 
 
 # 4 positional -> 1
-def _unboxing10(_fn):
+def _unboxing11(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, = stack[-4:]
         del stack[-4:]
@@ -216,7 +232,7 @@ def _unboxing10(_fn):
 
 
 # 5 positional -> 1
-def _unboxing11(_fn):
+def _unboxing12(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, a4, = stack[-5:]
         del stack[-5:]
@@ -230,7 +246,7 @@ def _unboxing11(_fn):
 
 
 # 2 positional, implicit= -> 1
-def _unboxing12(_fn):
+def _unboxing13(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a1 = stack.pop()
@@ -245,7 +261,7 @@ def _unboxing12(_fn):
 
 
 # 1 positional, memory_format= -> 1
-def _unboxing13(_fn):
+def _unboxing14(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
@@ -259,7 +275,7 @@ def _unboxing13(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1, keyed
-def _unboxing14(_fn):
+def _unboxing15(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -273,7 +289,7 @@ def _unboxing14(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1
-def _unboxing15(_fn):
+def _unboxing16(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -287,7 +303,7 @@ def _unboxing15(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing16(_fn):
+def _unboxing17(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -301,7 +317,7 @@ def _unboxing16(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing17(_fn):
+def _unboxing18(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -315,7 +331,7 @@ def _unboxing17(_fn):
 
 
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing18(_fn):
+def _unboxing19(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -329,7 +345,7 @@ def _unboxing18(_fn):
 
 
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing19(_fn):
+def _unboxing20(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -343,7 +359,7 @@ def _unboxing19(_fn):
 
 
 # 3 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing20(_fn):
+def _unboxing21(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -357,7 +373,7 @@ def _unboxing20(_fn):
 
 
 # 3 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing21(_fn):
+def _unboxing22(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -371,7 +387,7 @@ def _unboxing21(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, non_blocking=, memory_format= -> 1
-def _unboxing22(_fn):
+def _unboxing23(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
         del stack[-7:]
@@ -1430,18 +1446,18 @@ mean__dim = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, _unboxing8),),
 )
 
-# core::amax(Tensor self, int[] dim=[], bool keepdim=False) -> Tensor
+# core::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 amax__default = (
     _schema(
         'amax', 'core', '',
         positional=(
             _argument('self', _t0),
-            _argument('dim', _t8, default='[]'),
+            _argument('dim', _t5, default='[]'),
             _argument('keepdim', _t7, default='False'),
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CPU, _m0.amax_cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.amax_meta, _unboxing2)),
+    (_kernel(_DispatchKey.CPU, _m0.amax_cpu, _unboxing9), _kernel(_DispatchKey.Meta, _m0.amax_meta, _unboxing9)),
 )
 
 # core::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -1451,7 +1467,10 @@ max__dim = (
         positional=(_argument('self', _t0), _argument('dim', _t4), _argument('keepdim', _t7, default='False')),
         returns=(_return(_t0, name='values'), _return(_t0, name='indices')),
     ),
-    (_kernel(_DispatchKey.CPU, _m0.max_dim_cpu, _unboxing9), _kernel(_DispatchKey.Meta, _m0.max_dim_meta, _unboxing9)),
+    (
+        _kernel(_DispatchKey.CPU, _m0.max_dim_cpu, _unboxing10),
+        _kernel(_DispatchKey.Meta, _m0.max_dim_meta, _unboxing10),
+    ),
 )
 
 # core::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1460,7 +1479,7 @@ argmax__default = (
         'argmax', 'core', '',
         positional=(
             _argument('self', _t0),
-            _argument('dim', _t9, default='None'),
+            _argument('dim', _t8, default='None'),
             _argument('keepdim', _t7, default='False'),
         ),
         returns=(_return(_t0),),
@@ -1490,20 +1509,20 @@ as_strided__default = (
         'as_strided', 'core', '',
         positional=(
             _argument('self', _t0, alias=_alias(('a',))),
-            _argument('size', _t11),
-            _argument('stride', _t11),
-            _argument('storage_offset', _t12, default='None'),
+            _argument('size', _t10),
+            _argument('stride', _t10),
+            _argument('storage_offset', _t11, default='None'),
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, _unboxing10),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, _unboxing11),),
 )
 
 # core::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 view__default = (
     _schema(
         'view', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t11)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t10)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.view, _unboxing3),),
@@ -1513,7 +1532,7 @@ view__default = (
 reshape__default = (
     _schema(
         'reshape', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('shape', _t11)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('shape', _t10)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, _unboxing3),),
@@ -1523,7 +1542,7 @@ reshape__default = (
 permute__default = (
     _schema(
         'permute', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dims', _t8)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dims', _t12)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.permute, _unboxing3),),
@@ -1553,7 +1572,7 @@ t__default = (
 select__int = (
     _schema(
         'select', 'core', 'int',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dim', _t4), _argument('index', _t10)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dim', _t4), _argument('index', _t9)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.select, _unboxing2),),
@@ -1566,13 +1585,13 @@ slice__Tensor = (
         positional=(
             _argument('self', _t0, alias=_alias(('a',))),
             _argument('dim', _t4, default='0'),
-            _argument('start', _t12, default='None'),
-            _argument('end', _t12, default='None'),
-            _argument('step', _t10, default='1'),
+            _argument('start', _t11, default='None'),
+            _argument('end', _t11, default='None'),
+            _argument('step', _t9, default='1'),
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.slice_, _unboxing11),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.slice_, _unboxing12),),
 )
 
 # core::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -1599,11 +1618,11 @@ squeeze__dim = (
 expand__default = (
     _schema(
         'expand', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t11)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t10)),
         kwarg_only=(_argument('implicit', _t7, default='False'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.expand, _unboxing12),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.expand, _unboxing13),),
 )
 
 # core::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -1628,7 +1647,7 @@ contiguous__default = (
         kwarg_only=(_argument('memory_format', _t13, default='contiguous_format'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, _unboxing13),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, _unboxing14),),
 )
 
 # core::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -1639,7 +1658,7 @@ clone__default = (
         kwarg_only=(_argument('memory_format', _t14, default='None'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CPU, _m0.clone_cpu, _unboxing13), _kernel(_DispatchKey.Meta, _m0.clone_meta, _unboxing13)),
+    (_kernel(_DispatchKey.CPU, _m0.clone_cpu, _unboxing14), _kernel(_DispatchKey.Meta, _m0.clone_meta, _unboxing14)),
 )
 
 # core::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -1681,7 +1700,7 @@ stack__default = (
 empty__memory_format = (
     _schema(
         'empty', 'core', 'memory_format',
-        positional=(_argument('size', _t11),),
+        positional=(_argument('size', _t10),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
             _argument('layout', _t17, default='None'),
@@ -1692,9 +1711,9 @@ empty__memory_format = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.empty_backend_select, _unboxing14, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.empty_kernel, _unboxing15),
-        _kernel(_DispatchKey.Meta, _m0.empty_kernel, _unboxing15),
+        _kernel(_DispatchKey.BackendSelect, _m0.empty_backend_select, _unboxing15, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.empty_kernel, _unboxing16),
+        _kernel(_DispatchKey.Meta, _m0.empty_kernel, _unboxing16),
     ),
 )
 
@@ -1703,7 +1722,7 @@ empty__memory_format = (
 zeros__default = (
     _schema(
         'zeros', 'core', '',
-        positional=(_argument('size', _t11),),
+        positional=(_argument('size', _t10),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
             _argument('layout', _t17, default='None'),
@@ -1713,9 +1732,9 @@ zeros__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing16, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing17),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing17),
+        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing17, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing18),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing18),
     ),
 )
 
@@ -1724,7 +1743,7 @@ zeros__default = (
 ones__default = (
     _schema(
         'ones', 'core', '',
-        positional=(_argument('size', _t11),),
+        positional=(_argument('size', _t10),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
             _argument('layout', _t17, default='None'),
@@ -1734,9 +1753,9 @@ ones__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing16, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing17),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing17),
+        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing17, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing18),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing18),
     ),
 )
 
@@ -1745,7 +1764,7 @@ ones__default = (
 full__default = (
     _schema(
         'full', 'core', '',
-        positional=(_argument('size', _t11), _argument('fill_value', _t1)),
+        positional=(_argument('size', _t10), _argument('fill_value', _t1)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
             _argument('layout', _t17, default='None'),
@@ -1755,9 +1774,9 @@ full__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing19, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing20),
+        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing20),
     ),
 )
 
@@ -1776,9 +1795,9 @@ scalar_tensor__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing16, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing17),
-        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing17),
+        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing17, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing18),
+        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing18),
     ),
 )
 
@@ -1787,7 +1806,7 @@ scalar_tensor__default = (
 randn__default = (
     _schema(
         'randn', 'core', '',
-        positional=(_argument('size', _t11),),
+        positional=(_argument('size', _t10),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
             _argument('layout', _t17, default='None'),
@@ -1797,9 +1816,9 @@ randn__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing16, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing17),
-        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing17),
+        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing17, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing18),
+        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing18),
     ),
 )
 
@@ -1817,7 +1836,7 @@ arange__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing17),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing18),),
 )
 
 # core::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None,
@@ -1835,9 +1854,9 @@ arange__start_step = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.arange_backend_select, _unboxing20, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.arange_cpu, _unboxing21),
-        _kernel(_DispatchKey.Meta, _m0.arange_meta, _unboxing21),
+        _kernel(_DispatchKey.BackendSelect, _m0.arange_backend_select, _unboxing21, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.arange_cpu, _unboxing22),
+        _kernel(_DispatchKey.Meta, _m0.arange_meta, _unboxing22),
     ),
 )
 
@@ -1856,7 +1875,7 @@ zeros_like__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, _unboxing15),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, _unboxing16),),
 )
 
 # core::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
@@ -1876,8 +1895,8 @@ _to_copy__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing22),
-        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing22),
+        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing23),
+        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing23),
     ),
 )
 
@@ -1895,7 +1914,7 @@ to__dtype = (
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, _unboxing11),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, _unboxing12),),
 )
 
 

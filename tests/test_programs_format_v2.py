@@ -17,8 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from typedops import Tensor, core, tensor
-from typedops.programs import ProgramFormatError, load, read_program
+from typedops.programs import DEFAULT_LIMITS, ProgramFormatError, load, read_program
 from typedops.programs import _load
+from typedops.programs._archive import Archive
+from typedops.programs._fast import fast_read
 from typedops.tracing import FORMAT_VERSION, ProgramError, TensorConstant, trace, write_program
 from typedops.vocabulary import Device
 
@@ -215,3 +217,24 @@ def test_a_hostile_tensor_table_is_refused_in_bounded_memory() -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
     assert outcome.startswith("tensors") and peak < 24 * 2**20, (outcome, peak)
+
+
+def _fast(data: bytes) -> Any:
+    archive = Archive(None, "the stream", DEFAULT_LIMITS, data)
+    return fast_read(archive, archive.read("program.json", DEFAULT_LIMITS.manifest_bytes), DEFAULT_LIMITS)
+
+
+@_FUZZ
+@given(st.integers(0, 2), st.sampled_from(["dtype", "shape", "device", "offset"]), _json, st.integers(0, 3))
+def test_the_fast_reader_takes_no_tensor_table_the_general_reader_refuses(row: int, key: str, value: Any,
+                                                                          cut: int) -> None:  # fmt: skip
+    """Note [The fast path of reading]: a changed row, and tensors.bin cut short by ``cut``
+    bytes, are read by the fast reader as the general reader reads them, or left to it."""
+    data = _with(_changed(row, **{key: value}), tensors_bin=DATA[: len(DATA) - cut])
+    fast = _fast(data)
+    if fast is None:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_load, "fast_read", lambda *_: None)
+        general = read_program(data, "the stream")  # raises if the general reader refuses it
+    assert fast[0] == general.program and fast[3] == list(general.call_ops)

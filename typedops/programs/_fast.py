@@ -13,7 +13,9 @@ inputs, op calls whose arguments are inputs, earlier results, tensor constants o
 constants JSON writes as literals, tensor constants with elements, every op registered
 with the recorded schema text or one that parses to it. It checks what the general
 reader checks (the same types, ranges, references, caps and entries), reads the tensor
-constants through the same archive methods, and builds the same ``Program``.
+constants through the same archive checks (version 1: each ``.npy`` entry; version 2:
+``tensors.bin`` once, its size exactly what the tensor table lays out, its CRC checked
+once, then sliced), and builds the same ``Program``.
 
 It never raises: anything it does not take -- valid or not, a ``ProgramFormatError`` of
 the archive included -- makes it return None, and the general reader (_decode.py) reads

@@ -397,7 +397,7 @@ def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
 # What compile_program finds once per op (name, overload): its registered schema, the
 # callable the flavor calls, the schema's facts and text, its unboxed entry, and what
 # assembling takes of each of its calls besides the values (what it writes, its returns).
-_Op = tuple[FunctionSchema, Boxed, ArgumentFacts, str, "Unboxed | None", tuple[tuple[bool, ...], int]]
+_Op = tuple[FunctionSchema, Boxed, ArgumentFacts, str, Unboxed | None, tuple[tuple[bool, ...], int]]
 
 
 _CORE_WRAPPERS: Final[list[bool]] = []  # not empty once the core library's static wrappers are registered

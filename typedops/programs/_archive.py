@@ -14,7 +14,10 @@ checked against a cap, and nothing is read past what was checked:
   declared size, its local header and CRC checked; a deflated one through zipfile with
   ``read(declared + 1)``, so a lying size (a zip bomb) costs at most one byte more than
   the cap, however well it compresses;
-- each ``.npy``: its header is parsed (length capped) and its dtype, shape and order
+- ``tensors.bin`` (format version 2): read with its size capped at exactly the bytes the
+  tensor table lays out (every offset checked against that layout first), its CRC
+  checked once over the whole entry, then sliced at those offsets;
+- each ``.npy`` (format version 1): its header is parsed (length capped) and its dtype, shape and order
   checked against the manifest before its elements are read, with nothing unpickled
   (Note [Reading .npy entries]); an object dtype is refused outright.
 
@@ -329,6 +332,27 @@ class Archive:
         if found.hasobject or found != dtype or found_shape != shape or fortran or size - start != nbytes:
             return None
         return bytes(data[start:])
+
+    def quick_entry(self, name: str) -> memoryview | None:
+        """The bytes of entry ``name`` (a view of the file's), for the fast path of reading:
+        only for a file read at once and a stored entry whose local header and CRC are as
+        typedops writes them; None otherwise, and then ``read`` says what is wrong."""
+        view = self._view
+        entry = self.entries.get(name)
+        if view is None or entry is None:
+            return None
+        offset, size, compressed, crc, method = entry
+        begin = offset + _LOCAL_HEADER.size + len(name)
+        end = begin + size
+        if method != zipfile.ZIP_STORED or compressed != size or end > len(view):
+            return None
+        signature, flags, stored, name_size, extra_size = _LOCAL_HEADER.unpack_from(view, offset)
+        if signature != b"PK\x03\x04" or flags & 0x1 or stored != zipfile.ZIP_STORED or name_size != len(name):
+            return None
+        if extra_size or view[begin - len(name) : begin].tobytes() != name.encode("ascii"):
+            return None
+        data = view[begin:end]
+        return data if zlib.crc32(data) == crc else None
 
     def _numpy_header(self, name: str, data: bytes | memoryview) -> _Header:
         """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""

@@ -30,10 +30,12 @@ from ..tracing import (
     ListOf,
     OutputKind,
     Program,
+    TENSOR_DATA_ENTRY,
     ResultRef,
     TensorConstant,
     TensorInput,
     Value,
+    aligned,
     input_name_problem,
     little_endian,
     tensor_entry,
@@ -63,6 +65,8 @@ _KEY_SETS: dict[tuple[str, ...], frozenset[str]] = {}  # the keys an object must
 
 _TENSOR_ROW: Final = ("dtype", "shape", "device", "data")
 _TENSOR_KEYS: Final = frozenset(_TENSOR_ROW)
+_TENSOR_ROW_2: Final = ("dtype", "shape", "device", "offset")  # version 2
+_TENSOR_KEYS_2: Final = frozenset(_TENSOR_ROW_2)
 _CALL_KEYS: Final = frozenset(("op", "args", "outputs"))
 _OP_KEYS: Final = frozenset(("name", "overload", "schema"))
 
@@ -191,6 +195,7 @@ class TensorEntry(NamedTuple):
     device: Device
     entry: str | None  # the archive entry holding the elements (None: no elements)
     storage: Any  # the numpy dtype of the elements (None when there are none)
+    offset: int = -1  # version 2: where the elements start in the entry (-1: version 1, or none)
 
 
 # Note [The manifest's quick path]
@@ -212,6 +217,8 @@ class Decoder:
     def __init__(self, source: str, limits: Limits) -> None:
         self.source = source
         self.limits = limits
+        self.version = 1  # the file's format version, once ``top`` has read it
+        self.data_size: int = 0  # version 2: the bytes the tensor table lays out in TENSOR_DATA_ENTRY
         self.inputs = 0
         self.tensors: list[TensorConstant] = []
         self.calls: list[Call] = []
@@ -282,7 +289,7 @@ class Decoder:
         version = top.get("version")
         if type(version) is int and version > FORMAT_VERSION:
             self.fail(msg.NEWER_VERSION.format(version=version, supported=FORMAT_VERSION), "version")
-        self.int_(version, "version", 1, FORMAT_VERSION)
+        self.version = self.int_(version, "version", 1, FORMAT_VERSION)
         return self.obj(top, "program.json", _TOP_KEYS)
 
     # -- tables ----------------------------------------------------------------------------
@@ -311,16 +318,18 @@ class Decoder:
         entries: list[TensorEntry] = []
         total = 0
         limit = self.limits.tensor_bytes
+        v2 = self.version >= 2
+        row_keys, key_set = (_TENSOR_ROW_2, _TENSOR_KEYS_2) if v2 else (_TENSOR_ROW, _TENSOR_KEYS)
         for i, row in enumerate(rows):
             # The common row is checked without naming its place (Note [The manifest's quick
             # path]); anything else is checked again by the methods that name it.
-            quick = _quick_tensor_row(row, i, limit)
+            quick = None if v2 else _quick_tensor_row(row, i, limit)
             if quick is not None and total + quick[1] <= limit:
                 entries.append(quick[0])
                 total += quick[1]
                 continue
             where = f"tensors[{i}]"
-            fields = row if _is_object(row) and row.keys() == _TENSOR_KEYS else self.obj(row, where, _TENSOR_ROW)
+            fields = row if _is_object(row) and row.keys() == key_set else self.obj(row, where, row_keys)
             found: Any = fields["dtype"]
             dtype = _DTYPES.get(found) if type(found) is str else None
             if dtype is None:
@@ -333,9 +342,17 @@ class Decoder:
             device = _DEVICES.get(found) if type(found) is str else None
             if device is None:
                 device = self.device(found, f"{where}.device")
-            data = fields["data"]
-            if data is not None and data != tensor_entry(i):
-                self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
+            offset: int = -1
+            if v2:  # the elements laid out in table order, each at the next aligned offset
+                found = fields["offset"]
+                if found is not None and (type(found) is not int or found != aligned(self.data_size)):
+                    expected = aligned(self.data_size)
+                    self.fail(msg.DATA_OFFSET.format(expected=expected, got=_json_kind(found)), f"{where}.offset")
+                data, offset = (None, -1) if found is None else (TENSOR_DATA_ENTRY, found)
+            else:
+                data = fields["data"]
+                if data is not None and data != tensor_entry(i):
+                    self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
             storage = None
             if data is not None:
                 try:
@@ -348,7 +365,9 @@ class Decoder:
                 total += count * dtype.itemsize
                 if total > self.limits.tensor_bytes:
                     self.fail(msg.TENSORS_TOO_LARGE.format(size=total, limit=self.limits.tensor_bytes), "tensors")
-            entries.append(TensorEntry(dtype, shape, device, data, storage))
+                if v2:
+                    self.data_size = offset + count * dtype.itemsize
+            entries.append(TensorEntry(dtype, shape, device, data, storage, offset))
         return entries
 
     # -- values --------------------------------------------------------------------------

@@ -13,7 +13,9 @@ inputs, op calls whose arguments are inputs, earlier results, tensor constants o
 constants JSON writes as literals, tensor constants with elements, every op registered
 with the recorded schema text or one that parses to it. It checks what the general
 reader checks (the same types, ranges, references, caps and entries), reads the tensor
-constants through the same archive methods, and builds the same ``Program``.
+constants through the same archive checks (version 1: each ``.npy`` entry; version 2:
+``tensors.bin`` once, its size exactly what the tensor table lays out, its CRC checked
+once, then sliced), and builds the same ``Program``.
 
 It never raises: anything it does not take -- valid or not, a ``ProgramFormatError`` of
 the archive included -- makes it return None, and the general reader (_decode.py) reads
@@ -34,6 +36,7 @@ from ..tracing import (
     FORMAT_NAME,
     FORMAT_VERSION,
     MANIFEST_ENTRY,
+    TENSOR_DATA_ENTRY,
     Call,
     Constant,
     InputRef,
@@ -43,6 +46,7 @@ from ..tracing import (
     TensorConstant,
     TensorInput,
     Value,
+    aligned,
     input_name_problem,
     tensor_entry,
 )
@@ -57,6 +61,7 @@ _OP: Final = ("name", "overload", "schema")
 _INPUT: Final = ("kind", "name", "dtype", "shape", "device")
 _CALL: Final = ("op", "args", "outputs")
 _TENSOR: Final = ("dtype", "shape", "device", "data")
+_TENSOR_2: Final = ("dtype", "shape", "device", "offset")  # version 2
 
 
 class _Refused(Exception):
@@ -97,18 +102,18 @@ def fast_read(archive: Archive, raw: bytes, limits: Limits) -> FastRead | None:
     if name != FORMAT_NAME or type(version) is not int or not 1 <= version <= FORMAT_VERSION:
         return None
     try:
-        return _read(archive, limits, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows)
+        return _read(archive, limits, version, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows)
     except (TypedopsError, RecursionError):  # a ProgramFormatError of the archive, a schema that does not parse
         return None
 
 
-def _read(archive: Archive, limits: Limits, op_rows: Any, input_rows: Any, call_rows: Any, output_values: Any,
+def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_rows: Any, call_rows: Any, output_values: Any,
           kind_name: Any, tensor_rows: Any) -> FastRead | None:  # fmt: skip
     if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
             and output_values.__class__ is list and tensor_rows.__class__ is list and type(kind_name) is str):  # fmt: skip
         return None
     kind = _KINDS.get(kind_name)
-    tensors = _tensors(archive, limits, tensor_rows)
+    tensors = _tensors(archive, limits, tensor_rows) if version == 1 else _tensors_2(archive, limits, tensor_rows)
     ops = _ops(op_rows)
     inputs = _inputs(input_rows)
     if kind is None or tensors is None or ops is None or inputs is None:
@@ -168,6 +173,39 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
             return None
         constants.append(TensorConstant(dtype, shape, device, elements))
     return constants
+
+
+def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorConstant] | None:
+    """The tensor constants of a version 2 file, their elements sliced from ``tensors.bin``
+    (read once, its CRC checked), when every row is a common one with elements and the
+    archive holds exactly the manifest and that entry."""
+    expected = 2 if rows else 1
+    if len(rows) > limits.entries - 1 or len(archive.entries) != expected or MANIFEST_ENTRY not in archive.entries:
+        return None
+    found: list[tuple[Any, ...]] = []
+    end = total = 0
+    for row in rows:
+        fields = _fields(row, _TENSOR_2)
+        if fields is None:
+            return None
+        dtype_name, dims, device_name, offset = fields
+        stored = _stored(dtype_name) if type(dtype_name) is str else None
+        shape = _quick_shape(dims)
+        device = _DEVICES.get(device_name) if type(device_name) is str else None
+        if stored is None or shape is None or device is None or type(offset) is not int or offset != aligned(end):
+            return None
+        nbytes = math.prod(shape) * stored[2]
+        total += nbytes
+        if total > limits.tensor_bytes:
+            return None
+        end = offset + nbytes
+        found.append((stored[0], shape, device, offset, end))
+    if not found:
+        return []
+    blob = archive.quick_entry(TENSOR_DATA_ENTRY)
+    if blob is None or len(blob) != end:
+        return None
+    return [TensorConstant(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
 
 
 def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:

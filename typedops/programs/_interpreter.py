@@ -31,6 +31,7 @@ from typing import Any, Final, Literal, cast
 
 from typing_extensions import assert_never
 
+from ..vocabulary import ScalarType
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
@@ -62,16 +63,26 @@ Boxed = Callable[[list[Any]], None]
 _LITTLE_ENDIAN: Final = sys.byteorder == "little"  # the byte order tensor constants are stored in
 
 
+# Per dtype: numpy's ndarray and the dtype's native numpy dtype (a load makes a tensor per
+# constant: ~0.3 us of each was finding these two).
+_NATIVE: Final[dict[ScalarType, tuple[Any, Any]]] = {}
+
+
 def make_tensor(t: TensorConstant) -> Tensor:
     """A tensor constant as a new tensor."""
     if t.data is None:
         return empty_tensor(t.shape, t.dtype, t.device)
-    import numpy as np
+    found = _NATIVE.get(t.dtype)
+    if found is None:
+        import numpy as np
 
-    native = numpy_dtype(t.dtype)
+        found = _NATIVE[t.dtype] = (np.ndarray, numpy_dtype(t.dtype))
+    ndarray, native = found
     if _LITTLE_ENDIAN and len(t.data) == native.itemsize * math.prod(t.shape):
-        array: Any = np.ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
+        array: Any = ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
     else:
+        import numpy as np
+
         array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":
         return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
@@ -108,10 +119,11 @@ class CompiledProgram:
         self.flavor: Flavor = flavor
         self.assembly = assembly
         self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
-        self._code = tuple((i.opcode, i.arg) for i in assembly.instructions)
         self._ops = ops
         self._constants = assembly.constants
         self._lowered = lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
+        self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
         # as it is, else -1.
         self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
@@ -236,6 +248,9 @@ def _gather(slots: Sequence[int]) -> Gather:
     return itemgetter(*slots)
 
 
+_UNUSED: Final = _gather(())
+
+
 def _unboxed_entry(handle: OperatorHandle, schema: FunctionSchema) -> Unboxed | None:
     """The unboxed entry of a one-return op, for Note [Lowered runs]."""
     if len(schema.returns) != 1 or any(a.default is None for a in schema.kwarg_only):
@@ -252,17 +267,29 @@ def _static_unboxed(static: StaticEntry, schema: FunctionSchema) -> Unboxed | No
 
 
 def _unboxed_step(entry: Callable[..., Any], slots: list[int]) -> Step:
+    # The gather of a step of one to three arguments is never called: they share _UNUSED.
     if len(slots) == 1:
-        return UNARY, entry, slots[0], -1, -1, _gather(slots)
+        return UNARY, entry, slots[0], -1, -1, _UNUSED
     if len(slots) == 2:
-        return BINARY, entry, slots[0], slots[1], -1, _gather(slots)
+        return BINARY, entry, slots[0], slots[1], -1, _UNUSED
     if len(slots) == 3:
-        return TERNARY, entry, slots[0], slots[1], slots[2], _gather(slots)
+        return TERNARY, entry, slots[0], slots[1], slots[2], _UNUSED
     return UNBOXED, entry, -1, -1, -1, _gather(slots)
 
 
 def _is_default(value: Any, default: Any) -> bool:
     return type(value) is type(default) and type(value) in _PLAIN and bool(value == default)
+
+
+def _defaults_fit(slots: list[int], inputs: int, constants: tuple[Any, ...], defaults: tuple[Any, ...]) -> bool:
+    """Whether the values in frame ``slots`` are constants equal to ``defaults``, one each."""
+    if len(slots) != len(defaults):
+        return False
+    for slot, default in zip(slots, defaults):
+        number = slot - inputs
+        if not (0 <= number < len(constants) and _is_default(constants[number], default)):
+            return False
+    return True
 
 
 def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
@@ -273,35 +300,36 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
     constants = assembly.constants
     registers = inputs + len(constants)
     steps: list[Step] = []
-    pending: list[tuple[int, int]] = []  # (frame slot, constant number or -1)
-    code = assembly.instructions
-    for position, instruction in enumerate(code):
+    pending: list[int] = []  # the frame slots of the values loaded since the last call
+    push = pending.append
+    stored = True  # the instruction before was not a CALL (whose STORE must follow it)
+    for instruction in assembly.instructions:
         op, arg = instruction.opcode, instruction.arg
-        if op is LOAD_INPUT:
-            pending.append((arg, -1))
-        elif op is LOAD_CONSTANT:
-            pending.append((inputs + arg, arg))
-        elif op is LOAD_REGISTER:
-            pending.append((registers + arg, -1))
-        elif op is CALL:
-            after = code[position + 1] if position + 1 < len(code) else None
-            if after is None or after.opcode is not STORE:
+        if not stored:
+            if op is not STORE:
                 return None
+            stored = True  # the frame takes the call's returns
+        elif op is LOAD_REGISTER:
+            push(registers + arg)
+        elif op is LOAD_CONSTANT:
+            push(inputs + arg)
+        elif op is LOAD_INPUT:
+            push(arg)
+        elif op is CALL:
+            stored = False
             spec = unboxed[arg] if arg < len(unboxed) else None
             if spec is not None:
                 entry, count, defaults = spec
-                kw = pending[count:]
-                if len(kw) == len(defaults) and all(c >= 0 and _is_default(constants[c], d) for (_, c), d in zip(kw, defaults)):
-                    steps.append(_unboxed_step(entry, [slot for slot, _ in pending[:count]]))
-                    pending = []
+                if _defaults_fit(pending[count:], inputs, constants, defaults):
+                    steps.append(_unboxed_step(entry, pending[:count]))
+                    pending.clear()
                     continue
-            steps.append((BOXED, ops[arg], -1, -1, -1, _gather([slot for slot, _ in pending])))
-            pending = []
+            steps.append((BOXED, ops[arg], -1, -1, -1, _gather(pending)))
+            pending.clear()
         elif op is STORE:
             pass  # the frame takes the call's returns
         elif op is RETURN:
-            outputs = [slot for slot, _ in pending]
-            return tuple(steps), _gather(outputs), outputs[0] if outputs else -1
+            return tuple(steps), _gather(pending), pending[0] if pending else -1
         elif op is BUILD_LIST or op is LOAD_FRESH:
             return None
         else:
@@ -366,18 +394,32 @@ def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
                 assert_never(spec)
 
 
+# What compile_program finds once per op (name, overload): its registered schema, the
+# callable the flavor calls, the schema's facts and text, its unboxed entry, and what
+# assembling takes of each of its calls besides the values (what it writes, its returns).
+_Op = tuple[FunctionSchema, Boxed, ArgumentFacts, str, Unboxed | None, tuple[tuple[bool, ...], int]]
+
+
+_CORE_WRAPPERS: Final[list[bool]] = []  # not empty once the core library's static wrappers are registered
+
+
 def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None,
-                flavor: Flavor, dispatched: list[str]) -> tuple[OperatorHandle, Boxed, ArgumentFacts, str, Unboxed | None]:  # fmt: skip
-    """The op of ``call`` (its first call in the program), found for ``compile_program``:
-    its handle, the callable ``flavor`` calls, its schema's facts and text, its unboxed entry."""
+                flavor: Flavor, dispatched: list[str]) -> _Op:  # fmt: skip
+    """The op of ``call`` (its first call in the program), found for ``compile_program``."""
     name = call.full_name
     handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
     if handle is None:
         raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
+    if flavor == "static" and not _CORE_WRAPPERS and call.op.startswith("core::"):
+        from ..core import load_static_wrappers
+
+        load_static_wrappers()
+        _CORE_WRAPPERS.append(True)  # they stay registered: once per process
     entry, static = (_dispatch_entry(handle), None) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
     schema = handle.schema
     unboxed = _unboxed_entry(handle, schema) if static is None else _static_unboxed(static, schema)
-    return handle, entry, argument_facts(schema), schema_text(schema), unboxed
+    facts = argument_facts(schema)
+    return schema, entry, facts, schema_text(schema), unboxed, (facts.writes, len(facts.returns))
 
 
 def compile_program(
@@ -393,32 +435,28 @@ def compile_program(
     agree), so nothing is looked up or parsed twice."""
     if flavor not in FLAVORS:
         raise msg.ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
-    if flavor == "static" and any(c.op.startswith("core::") for c in program.calls):
-        from ..core import load_static_wrappers
-
-        load_static_wrappers()
-    # Per op (name, overload): its handle, callable, facts and unboxed entry, found once.
-    per_op: dict[tuple[str, str], tuple[OperatorHandle, Boxed, ArgumentFacts, str, Unboxed | None]] = {}
+    per_op: dict[tuple[str, str], _Op] = {}  # found once per op
     dispatched: list[str] = []
     calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
     returns: list[tuple[Type, ...]] = []
     tensor_returns: list[tuple[bool, ...]] = []
     ops: list[Boxed] = []
     unboxed: list[Unboxed | None] = []
+    inputs = program.inputs
     for index, call in enumerate(program.calls):
-        found = per_op.get((call.op, call.overload))
+        key = (call.op, call.overload)
+        found = per_op.get(key)
         if found is None:
-            found = per_op[(call.op, call.overload)] = _resolve_op(index, call, resolved, flavor, dispatched)
-        handle, entry, facts, text, unboxed_entry = found
-        schema = handle.schema
+            found = per_op[key] = _resolve_op(index, call, resolved, flavor, dispatched)
+        schema, entry, facts, text, unboxed_entry, shape = found
         saved = resolved[index][1] if resolved is not None else None
         args = call.args if saved is schema else fit_call(index, call, schema, text, saved)
-        problems = argument_problems(program.inputs, index, args, facts, returns, tensor_returns)
+        problems = argument_problems(inputs, index, args, facts, returns, tensor_returns)
         if problems:
             argument, problem = problems[0]
             raise msg.IncompatibleProgramError(msg.BAD_VALUE.format(
                 index=index, op=schema.full_name, argument=argument, problem=problem))  # fmt: skip
-        calls.append((args, facts.writes, len(facts.returns)))
+        calls.append((args, *shape))
         returns.append(facts.returns)
         tensor_returns.append(facts.tensor_returns)
         ops.append(entry)

@@ -1,14 +1,15 @@
 """``typedops.load``: a program file read, checked and resolved against the ops registered now.
 
 Reading goes archive (_archive.py: caps before reads) -> manifest (_decode.py: every field
-and reference checked) -> ops (looked up once, here) -> tensor constants (their ``.npy``
-entries, checked before read) -> ``Program``. Nothing in the file is executed, imported
+and reference checked) -> ops (looked up once, here) -> tensor constants (``tensors.bin``
+in format version 2, their ``.npy`` entries in version 1, checked before read) -> ``Program``. Nothing in the file is executed, imported
 or unpickled: a program file is data (Note [Programs are data] in tracing/_values.py).
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 from dataclasses import dataclass
 from typing import IO, Final
@@ -16,7 +17,7 @@ from typing import IO, Final
 from ..vocabulary import ArgumentValueError, TypedopsError
 from ..schema import FunctionSchema, parse_schema
 from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
-from ..tracing import MANIFEST_ENTRY, Program, TensorConstant
+from ..tracing import MANIFEST_ENTRY, TENSOR_DATA_ENTRY, Program, TensorConstant
 from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
@@ -81,6 +82,25 @@ def _tensor_constant(archive: Archive, entry: TensorEntry) -> TensorConstant:
     return TensorConstant(entry.dtype, entry.shape, entry.device, data)
 
 
+def _tensor_constants(archive: Archive, decoder: Decoder, tensors: list[TensorEntry]) -> list[TensorConstant]:
+    """The tensor constants, their elements read: from their ``.npy`` entries (version 1),
+    or from ``tensors.bin``, read once, exactly the size the tensor table lays out (version 2)."""
+    if decoder.version == 1:
+        return [_tensor_constant(archive, t) for t in tensors]
+    if all(t.entry is None for t in tensors):
+        return [TensorConstant(t.dtype, t.shape, t.device, None) for t in tensors]
+    blob = archive.read(TENSOR_DATA_ENTRY, decoder.data_size)
+    if len(blob) != decoder.data_size:
+        decoder.fail(msg.DATA_SIZE.format(size=len(blob), expected=decoder.data_size), TENSOR_DATA_ENTRY)
+    constants: list[TensorConstant] = []
+    for t in tensors:
+        data = None
+        if t.entry is not None:
+            data = blob[t.offset : t.offset + t.storage.itemsize * math.prod(t.shape)]
+        constants.append(TensorConstant(t.dtype, t.shape, t.device, data))
+    return constants
+
+
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
     """Each call has one value per argument and one result per return of its schema."""
     for index, (call, row) in enumerate(zip(program.calls, decoder.call_ops)):
@@ -118,7 +138,7 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
             handles, schemas = _resolve(decoder, ops)
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
-        decoder.tensors = [_tensor_constant(archive, t) for t in tensors]
+        decoder.tensors = _tensor_constants(archive, decoder, tensors)
         program = decoder.program(top, ops)
         _check_calls(decoder, program, schemas)
     finally:

@@ -35,7 +35,10 @@ ENTRY_COUNT: Final = "its zip directory declares {count} entries and holds {foun
 TOO_MANY_ENTRIES: Final = "it has {count} entries, more than the limit of {limit}"
 DAMAGED: Final = "the zip archive is damaged ({detail})"
 DUPLICATE_ENTRY: Final = "the entry {name!r} appears more than once"
-UNEXPECTED_ENTRY: Final = "unexpected entry {name!r}: a program holds program.json and the tensors/<k>.npy it names"
+UNEXPECTED_ENTRY: Final = (
+    "unexpected entry {name!r}: a program holds program.json and the tensor data it names "
+    "(tensors.bin; tensors/<k>.npy in version 1)"
+)
 MISSING_ENTRY: Final = "the entry {name!r} is missing"
 ENCRYPTED: Final = "the entry {name!r} is encrypted"
 COMPRESSION: Final = "the entry {name!r} uses compression method {method}; programs use stored (0) or deflate (8)"
@@ -81,6 +84,11 @@ ARITY: Final = "{got} argument(s) for {name}, whose schema takes {expected}: {sc
 RESULT_COUNT: Final = "{got} result(s) for {name}, whose schema returns {expected}: {schema}"
 BAD_DEVICE: Final = "not a device: {detail}"
 DATA_ENTRY: Final = "expected null or {expected!r}, got {got}"
+DATA_OFFSET: Final = (
+    "expected null or {expected}, got {got} (the constants' elements are laid out in table order, "
+    "each at the first multiple of 64 bytes after the one before)"
+)
+DATA_SIZE: Final = "it holds {size} bytes, and the tensor table lays out {expected}"
 
 # -- tensor data ---------------------------------------------------------------------------------
 TENSOR_TOO_LARGE: Final = "a tensor of shape {shape} holds {count} elements, more than the limit of {limit}"

@@ -9,7 +9,8 @@ none of them imports another.
 from ._messages import ProgramError, TraceError
 from ._checking import ArgumentFacts, accepts_tensor, argument_facts, argument_problems, reference_problem
 from ._program import Program
-from ._saving import FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, MAX_INPUT_NAME, input_name_problem, little_endian, tensor_entry
+from ._saving import (FORMAT_NAME, FORMAT_VERSION, MANIFEST_ENTRY, MAX_INPUT_NAME, TENSOR_ALIGNMENT, TENSOR_DATA_ENTRY,
+                      aligned, input_name_problem, little_endian, tensor_entry, write_program)  # fmt: skip
 from ._trace import trace
 from ._values import (
     Call,
@@ -53,7 +54,11 @@ __all__ = [
     "MAX_INPUT_NAME",
     "input_name_problem",
     "tensor_entry",
+    "TENSOR_DATA_ENTRY",
+    "TENSOR_ALIGNMENT",
+    "aligned",
     "little_endian",
+    "write_program",
     # errors
     "TraceError",
     "ProgramError",

@@ -70,7 +70,7 @@ class Program:
     # -- saving --------------------------------------------------------------------------
     def save(self, file: str | os.PathLike[str] | IO[bytes]) -> None:
         """Write the program to ``file`` (a path, or a binary file open for writing) as a
-        zip of JSON and ``.npy`` data -- no pickle, no code (Note [The program file
+        zip of JSON and raw tensor data -- no pickle, no code (Note [The program file
         format] in _saving.py); ``typedops.load(file)`` reads it back."""
         write_program(self, file)
 

@@ -3,11 +3,13 @@
 Note [The program file format]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A saved program is a zip archive of data only: ``program.json``, a manifest in plain JSON,
-and one ``tensors/<k>.npy`` per tensor constant that has elements. The manifest holds the
+and ``tensors.bin``, the raw elements of every tensor constant that has elements, each at
+a multiple of 64 bytes in table order (version 2; version 1 had one ``tensors/<k>.npy``
+per constant, and ``write_program`` still writes it when asked). The manifest holds the
 format's name and version, the table of ops the program calls (each with the schema text
 its calls were traced against), the inputs, the calls (each naming its op by index into
 that table), the outputs, the output kind and the table of tensor constants (dtype, shape,
-device and the entry holding their elements). A value is a one-key JSON object:
+device and where their elements are). A value is a one-key JSON object:
 ``{"input": i}``, ``{"result": [call, output]}``, ``{"tensor": k}``, ``{"list": [...]}`` or
 ``{"const": c}``, where ``c`` is JSON's null, a bool, an int, a finite float or a string, or
 a one-key object for what JSON has no literal for (``{"float": "nan"}``, ``{"complex":
@@ -56,12 +58,14 @@ if TYPE_CHECKING:
 
     from ._program import Program
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "MAX_INPUT_NAME", "tensor_entry", "little_endian",
-           "input_name_problem", "write_program"]  # fmt: skip
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "TENSOR_DATA_ENTRY", "TENSOR_ALIGNMENT",
+           "MAX_INPUT_NAME", "tensor_entry", "aligned", "little_endian", "input_name_problem", "write_program"]  # fmt: skip
 
 FORMAT_NAME: Final = "typedops.program"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 MANIFEST_ENTRY: Final = "program.json"
+TENSOR_DATA_ENTRY: Final = "tensors.bin"  # version 2: every tensor constant's elements
+TENSOR_ALIGNMENT: Final = 64  # version 2: each constant's elements start at a multiple of this in TENSOR_DATA_ENTRY
 # Entries carry a fixed time stamp, so one program always makes the same bytes.
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
 
@@ -83,8 +87,14 @@ def input_name_problem(name: str, seen: set[str]) -> str | None:
 
 
 def tensor_entry(index: int) -> str:
-    """The archive entry holding the elements of tensor constant ``index``."""
+    """The archive entry holding the elements of tensor constant ``index`` (version 1)."""
     return f"tensors/{index}.npy"
+
+
+def aligned(offset: int) -> int:
+    """``offset`` rounded up to a multiple of ``TENSOR_ALIGNMENT``: where the next tensor
+    constant's elements start in ``TENSOR_DATA_ENTRY`` (version 2)."""
+    return -(-offset // TENSOR_ALIGNMENT) * TENSOR_ALIGNMENT
 
 
 def little_endian(dtype: Any) -> np.dtype[Any]:
@@ -98,10 +108,11 @@ def little_endian(dtype: Any) -> np.dtype[Any]:
 class _Encoder:
     """Collects the op table and the tensor table while it encodes values and calls."""
 
-    def __init__(self) -> None:
+    def __init__(self, version: int) -> None:
+        self.version = version
         self.ops: dict[tuple[str, str, str], int] = {}
         self.tensors: list[TensorConstant] = []
-        self.elements: list[bytes | None] = []  # per row: the .npy bytes (None: no elements)
+        self.elements: list[bytes | None] = []  # per row: its elements, raw (2) or as .npy (1); None: none
         self._by_id: dict[int, int] = {}  # id(TensorConstant) -> its row
         self._by_content: dict[TensorConstant, int] = {}  # equal by value -> its row
 
@@ -114,7 +125,7 @@ class _Encoder:
             row = self._by_content.setdefault(t, len(self.tensors))
             if row == len(self.tensors):
                 self.tensors.append(t)
-                self.elements.append(None if t.data is None else _npy(t))
+                self.elements.append(None if t.data is None else _npy(t) if self.version == 1 else _raw(t))
             self._by_id[id(t)] = row
         return row
 
@@ -185,18 +196,35 @@ def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
     kind = program.output_kind
     return {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": encoder.version,
         "ops": [{"name": name, "overload": overload, "schema": schema} for name, overload, schema in encoder.ops],
         "inputs": inputs,
         "calls": calls,
         "outputs": outputs,
         "output_kind": kind.value,
-        "tensors": [
-            {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device),
-             "data": None if t.data is None else tensor_entry(index)}  # fmt: skip
-            for index, t in enumerate(encoder.tensors)
-        ],
+        "tensors": _tensor_rows(encoder),
     }
+
+
+def _tensor_rows(encoder: _Encoder) -> list[JSONValue]:
+    rows: list[JSONValue] = []
+    end = 0  # version 2: where the elements so far end in TENSOR_DATA_ENTRY
+    for index, (t, data) in enumerate(zip(encoder.tensors, encoder.elements)):
+        row: dict[str, JSONValue] = {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device)}
+        if encoder.version == 1:
+            row["data"] = None if data is None else tensor_entry(index)
+        else:
+            row["offset"] = None if data is None else aligned(end)
+            end = end if data is None else aligned(end) + len(data)
+        rows.append(row)
+    return rows
+
+
+def _raw(t: TensorConstant) -> bytes:
+    """A tensor constant's elements as ``TENSOR_DATA_ENTRY`` holds them (little-endian, C order)."""
+    _npy_dtype(t)
+    assert t.data is not None
+    return t.data
 
 
 def _npy(t: TensorConstant) -> bytes:
@@ -204,18 +232,25 @@ def _npy(t: TensorConstant) -> bytes:
     import numpy as np
 
     assert t.data is not None
+    array = np.frombuffer(t.data, dtype=_npy_dtype(t)).reshape(t.shape)
+    out = io.BytesIO()
+    np.lib.format.write_array(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def _npy_dtype(t: TensorConstant) -> np.dtype[Any]:
+    """The numpy dtype of ``t``'s stored elements, refusing a dtype without storage or
+    elements of the wrong length."""
+    assert t.data is not None
     try:
-        dtype = storage_dtype(t.dtype)
+        dtype: np.dtype[Any] = storage_dtype(t.dtype)
     except TypedopsError:
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_STORAGE.format(dtype=t.dtype.name))) from None
     expected = math.prod(t.shape) * dtype.itemsize
     if len(t.data) != expected:
         problem = msg.DATA_LENGTH.format(size=len(t.data), shape=list(t.shape), dtype=t.dtype.name, expected=expected)
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=problem))
-    array = np.frombuffer(t.data, dtype=dtype).reshape(t.shape)
-    out = io.BytesIO()
-    np.lib.format.write_array(out, array, allow_pickle=False)
-    return out.getvalue()
+    return dtype
 
 
 def _entry(name: str, compress: int) -> zipfile.ZipInfo:
@@ -225,15 +260,33 @@ def _entry(name: str, compress: int) -> zipfile.ZipInfo:
     return info
 
 
-def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes]) -> None:
-    """Write ``program`` to ``file``, a path or a binary file open for writing."""
-    encoder = _Encoder()
+def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes], version: int = FORMAT_VERSION) -> None:
+    """Write ``program`` to ``file``, a path or a binary file open for writing, in format
+    ``version`` (``FORMAT_VERSION``, or 1: what a typedops that reads only version 1 loads)."""
+    if version not in (1, 2):
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_SUCH_VERSION.format(version=version)))
+    encoder = _Encoder(version)
     manifest = _manifest(encoder, program)
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     with zipfile.ZipFile(file, "w") as archive:  # everything is encoded before the file is touched
         # Every entry is stored, not compressed: loading reads the bytes as they are.
         archive.writestr(_entry(MANIFEST_ENTRY, zipfile.ZIP_STORED), text.encode("ascii"))
+        if version == 2:
+            if any(data is not None for data in encoder.elements):
+                archive.writestr(_entry(TENSOR_DATA_ENTRY, zipfile.ZIP_STORED), _tensor_data(encoder.elements))
+            return
         for index, data in enumerate(encoder.elements):
             if data is None:
                 continue
             archive.writestr(_entry(tensor_entry(index), zipfile.ZIP_STORED), data)
+
+
+def _tensor_data(elements: list[bytes | None]) -> bytes:
+    """``TENSOR_DATA_ENTRY``: the elements in table order, each at a multiple of
+    ``TENSOR_ALIGNMENT``, zeros between them."""
+    out = bytearray()
+    for data in elements:
+        if data is not None:
+            out += bytes(aligned(len(out)) - len(out))
+            out += data
+    return bytes(out)

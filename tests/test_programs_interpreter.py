@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -338,12 +339,12 @@ def test_both_flavors_run_a_chain_exactly_like_eager(steps: list[tuple[str, int]
         assert _same(compiled.run(a, b), chain(a, b))
 
 
-def test_the_examples_of_docs_programs_run() -> None:
+def test_the_examples_of_docs_programs_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import contextlib
     import io
     import re
-    from pathlib import Path
 
+    monkeypatch.chdir(tmp_path)  # the examples save files: not into the checkout
     page = (Path(__file__).resolve().parent.parent / "docs" / "programs.md").read_text()
     blocks = [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", page, re.S | re.M)]
     namespace: dict[str, object] = {"__name__": "docs_programs"}

@@ -309,27 +309,16 @@ class Archive:
         reading] in _fast.py): only for a file read at once, a stored entry whose local
         header, CRC and ``.npy`` header are as typedops writes them; None otherwise, and
         then ``read_npy`` says what is wrong. The same checks, in one call."""
-        view = self._view
         entry = self.entries.get(name)
-        if view is None or entry is None:
-            return None
-        offset, size, compressed, crc, method = entry
         nbytes = dtype.itemsize * math.prod(shape)
-        begin = offset + _LOCAL_HEADER.size + len(name)
-        end = begin + size
-        if method != zipfile.ZIP_STORED or compressed != size or size > nbytes + _NPY_HEADER + 16 or end > len(view):
+        if entry is None or entry[1] > nbytes + _NPY_HEADER + 16:  # no CRC over an entry too long to fit
             return None
-        signature, flags, stored, name_size, extra_size = _LOCAL_HEADER.unpack_from(view, offset)
-        if signature != b"PK\x03\x04" or flags & 0x1 or stored != zipfile.ZIP_STORED or name_size != len(name):
-            return None
-        if extra_size or view[begin - len(name) : begin].tobytes() != name.encode("ascii"):
-            return None
-        data = view[begin:end]
-        header = _fast_header(data) if zlib.crc32(data) == crc else None
-        if header is None:
+        data = self.quick_entry(name)
+        header = _fast_header(data) if data is not None else None
+        if data is None or header is None:
             return None
         found_shape, fortran, found, start = header
-        if found.hasobject or found != dtype or found_shape != shape or fortran or size - start != nbytes:
+        if found.hasobject or found != dtype or found_shape != shape or fortran or len(data) - start != nbytes:
             return None
         return bytes(data[start:])
 

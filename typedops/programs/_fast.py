@@ -145,6 +145,21 @@ def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_ro
     return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
 
 
+def _tensor_row(row: Any, keys: tuple[str, ...]) -> tuple[Any, tuple[int, ...], Any, Any] | None:
+    """A tensor row's stored dtype facts, shape and device when they are common ones, and
+    its last field (a version 1 row's entry name, a version 2 row's offset) unchecked."""
+    fields = _fields(row, keys)
+    if fields is None:
+        return None
+    dtype_name, dims, device_name, last = fields
+    stored = _stored(dtype_name) if type(dtype_name) is str else None
+    shape = _quick_shape(dims)
+    device = _DEVICES.get(device_name) if type(device_name) is str else None
+    if stored is None or shape is None or device is None:
+        return None
+    return stored, shape, device, last
+
+
 def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorConstant] | None:
     """The tensor constants, their elements read, when every row is a common one with
     elements and the archive holds exactly the manifest and their entries."""
@@ -153,14 +168,11 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
     found: list[tuple[Any, ...]] = []
     total = 0
     for index, row in enumerate(rows):
-        fields = _fields(row, _TENSOR)
-        if fields is None:
+        common = _tensor_row(row, _TENSOR)
+        if common is None:
             return None
-        dtype_name, dims, device_name, data = fields
-        stored = _stored(dtype_name) if type(dtype_name) is str else None
-        shape = _quick_shape(dims)
-        device = _DEVICES.get(device_name) if type(device_name) is str else None
-        if stored is None or shape is None or device is None or type(data) is not str or data != tensor_entry(index):
+        stored, shape, device, data = common
+        if type(data) is not str or data != tensor_entry(index):
             return None
         total += math.prod(shape) * stored[2]
         if total > limits.tensor_bytes or data not in archive.entries:
@@ -185,14 +197,11 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[Tensor
     found: list[tuple[Any, ...]] = []
     end = total = 0
     for row in rows:
-        fields = _fields(row, _TENSOR_2)
-        if fields is None:
+        common = _tensor_row(row, _TENSOR_2)
+        if common is None:
             return None
-        dtype_name, dims, device_name, offset = fields
-        stored = _stored(dtype_name) if type(dtype_name) is str else None
-        shape = _quick_shape(dims)
-        device = _DEVICES.get(device_name) if type(device_name) is str else None
-        if stored is None or shape is None or device is None or type(offset) is not int or offset != aligned(end):
+        stored, shape, device, offset = common
+        if type(offset) is not int or offset != aligned(end):
             return None
         nbytes = math.prod(shape) * stored[2]
         total += nbytes

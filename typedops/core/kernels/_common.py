@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
-from ...tensor import Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import CPU, Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT
 
@@ -274,7 +274,7 @@ def meta_like(shape: Sequence[int], dtype: ScalarType) -> Tensor:
     return empty_meta(shape, dtype)
 
 
-def device_of(device: Device | str | None, default: Device = Device("cpu")) -> Device:
+def device_of(device: Device | str | None, default: Device = CPU) -> Device:
     """The dispatcher passes a ``Device`` argument through as given: it may be a str."""
     return default if device is None else Device.parse(device)
 

@@ -163,7 +163,7 @@ _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` s
 _NUMPY_BY_CODE: list[Any] = []
 
 
-def _as_array(value: Any) -> Any:  # pyright: ignore[reportUnusedFunction] -- the compiled fast path calls it (_FAST_PATH)
+def _as_array(value: Any) -> Any:  # pyright: ignore[reportUnusedFunction] -- _FAST_PATH calls it
     """``value`` as an ndarray: a numpy scalar (from 0-dim operands) becomes a 0-dim array.
     Binds ``_ndarray`` on the first call, so ``type(x) is _ndarray`` holds from then on."""
     global _ndarray
@@ -268,7 +268,10 @@ def _make(op, planned):
     return {name}
 """
 _ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
-_ALPHA_GATE: Final = "        if not (alpha is _ONE or (type(alpha) is int and alpha == 1)):\n            return planned(self, other, alpha=alpha)\n"
+_ALPHA_GATE: Final = (
+    "        if not (alpha is _ONE or (type(alpha) is int and alpha == 1)):\n"
+    "            return planned(self, other, alpha=alpha)\n"
+)
 
 
 def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns: str, gate: str,

@@ -10,6 +10,7 @@ them when the core library is registered again (tests that register it themselve
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
@@ -279,8 +280,10 @@ def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns
     """One function running the fast path (Note [One fast path, three signatures])."""
     source = _FAST_PATH.format(name=name, params=params, returns=returns, gate=gate, fallback=fallback,
                                result_dtype=result_dtype)  # fmt: skip
+    filename = f"<fast path: {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show the lines
     namespace: dict[str, Any] = {}
-    exec(compile(source, f"<fast path: {name}>", "exec"), globals(), namespace)
+    exec(compile(source, filename, "exec"), globals(), namespace)
     function = namespace["_make"](op, planned)
     function.__qualname__ = name
     return function

@@ -912,3 +912,45 @@ def test_kernels_reading_arrays_in_line_see_a_replaced_storage_buffer() -> None:
     array_of(t)[:2] = [[5.0, 6.0], [7.0, 8.0]]
     assert op("sum")(view).item() == 26.0 and op("add", "Tensor")(view, view).tolist() == [[10.0, 12.0], [14.0, 16.0]]
     assert op("matmul")(view, view).tolist() == [[67.0, 78.0], [91.0, 106.0]]
+
+
+@given(
+    st.sampled_from([np.float32, np.float64, np.int64, np.bool_]),
+    st.sampled_from([np.float32, np.float64, np.int64, np.bool_]),
+    st.lists(st.integers(-5, 5), min_size=1, max_size=4),
+    st.sampled_from(["same", "row", "scalar", "wrapped", "mismatch"]),
+)
+def test_compiled_fast_path_kernels_agree_with_binary_fast_and_the_plan(
+    left: Any, right: Any, values: list[int], other_shape: str
+) -> None:
+    """Note [One fast path, three signatures]: ``add_cpu``/``mul_cpu`` (the fast path in
+    their own frame) give what ``binary_fast`` gives when it applies, else what their
+    plan gives (errors included), and take their schemas' signatures."""
+    from typedops.core.kernels import _pointwise
+    from typedops.core.kernels._common import binary_fast
+    from typedops.tensor import wrapped_scalar
+
+    a = Tensor.from_numpy(np.array(values, left))
+    b: Tensor
+    if other_shape == "wrapped":
+        b = wrapped_scalar(2.5 if right is np.float64 else 2, Device("cpu"))
+    else:
+        count = {"same": len(values), "row": 1, "scalar": 0, "mismatch": len(values) + 1}[other_shape]
+        b = Tensor.from_numpy(np.array(values[:1] * count if count else values[0], right))
+    Kernel = Callable[..., Tensor]
+    cases: list[tuple[str, str, Kernel, Callable[[Any, Any], Any], Kernel, dict[str, Any]]] = [
+        ("add", "Tensor", _pointwise.add_cpu, lambda x, y: x + y, _pointwise._add_planned, {"alpha": 1}),
+        ("mul", "Tensor", _pointwise.mul_cpu, lambda x, y: x * y, _pointwise._mul_planned, {}),
+    ]
+    for name, overload, kernel, python_op, planned, kwargs in cases:
+        check_kernel_signature(op(name, overload).schema, kernel, with_keys=False)
+        fast = binary_fast(a, b, python_op)
+        try:
+            expected = fast if fast is not None else planned(a, b, **kwargs)
+        except Exception as error:  # the plan's error is the kernel's
+            with pytest.raises(type(error)) as info:
+                kernel(a, b, **kwargs)
+            assert str(info.value) == str(error)
+            continue
+        got = kernel(a, b, **kwargs)
+        assert got.dtype == expected.dtype and got.shape == expected.shape and got.tolist() == expected.tolist()

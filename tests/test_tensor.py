@@ -260,6 +260,22 @@ def test_from_array_wraps_without_copying_and_array_of_unwraps() -> None:
     assert view.tolist() == [3.0, 4.0, 5.0] and view.storage is t.storage
 
 
+def test_key_bits_are_the_same_whichever_device_object_names_the_device() -> None:
+    # The constructors take a shortcut for the tensor layer's own CPU device object;
+    # any other Device("cpu"), or another device, takes the table: the same bits.
+    from typedops.tensor import CPU as LAYER_CPU, DEVICE_KEY_BITS
+
+    array = np.zeros(2, dtype=np.float32)
+    cpu_bits = DispatchKeySet((DispatchKey.CPU, DispatchKey.ADInplaceOrView))
+    for device in (LAYER_CPU, Device("cpu"), Device.parse("cpu")):
+        t = Tensor._from_array(array, ScalarType.float32, device)
+        assert t.keys == cpu_bits and t.key_bits == DEVICE_KEY_BITS["cpu"]
+        assert make_view(t, (1,), (1,), 1).keys == cpu_bits
+    meta = Tensor._from_array(array, ScalarType.float32, Device("meta"))
+    assert meta.keys == DispatchKeySet((DispatchKey.Meta, DispatchKey.ADInplaceOrView))
+    assert make_view(meta, (1,), (1,), 1).keys == meta.keys
+
+
 def test_array_of_a_meta_tensor_raises() -> None:
     with pytest.raises(RuntimeError) as info:
         array_of(empty_meta((2,), ScalarType.float32))

@@ -29,6 +29,7 @@ from ._tensor import (
     AUTOGRAD_BIT_FOR_DEVICE,
     AUTOGRAD_BITS,
     AUTOGRAD_METHODS,
+    CPU,
     DEVICE_KEY_BITS,
     Tensor,
     array_of,
@@ -82,6 +83,7 @@ __all__ = [
     "AUTOGRAD_BIT_FOR_DEVICE",
     "AUTOGRAD_METHODS",
     "DEVICE_KEY_BITS",
+    "CPU",
     "set_requires_grad",
     # shapes and strides
     "numel_of",

@@ -108,6 +108,7 @@ _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 _META: Final = Device("meta")
 _INT64_MAX: Final = 2**63 - 1
 _CPU: Final = Device("cpu")
+CPU: Final = _CPU  # the CPU device the hot constructors recognise by identity (_CPU_KEY_BITS)
 
 
 def keys_for_device(device: Device) -> DispatchKeySet:
@@ -128,6 +129,10 @@ def keys_for_device(device: Device) -> DispatchKeySet:
 
 # The key bits of a plain tensor, per device type: built once, read by every constructor.
 DEVICE_KEY_BITS: Final = {kind: int(keys_for_device(Device(kind))) for kind in _BACKEND_FOR_DEVICE}
+# A CPU tensor's bits, for the hot constructors: ``device is _CPU`` (the one ``Device("cpu")``
+# that from_numpy and the kernels' results carry) is cheaper than ``DEVICE_KEY_BITS[device.type]``;
+# another equal Device object takes the dict path and gets the same bits.
+_CPU_KEY_BITS: Final = DEVICE_KEY_BITS["cpu"]
 # The Autograd key bit a tensor on each device type gains when it requires grad.
 AUTOGRAD_BIT_FOR_DEVICE: Final = {
     kind: 1 << autograd_key_for(backend) for kind, backend in _BACKEND_FOR_DEVICE.items()
@@ -288,7 +293,7 @@ class Tensor(_TensorMethods):
         t._offset = 0
         t._dtype = dtype
         t._device = device
-        t.key_bits = DEVICE_KEY_BITS[device.type]
+        t.key_bits = _CPU_KEY_BITS if device is _CPU else DEVICE_KEY_BITS[device.type]
         t._array = array
         t._array_buffer = array
         return t
@@ -633,7 +638,7 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     view._offset = offset
     view._dtype = self._dtype
     view._device = device = self._device
-    view.key_bits = DEVICE_KEY_BITS[device.type]
+    view.key_bits = _CPU_KEY_BITS if device is _CPU else DEVICE_KEY_BITS[device.type]
     view._array = None
     view._array_buffer = None
     return view

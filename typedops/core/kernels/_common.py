@@ -10,11 +10,12 @@ them when the core library is registered again (tests that register it themselve
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
-from ...tensor import Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import CPU, Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
 from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT, SCALAR_NOT_REAL, SCALAR_OVERFLOW
 
@@ -36,6 +37,7 @@ __all__ = [
     "wrap",
     "fresh",
     "binary_fast",
+    "fast_binary_kernel",
     "np_dtype",
     "device_of",
     "default_dtype_for",
@@ -165,7 +167,7 @@ _ndarray: Any = None  # numpy.ndarray, bound on first use (``import typedops`` s
 _NUMPY_BY_CODE: list[Any] = []
 
 
-def _as_array(value: Any) -> Any:
+def _as_array(value: Any) -> Any:  # pyright: ignore[reportUnusedFunction] -- _FAST_PATH calls it
     """``value`` as an ndarray: a numpy scalar (from 0-dim operands) becomes a 0-dim array.
     Binds ``_ndarray`` on the first call, so ``type(x) is _ndarray`` holds from then on."""
     global _ndarray
@@ -218,51 +220,110 @@ NUMPY_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, Scala
 _WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64})
 
 
-def binary_fast(
-    self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None
-) -> Tensor | None:
-    """``op(self, other)`` for two tensors of one dtype, its result of ``result_dtype``
-    (default: that dtype); None when the call needs the kernel's plan (other dtypes, or
-    shapes that do not broadcast). See Note [Element-wise fast path] in _pointwise.py.
+# Note [One fast path, three signatures]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The element-wise fast path (Note [Element-wise fast path] in _pointwise.py) is the hot
+# path of every small element-wise op, where a Python call costs a few percent: a kernel
+# that calls ``binary_fast`` pays a frame for it (~30 ns of a ~1 us ``add``). So the
+# path is written once, as the source text below, and compiled into each function that
+# runs it in its own frame: ``binary_fast`` (None when the call needs the kernel's plan),
+# and the kernels ``fast_binary_kernel`` makes (``add_cpu``, ``mul_cpu``: the plan is
+# their ``planned`` function, called with the kernel's arguments). The text is this
+# module's own constant, never user input; the compiled functions read this module's
+# globals (``_ndarray`` is bound on first use).
+#
+# With one dtype every group of ``result_type`` has that dtype, so only a wrapped number
+# (promoting as the default of its kind) could change it, and it does only when *both*
+# operands are wrapped numbers. A floating tensor with a wrapped bool, int or float
+# (``a + 2.5``) keeps the tensor's dtype too: PyTorch computes in the tensor's dtype, and
+# so does numpy with the number as a Python scalar. A wrapped number is 0-dim: the shape
+# slots are tested first (is_wrapped_number is a class default, slower to read; see Note
+# [Tensor fields with class defaults]). The body is ``array_of`` and ``fresh`` inlined.
+_FAST_PATH: Final = """\
+def _make(op, planned):
+    def {name}({params}){returns}:
+{gate}        dtype = self._dtype
+        if dtype is not other._dtype:
+            if not (dtype in NUMPY_FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
+                return {fallback}
+            if self.is_wrapped_number:
+                return {fallback}
+            b = array_of(other).item()
+        else:
+            if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
+                return {fallback}
+            b = other._array
+            if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
+                b = other._fresh_array()
+        a = self._array
+        if a is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
+            a = self._fresh_array()
+        try:
+            result = op(a, b)
+        except ValueError:
+            return {fallback}
+        ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
+        if ndim > 1:
+            if not result.flags.c_contiguous:
+                result = result.copy()
+        elif not ndim and type(result) is not _ndarray:
+            result = _as_array(result)
+        return _from_array(result, {result_dtype}, self._device)
+    return {name}
+"""
+_ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
+_ALPHA_GATE: Final = (
+    "        if not (alpha is _ONE or (type(alpha) is int and alpha == 1)):\n"
+    "            return planned(self, other, alpha=alpha)\n"
+)
 
-    With one dtype every group of ``result_type`` has that dtype, so only a wrapped
-    number (promoting as the default of its kind) could change it, and it does only when
-    *both* operands are wrapped numbers. A floating tensor with a wrapped bool, int or
-    float keeps the tensor's dtype too. The body is ``array_of`` and ``fresh`` inlined:
-    this is the hot path of every small element-wise op, where each Python call costs a
-    few percent."""
-    dtype = self._dtype
-    b: Any
-    if dtype is not other._dtype:
-        # A floating tensor and a wrapped bool, int or float (``a + 2.5``): PyTorch computes
-        # in the tensor's dtype, and so does numpy with the number as a Python scalar.
-        if not (dtype in NUMPY_FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
-            return None
-        if self.is_wrapped_number:
-            return None
-        b = array_of(other).item()
-    else:
-        # A wrapped number is 0-dim: test the shape slot first (is_wrapped_number is a class
-        # default, slower to read; see Note [Tensor fields with class defaults]).
-        if not self._shape and not other._shape and self.is_wrapped_number and other.is_wrapped_number:
-            return None
-        b = other._array
-        if b is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
-            b = other._fresh_array()
-    a = self._array
-    if a is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
-        a = self._fresh_array()
-    try:
-        result = op(a, b)
-    except ValueError:
-        return None
-    ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
-    if ndim > 1:
-        if not result.flags.c_contiguous:
-            result = result.copy()
-    elif not ndim and type(result) is not _ndarray:
-        result = _as_array(result)
-    return _from_array(result, dtype if result_dtype is None else result_dtype, self._device)
+
+def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns: str, gate: str,
+                       fallback: str, result_dtype: str) -> Any:  # fmt: skip
+    """One function running the fast path (Note [One fast path, three signatures])."""
+    source = _FAST_PATH.format(name=name, params=params, returns=returns, gate=gate, fallback=fallback,
+                               result_dtype=result_dtype)  # fmt: skip
+    filename = f"<fast path: {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show the lines
+    namespace: dict[str, Any] = {}
+    exec(compile(source, filename, "exec"), globals(), namespace)
+    function = namespace["_make"](op, planned)
+    function.__qualname__ = name
+    return function
+
+
+class _BinaryFast(Protocol):
+    def __call__(
+        self, self_: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None, /
+    ) -> Tensor | None: ...
+
+
+binary_fast: Final[_BinaryFast] = _compile_fast_path(
+    "binary_fast", None, None,
+    params="self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None",
+    returns=" -> Tensor | None", gate="", fallback="None",
+    result_dtype="dtype if result_dtype is None else result_dtype",
+)  # fmt: skip
+binary_fast.__doc__ = """``op(self, other)`` for two tensors of one dtype, its result of ``result_dtype``
+(default: that dtype); None when the call needs the kernel's plan (other dtypes, or shapes
+that do not broadcast). See Note [One fast path, three signatures]."""
+
+
+def fast_binary_kernel(
+    name: str, op: Callable[[Any, Any], Any], planned: Callable[..., Tensor], *, alpha: bool = False
+) -> Callable[..., Tensor]:
+    """The CPU kernel ``name``: ``op(self, other)`` by the fast path, else ``planned``
+    with the kernel's arguments. With ``alpha`` the kernel takes ``*, alpha`` (``add``)
+    and runs the fast path only for ``alpha == 1``. See Note [One fast path, three
+    signatures]."""
+    kernel: Callable[..., Tensor] = _compile_fast_path(
+        name, op, planned,
+        params="self: Tensor, other: Tensor, *, alpha: Scalar" if alpha else "self: Tensor, other: Tensor",
+        returns=" -> Tensor", gate=_ALPHA_GATE if alpha else "",
+        fallback="planned(self, other, alpha=alpha)" if alpha else "planned(self, other)", result_dtype="dtype",
+    )  # fmt: skip
+    kernel.__module__ = planned.__module__
+    return kernel
 
 
 def wrap(array: Any, dtype: ScalarType, device: Device | None = None) -> Tensor:
@@ -277,7 +338,7 @@ def meta_like(shape: Sequence[int], dtype: ScalarType) -> Tensor:
     return empty_meta(shape, dtype)
 
 
-def device_of(device: Device | str | None, default: Device = Device("cpu")) -> Device:
+def device_of(device: Device | str | None, default: Device = CPU) -> Device:
     """The dispatcher passes a ``Device`` argument through as given: it may be a str."""
     return default if device is None else Device.parse(device)
 

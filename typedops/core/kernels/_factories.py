@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Optional
 
 from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import suggest_memory_format
-from ...tensor import NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
+from ...tensor import CPU, NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
 from ...dispatch import DispatchKey, DispatchKeySet, selects_backend_by_device
 from ._common import as_stored, call_op, data, default_dtype_for, device_of, meta_like, np_dtype, scalar_overflow
 from ._messages import (
@@ -34,7 +34,7 @@ from ._messages import (
     RANDN_DTYPE,
 )
 
-_CPU: Final = Device("cpu")
+_CPU: Final = CPU  # the tensor layer's: results on it take the cheap key-bits path
 _numpy_zeros: Any = None  # numpy.zeros, bound on first use (imports stay numpy-free)
 _numpy_float32: Any = None  # numpy's float32 dtype, bound with it (the default dtype)
 _FLOAT32: Final = ScalarType.float32

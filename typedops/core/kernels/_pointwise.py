@@ -29,6 +29,7 @@ from ._common import (
     SCALAR_BOUNDS,
     as_stored,
     binary_fast,
+    fast_binary_kernel,
     call_op,
     category,
     data,
@@ -100,25 +101,25 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # that do not broadcast make numpy raise ValueError; the kernel then runs the plan, which
 # raises PyTorch's error. Every other call takes the planned path, which gives the same
 # values.
-_ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
 # The operators as module constants: one global load on the hot path instead of two loads.
 _ADD: Final[Callable[[Any, Any], Any]] = operator.add
 _SUB: Final[Callable[[Any, Any], Any]] = operator.sub
 _MUL: Final[Callable[[Any, Any], Any]] = operator.mul
 
 
-def add_cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    if alpha is _ONE or (type(alpha) is int and alpha == 1):
-        result = binary_fast(self, other, _ADD)
-        if result is not None:
-            return result
-    elif type(alpha) is int and alpha == -1 and self._dtype in NUMPY_FLOATING:
+def _add_planned(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
+    """``add`` where the fast path does not apply (``add_cpu`` tried it when ``alpha`` is 1)."""
+    if type(alpha) is int and alpha == -1 and self._dtype in NUMPY_FLOATING:
         # sub's composite (add with alpha=-1): Note [Subtraction's fast path].
         result = binary_fast(self, other, _SUB)
         if result is not None:
             return result
     _shape, dtype = _plan_add(self, other, alpha)
     return fresh(_add_values(self, other, alpha, dtype), dtype, self._device)
+
+
+# The fast path runs in the kernel's own frame: Note [One fast path, three signatures].
+add_cpu: Final = fast_binary_kernel("add_cpu", _ADD, _add_planned, alpha=True)
 
 
 def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -228,10 +229,9 @@ def _mul_by_mask(values: Tensor, mask: Tensor) -> Tensor | None:
     return fresh(product, values._dtype, values._device)
 
 
-def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
-    result = binary_fast(self, other, _MUL)
-    if result is not None:
-        return result
+def _mul_planned(self: Tensor, other: Tensor) -> Tensor:
+    """``mul`` where the fast path (tried by ``mul_cpu``) does not apply."""
+    result = None
     if other._dtype is _BOOL and self._dtype in NUMPY_FLOATING and not self.is_wrapped_number:
         result = _mul_by_mask(self, other)
     elif self._dtype is _BOOL and other._dtype in NUMPY_FLOATING and not other.is_wrapped_number:
@@ -240,6 +240,9 @@ def mul_cpu(self: Tensor, other: Tensor) -> Tensor:
         return result
     _, dtype = _plan_mul(self, other)
     return fresh(_mul_values(self, other, dtype), dtype, self._device)
+
+
+mul_cpu: Final = fast_binary_kernel("mul_cpu", _MUL, _mul_planned)
 
 
 def mul_meta(self: Tensor, other: Tensor) -> Tensor:

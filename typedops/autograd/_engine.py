@@ -57,7 +57,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..tensor import Tensor, empty_meta, numpy_dtype
+from ..tensor import AUTOGRAD_BITS, Tensor, empty_meta, numpy_dtype
 from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
@@ -89,7 +89,9 @@ def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float)
     if device.type == "meta":
         return empty_meta(shape, dtype)
     # np.full's result is new and C-contiguous: the tensor owns it (no copy, as wrap_array makes).
-    return Tensor._from_array(np.full(shape, value, dtype=numpy_dtype(dtype)), dtype, device)
+    # A 0-dim one (backward()'s implicit gradient) is np.array's, one C call where np.full makes two.
+    array = np.array(value, numpy_dtype(dtype)) if not shape else np.full(shape, value, dtype=numpy_dtype(dtype))
+    return Tensor._from_array(array, dtype, device)
 
 
 def _root_grads(
@@ -399,7 +401,7 @@ def _validate(node: Node, index: int, g: Tensor, edge: Edge) -> Tensor:
 def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     if g is None:
         return
-    if not create_graph and g.requires_grad:
+    if not create_graph and g.key_bits & AUTOGRAD_BITS:  # g.requires_grad, without the property
         g = g.detach()
     old = variable._grad
     if old is not None and g._dtype is old._dtype and g._shape == old._shape:

@@ -139,13 +139,13 @@ def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
 def mean_dim_composite(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
 ) -> Tensor:
-    chosen = self.dtype if dtype is None else dtype
-    if not (chosen.is_floating_point or chosen.is_complex):
+    chosen = self._dtype if dtype is None else dtype
+    if chosen not in _SUMS_IN_OWN_DTYPE:  # floating or complex
         raise TensorError(MEAN_DTYPE.format(dtype=chosen.name))
-    dims = reduced_dims(self.shape, dim)
-    count = numel_of([self.shape[d] for d in _axes(self.shape, dims)])
+    shape = self._shape
+    count = numel_of([shape[d] for d in _axes(shape, reduced_dims(shape, dim))])
     total: Tensor = call_op("sum", "dim_IntList")(self, dim, keepdim, dtype=dtype)
-    result: Tensor = call_op("div", "Tensor")(total, wrapped_scalar(count, total.device))
+    result: Tensor = call_op("div", "Tensor")(total, wrapped_scalar(count, total._device))
     return result
 
 

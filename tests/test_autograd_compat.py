@@ -379,6 +379,39 @@ def test_backward_with_inputs_and_grad_equal_torch() -> None:
     assert _inputs_program(typedops, grad) == _inputs_program(torch, torch.autograd.grad)
 
 
+# Leaves' AccumulateGrad nodes run as soon as their gradient is complete, as PyTorch's do
+# (they have its engine's highest priority): hooks on leaves and non-leaves fire in torch's order.
+HOOK_ORDER_PROGRAMS: list[tuple[str, Fn]] = [
+    ("two leaves of one op", lambda w, u, v: (w * u).sum()),
+    ("a leaf used twice", lambda w, u, v: (w * u + v * w).sum()),
+    ("a chain", lambda w, u, v: ((w * 2).exp() * u + v).sum()),
+    ("leaves at both ends", lambda w, u, v: ((w * v) * ((u * 3) * v)).sum()),
+]  # fmt: skip
+
+
+def _hook_order(m: Any, program: Fn) -> list[str]:
+    order: list[str] = []
+    leaves = [m.tensor([0.5, -1.0], requires_grad=True) for _ in range(3)]
+
+    def hooked(name: str, t: Any) -> Any:
+        t.register_hook(lambda g: order.append(name))
+        return t
+
+    for name, leaf in zip("wuv", leaves):
+        hooked(name, leaf)
+    w, u, v = leaves
+    hooked("loss-input", program(w, u, v) * 1.0).sum().backward()
+    return order
+
+
+@pytest.mark.parametrize("program", HOOK_ORDER_PROGRAMS, ids=[p[0] for p in HOOK_ORDER_PROGRAMS])
+def test_hooks_run_in_torch_order(program: tuple[str, Fn]) -> None:
+    import typedops
+
+    ours, theirs = _hook_order(typedops, program[1]), _hook_order(torch, program[1])
+    assert ours == theirs and {"loss-input", "w", "u"} <= set(ours)
+
+
 AUTOGRAD_ERRORS: list[tuple[str, Fn]] = [
     ("empty inputs to backward", lambda m, x: (x * 2).sum().backward(inputs=[])),
     ("empty inputs to grad", lambda m, x: m.autograd.grad((x * 2).sum(), [])),

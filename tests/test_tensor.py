@@ -293,6 +293,18 @@ def test_plain_tensors_default_the_functionality_fields_without_a_dict() -> None
     assert Tensor(None, dtype=ScalarType.float32, shape=(1,), device=Device("meta"), requires_grad=True).requires_grad
 
 
+def test_grad_fn_is_a_slot_every_constructor_sets() -> None:
+    """grad_fn is a slot (the one functionality field that is): plain tensors, views and
+    wrapped arrays read None, and a recorded op's result gets its node without a dict."""
+    from typedops import core
+
+    t = tensor([1.0, 2.0])
+    made = [t, make_view(t, (1,), (1,), 1), Tensor._from_array(np.ones(2, np.float32), ScalarType.float32)]
+    assert all(m.grad_fn is None for m in made) and "grad_fn" in Tensor.__slots__
+    result = core.mul(tensor([1.0, 2.0], requires_grad=True), t)
+    assert result.grad_fn is not None and result.grad_fn.name() == "MulBackward0"
+    assert not hasattr(result, "__dict__") or result.__dict__ == {}
+
 def test_empty_views_and_offsets_get_their_own_arrays() -> None:
     t = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     empty = make_view(t, (0, 3), (3, 1), 6)

@@ -6,7 +6,8 @@ The engine first walks the graph from the outputs' edges and counts, per node, t
 that point at it. A node runs once every such edge has delivered its gradient (its count
 reaches zero), so it sees the sum of all of them: a topological order. Among ready nodes
 the one recorded last runs first (a heap on the recording sequence number), as PyTorch
-orders its CPU queue. Gradients arriving at the same node input are added. With
+orders its CPU queue; in ``backward()`` a leaf's AccumulateGrad node runs as soon as it
+is ready, as PyTorch's (Note [The engine's loop]). Gradients arriving at the same node input are added. With
 ``inputs`` (``grad()``), only nodes from which an input is reachable run, the gradient
 reaching each input is captured instead of accumulated, and no ``.grad`` changes.
 
@@ -19,17 +20,22 @@ Note [The engine's loop]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 The loop body runs once per node of the graph, so its common case is kept free of work
 it does not need. ``backward()`` (no ``inputs``) has a loop of its own, ``_run_all``:
-there is nothing to capture and every node runs. An AccumulateGrad node is handled in
-the loop itself (its leaf's hooks, then ``.grad``; it has no edges and saves nothing to
-release); the hooks step is entered only for a node with hooks or retained gradients;
-an input buffer is made only when the first gradient for it arrives, a one-output
-node's gradient is tested for None directly, and each gradient's shape is checked with
-one tuple comparison (out_meta keeps shapes as tuples, as ``Tensor.shape`` is), the
-slower checks running only when it fails. The ready heap holds ``(-seq, node)``: the
-recording sequence numbers are unique, so two entries never compare their nodes. The
-loop relies on ``len(node.out_meta)`` being the node's number of outputs and on
+there is nothing to capture and every node runs. It applies a node and hands each
+result to the node its edge leads to in one pass (no per-node list of checked results,
+no helper frames); a one-output node that received nothing runs nothing. An
+AccumulateGrad node never enters the heap: it runs (its leaf's hooks, then ``.grad``;
+it has no edges and saves nothing to release) the moment its last gradient arrives, as
+PyTorch's engine gives AccumulateGrad nodes the highest priority -- so two leaves of
+one op accumulate in edge order, and hooks on leaves fire where torch's do. The hooks
+step is entered only for a node with hooks or retained gradients; an input buffer is
+made only when the first gradient for it arrives, and each gradient's shape is checked
+with one tuple comparison (out_meta keeps shapes as tuples, as ``Tensor.shape`` is),
+the slower checks running only when it fails. The ready heap holds ``(-seq, node)``:
+the recording sequence numbers are unique, so two entries never compare their nodes.
+The loop relies on ``len(node.out_meta)`` being the node's number of outputs and on
 ``Tensor.shape`` being a tuple. ``grad()`` (and ``backward(inputs=...)``) keeps the
-general loop, which captures and skips the nodes no input depends on.
+general loop, which captures and skips the nodes no input depends on, and runs
+AccumulateGrad nodes from the heap.
 
 Note [Complex gradients]
 ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -51,7 +57,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..tensor import Tensor, empty_meta, numpy_dtype
+from ..tensor import AUTOGRAD_BITS, Tensor, empty_meta, numpy_dtype
 from ..vocabulary import ArgumentValueError, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
@@ -83,7 +89,9 @@ def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float)
     if device.type == "meta":
         return empty_meta(shape, dtype)
     # np.full's result is new and C-contiguous: the tensor owns it (no copy, as wrap_array makes).
-    return Tensor._from_array(np.full(shape, value, dtype=numpy_dtype(dtype)), dtype, device)
+    # A 0-dim one (backward()'s implicit gradient) is np.array's, one C call where np.full makes two.
+    array = np.array(value, numpy_dtype(dtype)) if not shape else np.full(shape, value, dtype=numpy_dtype(dtype))
+    return Tensor._from_array(array, dtype, device)
 
 
 def _root_grads(
@@ -224,23 +232,66 @@ def _run_all(
 ) -> None:
     """``backward()``'s loop (no ``inputs``): every node runs, leaves accumulate. Note
     [The engine's loop]."""
-    pop = heapq.heappop
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[1]
         found = buffers.pop(node, None)
-        if type(node) is AccumulateGrad:  # a leaf: its hooks (on the tensor), then .grad
-            if found is not None and found[0] is not None:
-                if node.variable._autograd_meta.hooks:  # a leaf's AccumulateGrad has its meta
-                    _call_pre_hooks(node, found)
-                _accumulate(node.variable, found[0], create_graph)
+        if type(node) is AccumulateGrad:  # a root leaf (backward() on a leaf)
+            _leaf(node, found, create_graph)
             continue
-        buffer: list[Tensor | None] = [None] * (len(node.out_meta) or 1) if found is None else found
-        if found is not None and (node.pre_hooks or node.retains):
-            _call_pre_hooks(node, buffer)
-        results = _apply(node, buffer)
+        edges = node.next_edges
+        if found is None or (len(found) == 1 and found[0] is None):
+            results: Sequence[Tensor | None] = ()  # nothing flowed in: nothing flows on
+        else:
+            if node.pre_hooks or node.retains:
+                _call_pre_hooks(node, found)
+            results = node.apply(found) if len(found) == 1 else _apply_multi(node, found)
+            if len(results) != len(edges):
+                raise AutogradError(
+                    INVALID_GRAD_COUNT.format(node=node.name(), got=len(results), expected=len(edges))
+                )
         if not retain_graph:
             node.release()
-        _deliver(node, results, deps, buffers, ready)
+        for i, edge in enumerate(edges):
+            if edge is None:
+                continue
+            nxt, nr = edge
+            g = results[i] if results else None
+            if g is not None:
+                shape, dtype, _ = nxt.out_meta[nr]
+                if g._shape != shape:  # a tuple, as out_meta's (else compared as tuples there)
+                    g = _validate(node, i, g, edge)
+                elif g._dtype is not dtype:
+                    g = g.to(dtype)
+                slot = buffers.get(nxt)
+                if slot is None:
+                    slot = buffers[nxt] = [None] * (len(nxt.out_meta) or 1)
+                before = slot[nr]
+                slot[nr] = g if before is None else before + g
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if not left:
+                if type(nxt) is AccumulateGrad:  # a leaf runs as soon as it is ready
+                    _leaf(nxt, buffers.pop(nxt, None), create_graph)
+                else:
+                    push(ready, (-nxt.seq, nxt))
+
+
+def _leaf(node: AccumulateGrad, found: list[Tensor | None] | None, create_graph: bool) -> None:
+    """An AccumulateGrad node's work: its leaf's hooks (on the tensor), then ``.grad``."""
+    if found is not None and found[0] is not None:
+        if node.variable._autograd_meta.hooks:  # a leaf's AccumulateGrad has its meta
+            _call_pre_hooks(node, found)
+        _accumulate(node.variable, found[0], create_graph)
+
+
+def _apply_multi(node: Node, buffer: list[Tensor | None]) -> Sequence[Tensor | None]:
+    """``node.apply`` for a multi-output node; unused outputs get zeros (all-None: skipped)."""
+    if all(g is None for g in buffer):
+        return [None] * len(node.next_edges)
+    if any(g is None for g in buffer):
+        buffer = [filled(*m, 0.0) if g is None else g for g, m in zip(buffer, node.out_meta)]
+    return node.apply(buffer)
 
 
 def _deliver(
@@ -350,7 +401,7 @@ def _validate(node: Node, index: int, g: Tensor, edge: Edge) -> Tensor:
 def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     if g is None:
         return
-    if not create_graph and g.requires_grad:
+    if not create_graph and g.key_bits & AUTOGRAD_BITS:  # g.requires_grad, without the property
         g = g.detach()
     old = variable._grad
     if old is not None and g._dtype is old._dtype and g._shape == old._shape:

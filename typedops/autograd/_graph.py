@@ -204,7 +204,9 @@ def freed(node: Node) -> AutogradError:
 
 
 def set_history(result: Tensor, node: Node, output_nr: int = 0) -> None:
-    """Make ``result`` output ``output_nr`` of ``node``: it requires grad and has a grad_fn."""
+    """Make ``result`` output ``output_nr`` of ``node``: it requires grad and has a grad_fn.
+    The generated one-output kernels write these lines in line (codegen's ``_history``):
+    a change here goes there too."""
     result.key_bits |= AUTOGRAD_BIT_FOR_DEVICE[result._device.type]
     result.grad_fn = node
     if output_nr or result._output_nr:

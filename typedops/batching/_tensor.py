@@ -117,6 +117,7 @@ def make_batched(physical: Tensor, bdim: int, level: int) -> BatchedTensor:
     t._dtype = physical._dtype
     t._device = physical._device
     t.key_bits = physical.key_bits | BATCHED_BIT
+    t.grad_fn = None  # a slot of Tensor's (Note [Tensor fields with class defaults])
     t._array = None
     t._array_buffer = None
     t._batch_value = physical

@@ -286,7 +286,14 @@ def kinds_of(d: Derivative) -> dict[str, str]:
 
 def _history(d: Derivative, schema: FunctionSchema) -> list[str]:
     if len(schema.returns) == 1:
-        lines: list[str] = ["    _set_history(_result, _node)"]
+        # set_history(_result, _node) in line: one frame less per recorded op.
+        lines: list[str] = [
+            "    _result.key_bits |= _AG_FOR[_result._device.type]",
+            "    _result.grad_fn = _node",
+            "    if _result._output_nr:",
+            "        _result._output_nr = 0",
+            "    _node.out_meta.append((_result._shape, _result._dtype, _result._device))",
+        ]
         ret = schema.returns[0]
         if ret.alias is not None and not ret.alias.is_write:
             first = schema.positional[0].name
@@ -355,6 +362,7 @@ def autograd_module(
         "# fmt: off",
         "from typedops.runtime import (",
         "    AUTOGRAD_BITS as _AG,",
+        "    AUTOGRAD_BIT_FOR_DEVICE as _AG_FOR,",
         "    BELOW_AUTOGRAD_MASK as _BELOW,",
         "    Node as _Node,",
         "    SavedTensor as _SavedTensor,",

@@ -139,6 +139,8 @@ def max_dim_backward(grad: Tensor, shape: Sequence[int], dim: int, indices: Tens
 
 
 def matmul_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    if len(self._shape) == 2 and len(other._shape) == 2:  # mm's case: (k, n) @ (n, m)
+        return F.matmul(grad, F.transpose(other, 0, 1))  # of self's shape: nothing to sum
     vector, by_vector = len(self._shape) == 1, len(other._shape) == 1
     if vector and by_vector:
         return grad * other
@@ -151,6 +153,8 @@ def matmul_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
 
 
 def matmul_backward_other(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    if len(self._shape) == 2 and len(other._shape) == 2:  # mm's case: (k, n) @ (n, m)
+        return F.matmul(F.transpose(self, 0, 1), grad)  # of other's shape: nothing to sum
     vector, by_vector = len(self._shape) == 1, len(other._shape) == 1
     if vector and by_vector:
         return grad * self

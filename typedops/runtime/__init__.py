@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..vocabulary import Device, NoKernelError
-from ..tensor import AUTOGRAD_BITS, Tensor, keys_for_device, wrapped_scalar
+from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor, keys_for_device, wrapped_scalar
 from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device, unboxed_slots
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
@@ -45,7 +45,7 @@ __all__ = [
     # for generated batching rules
     "register_vmap_rules",
     # for generated autograd kernels
-    "AUTOGRAD_BITS", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "SavedTensor", "add_output_meta",
+    "AUTOGRAD_BITS", "AUTOGRAD_BIT_FOR_DEVICE", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "SavedTensor", "add_output_meta",
     "below_autograd", "check_inplace", "edge_of", "unboxed_slots", "mark_view", "rebase_view", "not_implemented",
     "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack",
 ]  # fmt: skip

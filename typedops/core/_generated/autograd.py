@@ -4,6 +4,7 @@
 # fmt: off
 from typedops.runtime import (
     AUTOGRAD_BITS as _AG,
+    AUTOGRAD_BIT_FOR_DEVICE as _AG_FOR,
     BELOW_AUTOGRAD_MASK as _BELOW,
     Node as _Node,
     SavedTensor as _SavedTensor,
@@ -249,7 +250,11 @@ def add__Tensor_autograd(_ks, self, other, *, alpha):
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
     _result = _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -293,7 +298,11 @@ def mul__Tensor_autograd(_ks, self, other):
         _node.s_self = _SavedTensor(self, -1)
         _node.s_other_shape = other._shape
     _result = _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -337,7 +346,11 @@ def div__Tensor_autograd(_ks, self, other):
         _node.s_self = _SavedTensor(self, -1)
         _node.s_other_shape = other._shape
     _result = _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -371,7 +384,11 @@ def pow__Tensor_Scalar_autograd(_ks, self, exponent):
     _node.s_self = _SavedTensor(self, -1)
     _node.s_exponent = exponent
     _result = _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -415,7 +432,11 @@ def maximum__default_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_other_shape = other._shape
     _result = _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -459,7 +480,11 @@ def minimum__default_autograd(_ks, self, other):
     if _e1 is not None:
         _node.s_other_shape = other._shape
     _result = _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -485,7 +510,11 @@ def neg__default_autograd(_ks, self):
     _node = NegBackward0()
     _node.next_edges = (_e0,)
     _result = _S_neg__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -517,7 +546,11 @@ def abs__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_abs__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -548,7 +581,11 @@ def exp__default_autograd(_ks, self):
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
     _result = _S_exp__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -580,7 +617,11 @@ def exp2__default_autograd(_ks, self):
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
     _result = _S_exp2__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -612,7 +653,11 @@ def expm1__default_autograd(_ks, self):
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
     _result = _S_expm1__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -645,7 +690,11 @@ def log__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_log__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -677,7 +726,11 @@ def log2__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_log2__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -709,7 +762,11 @@ def log10__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_log10__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -741,7 +798,11 @@ def log1p__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_log1p__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -772,7 +833,11 @@ def sqrt__default_autograd(_ks, self):
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
     _result = _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -804,7 +869,11 @@ def rsqrt__default_autograd(_ks, self):
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
     _result = _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -836,7 +905,11 @@ def reciprocal__default_autograd(_ks, self):
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
     _result = _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -868,7 +941,11 @@ def sigmoid__default_autograd(_ks, self):
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
     _result = _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -901,7 +978,11 @@ def sin__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_sin__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -933,7 +1014,11 @@ def cos__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_cos__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -964,7 +1049,11 @@ def tan__default_autograd(_ks, self):
     _node = TanBackward0()
     _node.next_edges = (_e0,)
     _result = _S_tan__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -997,7 +1086,11 @@ def asin__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_asin__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1029,7 +1122,11 @@ def acos__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_acos__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1061,7 +1158,11 @@ def atan__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_atan__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1093,7 +1194,11 @@ def sinh__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_sinh__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1125,7 +1230,11 @@ def cosh__default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(self, -1)
     _result = _S_cosh__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1156,7 +1265,11 @@ def tanh__default_autograd(_ks, self):
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
     _result = _S_tanh__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -1188,7 +1301,11 @@ def relu__default_autograd(_ks, self):
     _node = ReluBackward0()
     _node.next_edges = (_e0,)
     _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -1230,7 +1347,11 @@ def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
         _node.s_threshold = threshold
         _node.s_grad_output_shape = grad_output._shape
     _result = _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1257,7 +1378,11 @@ def fill___Scalar_autograd(_ks, self, value):
     _node = FillBackward0()
     _node.next_edges = (_e0,)
     _result = _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -1325,7 +1450,11 @@ def where__self_autograd(_ks, condition, self, other):
     if _e1 is not None:
         _node.s_other_shape = other._shape
     _result = _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1353,7 +1482,11 @@ def sum__default_autograd(_ks, self, *, dtype):
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
     _result = _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1385,7 +1518,11 @@ def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
     _result = _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1422,7 +1559,11 @@ def amax__default_autograd(_ks, self, dim, keepdim):
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _result = _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _node.s_result = _SavedTensor(_result, 0)
     return _result
 
@@ -1500,7 +1641,11 @@ def matmul__default_autograd(_ks, self, other):
     _node.s_self = _SavedTensor(self, -1)
     _node.s_other = _SavedTensor(other, -1)
     _result = _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1540,7 +1685,11 @@ def mm__default_autograd(_ks, self, mat2):
     if _e1 is not None:
         _node.s_self = _SavedTensor(self, -1)
     _result = _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1578,7 +1727,11 @@ def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
     _node.s_stride = stride
     _node.s_storage_offset = storage_offset
     _result = _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1607,7 +1760,11 @@ def view__default_autograd(_ks, self, size):
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
     _result = _S_view__default.cache[_and(_ks, _BELOW)](self, size)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1636,7 +1793,11 @@ def permute__default_autograd(_ks, self, dims):
     _node.next_edges = (_e0,)
     _node.s_dims = dims
     _result = _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1667,7 +1828,11 @@ def transpose__int_autograd(_ks, self, dim0, dim1):
     _node.s_dim0 = dim0
     _node.s_dim1 = dim1
     _result = _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1700,7 +1865,11 @@ def select__int_autograd(_ks, self, dim, index):
     _node.s_index = index
     _node.s_self_shape = self._shape
     _result = _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1737,7 +1906,11 @@ def slice__Tensor_autograd(_ks, self, dim, start, end, step):
     _node.s_step = step
     _node.s_self_shape = self._shape
     _result = _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1766,7 +1939,11 @@ def unsqueeze__default_autograd(_ks, self, dim):
     _node.next_edges = (_e0,)
     _node.s_dim = dim
     _result = _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1797,7 +1974,11 @@ def squeeze__dim_autograd(_ks, self, dim):
     _node.s_dim = dim
     _node.s_self_shape = self._shape
     _result = _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1826,7 +2007,11 @@ def expand__default_autograd(_ks, self, size, *, implicit):
     _node.next_edges = (_e0,)
     _node.s_self_shape = self._shape
     _result = _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     _mark_view(_result, self)
     return _result
 
@@ -1853,7 +2038,11 @@ def clone__default_autograd(_ks, self, *, memory_format):
     _node = CloneBackward0()
     _node.next_edges = (_e0,)
     _result = _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1887,7 +2076,11 @@ def copy___default_autograd(_ks, self, src, non_blocking):
     if _e1 is not None:
         _node.s_src_shape = src._shape
     _result = _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -1920,7 +2113,11 @@ def cat__default_autograd(_ks, tensors, dim):
     _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
     _result = _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1962,7 +2159,11 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
         non_blocking=non_blocking,
         memory_format=memory_format,
     )
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     return _result
 
 
@@ -1980,7 +2181,11 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
     _result = _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2001,7 +2206,11 @@ def mul___Tensor_autograd(_ks, self, other):
         _node.s_self = _SavedTensor(_original(self), -1)
         _node.s_other_shape = other._shape
     _result = _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2022,7 +2231,11 @@ def div___Tensor_autograd(_ks, self, other):
         _node.s_self = _SavedTensor(_original(self), -1)
         _node.s_other_shape = other._shape
     _result = _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2036,7 +2249,11 @@ def exp___default_autograd(_ks, self):
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
     _result = _S_exp___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2051,7 +2268,11 @@ def exp2___default_autograd(_ks, self):
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
     _result = _S_exp2___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2066,7 +2287,11 @@ def expm1___default_autograd(_ks, self):
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
     _result = _S_expm1___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2082,7 +2307,11 @@ def log___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2097,7 +2326,11 @@ def log2___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log2___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2112,7 +2345,11 @@ def log10___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log10___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2127,7 +2364,11 @@ def log1p___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_log1p___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2141,7 +2382,11 @@ def sqrt___default_autograd(_ks, self):
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
     _result = _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2156,7 +2401,11 @@ def rsqrt___default_autograd(_ks, self):
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
     _result = _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2171,7 +2420,11 @@ def reciprocal___default_autograd(_ks, self):
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
     _result = _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2186,7 +2439,11 @@ def sigmoid___default_autograd(_ks, self):
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
     _result = _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2202,7 +2459,11 @@ def sin___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_sin___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2217,7 +2478,11 @@ def cos___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_cos___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2231,7 +2496,11 @@ def tan___default_autograd(_ks, self):
     _node = TanBackward0()
     _node.next_edges = (_e0,)
     _result = _S_tan___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)
@@ -2247,7 +2516,11 @@ def asin___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_asin___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2262,7 +2535,11 @@ def acos___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_acos___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2277,7 +2554,11 @@ def atan___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_atan___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2292,7 +2573,11 @@ def sinh___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_sinh___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2307,7 +2592,11 @@ def cosh___default_autograd(_ks, self):
     _node.next_edges = (_e0,)
     _node.s_self = _SavedTensor(_original(self), -1)
     _result = _S_cosh___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2321,7 +2610,11 @@ def tanh___default_autograd(_ks, self):
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
     _result = _S_tanh___default.cache[_and(_ks, _BELOW)](self)
-    _set_history(_result, _node)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
     if _base is not None:
         _rebase_view(self, _base)
     _node.s_result = _SavedTensor(_result, 0)

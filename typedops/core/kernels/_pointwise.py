@@ -427,11 +427,17 @@ def _check_relu(self: Tensor) -> ScalarType:
     return dtype
 
 
-def relu_cpu(self: Tensor) -> Tensor:
-    import numpy as np
+_maximum: Any = None  # numpy.maximum, bound on first use (imports stay numpy-free)
 
+
+def relu_cpu(self: Tensor) -> Tensor:
+    global _maximum
     dtype = _check_relu(self)
-    return fresh(np.maximum(data(self), 0), dtype, self._device)
+    if _maximum is None:
+        import numpy
+
+        _maximum = numpy.maximum
+    return fresh(_maximum(data(self), 0), dtype, self._device)
 
 
 def relu_meta(self: Tensor) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any, Final, Optional
+from typing import Any, Final, Optional, cast
 
 from ...vocabulary import DimensionError, ScalarType, TensorError
 from ...tensor import Tensor, broadcast_shapes, numel_of, wrap_dim, wrapped_scalar
@@ -65,12 +65,20 @@ def sum_dim_cpu(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
 ) -> Tensor:
     # _plan_sum without the result's shape, which numpy computes (every backward of a
-    # broadcast op sums its gradient here: sum_to_size).
+    # broadcast op sums its gradient here: sum_to_size, a bias's gradient). numpy.add.reduce
+    # is what ndarray.sum calls, without its Python frame; the dtypes come as sum_cpu's.
     shape = self._shape
-    dims = reduced_dims(shape, dim)
-    result_dtype = _sum_dtype(self, dtype)
-    values = data(self).sum(axis=_axes(shape, dims), dtype=np_dtype(result_dtype), keepdims=keepdim)
-    return fresh(values, result_dtype, self._device)
+    one = cast("list[int]", dim)  # tested as such below
+    if type(one) is list and len(one) == 1 and type(one[0]) is int and 0 <= one[0] < len(shape):
+        axes: tuple[int, ...] = (one[0],)  # one wrapped dimension (reduced_dims' answer)
+    else:
+        axes = _axes(shape, reduced_dims(shape, dim))
+    plan = _SUM_PLANS.get(self._dtype) if dtype is None else None
+    result_dtype, np_dt = _sum_plan(self, dtype) if plan is None else plan
+    array = self._array  # array_of in line, as sum_cpu (Note [Cached numpy view])
+    if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
+        array = self._fresh_array()
+    return fresh(_add_reduce(array, axes, np_dt, None, keepdim), result_dtype, self._device)
 
 
 def sum_dim_meta(
@@ -134,13 +142,13 @@ def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
 def mean_dim_composite(
     self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
 ) -> Tensor:
-    chosen = self.dtype if dtype is None else dtype
-    if not (chosen.is_floating_point or chosen.is_complex):
+    chosen = self._dtype if dtype is None else dtype
+    if chosen not in _SUMS_IN_OWN_DTYPE:  # floating or complex
         raise TensorError(MEAN_DTYPE.format(dtype=chosen.name))
-    dims = reduced_dims(self.shape, dim)
-    count = numel_of([self.shape[d] for d in _axes(self.shape, dims)])
+    shape = self._shape
+    count = numel_of([shape[d] for d in _axes(shape, reduced_dims(shape, dim))])
     total: Tensor = call_op("sum", "dim_IntList")(self, dim, keepdim, dtype=dtype)
-    result: Tensor = call_op("div", "Tensor")(total, wrapped_scalar(count, total.device))
+    result: Tensor = call_op("div", "Tensor")(total, wrapped_scalar(count, total._device))
     return result
 
 
@@ -242,9 +250,11 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # numpy's ``ndarray.dot`` reaches BLAS with less work per call than ``matmul`` (8x8
 # float32: about 0.35 us against 0.85; 32x64 @ 64x64: 2.9 against 4.1). For two
-# C-contiguous 2-D float32 or float64 operands both call the same BLAS routine (gemm,
-# or gemv/dot/syrk for the shapes they special-case alike), and the results are equal
-# bit for bit (tests/test_kernels_reduce.py checks it over random shapes). They are not
+# C-contiguous 2-D float32 or float64 operands, or transposes of such (the matmul
+# gradients' ``grad @ other.T``, which BLAS takes as a transposed operand without a copy),
+# both call the same BLAS routine (gemm, or gemv/dot/syrk for the shapes they
+# special-case alike), and the results are equal bit for bit
+# (tests/test_core_kernels.py checks it over random shapes and layouts). They are not
 # for other layouts (matmul runs its own loop where dot copies first) or for complex
 # dtypes, so those, and every other dtype and rank, keep ``matmul``.
 _DOT_EXACT: Final = frozenset({ScalarType.float32, ScalarType.float64})
@@ -252,9 +262,12 @@ _dot: Any = None  # numpy.ndarray.dot, bound on first use (imports stay numpy-fr
 
 
 def _dot_fits(t: Tensor) -> bool:
-    """Whether ``t`` is a C-contiguous 2-D tensor (Note [2-D products by dot])."""
+    """Whether ``t`` is a C-contiguous 2-D tensor or the transpose of one (Note [2-D
+    products by dot])."""
     shape, strides = t._shape, t._strides
-    return len(shape) == 2 and strides[1] == 1 and strides[0] == shape[1]
+    return len(shape) == 2 and (
+        (strides[1] == 1 and strides[0] == shape[1]) or (strides[0] == 1 and strides[1] == shape[0])
+    )
 
 
 def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
@@ -264,7 +277,8 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
     a, b = self._strides, other._strides  # _dot_fits for both, in line (this is matmul's hot path)
     if (
         dtype in _DOT_EXACT and dtype is other._dtype and len(a) == 2 and len(b) == 2
-        and a[1] == 1 and b[1] == 1 and a[0] == self._shape[1] and b[0] == other._shape[1]
+        and ((a[1] == 1 and a[0] == self._shape[1]) or (a[0] == 1 and a[1] == self._shape[0]))
+        and ((b[1] == 1 and b[0] == other._shape[1]) or (b[0] == 1 and b[1] == other._shape[0]))
     ):  # fmt: skip
         if _dot is None:
             import numpy

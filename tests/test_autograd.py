@@ -481,3 +481,51 @@ def test_an_assigned_grad_must_fit_the_tensor() -> None:
     assert _values(x.grad) == [0.5, 0.5]
     x.grad = None
     assert x.grad is None
+
+
+# Note [Stealing a gradient]: a leaf's first .grad is a tensor nothing else sees.
+
+
+def test_leaves_given_one_gradient_get_their_own_contiguous_copies() -> None:
+    a = tensor([1.0, 2.0], requires_grad=True)
+    b = tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()  # add's backward hands the same (expanded) gradient to both
+    assert a.grad is not None and b.grad is not None
+    assert a.grad is not b.grad and a.grad.is_contiguous() and a.grad.stride() == (1,)
+    a.grad.zero_()
+    assert b.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_gradient_given_to_backward_or_kept_by_a_hook_is_copied_into_grad() -> None:
+    given_gradient = tensor([1.0, 1.0])
+    x = tensor([1.0, 2.0], requires_grad=True)
+    x.backward(given_gradient)
+    assert x.grad is not None and x.grad is not given_gradient
+    given_gradient.zero_()
+    assert x.grad.tolist() == [1.0, 1.0]
+    kept: list[Tensor] = []
+    y = tensor([[1.0, 2.0]], requires_grad=True)
+    y.register_hook(lambda g: kept.append(g))
+    (y @ tensor([[3.0], [4.0]])).sum().backward()
+    kept[0].zero_()
+    assert y.grad is not None and y.grad.tolist() == [[3.0, 4.0]]
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy() -> None:
+    w = tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    x = tensor([[1.0, 1.0]])
+    loss = (x @ w).sum()
+    with typedops.profile() as prof:
+        loss.backward()
+    assert "core::clone" not in prof.counts()
+    assert w.grad is not None and w.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_a_retained_gradient_is_a_copy() -> None:
+    a = tensor([1.0, 2.0], requires_grad=True)
+    b = a + 1.0  # add's backward hands b's gradient on to a unchanged
+    b.retain_grad()
+    (b * 3.0).sum().backward()
+    assert b.grad is not None and b.grad.tolist() == [3.0, 3.0]
+    b.grad.zero_()
+    assert a.grad is not None and a.grad.tolist() == [3.0, 3.0]

@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..tensor import AUTOGRAD_BITS, Tensor, empty_meta, numpy_dtype
-from ..vocabulary import ArgumentValueError, ScalarType
+from ..vocabulary import ArgumentValueError, MemoryFormat, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
 from ._linear import real
@@ -115,6 +115,8 @@ def _root_grads(
             raise AutogradError(GRAD_SHAPE.format(index=i, got=list(g.shape), expected=list(out.shape)))
         elif g.dtype is not out.dtype and (g.dtype.is_complex or out.dtype.is_complex):
             raise AutogradError(GRAD_DTYPE.format(index=i, got=g.dtype.name, expected=out.dtype.name))
+        else:
+            _ = g.storage  # the caller keeps it: no leaf steals it (Note [Stealing a gradient])
         grads.append(g)
     return grads
 
@@ -341,14 +343,16 @@ def _call_pre_hooks(node: Node, buffer: list[Tensor | None]) -> None:
         for nr, t in node.retains.items():
             g = buffer[nr]
             if g is not None:
-                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+                t.grad = g.detach().clone() if t.grad is None else t.grad + g.detach()  # a copy, as PyTorch's
 
 
 def _run_hook(hook: Any, g: Tensor) -> Tensor:
     """A tensor hook's result, which replaces ``g`` -- unless None; it must keep g's shape and dtype."""
+    _ = g.storage  # the hook may keep ``g``: no leaf steals it (Note [Stealing a gradient])
     new = hook(g)
     if new is None:
         return g
+    _ = new.storage
     for what, was, got in (("size", list(g.shape), list(new.shape)), ("type", g.dtype.name, new.dtype.name)):
         if was != got:
             name = getattr(hook, "__name__", type(hook).__name__)
@@ -398,18 +402,43 @@ def _validate(node: Node, index: int, g: Tensor, edge: Edge) -> Tensor:
     return g
 
 
+# Note [Stealing a gradient]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A leaf's first gradient becomes its ``.grad`` without a copy only when nothing else can
+# see it, as PyTorch's AccumulateGrad steals a gradient only at a use count of one:
+# otherwise ``(a + b).sum().backward()`` left ``a.grad is b.grad`` (one stride-0 expanded
+# view), and ``a.grad.zero_()`` wrote into ``b.grad``. "Nothing else sees it" is a result
+# whose storage was never made (Note [Storage made on demand] in tensor/_tensor.py: no
+# view, no in-place write, no ``.storage``) and whose array owns its memory. Stealing
+# makes the storage, so the same tensor delivered to a second leaf is copied; hooks see
+# gradients only after their storage is made, and a gradient given to ``backward`` has it
+# made too. Everything else -- and every gradient under ``create_graph``, as in PyTorch --
+# is cloned, contiguous. A non-leaf's retained gradient is always a copy.
+
+
+def _owned(g: Tensor) -> bool:
+    array = g._array
+    return g._storage is None and array is not None and array.base is None
+
+
 def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
     if g is None:
         return
     if not create_graph and g.key_bits & AUTOGRAD_BITS:  # g.requires_grad, without the property
         g = g.detach()
     old = variable._grad
-    if old is not None and g._dtype is old._dtype and g._shape == old._shape:
+    if old is None:
+        if create_graph or not _owned(g):
+            g = g.clone(memory_format=MemoryFormat.contiguous_format)  # Note [Stealing a gradient]
+        else:
+            _ = g.storage  # made now: a second delivery of ``g`` is not owned, and is copied
+        variable.grad = g
+    elif g._dtype is old._dtype and g._shape == old._shape:
         # The sum has .grad's shape, dtype and device, which the setter checked when .grad
         # was set: it is stored without the setter's check (every step of a training loop).
         variable._grad = old + g
     else:
-        variable.grad = g if old is None else old + g
+        variable.grad = old + g
 
 
 def _tensors(value: Tensor | Sequence[Tensor]) -> list[Tensor]:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from typedops import Tensor, core, ops, tensor
+from typedops import ScalarType, Tensor, core, ops, tensor
 from typedops.autograd import AutogradError, grad
 
 pytestmark = pytest.mark.compat
@@ -530,3 +530,36 @@ def test_complex_errors_where_torch_raises() -> None:
             (z * z).sum().backward()
         with pytest.raises(RuntimeError, match="For complex Tensors, both grad_output and output are required to have"):
             (z * z).backward(m.tensor(np.array([1.0], dtype=np.float32)))
+
+
+MEAN_DTYPES = ["float16", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("name", MEAN_DTYPES)
+@pytest.mark.parametrize("dim", [None, [1], [0, -1], []])
+def test_mean_values_dtypes_and_nodes_match_torch(name: str, dim: list[int] | None) -> None:
+    data = RNG.uniform(-1, 1, size=(3, 4)).astype(name)
+    ours_in, theirs_in = Tensor.from_numpy(data).requires_grad_(), torch.tensor(data, requires_grad=True)
+    ours = core.mean(ours_in) if dim is None else core.mean(ours_in, dim, True)
+    theirs = torch.mean(theirs_in) if dim is None else torch.mean(theirs_in, dim, True)
+    assert str(ours.dtype).rpartition(".")[2] == str(theirs.dtype).rpartition(".")[2]
+    assert ours.grad_fn is not None and theirs.grad_fn is not None
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=2e-3, atol=1e-6)
+    ours.sum().abs().backward() if name.startswith("complex") else ours.sum().backward()
+    theirs.sum().abs().backward() if name.startswith("complex") else theirs.sum().backward()
+    assert ours_in.grad is not None and theirs_in.grad is not None
+    np.testing.assert_allclose(ours_in.grad.numpy(), theirs_in.grad.numpy(), rtol=2e-3, atol=1e-6)
+
+
+def test_mean_dtype_argument_and_integer_inputs_as_torch() -> None:
+    data = RNG.uniform(-1, 1, size=(2, 3)).astype(np.float32)
+    ours = core.mean(tensor(data), dtype=ScalarType.float64)
+    theirs = torch.mean(torch.tensor(data), dtype=torch.float64)
+    assert ours.dtype is ScalarType.float64 and theirs.dtype is torch.float64
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError) as t_info:
+        torch.mean(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError) as info:
+        core.mean(tensor([1, 2]))
+    assert str(info.value) == str(t_info.value).replace("Long", "int64")

@@ -73,6 +73,8 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("sum dims keepdim", lambda a: ops.core.sum.dim_IntList(a, [0, -1], True), lambda: (rand(2, 3, 2),)),
     ("mean", lambda a: core.mean(a), lambda: (rand(2, 3),)),
     ("mean dim", lambda a: core.mean(a, [1], True), lambda: (rand(2, 3),)),
+    ("mean dims", lambda a: core.mean(a, [0, -1], False), lambda: (rand(2, 3, 2),)),
+    ("mean 0-dim", lambda a: core.mean(a), lambda: (rand(),)),
     ("amax", lambda a: core.amax(a, [1]), lambda: (rand(2, 3),)),
     ("max dim", lambda a: core.max(a, 1)[0], lambda: (rand(2, 3),)),
     ("max dim keepdim", lambda a: core.max(a, 0, True)[0], lambda: (rand(2, 3),)),
@@ -119,7 +121,7 @@ def test_gradients_match_finite_differences(case: tuple[str, Callable[..., Any],
 SECOND_ORDER = [c for c in CASES if c[0] in {
     "add broadcast alpha", "mul broadcast", "div", "pow", "neg", "exp", "exp2", "expm1", "log", "log2",
     "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "matmul 2d", "matmul batched", "mm", "select", "slice step",
+    "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "mean dim", "mean dims", "matmul 2d", "matmul batched", "mm", "select", "slice step",
     "transpose", "cat", "maximum", "abs", "relu", "threshold_backward",
     # views: their backward is recorded too (as_strided's and the in-place-on-view nodes' through linear_map)
     "view", "reshape", "permute", "t", "slice", "unsqueeze", "squeeze", "expand", "flatten", "contiguous of a view",
@@ -324,3 +326,23 @@ def test_gradcheck_takes_one_tensor_and_strided_inputs() -> None:
     assert gradcheck(lambda a: core.matmul(a, a.t()), (strided,))
     with pytest.raises(AutogradError, match="gradcheck failed"):
         gradcheck(lambda a: core.mul(a, a).detach().requires_grad_() * a, strided)
+
+
+def test_mean_is_one_node_as_in_pytorch() -> None:
+    x = rand(2, 3)
+    y, z = core.mean(x), core.mean(x, [1], False)
+    assert y.grad_fn is not None and z.grad_fn is not None
+    assert (y.grad_fn.name(), z.grad_fn.name()) == ("MeanBackward0", "MeanBackward1")
+    assert [n.name() for n, _ in y.grad_fn.next_functions] == ["AccumulateGrad"]
+    y.backward()
+    assert x.grad is not None and x.grad.tolist() == [[1 / 6] * 3] * 2
+
+
+def test_the_mean_of_an_empty_tensor_is_nan_and_its_gradient_empty() -> None:
+    x = rand(0, 3)
+    y = core.mean(x)
+    assert np.isnan(y.item())
+    y.backward()
+    assert x.grad is not None and x.grad.shape == (0, 3)
+    z = core.mean(rand(2, 0), [1], False)
+    assert z.shape == (2,) and np.isnan(z.detach().numpy()).all()

@@ -25,6 +25,7 @@ __all__ = [
     "sgn",
     "conj",
     "sum_backward",
+    "mean_backward",
     "amax_backward",
     "max_dim_backward",
     "matmul_backward_self",
@@ -116,6 +117,17 @@ def sum_backward(grad: Tensor, shape: Sequence[int], dim: Sequence[int] | None, 
     if not grad._shape:  # a sum of everything (or of a 0-dim tensor): expand adds the dimensions
         return grad.expand(list(shape))
     return _restore(grad, len(shape), dim, keepdim).expand(list(shape))
+
+
+def mean_backward(grad: Tensor, shape: Sequence[int], dim: Sequence[int] | None, keepdim: bool) -> Tensor:
+    """``grad`` divided by the number of elements each result averaged, put back to ``shape``
+    (divided first: the gradient is no larger than the result). An empty reduction's input
+    is empty, and so is its gradient: nothing to divide."""
+    ndim = len(shape)
+    count = 1
+    for d in _wrap(dim, ndim) if ndim else ():
+        count *= shape[d]
+    return sum_backward(grad / count if count else grad, shape, dim, keepdim)
 
 
 def amax_backward(grad: Tensor, self: Tensor, result: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:

@@ -1432,7 +1432,7 @@ mean__default = (
         kwarg_only=(_argument('dtype', _t3, default='None'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.mean_composite, _unboxing7),),
+    (_kernel(_DispatchKey.CPU, _m0.mean_cpu, _unboxing7), _kernel(_DispatchKey.Meta, _m0.mean_meta, _unboxing7)),
 )
 
 # core::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -1443,7 +1443,10 @@ mean__dim = (
         kwarg_only=(_argument('dtype', _t3, default='None'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.mean_dim_composite, _unboxing8),),
+    (
+        _kernel(_DispatchKey.CPU, _m0.mean_dim_cpu, _unboxing8),
+        _kernel(_DispatchKey.Meta, _m0.mean_dim_meta, _unboxing8),
+    ),
 )
 
 # core::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor

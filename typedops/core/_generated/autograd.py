@@ -66,6 +66,8 @@ from typedops.core._generated import (
     where__self as _op_where__self,
     sum__default as _op_sum__default,
     sum__dim_IntList as _op_sum__dim_IntList,
+    mean__default as _op_mean__default,
+    mean__dim as _op_mean__dim,
     amax__default as _op_amax__default,
     max__dim as _op_max__dim,
     matmul__default as _op_matmul__default,
@@ -174,6 +176,8 @@ _S_ge__Tensor = _slots(_op_ge__Tensor)
 _S_where__self = _slots(_op_where__self)
 _S_sum__default = _slots(_op_sum__default)
 _S_sum__dim_IntList = _slots(_op_sum__dim_IntList)
+_S_mean__default = _slots(_op_mean__default)
+_S_mean__dim = _slots(_op_mean__dim)
 _S_amax__default = _slots(_op_amax__default)
 _S_max__dim = _slots(_op_max__dim)
 _S_matmul__default = _slots(_op_matmul__default)
@@ -1526,6 +1530,74 @@ def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
     return _result
 
 
+def backward_mean__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.mean_backward(grad, self_shape, None, False)
+    return (_g0,)
+
+
+class MeanBackward0(_Node):
+    __slots__ = ('s_self_shape',)
+    _name = 'MeanBackward0'
+    apply = backward_mean__default
+
+
+def mean__default_autograd(_ks, self, *, dtype):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_mean__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
+    _node = MeanBackward0()
+    _node.next_edges = (_e0,)
+    _node.s_self_shape = self._shape
+    _result = _S_mean__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    return _result
+
+
+def backward_mean__dim(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        dim = _node.s_dim
+        keepdim = _node.s_keepdim
+        self_shape = _node.s_self_shape
+        _g0 = _H.mean_backward(grad, self_shape, dim, keepdim)
+    return (_g0,)
+
+
+class MeanBackward1(_Node):
+    __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
+    _name = 'MeanBackward1'
+    apply = backward_mean__dim
+
+
+def mean__dim_autograd(_ks, self, dim, keepdim, *, dtype):
+    _e0 = _edge(self) if self.key_bits & _AG else None
+    if _e0 is None:
+        return _S_mean__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
+    _node = MeanBackward1()
+    _node.next_edges = (_e0,)
+    _node.s_dim = dim
+    _node.s_keepdim = keepdim
+    _node.s_self_shape = self._shape
+    _result = _S_mean__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
+    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.grad_fn = _node
+    if _result._output_nr:
+        _result._output_nr = 0
+    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    return _result
+
+
 def backward_amax__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -2754,6 +2826,8 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_where__self, where__self_autograd),
     (_op_sum__default, sum__default_autograd),
     (_op_sum__dim_IntList, sum__dim_IntList_autograd),
+    (_op_mean__default, mean__default_autograd),
+    (_op_mean__dim, mean__dim_autograd),
     (_op_amax__default, amax__default_autograd),
     (_op_max__dim, max__dim_autograd),
     (_op_matmul__default, matmul__default_autograd),

@@ -1433,9 +1433,9 @@ def mean__default(self: Any, dtype: Any) -> Any:
     # core::mean
     _b = self.key_bits
     if _b & 2:  # Meta
-        return _m0.mean_composite(self, dtype=dtype)
+        return _m0.mean_meta(self, dtype=dtype)
     if _b & 1:  # CPU
-        return _m0.mean_composite(self, dtype=dtype)
+        return _m0.mean_cpu(self, dtype=dtype)
     raise _no_static_kernel('core::mean', _b, 'CPU, Meta')
 
 
@@ -1447,9 +1447,9 @@ def mean__dim(self: Any, dim: Any, keepdim: Any, dtype: Any) -> Any:
     # core::mean.dim
     _b = self.key_bits
     if _b & 2:  # Meta
-        return _m0.mean_dim_composite(self, dim, keepdim, dtype=dtype)
+        return _m0.mean_dim_meta(self, dim, keepdim, dtype=dtype)
     if _b & 1:  # CPU
-        return _m0.mean_dim_composite(self, dim, keepdim, dtype=dtype)
+        return _m0.mean_dim_cpu(self, dim, keepdim, dtype=dtype)
     raise _no_static_kernel('core::mean.dim', _b, 'CPU, Meta')
 
 

@@ -99,8 +99,10 @@ from ._reduce import (
     matmul_meta,
     max_dim_cpu,
     max_dim_meta,
-    mean_composite,
-    mean_dim_composite,
+    mean_cpu,
+    mean_dim_cpu,
+    mean_dim_meta,
+    mean_meta,
     mm_cpu,
     mm_meta,
     sum_cpu,
@@ -227,7 +229,8 @@ __all__ = [
     "sinh_out_cpu", "cosh_cpu", "cosh__cpu", "cosh_out_cpu", "tanh_cpu", "tanh__cpu",
     "tanh_out_cpu",
     # reductions and products
-    "sum_dim_cpu", "sum_dim_meta", "sum_cpu", "sum_meta", "mean_dim_composite", "mean_composite",
+    "sum_dim_cpu", "sum_dim_meta", "sum_cpu", "sum_meta", "mean_dim_cpu", "mean_dim_meta", "mean_cpu",
+    "mean_meta",
     "amax_cpu", "amax_meta", "max_dim_cpu", "max_dim_meta", "argmax_composite",
     "matmul_cpu", "matmul_meta", "mm_cpu", "mm_meta",
     # views, copies, joins

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Final, Optional, cast
 
 from ...vocabulary import DimensionError, ScalarType, TensorError
-from ...tensor import Tensor, broadcast_shapes, numel_of, wrap_dim, wrapped_scalar
+from ...tensor import Tensor, array_of, broadcast_shapes, numel_of, wrap_dim
 from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
 from ._messages import (
     DIM_REPEATED,
@@ -139,22 +139,66 @@ def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
     return meta_like((), _sum_dtype(self, dtype))
 
 
-def mean_dim_composite(
-    self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
-) -> Tensor:
+def _mean_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
+    """The result's dtype: floating or complex only (integers are refused, as PyTorch does)."""
     chosen = self._dtype if dtype is None else dtype
     if chosen not in _SUMS_IN_OWN_DTYPE:  # floating or complex
         raise TensorError(MEAN_DTYPE.format(dtype=chosen.name))
+    return chosen
+
+
+def _divide_in_place(total: Any, count: int) -> Any:
+    """``total / count`` written into ``total`` (a new array of a floating or complex dtype),
+    as ``div`` by a wrapped number computes it; numpy's slow ``errstate`` only for an empty
+    reduction (0 / 0, a NaN as PyTorch gives)."""
+    import numpy as np
+
+    if count:
+        return np.true_divide(total, count, out=total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(total, count, out=total)
+
+
+def mean_dim_cpu(
+    self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
+) -> Tensor:
+    """The sum over ``dim`` (as ``sum.dim_IntList`` computes it, in the result's dtype)
+    divided by the number of elements reduced."""
+    result_dtype = _mean_dtype(self, dtype)
     shape = self._shape
-    count = numel_of([shape[d] for d in _axes(shape, reduced_dims(shape, dim))])
-    total: Tensor = call_op("sum", "dim_IntList")(self, dim, keepdim, dtype=dtype)
-    result: Tensor = call_op("div", "Tensor")(total, wrapped_scalar(count, total._device))
-    return result
+    axes = _axes(shape, reduced_dims(shape, dim))
+    _, np_dt = _sum_plan(self, dtype)
+    import numpy as np
+
+    total = np.asarray(_add_reduce(array_of(self), axes, np_dt, None, keepdim))  # a numpy scalar for all axes
+    count = numel_of([shape[d] for d in axes])
+    return fresh(_divide_in_place(total, count), result_dtype, self._device)
 
 
-def mean_composite(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
-    result: Tensor = call_op("mean", "dim")(self, None, False, dtype=dtype)
-    return result
+def mean_dim_meta(
+    self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType]
+) -> Tensor:
+    result_dtype = _mean_dtype(self, dtype)
+    dims = reduced_dims(self.shape, dim)
+    return meta_like(reduced_shape(self.shape, dims, keepdim), result_dtype)
+
+
+def mean_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    """The mean of every element: ``sum_cpu``'s reduction into a new 0-dim array, divided
+    in place by the number of elements (one kernel and, under autograd, one node:
+    ``MeanBackward0``, where the composite made two and a wrapped number)."""
+    result_dtype = _mean_dtype(self, dtype)
+    plan = _SUM_PLANS.get(result_dtype) if dtype is None else None
+    _, np_dt = _sum_plan(self, dtype) if plan is None else plan
+    array = self._array  # array_of in line, as sum_cpu (Note [Cached numpy view])
+    if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
+        array = self._fresh_array()
+    total = _add_reduce(array, None, np_dt, _empty((), np_dt))
+    return _from_array(_divide_in_place(total, array.size), result_dtype, self._device)
+
+
+def mean_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
+    return meta_like((), _mean_dtype(self, dtype))
 
 
 # -- amax / max.dim / argmax -------------------------------------------------------------------

@@ -72,6 +72,8 @@ def _refuse(literal: str) -> Any:
     raise _Refused(literal)
 
 
+_quick_call: Final = Call.quick  # Note [Quick construction] in tracing/_values.py
+_quick_tensor: Final = TensorConstant.quick
 _JSON: Final = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_refuse)
 _Pairs = tuple[tuple[str, Any], ...]
 FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
@@ -136,7 +138,7 @@ def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_ro
         schema = entry[4]
         if len(values) != len(schema.arguments) or outputs != len(schema.returns):
             return None
-        calls.append(Call(entry[0], entry[1], entry[2], values, outputs))
+        calls.append(_quick_call(entry[0], entry[1], entry[2], values, outputs))
         call_ops.append(op)
     results = decoded.values(output_values, calls)
     if results is None or (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
@@ -183,7 +185,7 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
         elements = archive.quick_elements(data, storage, shape)
         if elements is None:
             return None
-        constants.append(TensorConstant(dtype, shape, device, elements))
+        constants.append(_quick_tensor(dtype, shape, device, elements))
     return constants
 
 
@@ -214,7 +216,7 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[Tensor
     blob = archive.quick_entry(TENSOR_DATA_ENTRY)
     if blob is None or len(blob) != end:
         return None
-    return [TensorConstant(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
+    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
 
 
 def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:

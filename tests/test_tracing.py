@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from typing import Any
@@ -25,6 +26,7 @@ from typedops.tracing import (
     TensorConstant,
     TensorInput,
     TraceError,
+    Value,
     trace,
 )
 from typedops.vocabulary import Device, ScalarType
@@ -309,3 +311,27 @@ def test_check_and_compile_program_share_one_checker() -> None:
     words = "argument 'other': expected Scalar, got str"
     assert problem == f"call %0 ({call.full_name}): {words}"
     assert str(compiled.value) == f"cannot load the program: call %0 ({call.full_name}), {words}"
+
+
+# -- quick construction (Note [Quick construction] in tracing/_values.py) ----------------------
+_DATA = st.one_of(st.none(), st.binary(max_size=16))
+
+
+@given(st.sampled_from(list(ScalarType)), st.lists(st.integers(0, 4), max_size=3).map(tuple), _DATA)
+def test_tensor_constant_quick_is_the_constructed_one(dtype: ScalarType, shape: tuple[int, ...], data: bytes | None) -> None:
+    made, quick = TensorConstant(dtype, shape, Device("cpu"), data), TensorConstant.quick(dtype, shape, Device("cpu"), data)
+    assert type(quick) is TensorConstant
+    assert quick == made and hash(quick) == hash(made) and repr(quick) == repr(made)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.data = b""  # type: ignore[misc]
+
+
+@given(st.text(max_size=8), st.text(max_size=8), st.integers(0, 3), st.lists(st.integers(0, 3), max_size=3))
+def test_call_quick_is_the_constructed_one(name: str, overload: str, outputs: int, refs: list[int]) -> None:
+    args: tuple[Value, ...] = tuple(ResultRef(r) for r in refs) + (Constant(1),)
+    made = Call(name, overload, "f() -> ()", args, outputs)
+    quick = Call.quick(name, overload, "f() -> ()", args, outputs)
+    assert type(quick) is Call
+    assert quick == made and hash(quick) == hash(made) and repr(quick) == repr(made) and quick.full_name == made.full_name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.op = "x"  # type: ignore[misc]

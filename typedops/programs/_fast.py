@@ -72,6 +72,8 @@ def _refuse(literal: str) -> Any:
     raise _Refused(literal)
 
 
+_quick_call: Final = Call.quick  # Note [Quick construction] in tracing/_values.py
+_quick_tensor: Final = TensorConstant.quick
 _JSON: Final = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_refuse)
 _Pairs = tuple[tuple[str, Any], ...]
 FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
@@ -81,8 +83,18 @@ def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
     """The values of object ``x`` (a tuple of pairs) when its keys are exactly ``keys``, in order."""
     if x.__class__ is not tuple or len(x) != len(keys):
         return None
-    pairs: _Pairs = x
-    found, values = zip(*pairs)  # the keys, the values (each pair is a (str, value) tuple the parser made)
+    pairs: _Pairs = x  # each pair a (str, value) tuple the parser made
+    count = len(keys)  # the common sizes unpacked in line (zip(*pairs) cost ~0.25 us more an object)
+    if count == 3:
+        (k0, v0), (k1, v1), (k2, v2) = pairs
+        return (v0, v1, v2) if (k0, k1, k2) == keys else None
+    if count == 4:
+        (k0, v0), (k1, v1), (k2, v2), (k3, v3) = pairs
+        return (v0, v1, v2, v3) if (k0, k1, k2, k3) == keys else None
+    if count == 5:
+        (k0, v0), (k1, v1), (k2, v2), (k3, v3), (k4, v4) = pairs
+        return (v0, v1, v2, v3, v4) if (k0, k1, k2, k3, k4) == keys else None
+    found, values = zip(*pairs)  # the keys, the values
     return values if found == keys else None
 
 
@@ -136,7 +148,7 @@ def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_ro
         schema = entry[4]
         if len(values) != len(schema.arguments) or outputs != len(schema.returns):
             return None
-        calls.append(Call(entry[0], entry[1], entry[2], values, outputs))
+        calls.append(_quick_call(entry[0], entry[1], entry[2], values, outputs))
         call_ops.append(op)
     results = decoded.values(output_values, calls)
     if results is None or (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
@@ -183,7 +195,7 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
         elements = archive.quick_elements(data, storage, shape)
         if elements is None:
             return None
-        constants.append(TensorConstant(dtype, shape, device, elements))
+        constants.append(_quick_tensor(dtype, shape, device, elements))
     return constants
 
 
@@ -214,7 +226,7 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[Tensor
     blob = archive.quick_entry(TENSOR_DATA_ENTRY)
     if blob is None or len(blob) != end:
         return None
-    return [TensorConstant(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
+    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
 
 
 def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
@@ -261,13 +273,20 @@ def _inputs(rows: list[Any]) -> tuple[TensorInput, ...] | None:
     return tuple(inputs)
 
 
+# References are immutable values: the first ones are shared by every load (making one
+# costs ~0.4 us), the rest made once per load.
+_SHARED_REFERENCES: Final = 1 << 10
+_INPUT_REFS: Final = [InputRef(i) for i in range(_SHARED_REFERENCES)]
+_RESULT_REFS: Final[dict[tuple[int, int], ResultRef]] = {}
+
+
 class _Values:
     """Decodes the common values (as ``Decoder.quick`` does), one object per reference."""
 
     def __init__(self, inputs: int, tensors: list[TensorConstant]) -> None:
-        self.inputs = [InputRef(i) for i in range(inputs)]
+        self.inputs = _INPUT_REFS[:inputs] + [InputRef(i) for i in range(_SHARED_REFERENCES, inputs)]
         self.tensors = tensors
-        self.results: dict[tuple[int, int], ResultRef] = {}
+        self.results = _RESULT_REFS if len(_RESULT_REFS) < _SHARED_REFERENCES else {}
         self.literals: dict[tuple[type[object], object], Constant] = {}
 
     def values(self, items: list[Any], calls: list[Call]) -> tuple[Value, ...] | None:

@@ -15,9 +15,9 @@ it boxed, so the dispatcher checks every value again.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Final, Union, cast
 
 from typing_extensions import assert_never
 
@@ -87,6 +87,38 @@ class TensorConstant:
 
         dtype = storage_dtype(self.dtype)
         return np.frombuffer(self.data, dtype=dtype).reshape(self.shape)
+
+    @classmethod
+    def quick(cls, dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | None) -> TensorConstant:
+        """``TensorConstant(dtype, shape, device, data)``, made faster (Note [Quick construction])."""
+        made = _new(cls)
+        set_dtype, set_shape, set_device, set_data = _TENSOR_CONSTANT_SLOTS
+        set_dtype(made, dtype)
+        set_shape(made, shape)
+        set_device(made, device)
+        set_data(made, data)
+        return made
+
+
+# Note [Quick construction]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# A frozen dataclass's ``__init__`` sets each field with ``object.__setattr__(self, name,
+# value)`` -- a lookup of the field's slot by name per field -- after the class call. A
+# reader makes a ``TensorConstant`` per tensor and a ``Call`` per call, so ``quick``
+# makes the same object with ``object.__new__`` and each slot's own descriptor setter,
+# found once at import. The object is the one ``__init__`` would make: the same class,
+# the same fields (so equal, with the same hash and repr, and frozen: assigning a field
+# still raises ``FrozenInstanceError``); tests/test_tracing.py checks it.
+_new: Final = object.__new__
+
+
+def _slot_setters(cls: type[object], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The ``__set__`` of each named slot of ``cls`` (a frozen dataclass with slots), in order."""
+    assert tuple(f.name for f in fields(cast(Any, cls))) == names, "a field was added: update its quick()"
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_TENSOR_CONSTANT_SLOTS: Final = _slot_setters(TensorConstant, ("dtype", "shape", "device", "data"))
 
 
 # Note [Tensor constants are bytes]
@@ -160,6 +192,21 @@ class Call:
     @property
     def full_name(self) -> str:
         return f"{self.op}.{self.overload}" if self.overload else self.op
+
+    @classmethod
+    def quick(cls, op: str, overload: str, schema: str, args: tuple[Value, ...], num_outputs: int) -> Call:
+        """``Call(op, overload, schema, args, num_outputs)``, made faster (Note [Quick construction])."""
+        made = _new(cls)
+        set_op, set_overload, set_schema, set_args, set_outputs = _CALL_SLOTS
+        set_op(made, op)
+        set_overload(made, overload)
+        set_schema(made, schema)
+        set_args(made, args)
+        set_outputs(made, num_outputs)
+        return made
+
+
+_CALL_SLOTS: Final = _slot_setters(Call, ("op", "overload", "schema", "args", "num_outputs"))
 
 
 class OutputKind(enum.Enum):

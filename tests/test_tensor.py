@@ -412,3 +412,13 @@ def test_a_meta_tensor_too_large_to_count_raises(size: list[int]) -> None:
         with pytest.raises(TensorError) as info:
             core.zeros(size, device="meta")
         assert str(info.value) == message
+
+
+def test_tensor_keeps_the_dtype_of_numpy_data_and_of_tensors() -> None:
+    assert tensor(np.zeros(2, np.float16)).dtype is ScalarType.float16
+    assert tensor(np.zeros(2, np.int32)).dtype is ScalarType.int32
+    assert tensor(np.zeros(2, np.uint8)).dtype is ScalarType.uint8
+    assert tensor(np.float64(1.5)).dtype is ScalarType.float64
+    assert tensor(tensor([1, 2], dtype=ScalarType.int8)).dtype is ScalarType.int8
+    assert tensor(np.zeros(2, np.uint16)).dtype is ScalarType.int64  # no uint16 in typedops: its kind's default
+    assert tensor([1.5]).dtype is ScalarType.float32 and tensor(7).dtype is ScalarType.int64

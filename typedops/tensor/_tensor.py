@@ -725,8 +725,9 @@ def tensor(
     """A tensor from nested sequences, a number, a numpy array or another tensor's data.
 
     ``dtype`` defaults to int64 for integers, bool for bools, float32 for floats and
-    complex64 for complex numbers, as in PyTorch. On ``device="meta"`` only the shape
-    and dtype are kept.
+    complex64 for complex numbers, as in PyTorch; a numpy array or scalar, or a tensor,
+    keeps its own dtype (if typedops has it). On ``device="meta"`` only the shape and
+    dtype are kept.
     """
     import numpy as np
 
@@ -739,13 +740,15 @@ def tensor(
     if array.dtype.kind == "O":
         _check_int_range(data)
     if dtype is None:
+        # numpy arrays and scalars (and tensors) keep their dtype, as torch.tensor's do;
+        # Python data, and numpy dtypes typedops lacks (uint16...), take the default of their kind.
+        from_numpy: bool = isinstance(data, (np.ndarray, np.generic))
+        kept = _FROM_NUMPY_NAME.get(array.dtype.name) if from_numpy else None
         kind = array.dtype.kind
-        inferred = {"b": ScalarType.bool, "i": ScalarType.int64, "u": ScalarType.int64,
-                    "f": ScalarType.float32, "c": ScalarType.complex64}.get(kind)  # fmt: skip
+        inferred = kept or {"b": ScalarType.bool, "i": ScalarType.int64, "u": ScalarType.int64,
+                            "f": ScalarType.float32, "c": ScalarType.complex64}.get(kind)  # fmt: skip
         if inferred is None:
             raise ArgumentError(NOT_TENSOR_DATA.format(kind_name=type(data).__name__, kind=kind))
-        if kind in "fc" and array.dtype.itemsize > (4 if kind == "f" else 8) and isinstance(data, np.ndarray):
-            inferred = _FROM_NUMPY_NAME[array.dtype.name]  # numpy arrays keep their precision
         dtype = inferred
     shape = tuple(int(s) for s in array.shape)
     result = empty_tensor(shape, dtype, dev) if dev.type == "meta" else wrap_array(array, dtype, dev)

@@ -419,6 +419,37 @@ def test_threshold_backward_passes_the_gradient_where_self_exceeds_the_threshold
         tb(tensor([1j]), tensor([1.0]), 0)
 
 
+_RELU_DTYPES = [ScalarType.uint8, ScalarType.int8, ScalarType.int16, ScalarType.int32, ScalarType.int64,
+                ScalarType.float16, ScalarType.float32, ScalarType.float64]  # fmt: skip
+
+
+@given(st.sampled_from(_RELU_DTYPES), st.lists(st.integers(-100, 100), min_size=1, max_size=6), st.booleans())
+def test_relu_keeps_the_dtype_and_the_values_of_numpys_maximum_with_zero(
+    dtype: ScalarType, values: list[int], transposed: bool
+) -> None:
+    # relu passes a zero of the tensor's numpy type (Note [Typed zeros] in _pointwise.py):
+    # the result's dtype and values are those of numpy's maximum with a Python 0.
+    a = np.array([values, values[::-1]]).astype(tensor([0], dtype=dtype).numpy().dtype)
+    t = Tensor.from_numpy(a)
+    if transposed:
+        t, a = t.t(), a.T
+    result = kernels.relu_cpu(t)
+    assert result.dtype is dtype and result.is_contiguous()
+    np.testing.assert_array_equal(arr(result), np.maximum(a, 0), strict=True)
+
+
+@given(st.sampled_from([ScalarType.float16, ScalarType.float32, ScalarType.float64]),
+       st.lists(st.floats(-4, 4, width=16) | st.just(-0.0) | st.just(float("nan")), min_size=1, max_size=6))  # fmt: skip
+def test_threshold_backward_at_zero_is_the_product_by_the_mask(dtype: ScalarType, values: list[float]) -> None:
+    # threshold 0 (relu's) compares with a typed zero (Note [Typed zeros]): same values.
+    np_dtype = tensor([0.0], dtype=dtype).numpy().dtype
+    self_ = np.array(values, dtype=np_dtype)
+    grad = np.array(values[::-1], dtype=np_dtype)
+    result = kernels.threshold_backward_cpu(Tensor.from_numpy(grad), Tensor.from_numpy(self_), 0)
+    assert result.dtype is dtype
+    np.testing.assert_array_equal(arr(result), grad * (self_ > 0).astype(np_dtype), strict=True)
+
+
 UNARY_MATH: list[tuple[str, Callable[[Any], Any]]] = [
     ("exp", np.exp), ("exp2", np.exp2), ("expm1", np.expm1), ("log", np.log), ("log2", np.log2),
     ("log10", np.log10), ("log1p", np.log1p), ("sqrt", np.sqrt), ("rsqrt", lambda a: 1 / np.sqrt(a)),

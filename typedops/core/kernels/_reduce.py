@@ -328,10 +328,16 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
             import numpy
 
             _dot = numpy.ndarray.dot
+        left = self._array  # array_of for both, in line (Note [Cached numpy view])
+        if left is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
+            left = self._fresh_array()
+        right = other._array
+        if right is None or (other._storage is not None and other._array_buffer is not other._storage.buffer):
+            right = other._fresh_array()
         try:
             # dot of two 2-D arrays is a new C-contiguous array of their dtype: no checks
             # left for binary_fast to make (Note [2-D products by dot]).
-            return _from_array(_dot(data(self), data(other)), dtype, self._device)
+            return _from_array(_dot(left, right), dtype, self._device)
         except ValueError:
             result = None  # shapes that do not fit: the plan below raises PyTorch's error
     else:

@@ -238,7 +238,7 @@ def programs() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "affine.program")
         program.save(path)
-        print(f"saved:       {os.path.getsize(path)} bytes (a zip of JSON and .npy; no pickle)")
+        print(f"saved:       {os.path.getsize(path)} bytes (a zip of JSON and raw tensor data; no pickle)")
         x = tensor([[1.0, 2.0]])
         for flavor in ("dispatch", "static"):
             loaded = load(path, flavor=flavor)

@@ -50,7 +50,7 @@ def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, Scalar
     dtype = result_type(self, other)
     if not (dtype.is_floating_point or dtype.is_complex) and isinstance(alpha, (float, complex)):
         raise TensorError(ALPHA_FLOAT_FOR_INT)
-    if alpha != 1:  # an int the dtype holds passes with no call: sub's -1, and most alphas
+    if alpha != 1 or type(alpha) is complex:  # an int the dtype holds passes with no call: sub's -1, most alphas
         bounds = SCALAR_BOUNDS[dtype._value_]
         if not (type(alpha) is int and (bounds is None or bounds[0] <= alpha <= bounds[1])):
             _check_alpha(alpha, dtype)
@@ -59,7 +59,7 @@ def _plan_add(self: Tensor, other: Tensor, alpha: Scalar) -> tuple[Shape, Scalar
 
 def _check_alpha(alpha: Scalar, dtype: ScalarType) -> None:
     """PyTorch converts ``alpha`` to the dtype the addition computes in: Note [Scalars in a
-    tensor's dtype] in _common.py (an ``alpha`` of 1 is never checked: it leaves ``b`` as
+    tensor's dtype] in _common.py (a real ``alpha`` of 1 is never checked: it leaves ``b`` as
     it is). A complex alpha is refused for real tensors first, as PyTorch refuses it."""
     if isinstance(alpha, complex) and not dtype.is_complex:
         raise TensorError(ALPHA_COMPLEX_FOR_REAL)

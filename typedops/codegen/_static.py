@@ -89,10 +89,9 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
     modules = kernel_modules(entries)
     backends = ", ".join(k.name for k in options.static_dispatch)
     imports = [
-        "from collections.abc import Iterable",
         *COMMON_IMPORTS,
         *runtime(
-            "Device as _Device", "keys_for_device as _keys_for_device", "default_value as _default_value",
+            "list_bits as _list_bits", "device_bits as _device_bits", "default_value as _default_value",
             "no_static_kernel as _no_static_kernel", "DispatchKeySet as _DispatchKeySet",
             "static_entry_points as _static_entry_points",
         ),
@@ -103,18 +102,6 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
         *all_names(groups),
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
-        "",
-        "",
-        "def _list_bits(tensors: Iterable[Any]) -> int:",
-        "    bits = 0",
-        "    for t in tensors:",
-        "        if t is not None:",
-        "            bits |= t.key_bits",
-        "    return bits",
-        "",
-        "",
-        "def _device_bits(device: Any) -> int:",
-        f"    return {1 << DispatchKey.CPU} if device is None else int(_keys_for_device(_Device.parse(device)))",
     ]
     entry_points: list[str] = []
     for name, members in groups.items():

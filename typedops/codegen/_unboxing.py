@@ -113,30 +113,18 @@ def unboxing_module(entries: list[OpEntry], options: Options, backends: tuple[Di
     entries = [e for e in entries if e.defines and e.kernels]
     modules = kernel_modules(entries)
     imports = [
-        "from collections.abc import Iterable",
         *runtime(
-            "Any", "Device as _Device", "keys_for_device as _keys_for_device", "no_static_kernel as _no_static_kernel",
+            "Any", "list_bits as _list_bits", "device_bits as _device_bits", "no_static_kernel as _no_static_kernel",
             "one_device as _one_device",
             "DispatchKeySet as _DispatchKeySet", "register_static_wrappers as _register_static_wrappers",
         ),
         *(f"import {module} as {alias}" for module, alias in modules.items()),
     ]
-    lines = [
-        "def _list_bits(tensors: Iterable[Any]) -> int:",
-        "    bits = 0",
-        "    for t in tensors:",
-        "        if t is not None:",
-        "            bits |= t.key_bits",
-        "    return bits",
-        "",
-        "",
-        "def _device_bits(device: Any) -> int:",
-        f"    return {1 << DispatchKey.CPU} if device is None else int(_keys_for_device(_Device.parse(device)))",
-    ]
+    names = ", ".join(b.name for b in backends)
+    lines = [f"# -- each op's unboxed and boxed static wrapper, dispatch to {names}"]
     for entry in entries:
         lines += _unboxed(entry, backends, modules)
         lines += _boxed(entry)
-    names = ", ".join(b.name for b in backends)
     table = "".join(f"\n    {e.schema.full_name!r}: ({_boxed_name(e)}, {e.attr_name})," for e in entries)
     lines += ["", "", f"_register_static_wrappers({names!r}, {{{table}\n}})"]
     what = (

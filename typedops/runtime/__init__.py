@@ -9,9 +9,9 @@ names, the boxing helpers the unboxing wrappers call -- beside its own helpers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ..vocabulary import Device, NoKernelError
 from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor, keys_for_device, wrapped_scalar
@@ -35,7 +35,7 @@ from ..schema import build_schema as schema
 from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel", "static_entry_points", "kernel", "check_devices", "one_device",
+    "choose", "lazy_method", "no_static_kernel", "list_bits", "device_bits", "static_entry_points", "kernel", "check_devices", "one_device",
     "register_static_wrappers", "static_wrapper", "StaticWrapper", "StaticEntry",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
@@ -102,6 +102,24 @@ def register_static_wrappers(backends: str, wrappers: dict[str, tuple[StaticWrap
 def static_wrapper(full_name: str) -> StaticEntry | None:
     """The static wrappers registered for ``full_name``, or None."""
     return _static_wrappers.get(full_name)
+
+
+_CPU_BITS: Final = 1 << DispatchKey.CPU
+
+
+def list_bits(tensors: Iterable[Any]) -> int:
+    """The key bits of a tensor list's tensors (a ``Tensor?[]``'s None items skipped), for
+    the statically dispatched code the generators write (one definition for all of it)."""
+    bits = 0
+    for t in tensors:
+        if t is not None:
+            bits |= t.key_bits
+    return bits
+
+
+def device_bits(device: Any) -> int:
+    """The key bits of the backend a factory's ``device`` argument names (CPU for None)."""
+    return _CPU_BITS if device is None else int(keys_for_device(Device.parse(device)))
 
 
 def no_static_kernel(name: str, bits: int, backends: str) -> NoKernelError:

@@ -6,27 +6,17 @@
 # fmt: off
 from typedops.runtime import (
     Any,
-    Device as _Device,
-    keys_for_device as _keys_for_device,
+    list_bits as _list_bits,
+    device_bits as _device_bits,
     no_static_kernel as _no_static_kernel,
     one_device as _one_device,
     DispatchKeySet as _DispatchKeySet,
     register_static_wrappers as _register_static_wrappers,
 )
-from collections.abc import Iterable
 import typedops.core.kernels as _m0
 
 
-def _list_bits(tensors: Iterable[Any]) -> int:
-    bits = 0
-    for t in tensors:
-        if t is not None:
-            bits |= t.key_bits
-    return bits
-
-
-def _device_bits(device: Any) -> int:
-    return 1 if device is None else int(_keys_for_device(_Device.parse(device)))
+# -- each op's unboxed and boxed static wrapper, dispatch to CPU, Meta
 
 
 def add__Tensor(self: Any, other: Any, alpha: Any) -> Any:

@@ -72,7 +72,13 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
         ("- func: double(Tensor self) -> Tensor\n  structured_delegat: double.out\n",
          "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"),
         ("- func: double.from(Tensor self) -> Tensor\n- func: f.default(Tensor self) -> Tensor\n",
-         "ops.yaml:2: overload name 'default' is a Python keyword; generated functions cannot use it"),
+         "ops.yaml:2: overload name 'default' names the overload without a name; write 'f(...)' instead of "
+         "'f.default(...)'"),
+        # an argument that would shadow the generated code's own names (the static functions'
+        # key bits '_b', the kernel module alias '_m0')
+        ("- func: f(Tensor self, Tensor _b) -> Tensor\n",
+         "ops.yaml:1: argument '_b' of vd::f starts with '_', which generated code keeps for its own names "
+         "(a parameter so named would shadow them); rename the argument"),
         (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
         ("- func: other::double(Tensor self) -> Tensor\n",
          "ops.yaml:1: other::double is in namespace 'other' but this yaml generates namespace 'vd'; "

@@ -27,6 +27,14 @@ WRONG_NAMESPACE: Final = (
     "drop the namespace or pass --namespace {ns}"
 )
 KEYWORD_NAME: Final = "{label}:{line}: {what} {name!r} is a Python keyword; generated functions cannot use it"
+DEFAULT_OVERLOAD: Final = (
+    "{label}:{line}: overload name 'default' names the overload without a name; write '{name}(...)' "
+    "instead of '{name}.default(...)'"
+)
+PRIVATE_ARGUMENT: Final = (
+    "{label}:{line}: argument {argument!r} of {name} starts with '_', which generated code keeps for its own "
+    "names (a parameter so named would shadow them); rename the argument"
+)
 DUPLICATE_OP: Final = "{label}:{line}: {name} is declared twice (first at line {first})"
 NAME_CLASH: Final = (
     "{label}:{line}: {name} and {other} would both be named {attr!r} in generated code; rename an overload"

@@ -73,6 +73,8 @@ from ._messages import (
     KERNEL_MISSING,
     KERNEL_NOT_FUNCTION,
     KEYWORD_NAME,
+    DEFAULT_OVERLOAD,
+    PRIVATE_ARGUMENT,
     METHOD_NEEDS_SELF,
     METHOD_REPLACES_TENSOR_ATTRIBUTE,
     METHOD_SELF_NOT_FIRST_OVERLOADED,
@@ -259,10 +261,15 @@ class _Validator:
         schema = _namespaced(schema, want)
         # An overload may be a keyword (PyTorch's random_.from): it names no Python function,
         # and the stubs leave its packet attribute out (getattr reaches it).
-        for what, name, refused in (("operator name", schema.name, keyword.iskeyword(schema.name)),
-                                    ("overload name", schema.overload_name, False)):  # fmt: skip
-            if refused or name == "default":
-                raise self.fail(KEYWORD_NAME, line, what=what, name=name)
+        if keyword.iskeyword(schema.name):
+            raise self.fail(KEYWORD_NAME, line, what="operator name", name=schema.name)
+        if schema.overload_name == "default":
+            raise self.fail(DEFAULT_OVERLOAD, line, name=schema.name)
+        # Generated functions take the schema's argument names as parameters, and their
+        # bodies use '_'-names of their own (key bits, kernel module aliases, defaults).
+        private = next((a.name for a in schema.arguments if a.name.startswith("_")), None)
+        if private is not None:
+            raise self.fail(PRIVATE_ARGUMENT, line, argument=private, name=schema.full_name)
         self.check_stub_types(schema, line)
         return schema
 

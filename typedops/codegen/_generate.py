@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 from ..dispatch import DispatchKey
 from ._derivatives import CORE_HELPERS, load_derivatives
 from ._derivatives_source import autograd_module
+from ._bootstrap import core_kernels_alone
 from ._api import functions_section, group, library_stub, methods_section
 from ._messages import (
     BAD_NAMESPACE_OPTION,
@@ -109,7 +110,8 @@ def generate(
         static_dispatch=_static_keys(static_dispatch),
         schemas_only=schemas_only,
     )
-    entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
+    with core_kernels_alone(kernels):  # Note [Regenerating the core library] in _bootstrap.py
+        entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
     selective = ops_list is not None or programs is not None
     if selective:
         known: dict[str, OpEntry] = {e.schema.full_name: e for e in entries}

@@ -18,8 +18,9 @@ cheap calls: ``array_of(t)`` is ``t``'s elements as a numpy array (the cached vi
 returning), and ``Tensor._from_array(array, dtype, device)`` makes a new tensor that
 *owns* ``array``: no copy, no checks. The caller guarantees that ``array`` is a fresh,
 C-contiguous ``numpy.ndarray`` (not a numpy scalar) whose numpy dtype stores ``dtype``,
-and that nothing else keeps writing to it -- a kernel's own result. ``wrap_array`` is the
-checked form (it copies and casts).
+and that nothing else keeps writing to it -- a kernel's own result. ``_from_array0`` is
+the same for a 0-dim ``array`` (a full reduction's result), without reading its shape or
+looking up its strides. ``wrap_array`` is the checked form (it copies and casts).
 
 Note [Tensor fields with class defaults]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

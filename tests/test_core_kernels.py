@@ -577,6 +577,35 @@ def test_sum() -> None:
         op("sum", "dim_IntList")(t, [0, -3], False)
 
 
+_SUM_CASES = {  # input numpy dtype -> the dtype a full sum (no dtype=) returns
+    "float32": ScalarType.float32, "float64": ScalarType.float64, "float16": ScalarType.float16,
+    "int32": I64, "int64": I64, "uint8": I64, "bool": I64,
+}  # fmt: skip
+
+
+@given(st.sampled_from(sorted(_SUM_CASES)), st.lists(st.integers(-50, 50), max_size=12), st.booleans())
+def test_full_sum_and_mean_are_numpys_reduction_in_a_new_0_dim_tensor(name: str, values: list[int], strided: bool) -> None:
+    """sum and mean's full reductions (built by Tensor._from_array0): the dtype, the 0-dim
+    shape and the bits of numpy's add.reduce in the result's dtype, for contiguous inputs
+    and strided views; the result owns its memory."""
+    a = (np.array(values) / (7 if name.startswith("float") else 1)).astype(name)
+    if strided:
+        a = a[::2]  # the tensor shares it: stride 2
+    t = Tensor.from_numpy(a)
+    dtype = _SUM_CASES[name]
+    total = op("sum")(t)
+    expected = np.add.reduce(a, axis=None, dtype=arr(total).dtype)
+    assert total.dtype is dtype and total.shape == () == total.stride() and total.storage_offset() == 0
+    assert arr(total).tobytes() == np.asarray(expected).tobytes()
+    assert not np.shares_memory(arr(total), a) and total._version == 0 and total.grad_fn is None
+    if name.startswith("float"):
+        mean = op("mean")(t)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected_mean = np.true_divide(np.add.reduce(a, axis=None, dtype=a.dtype), a.size, dtype=a.dtype)
+        assert mean.dtype is dtype and mean.shape == ()
+        assert arr(mean).tobytes() == np.asarray(expected_mean).tobytes()
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_a_lone_int_is_a_list_of_one_for_int1(dim: int) -> None:
     # int[1]? dim takes a lone int, as in PyTorch: x.sum(0) reduces dim 0 only.

@@ -354,6 +354,39 @@ def test_a_wrapped_array_gets_its_storage_when_first_needed() -> None:
     assert w.tolist() == [1.0, 2.0, 0.0] and w.storage.size == 3
 
 
+def test_a_wrapped_arrays_storage_keeps_its_cached_view() -> None:
+    # _from_array stores no _array_buffer: storage_of sets it with the storage, so the
+    # cached view stays valid (no rebuild) and an in-place write through a view shows.
+    array = np.array([1.0, 2.0], dtype=np.float32)
+    t = Tensor._from_array(array, ScalarType.float32, CPU)
+    assert t.storage.buffer is array and array_of(t) is array
+    view = make_view(t, (1,), (1,), 1)
+    array_of(view)[0] = 5.0
+    assert array_of(t) is array and t.tolist() == [1.0, 5.0]
+
+
+@given(
+    st.floats(-1e6, 1e6, width=32) | st.integers(-(2**31), 2**31 - 1) | st.booleans(),
+    st.sampled_from([ScalarType.float32, ScalarType.float64, ScalarType.int64, ScalarType.bool]),
+    st.sampled_from(["layer cpu", "cpu", "meta"]),
+)
+def test_from_array0_makes_what_from_array_makes_of_a_0_dim_array(value: float, dtype: ScalarType, where: str) -> None:
+    """The 0-dim constructor a full reduction uses (no shape read, no strides lookup)."""
+    from typedops.tensor import CPU as LAYER_CPU, numpy_dtype
+
+    device = LAYER_CPU if where == "layer cpu" else Device(where)
+
+    def fields(x: Tensor) -> tuple[object, ...]:
+        return (x.shape, x.stride(), x.storage_offset(), x.dtype, x.device, x.key_bits, x.grad_fn,
+                x._storage, x.requires_grad, x.is_wrapped_number)  # fmt: skip
+
+    a, b = np.array(value, dtype=numpy_dtype(dtype)), np.array(value, dtype=numpy_dtype(dtype))
+    zero, one = Tensor._from_array0(a, dtype, device), Tensor._from_array(b, dtype, device)
+    assert fields(zero) == fields(one) and array_of(zero) is a and zero.shape == () == zero.stride()
+    assert not hasattr(zero, "__dict__") or zero.__dict__ == {}
+    assert zero.storage.buffer is a and array_of(zero) is a and zero._version == 0
+
+
 # -- issue 11: overflow raises instead of wrapping ------------------------------------------------
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**70])
 def test_an_int_beyond_int64_raises_instead_of_wrapping(value: int) -> None:

@@ -18,8 +18,9 @@ cheap calls: ``array_of(t)`` is ``t``'s elements as a numpy array (the cached vi
 returning), and ``Tensor._from_array(array, dtype, device)`` makes a new tensor that
 *owns* ``array``: no copy, no checks. The caller guarantees that ``array`` is a fresh,
 C-contiguous ``numpy.ndarray`` (not a numpy scalar) whose numpy dtype stores ``dtype``,
-and that nothing else keeps writing to it -- a kernel's own result. ``wrap_array`` is the
-checked form (it copies and casts).
+and that nothing else keeps writing to it -- a kernel's own result. ``_from_array0`` is
+the same for a 0-dim ``array`` (a full reduction's result), without reading its shape or
+looking up its strides. ``wrap_array`` is the checked form (it copies and casts).
 
 Note [Tensor fields with class defaults]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -297,8 +298,22 @@ class Tensor(_TensorMethods):
         t._device = device
         t.key_bits = _CPU_KEY_BITS if device is _CPU else DEVICE_KEY_BITS[device.type]
         t.grad_fn = None
+        t._array = array  # _array_buffer is set with the storage: Note [Storage made on demand]
+        return t
+
+    @staticmethod
+    def _from_array0(array: npt.NDArray[Any], dtype: ScalarType, device: Device = _CPU) -> Tensor:
+        """``_from_array`` for a 0-dim ``array`` (a full reduction's result), without reading
+        its shape or looking up its strides: both are ``()``."""
+        t = _new_tensor(Tensor)
+        t._storage = None
+        t._shape = t._strides = ()
+        t._offset = 0
+        t._dtype = dtype
+        t._device = device
+        t.key_bits = _CPU_KEY_BITS if device is _CPU else DEVICE_KEY_BITS[device.type]
+        t.grad_fn = None
         t._array = array
-        t._array_buffer = array
         return t
 
     @classmethod
@@ -531,7 +546,9 @@ _new_storage: Final = object.__new__
 # write, ``.storage``, ``resize_``, a copy -- and ``storage_of`` then makes it, with the
 # array as its buffer. Most results of small ops are used and dropped without that, and
 # a Storage per result is a tenth of such an op's cost. Code in this module reads
-# ``_storage`` through ``storage_of`` wherever it may be None.
+# ``_storage`` through ``storage_of`` wherever it may be None. Such a tensor's
+# ``_array_buffer`` slot is not set either (one store less per result): it is read only
+# where ``_storage`` is not None, and ``storage_of`` sets it with the storage.
 def storage_of(t: Tensor) -> Storage:
     """``t``'s storage, made now if ``t`` has none yet (Note [Storage made on demand])."""
     storage = t._storage
@@ -539,7 +556,7 @@ def storage_of(t: Tensor) -> Storage:
         array = t._array
         assert array is not None, "a tensor without a storage owns its array"
         storage = t._storage = _new_storage(Storage)
-        storage.buffer = array
+        storage.buffer = t._array_buffer = array
         storage._flat = None
         storage.size = array.size
         storage.version = 0

@@ -106,6 +106,7 @@ _empty: Any = None
 # dtype). Made on first use per dtype (bfloat16, which numpy cannot store, never is).
 _SUM_PLANS: Final[dict[ScalarType, tuple[ScalarType, Any]]] = {}
 _from_array: Final = Tensor._from_array
+_from_array0: Final = Tensor._from_array0
 
 
 def _sum_plan(self: Tensor, dtype: Optional[ScalarType]) -> tuple[ScalarType, Any]:
@@ -132,7 +133,7 @@ def sum_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
     array = self._array  # array_of in line, as binary_fast has it (Note [Cached numpy view])
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
-    return _from_array(_add_reduce(array, None, np_dt, _empty((), np_dt)), result_dtype, self._device)
+    return _from_array0(_add_reduce(array, None, np_dt, _empty((), np_dt)), result_dtype, self._device)
 
 
 def sum_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
@@ -194,7 +195,7 @@ def mean_cpu(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
     total = _add_reduce(array, None, np_dt, _empty((), np_dt))
-    return _from_array(_divide_in_place(total, array.size), result_dtype, self._device)
+    return _from_array0(_divide_in_place(total, array.size), result_dtype, self._device)
 
 
 def mean_meta(self: Tensor, *, dtype: Optional[ScalarType]) -> Tensor:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain
 from typing import Any, Final
 
 from ..vocabulary import TypedopsError
@@ -355,16 +356,18 @@ class _Values:
 # ~~~~~~~~~~~~~~~~~~~~~~
 # A version 3 manifest numbers every value a call can take: the inputs, the tensor
 # constants, the constants, then each call's results as the calls make them (Note [The
-# program file format] in tracing/_saving.py). So reading a call is: its row is a list of
-# integers (one ``set`` of their types), its op and result count in range, its arguments
-# between 0 and the values numbered so far (``min``, ``max``), and its values one
-# ``map`` over the list of values numbered so far -- no Python object per argument, no
-# JSON object anywhere but the top. The checks are the general reader's (_numbered.py):
+# program file format] in tracing/_saving.py). So reading the calls is: every row a list,
+# every integer in them an int at least 0 (one pass over them all: their types' ``set``,
+# ``min``), then per call its op and result count as its schema's, and its values one
+# ``map`` of the list of values numbered so far over its arguments -- an ``IndexError``
+# is a number past them -- with no Python object per argument and no JSON object
+# anywhere but the top. The checks are the general reader's (_numbered.py):
 # an integer that is not a bool, a number below the count of values before the call, so
 # a result is an earlier call's, one value per argument and one result per return of the
 # recorded schema. A call with a list argument, a constant JSON has no literal for, a
 # constant input: the general reader's.
 _INT: Final = {int}
+_LIST: Final = {list}
 
 
 def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, input_rows: Any, tensor_rows: Any, constant_rows: Any,
@@ -385,35 +388,50 @@ def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, in
     slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
     slots += tensors
     slots += constants
-    value = slots.__getitem__
-    calls: list[Call] = []
-    call_ops: list[int] = []
-    arities = [(len(schema.arguments) + 2, len(schema.returns)) for _, _, _, _, schema in ops]  # + op and outputs
-    for index, row in enumerate(call_rows):
-        if row.__class__ is not list or len(row) < 2 or set(map(type, row)) != _INT:
-            return None
-        op: int = row[0]
-        outputs: int = row[1]
-        if not (0 <= op < len(ops) and (len(row), outputs) == arities[op] and min(row) >= 0):
-            return None
-        args = row[2:]
-        if args and max(args) >= len(slots):
-            return None
-        op_name, overload, text, _, _ = ops[op]
-        calls.append(_quick_call(op_name, overload, text, tuple(map(value, args)), outputs))
-        call_ops.append(op)
-        if outputs == 1 and index < _SHARED_REFERENCES:
-            slots.append(_FIRST_RESULTS[index])
-        else:
-            slots += _results(index, outputs)
-    if output_values and (set(map(type, output_values)) != _INT or min(output_values) < 0
-                          or max(output_values) >= len(slots)):  # fmt: skip
+    calls = _calls(call_rows, ops, slots)
+    if calls is None or not _numbers(output_values):
         return None
-    results = tuple(map(value, output_values))
+    try:
+        results = tuple(map(slots.__getitem__, output_values))
+    except IndexError:  # a number past the values numbered: the general reader names it
+        return None
     if (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
         return None
-    program = Program(inputs, tuple(calls), results, kind)
+    call_ops: list[int] = [row[0] for row in call_rows]
+    program = Program(inputs, calls, results, kind)
     return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
+
+
+def _numbers(values: Any) -> bool:
+    """Whether ``values`` is a list of integers (not bools) of at least 0."""
+    return values.__class__ is list and _INT.issuperset(map(type, values)) and (not values or min(values) >= 0)
+
+
+def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]],
+           slots: list[Value]) -> tuple[Call, ...] | None:  # fmt: skip
+    """The calls, each result numbered into ``slots`` as it is made (Note [Numbered values])."""
+    if not (_LIST.issuperset(map(type, rows)) and _numbers(list(chain.from_iterable(rows)))):
+        return None
+    arities = [(len(schema.arguments) + 2, len(schema.returns)) for _, _, _, _, schema in ops]  # + op and outputs
+    value = slots.__getitem__
+    calls: list[Call] = []
+    try:
+        for index, row in enumerate(rows):
+            if len(row) < 2 or row[0] >= len(ops):
+                return None
+            op: int = row[0]
+            outputs: int = row[1]
+            if (len(row), outputs) != arities[op]:
+                return None
+            op_name, overload, text, _, _ = ops[op]
+            calls.append(_quick_call(op_name, overload, text, tuple(map(value, row[2:])), outputs))
+            if outputs == 1 and index < _SHARED_REFERENCES:
+                slots.append(_FIRST_RESULTS[index])
+            else:
+                slots += _results(index, outputs)
+    except IndexError:  # a number past the values numbered before the call: the general reader names it
+        return None
+    return tuple(calls)
 
 
 def _results(call: int, outputs: int) -> list[ResultRef]:

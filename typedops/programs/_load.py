@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import stat
 from dataclasses import dataclass
 from typing import IO, Final
 
@@ -169,12 +170,35 @@ def _contents(stream: IO[bytes]) -> IO[bytes] | bytes:
     return data if len(data) == size else stream  # one that grows while read is read as a stream
 
 
+def _small_file(path: str) -> bytes | None:
+    """The bytes of the regular file at ``path`` when it is small, read with one system
+    call and no file object (~3 us less than ``open``); None for anything else, which is
+    then opened as a stream (and a path that cannot be read raises as ``open`` does)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None  # open() raises it, in its words
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _IN_MEMORY:
+            return None
+        data = os.read(fd, info.st_size + 1)
+        return data if len(data) == info.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_file(file: str | os.PathLike[str] | IO[bytes], *, resolve: bool = True, check_data: bool = False) -> LoadedProgram:
     """``read_program`` of the file at ``file`` (a path, or a seekable binary file), read
     at once when it is small; a missing or unreadable path is the ``OSError`` of opening
     it."""
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
+        data = _small_file(path)
+        if data is not None:
+            return read_program(data, repr(path), resolve=resolve, check_data=check_data)
         with open(path, "rb", buffering=0) as stream:  # unbuffered: a small file is one read
             return read_program(_contents(stream), repr(path), resolve=resolve, check_data=check_data)
     return read_program(_contents(file), "the stream", resolve=resolve, check_data=check_data)

@@ -14,9 +14,9 @@ checked against a cap, and nothing is read past what was checked:
   declared size, its local header and CRC checked; a deflated one through zipfile with
   ``read(declared + 1)``, so a lying size (a zip bomb) costs at most one byte more than
   the cap, however well it compresses;
-- ``tensors.bin`` (format version 2): read with its size capped at exactly the bytes the
-  tensor table lays out (every offset checked against that layout first), its CRC
-  checked once over the whole entry, then sliced at those offsets;
+- ``tensors.bin`` (format versions 2 and 3): read with its size capped at exactly the
+  bytes the tensor table lays out (every offset checked against that layout first), then
+  sliced at those offsets (its CRC: Note [Which CRCs are checked]);
 - each ``.npy`` (format version 1): its header is parsed (length capped) and its dtype, shape and order
   checked against the manifest before its elements are read, with nothing unpickled
   (Note [Reading .npy entries]); an object dtype is refused outright.
@@ -24,6 +24,22 @@ checked against a cap, and nothing is read past what was checked:
 The manifest's own counts are JSON lists already in memory (their size is capped with
 the manifest's bytes); the shapes of tensor constants are capped in elements and in
 total bytes before any entry is opened (_decode.py).
+
+Note [Which CRCs are checked]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A zip entry's CRC detects damage, not edits (anyone who edits a file can write its
+CRC). Load checks the CRC of ``program.json`` -- everything else rests on it, and a
+damaged manifest that still parses would be a different program -- and of every
+version 1 ``.npy`` entry (read as before). It does not check ``tensors.bin``'s by
+default: the CRC of a small model's elements was ~7% of its load (~7 us of 50 KB), and
+what it buys is only this: a bit flipped by the disk or the network *inside the
+elements* is refused instead of loaded as a changed element. Every other damage to the
+entry is still refused (its local header, name, method and size against the directory
+and the tensor table's layout). This is deliberate: torch's lite loader does not check
+CRCs either (PyTorch builds its zip reader with ``MINIZ_DISABLE_ZIP_READER_CRC32_CHECKS``),
+and .npy and safetensors files carry none. ``load(..., check_data=True)`` (and
+``read_file``/``read_program``) checks it too; a deflated entry is read by zipfile, which
+always checks it.
 """
 
 from __future__ import annotations
@@ -225,21 +241,22 @@ class Archive:
             if name not in self.entries:
                 fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
 
-    def read(self, name: str, limit: int) -> bytes:
-        """The bytes of entry ``name``, refused when it declares more than ``limit``."""
-        data = self._entry(name, limit)
+    def read(self, name: str, limit: int, crc: bool = True) -> bytes:
+        """The bytes of entry ``name``, refused when it declares more than ``limit``; a
+        stored entry's CRC is checked when ``crc`` (Note [Which CRCs are checked])."""
+        data = self._entry(name, limit, crc)
         return data if isinstance(data, bytes) else bytes(data)
 
-    def _entry(self, name: str, limit: int) -> bytes | memoryview:
+    def _entry(self, name: str, limit: int, crc: bool = True) -> bytes | memoryview:
         """``read`` without the copy: a view of the file's bytes when it was read at once."""
         entry = self.entries.get(name)
         if entry is None:
             fail_file(self.source, msg.MISSING_ENTRY.format(name=name))
-        offset, size, compressed, crc, method = entry
+        offset, size, compressed, checksum, method = entry
         if size > limit:
             fail_file(self.source, msg.ENTRY_TOO_LARGE.format(name=name, size=size, limit=limit))
         if method == zipfile.ZIP_STORED:
-            return self._read_stored(name, offset, size, compressed, crc)
+            return self._read_stored(name, offset, size, compressed, checksum if crc else None)
         assert self._zip is not None  # the quick directory holds stored entries only
         try:
             with self._zip.open(self._infos[name]) as stream:
@@ -250,10 +267,11 @@ class Archive:
             fail_file(self.source, msg.ENTRY_GREW.format(name=name, size=size))
         return data
 
-    def _read_stored(self, name: str, offset: int, size: int, compressed: int, crc: int) -> bytes | memoryview:
+    def _read_stored(self, name: str, offset: int, size: int, compressed: int, crc: int | None) -> bytes | memoryview:
         """A stored entry's bytes, read directly: its local header checked (signature,
-        method, name), exactly its declared size read, its CRC checked. (zipfile's own
-        reader costs about 15 us an entry, most of a small model's tensor reads.)"""
+        method, name), exactly its declared size read, its CRC checked (unless ``crc`` is
+        None). (zipfile's own reader costs about 15 us an entry, most of a small model's
+        tensor reads.)"""
         header, local_name, data = self._read_at(offset, len(name), size)
         if len(header) != _LOCAL_HEADER.size:
             fail_file(self.source, msg.ENTRY_CUT.format(name=name))
@@ -264,7 +282,7 @@ class Archive:
             fail_file(self.source, msg.LOCAL_HEADER.format(name=name))
         if len(data) != size or compressed != size:
             fail_file(self.source, msg.ENTRY_CUT.format(name=name))
-        if zlib.crc32(data) != crc:
+        if crc is not None and zlib.crc32(data) != crc:
             fail_file(self.source, msg.BAD_CRC.format(name=name))
         return data
 
@@ -322,15 +340,16 @@ class Archive:
             return None
         return bytes(data[start:])
 
-    def quick_entry(self, name: str) -> memoryview | None:
+    def quick_entry(self, name: str, crc: bool = True) -> memoryview | None:
         """The bytes of entry ``name`` (a view of the file's), for the fast path of reading:
-        only for a file read at once and a stored entry whose local header and CRC are as
-        typedops writes them; None otherwise, and then ``read`` says what is wrong."""
+        only for a file read at once and a stored entry whose local header and CRC (when
+        ``crc``) are as typedops writes them; None otherwise, and then ``read`` says what is
+        wrong."""
         view = self._view
         entry = self.entries.get(name)
         if view is None or entry is None:
             return None
-        offset, size, compressed, crc, method = entry
+        offset, size, compressed, checksum, method = entry
         begin = offset + _LOCAL_HEADER.size + len(name)
         end = begin + size
         if method != zipfile.ZIP_STORED or compressed != size or end > len(view):
@@ -341,7 +360,7 @@ class Archive:
         if extra_size or view[begin - len(name) : begin].tobytes() != name.encode("ascii"):
             return None
         data = view[begin:end]
-        return data if zlib.crc32(data) == crc else None
+        return data if not crc or zlib.crc32(data) == checksum else None
 
     def _numpy_header(self, name: str, data: bytes | memoryview) -> _Header:
         """The header of a ``.npy`` not in the form typedops writes, read by numpy's reader."""

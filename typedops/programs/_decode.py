@@ -4,7 +4,8 @@ Every field's JSON type and range is checked, and every reference (to an input, 
 earlier call's result, an op of the op table, a tensor constant) before it is used; the
 first problem found is raised as ``ProgramFormatError`` naming where it is
 (``calls[3].args[1]``) and what is wrong. The layout is Note [The program file format]
-in tracing/_saving.py; docs/programs.md has the table of fields.
+in tracing/_saving.py; docs/programs.md has the table of fields. A version 3 manifest's
+tables go through here too; its inputs, constants, calls and outputs through _numbered.py.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ __all__ = ["OpEntry", "TensorEntry", "Decoder", "parse_manifest", "shorten"]
 
 _E = TypeVar("_E")
 _TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
+_TOP_KEYS_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
+# Where a row's fields are named: by key (versions 1 and 2: rows are objects), by position (3: arrays).
+_TENSOR_PLACES: Final = (".dtype", ".shape", ".device", ".data")
+_TENSOR_PLACES_2: Final = (".dtype", ".shape", ".device", ".offset")
+_TENSOR_PLACES_3: Final = ("[0]", "[1]", "[2]", "[3]")
 _MAX_DIMS: Final = 64  # numpy's limit
 _MAX_DIM: Final = 2**63 - 1
 _MAX_RESULTS: Final = 2**16
@@ -130,6 +136,10 @@ def _is_object(x: object) -> TypeGuard[dict[str, Any]]:
 
 def _is_list(x: object) -> TypeGuard[list[Any]]:
     return isinstance(x, list)
+
+
+def _row_kind(x: object) -> str:
+    return f"a list of {len(x)} item(s)" if _is_list(x) else _json_kind(x)
 
 
 def _json_kind(x: object) -> str:
@@ -290,10 +300,17 @@ class Decoder:
         if type(version) is int and version > FORMAT_VERSION:
             self.fail(msg.NEWER_VERSION.format(version=version, supported=FORMAT_VERSION), "version")
         self.version = self.int_(version, "version", 1, FORMAT_VERSION)
-        return self.obj(top, "program.json", _TOP_KEYS)
+        return self.obj(top, "program.json", _TOP_KEYS if self.version < 3 else _TOP_KEYS_3)
+
+    def row(self, x: Any, where: str, shown: str, size: int) -> list[Any]:
+        """A version 3 row: a list of ``size`` fields (``shown`` names them)."""
+        if not (_is_list(x) and len(x) == size):
+            self.fail(msg.EXPECTED.format(expected=f"a list {shown}", got=_row_kind(x)), where)
+        return x
 
     # -- tables ----------------------------------------------------------------------------
     def op_table(self, x: Any) -> list[OpEntry]:
+        """The op table of a version 1 or 2 manifest (version 3: _numbered.py)."""
         entries: list[OpEntry] = []
         for i, row in enumerate(self.list_(x, "ops")):
             if _is_object(row) and row.keys() == _OP_KEYS:  # the common row (Note [The manifest's quick path])
@@ -310,6 +327,10 @@ class Decoder:
             entries.append(OpEntry(name, overload, self.str_(fields["schema"], f"{where}.schema")))
         return entries
 
+    def schema_place(self, row: int) -> str:
+        """Where op row ``row``'s schema text is."""
+        return f"ops[{row}][2]" if self.version >= 3 else f"ops[{row}].schema"
+
     def tensor_table(self, x: Any) -> list[TensorEntry]:
         """The tensor table, with every shape capped and the total bytes under the limit."""
         rows = self.list_(x, "tensors")
@@ -319,7 +340,9 @@ class Decoder:
         total = 0
         limit = self.limits.tensor_bytes
         v2 = self.version >= 2
+        v3 = self.version >= 3
         row_keys, key_set = (_TENSOR_ROW_2, _TENSOR_KEYS_2) if v2 else (_TENSOR_ROW, _TENSOR_KEYS)
+        places = _TENSOR_PLACES_3 if v3 else _TENSOR_PLACES_2 if v2 else _TENSOR_PLACES
         for i, row in enumerate(rows):
             # The common row is checked without naming its place (Note [The manifest's quick
             # path]); anything else is checked again by the methods that name it.
@@ -329,39 +352,42 @@ class Decoder:
                 total += quick[1]
                 continue
             where = f"tensors[{i}]"
-            fields = row if _is_object(row) and row.keys() == key_set else self.obj(row, where, row_keys)
+            if v3:
+                fields = dict(zip(row_keys, self.row(row, where, "[dtype, shape, device, offset]", 4)))
+            else:
+                fields = row if _is_object(row) and row.keys() == key_set else self.obj(row, where, row_keys)
             found: Any = fields["dtype"]
             dtype = _DTYPES.get(found) if type(found) is str else None
             if dtype is None:
-                dtype = self.named(found, f"{where}.dtype", _DTYPES)
+                dtype = self.named(found, where + places[0], _DTYPES)
             found = fields["shape"]
             shape = _quick_shape(found)
             if shape is None:
-                shape = self.shape(found, f"{where}.shape")
+                shape = self.shape(found, where + places[1])
             found = fields["device"]
             device = _DEVICES.get(found) if type(found) is str else None
             if device is None:
-                device = self.device(found, f"{where}.device")
+                device = self.device(found, where + places[2])
             offset: int = -1
             if v2:  # the elements laid out in table order, each at the next aligned offset
                 found = fields["offset"]
                 if found is not None and (type(found) is not int or found != aligned(self.data_size)):
                     expected = aligned(self.data_size)
-                    self.fail(msg.DATA_OFFSET.format(expected=expected, got=_json_kind(found)), f"{where}.offset")
+                    self.fail(msg.DATA_OFFSET.format(expected=expected, got=_json_kind(found)), where + places[3])
                 data, offset = (None, -1) if found is None else (TENSOR_DATA_ENTRY, found)
             else:
                 data = fields["data"]
                 if data is not None and data != tensor_entry(i):
-                    self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), f"{where}.data")
+                    self.fail(msg.DATA_ENTRY.format(expected=tensor_entry(i), got=_json_kind(data)), where + places[3])
             storage = None
             if data is not None:
                 try:
                     storage = _STORAGE.get(dtype) or _STORAGE.setdefault(dtype, little_endian(numpy_dtype(dtype)))
                 except TypedopsError:
-                    self.fail(msg.NO_STORAGE.format(dtype=dtype.name), f"{where}.dtype")
+                    self.fail(msg.NO_STORAGE.format(dtype=dtype.name), where + places[0])
                 count, limit = math.prod(shape), self.limits.tensor_bytes // dtype.itemsize
                 if count > limit:
-                    self.fail(msg.TENSOR_TOO_LARGE.format(shape=list(shape), count=count, limit=limit), f"{where}.shape")
+                    self.fail(msg.TENSOR_TOO_LARGE.format(shape=list(shape), count=count, limit=limit), where + places[1])
                 total += count * dtype.itemsize
                 if total > self.limits.tensor_bytes:
                     self.fail(msg.TENSORS_TOO_LARGE.format(size=total, limit=self.limits.tensor_bytes), "tensors")
@@ -564,6 +590,11 @@ class Decoder:
         outputs = tuple(self.quick(v, before) or self.value(v, f"outputs[{i}]", before)
                         for i, v in enumerate(self.list_(top["outputs"], "outputs")))  # fmt: skip
         kind = self.named(top["output_kind"], "output_kind", _KINDS)
+        return self.finish(inputs, tuple(self.calls), outputs, kind)
+
+    def finish(self, inputs: tuple[Input, ...], calls: tuple[Call, ...], outputs: tuple[Value, ...],
+               kind: OutputKind) -> Program:  # fmt: skip
+        """The program, its outputs checked against its output kind."""
         if (kind is OutputKind.single and len(outputs) != 1) or (kind is OutputKind.none and outputs):
             self.fail(msg.OUTPUT_COUNT.format(kind=kind.value, count=len(outputs)), "outputs")
-        return Program(inputs, tuple(self.calls), outputs, kind)
+        return Program(inputs, calls, outputs, kind)

@@ -13,9 +13,10 @@ inputs, op calls whose arguments are inputs, earlier results, tensor constants o
 constants JSON writes as literals, tensor constants with elements, every op registered
 with the recorded schema text or one that parses to it. It checks what the general
 reader checks (the same types, ranges, references, caps and entries), reads the tensor
-constants through the same archive checks (version 1: each ``.npy`` entry; version 2:
-``tensors.bin`` once, its size exactly what the tensor table lays out, its CRC checked
-once, then sliced), and builds the same ``Program``.
+constants through the same archive checks (version 1: each ``.npy`` entry; versions 2
+and 3: ``tensors.bin`` once, its size exactly what the tensor table lays out, then
+sliced), and builds the same ``Program``. A version 3 manifest has one JSON object, the
+top, and its calls are arrays of integers (Note [Numbered values], below).
 
 It never raises: anything it does not take -- valid or not, a ``ProgramFormatError`` of
 the archive included -- makes it return None, and the general reader (_decode.py) reads
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import chain
 from typing import Any, Final
 
 from ..vocabulary import TypedopsError
@@ -34,7 +36,6 @@ from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..schema import FunctionSchema, parse_schema
 from ..tracing import (
     FORMAT_NAME,
-    FORMAT_VERSION,
     MANIFEST_ENTRY,
     TENSOR_DATA_ENTRY,
     Call,
@@ -57,11 +58,13 @@ from ._decode import _DEVICES, _DTYPES, _KINDS, _MAX_RESULTS, _quick_shape, _sto
 __all__ = ["fast_read"]
 
 _TOP: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
+_TOP_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
 _OP: Final = ("name", "overload", "schema")
 _INPUT: Final = ("kind", "name", "dtype", "shape", "device")
 _CALL: Final = ("op", "args", "outputs")
 _TENSOR: Final = ("dtype", "shape", "device", "data")
 _TENSOR_2: Final = ("dtype", "shape", "device", "offset")  # version 2
+_ROW_3: Final = ("[dtype, shape, device, offset]",)  # version 3: a row is a list
 
 
 class _Refused(Exception):
@@ -98,34 +101,45 @@ def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
     return values if found == keys else None
 
 
-def fast_read(archive: Archive, raw: bytes, limits: Limits) -> FastRead | None:
+def fast_read(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> FastRead | None:
     """The program in ``archive`` whose manifest is ``raw``, with each op row's handle and
     recorded schema and each call's row, or None (Note [The fast path of reading])."""
     try:
         text = raw.decode("utf-8")
         if text.startswith("\ufeff"):
             return None
-        top = _fields(_JSON.decode(text), _TOP)
+        document = _JSON.decode(text)
     except (ValueError, RecursionError, _Refused):
         return None
+    top = _fields(document, _TOP_3) if document.__class__ is tuple and len(document) == len(_TOP_3) else None
+    if top is not None:
+        if top[0] != FORMAT_NAME or top[1] != 3 or type(top[1]) is not int:
+            return None
+        try:
+            return _read_3(archive, limits, check_data, *top[2:])
+        except (TypedopsError, RecursionError):  # a ProgramFormatError of the archive, a schema that does not parse
+            return None
+    top = _fields(document, _TOP)
     if top is None:
         return None
     name, version, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows = top
-    if name != FORMAT_NAME or type(version) is not int or not 1 <= version <= FORMAT_VERSION:
+    if name != FORMAT_NAME or type(version) is not int or not 1 <= version <= 2:
         return None
     try:
-        return _read(archive, limits, version, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows)
+        return _read(archive, limits, version, op_rows, input_rows, call_rows, output_values, kind_name, tensor_rows,
+                     check_data)  # fmt: skip
     except (TypedopsError, RecursionError):  # a ProgramFormatError of the archive, a schema that does not parse
         return None
 
 
 def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_rows: Any, call_rows: Any, output_values: Any,
-          kind_name: Any, tensor_rows: Any) -> FastRead | None:  # fmt: skip
+          kind_name: Any, tensor_rows: Any, check_data: bool) -> FastRead | None:  # fmt: skip
     if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
             and output_values.__class__ is list and tensor_rows.__class__ is list and type(kind_name) is str):  # fmt: skip
         return None
     kind = _KINDS.get(kind_name)
-    tensors = _tensors(archive, limits, tensor_rows) if version == 1 else _tensors_2(archive, limits, tensor_rows)
+    tensors = (_tensors(archive, limits, tensor_rows) if version == 1
+               else _tensors_2(archive, limits, tensor_rows, check_data))  # fmt: skip
     ops = _ops(op_rows)
     inputs = _inputs(input_rows)
     if kind is None or tensors is None or ops is None or inputs is None:
@@ -159,8 +173,9 @@ def _read(archive: Archive, limits: Limits, version: int, op_rows: Any, input_ro
 
 def _tensor_row(row: Any, keys: tuple[str, ...]) -> tuple[Any, tuple[int, ...], Any, Any] | None:
     """A tensor row's stored dtype facts, shape and device when they are common ones, and
-    its last field (a version 1 row's entry name, a version 2 row's offset) unchecked."""
-    fields = _fields(row, keys)
+    its last field (a version 1 row's entry name, a version 2 or 3 row's offset) unchecked;
+    ``keys`` is None for a version 3 row (a list)."""
+    fields = (row if row.__class__ is list and len(row) == 4 else None) if keys is _ROW_3 else _fields(row, keys)
     if fields is None:
         return None
     dtype_name, dims, device_name, last = fields
@@ -199,17 +214,19 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
     return constants
 
 
-def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorConstant] | None:
-    """The tensor constants of a version 2 file, their elements sliced from ``tensors.bin``
-    (read once, its CRC checked), when every row is a common one with elements and the
-    archive holds exactly the manifest and that entry."""
+def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bool,
+               keys: tuple[str, ...] = _TENSOR_2) -> list[TensorConstant] | None:  # fmt: skip
+    """The tensor constants of a version 2 or 3 file (``keys``: ``_ROW_3``), their elements
+    sliced from ``tensors.bin`` (read once; its CRC checked when ``check_data``: Note [Which
+    CRCs are checked] in _archive.py), when every row is a common one with elements and
+    the archive holds exactly the manifest and that entry."""
     expected = 2 if rows else 1
     if len(rows) > limits.entries - 1 or len(archive.entries) != expected or MANIFEST_ENTRY not in archive.entries:
         return None
     found: list[tuple[Any, ...]] = []
     end = total = 0
     for row in rows:
-        common = _tensor_row(row, _TENSOR_2)
+        common = _tensor_row(row, keys)
         if common is None:
             return None
         stored, shape, device, offset = common
@@ -223,17 +240,17 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any]) -> list[Tensor
         found.append((stored[0], shape, device, offset, end))
     if not found:
         return []
-    blob = archive.quick_entry(TENSOR_DATA_ENTRY)
+    blob = archive.quick_entry(TENSOR_DATA_ENTRY, check_data)
     if blob is None or len(blob) != end:
         return None
     return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
 
 
-def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
+def _ops(rows: list[Any], v3: bool = False) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
     """Each op row, with its op registered now and the schema it recorded."""
     ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]] = []
     for row in rows:
-        fields = _fields(row, _OP)
+        fields = (row if row.__class__ is list and len(row) == 3 else None) if v3 else _fields(row, _OP)
         if fields is None:
             return None
         name, overload, text = fields
@@ -253,12 +270,12 @@ def _ops(rows: list[Any]) -> list[tuple[str, str, str, OperatorHandle, FunctionS
     return ops
 
 
-def _inputs(rows: list[Any]) -> tuple[TensorInput, ...] | None:
+def _inputs(rows: list[Any], v3: bool = False) -> tuple[TensorInput, ...] | None:
     """The inputs, when all are tensor inputs."""
     inputs: list[TensorInput] = []
     names: set[str] = set()
     for row in rows:
-        fields = _fields(row, _INPUT)
+        fields = (row if row.__class__ is list and len(row) == 5 else None) if v3 else _fields(row, _INPUT)
         if fields is None:
             return None
         kind, name, dtype_name, dims, device_name = fields
@@ -278,6 +295,7 @@ def _inputs(rows: list[Any]) -> tuple[TensorInput, ...] | None:
 _SHARED_REFERENCES: Final = 1 << 10
 _INPUT_REFS: Final = [InputRef(i) for i in range(_SHARED_REFERENCES)]
 _RESULT_REFS: Final[dict[tuple[int, int], ResultRef]] = {}
+_FIRST_RESULTS: Final = [ResultRef(i, 0) for i in range(_SHARED_REFERENCES)]
 
 
 class _Values:
@@ -332,3 +350,110 @@ class _Values:
                 found = self.literals[(kind, literal)] = Constant(body)
             return found
         return Constant(body) if kind is float and math.isfinite(body) else None
+
+
+# Note [Numbered values]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# A version 3 manifest numbers every value a call can take: the inputs, the tensor
+# constants, the constants, then each call's results as the calls make them (Note [The
+# program file format] in tracing/_saving.py). So reading the calls is: every row a list,
+# every integer in them an int at least 0 (one pass over them all: their types' ``set``,
+# ``min``), then per call its op and result count as its schema's, and its values one
+# ``map`` of the list of values numbered so far over its arguments -- an ``IndexError``
+# is a number past them -- with no Python object per argument and no JSON object
+# anywhere but the top. The checks are the general reader's (_numbered.py):
+# an integer that is not a bool, a number below the count of values before the call, so
+# a result is an earlier call's, one value per argument and one result per return of the
+# recorded schema. A call with a list argument, a constant JSON has no literal for, a
+# constant input: the general reader's.
+_INT: Final = {int}
+_LIST: Final = {list}
+
+
+def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, input_rows: Any, tensor_rows: Any, constant_rows: Any,
+            call_rows: Any, output_values: Any, kind_name: Any) -> FastRead | None:  # fmt: skip
+    if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
+            and output_values.__class__ is list and tensor_rows.__class__ is list and constant_rows.__class__ is list
+            and type(kind_name) is str):  # fmt: skip
+        return None
+    kind = _KINDS.get(kind_name)
+    tensors = _tensors_2(archive, limits, tensor_rows, check_data, _ROW_3)
+    ops = _ops(op_rows, True)
+    inputs = _inputs(input_rows, True)
+    constants = _constants(constant_rows)
+    if kind is None or tensors is None or ops is None or inputs is None or constants is None:
+        return None
+    count = len(inputs)
+    slots: list[Value] = []
+    slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
+    slots += tensors
+    slots += constants
+    calls = _calls(call_rows, ops, slots)
+    if calls is None or not _numbers(output_values):
+        return None
+    try:
+        results = tuple(map(slots.__getitem__, output_values))
+    except IndexError:  # a number past the values numbered: the general reader names it
+        return None
+    if (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
+        return None
+    call_ops: list[int] = [row[0] for row in call_rows]
+    program = Program(inputs, calls, results, kind)
+    return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
+
+
+def _numbers(values: Any) -> bool:
+    """Whether ``values`` is a list of integers (not bools) of at least 0."""
+    return values.__class__ is list and _INT.issuperset(map(type, values)) and (not values or min(values) >= 0)
+
+
+def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]],
+           slots: list[Value]) -> tuple[Call, ...] | None:  # fmt: skip
+    """The calls, each result numbered into ``slots`` as it is made (Note [Numbered values])."""
+    if not (_LIST.issuperset(map(type, rows)) and _numbers(list(chain.from_iterable(rows)))):
+        return None
+    arities = [(len(schema.arguments) + 2, len(schema.returns)) for _, _, _, _, schema in ops]  # + op and outputs
+    value = slots.__getitem__
+    calls: list[Call] = []
+    try:
+        for index, row in enumerate(rows):
+            if len(row) < 2 or row[0] >= len(ops):
+                return None
+            op: int = row[0]
+            outputs: int = row[1]
+            if (len(row), outputs) != arities[op]:
+                return None
+            op_name, overload, text, _, _ = ops[op]
+            calls.append(_quick_call(op_name, overload, text, tuple(map(value, row[2:])), outputs))
+            if outputs == 1 and index < _SHARED_REFERENCES:
+                slots.append(_FIRST_RESULTS[index])
+            else:
+                slots += _results(index, outputs)
+    except IndexError:  # a number past the values numbered before the call: the general reader names it
+        return None
+    return tuple(calls)
+
+
+def _results(call: int, outputs: int) -> list[ResultRef]:
+    """The results of call ``call``: ``ResultRef``s, shared by every load for the first ones."""
+    refs = _RESULT_REFS
+    found: list[ResultRef] = []
+    for output in range(outputs):
+        ref = refs.get((call, output))
+        if ref is None:
+            ref = ResultRef(call, output)
+            if len(refs) < _SHARED_REFERENCES:
+                refs[(call, output)] = ref
+        found.append(ref)
+    return found
+
+
+def _constants(rows: list[Any]) -> list[Constant] | None:
+    """The constants table, when every constant is one JSON has a literal for."""
+    found: list[Constant] = []
+    for body in rows:
+        kind = body.__class__
+        if not (body is None or kind is bool or kind is int or kind is str or (kind is float and math.isfinite(body))):
+            return None
+        found.append(Constant(body))
+    return found

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import stat
 from dataclasses import dataclass
 from typing import IO, Final
 
@@ -23,6 +24,7 @@ from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
 from ._fast import fast_read
+from ._numbered import op_table_3, program_3
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
@@ -53,7 +55,7 @@ def _recorded_schema(decoder: Decoder, row: int, entry: OpEntry, registered: Fun
     agree (no parsing on the common path), else the recorded text parsed."""
     if registered is not None and entry.schema == schema_text(registered):
         return registered
-    where = f"ops[{row}].schema"
+    where = decoder.schema_place(row)
     try:
         schema = parse_schema(entry.schema)
     except (TypedopsError, RecursionError) as error:
@@ -82,14 +84,15 @@ def _tensor_constant(archive: Archive, entry: TensorEntry) -> TensorConstant:
     return TensorConstant(entry.dtype, entry.shape, entry.device, data)
 
 
-def _tensor_constants(archive: Archive, decoder: Decoder, tensors: list[TensorEntry]) -> list[TensorConstant]:
+def _tensor_constants(archive: Archive, decoder: Decoder, tensors: list[TensorEntry],
+                      check_data: bool) -> list[TensorConstant]:  # fmt: skip
     """The tensor constants, their elements read: from their ``.npy`` entries (version 1),
-    or from ``tensors.bin``, read once, exactly the size the tensor table lays out (version 2)."""
+    or from ``tensors.bin``, read once, exactly the size the tensor table lays out (versions 2 and 3)."""
     if decoder.version == 1:
         return [_tensor_constant(archive, t) for t in tensors]
     if all(t.entry is None for t in tensors):
         return [TensorConstant(t.dtype, t.shape, t.device, None) for t in tensors]
-    blob = archive.read(TENSOR_DATA_ENTRY, decoder.data_size)
+    blob = archive.read(TENSOR_DATA_ENTRY, decoder.data_size, check_data)  # Note [Which CRCs are checked]
     if len(blob) != decoder.data_size:
         decoder.fail(msg.DATA_SIZE.format(size=len(blob), expected=decoder.data_size), TENSOR_DATA_ENTRY)
     constants: list[TensorConstant] = []
@@ -103,29 +106,31 @@ def _tensor_constants(archive: Archive, decoder: Decoder, tensors: list[TensorEn
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
     """Each call has one value per argument and one result per return of its schema."""
+    v3 = decoder.version >= 3  # a call is [op, outputs, argument...]
     for index, (call, row) in enumerate(zip(program.calls, decoder.call_ops)):
         schema = schemas[row]
         if len(call.args) != len(schema.arguments):
             problem = msg.ARITY.format(got=len(call.args), name=shorten(call.full_name), expected=len(schema.arguments),
                                        schema=shorten(call.schema, 300))  # fmt: skip
-            decoder.fail(problem, f"calls[{index}].args")
+            decoder.fail(problem, f"calls[{index}]" if v3 else f"calls[{index}].args")
         if call.num_outputs != len(schema.returns):
             problem = msg.RESULT_COUNT.format(got=call.num_outputs, name=shorten(call.full_name), expected=len(schema.returns),
                                               schema=shorten(call.schema, 300))  # fmt: skip
-            decoder.fail(problem, f"calls[{index}].outputs")
+            decoder.fail(problem, f"calls[{index}][1]" if v3 else f"calls[{index}].outputs")
 
 
 def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_LIMITS, *,
-                 resolve: bool = True) -> LoadedProgram:  # fmt: skip
+                 resolve: bool = True, check_data: bool = False) -> LoadedProgram:  # fmt: skip
     """Read, check and resolve the program in ``file`` (a seekable binary file, or the
     file's bytes); ``source`` names it in errors. Raises ``ProgramFormatError`` for
     anything wrong with the file. With ``resolve=False`` the ops are not looked up
     (``handles`` is empty) and every recorded schema is parsed: enough to show a program
-    whose ops this process lacks."""
+    whose ops this process lacks. ``check_data`` checks the CRC of ``tensors.bin`` too
+    (Note [Which CRCs are checked] in _archive.py)."""
     archive = Archive(None, source, limits, file) if isinstance(file, bytes) else Archive(file, source, limits)
     try:
         raw = archive.read(MANIFEST_ENTRY, limits.manifest_bytes)
-        fast = fast_read(archive, raw, limits) if resolve else None  # Note [The fast path of reading]
+        fast = fast_read(archive, raw, limits, check_data) if resolve else None  # Note [The fast path of reading]
         if fast is not None:
             program, handles, schemas, call_ops = fast
             return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(call_ops))
@@ -133,13 +138,13 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
         top = decoder.top(parse_manifest(raw, source))
         tensors = decoder.tensor_table(top["tensors"])
         archive.expect_entries({MANIFEST_ENTRY} | {t.entry for t in tensors if t.entry is not None})
-        ops = decoder.op_table(top["ops"])
+        ops = decoder.op_table(top["ops"]) if decoder.version < 3 else op_table_3(decoder, top["ops"])
         if resolve:
             handles, schemas = _resolve(decoder, ops)
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
-        decoder.tensors = _tensor_constants(archive, decoder, tensors)
-        program = decoder.program(top, ops)
+        decoder.tensors = _tensor_constants(archive, decoder, tensors, check_data)
+        program = decoder.program(top, ops) if decoder.version < 3 else program_3(decoder, top, ops)
         _check_calls(decoder, program, schemas)
     finally:
         archive.close()
@@ -165,18 +170,42 @@ def _contents(stream: IO[bytes]) -> IO[bytes] | bytes:
     return data if len(data) == size else stream  # one that grows while read is read as a stream
 
 
-def read_file(file: str | os.PathLike[str] | IO[bytes], *, resolve: bool = True) -> LoadedProgram:
+def _small_file(path: str) -> bytes | None:
+    """The bytes of the regular file at ``path`` when it is small, read with one system
+    call and no file object (~3 us less than ``open``); None for anything else, which is
+    then opened as a stream (and a path that cannot be read raises as ``open`` does)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None  # open() raises it, in its words
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _IN_MEMORY:
+            return None
+        data = os.read(fd, info.st_size + 1)
+        return data if len(data) == info.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_file(file: str | os.PathLike[str] | IO[bytes], *, resolve: bool = True, check_data: bool = False) -> LoadedProgram:
     """``read_program`` of the file at ``file`` (a path, or a seekable binary file), read
     at once when it is small; a missing or unreadable path is the ``OSError`` of opening
     it."""
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
+        data = _small_file(path)
+        if data is not None:
+            return read_program(data, repr(path), resolve=resolve, check_data=check_data)
         with open(path, "rb", buffering=0) as stream:  # unbuffered: a small file is one read
-            return read_program(_contents(stream), repr(path), resolve=resolve)
-    return read_program(_contents(file), "the stream", resolve=resolve)
+            return read_program(_contents(stream), repr(path), resolve=resolve, check_data=check_data)
+    return read_program(_contents(file), "the stream", resolve=resolve, check_data=check_data)
 
 
-def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch") -> CompiledProgram:
+def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch",
+         check_data: bool = False) -> CompiledProgram:  # fmt: skip
     """Load the program saved at ``file`` (a path, or a seekable binary file) by
     ``Program.save``. Loading never executes code from the file: it is a zip of JSON and
     ``.npy`` data, read with every size capped and every field checked; anything wrong
@@ -185,8 +214,10 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
     ``flavor`` chooses how the program runs: ``"dispatch"`` or ``"static"`` (Note [Two
     flavors of a loaded program] in _interpreter.py); a call that does not fit the op
     registered now raises ``IncompatibleProgramError`` (Note [Calls against changed
-    schemas] in _compat.py). ``.program`` is the ``Program`` read."""
+    schemas] in _compat.py). ``.program`` is the ``Program`` read. ``check_data`` checks
+    the CRC of the tensor constants' elements too (Note [Which CRCs are checked] in
+    _archive.py: by default a bit flipped inside them is not detected)."""
     if flavor not in FLAVORS:
         raise ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
-    loaded = read_file(file)
+    loaded = read_file(file, check_data=check_data)
     return compile_program(loaded.program, flavor, resolved=loaded.resolved())

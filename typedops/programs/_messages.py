@@ -73,6 +73,12 @@ NO_SUCH_OP: Final = "refers to op {index}, and the file lists {count} op(s)"
 NO_SUCH_TENSOR: Final = "refers to tensor constant {index}, and the file has {count}"
 RESULT_IN_INPUT: Final = "a constant input refers to a call's result"
 INPUT_IN_INPUT: Final = "a constant input refers to an input (a constant holds no tensor)"
+NUMBERED_VALUE: Final = "a value: the number of an input, tensor constant, constant or earlier result, or a list of values"
+NO_SUCH_VALUE: Final = (
+    "refers to value {number}, and {count} come before it (the inputs, the tensor constants, the constants, "
+    "then each earlier call's results)"
+)
+CALL_ROW: Final = "a list [op, outputs, argument, ...]"
 OUTPUT_COUNT: Final = "output kind {kind!r} with {count} output(s) (single takes 1, none takes 0)"
 SCHEMA_NAME: Final = "the schema {schema!r} is not one of {name}"
 BAD_SCHEMA: Final = "the schema does not parse: {detail}"

@@ -60,7 +60,8 @@ NOT_SAVABLE: Final = (
     "a constant of type {kind} is not one a program holds (None, bool, int, float, complex, str, "
     "a dtype, layout, memory format or device)"
 )
-NO_SUCH_VERSION: Final = "there is no program format version {version} to write (versions 1 and 2 are)"
+NO_SUCH_VERSION: Final = "there is no program format version {version} to write (versions 1 to 3 are)"
+SAVED_REFERENCE: Final = "{where} refers to {what}, which the program does not have before it"
 NO_STORAGE: Final = "a tensor constant of dtype {dtype} has elements, and {dtype} has no storage to write them from"
 DATA_LENGTH: Final = (
     "a tensor constant holds {size} byte(s) for shape {shape} of {dtype}, whose elements take {expected}"

@@ -4,17 +4,27 @@ Note [The program file format]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A saved program is a zip archive of data only: ``program.json``, a manifest in plain JSON,
 and ``tensors.bin``, the raw elements of every tensor constant that has elements, each at
-a multiple of 64 bytes in table order (version 2; version 1 had one ``tensors/<k>.npy``
-per constant, and ``write_program`` still writes it when asked). The manifest holds the
-format's name and version, the table of ops the program calls (each with the schema text
-its calls were traced against), the inputs, the calls (each naming its op by index into
-that table), the outputs, the output kind and the table of tensor constants (dtype, shape,
-device and where their elements are). A value is a one-key JSON object:
-``{"input": i}``, ``{"result": [call, output]}``, ``{"tensor": k}``, ``{"list": [...]}`` or
-``{"const": c}``, where ``c`` is JSON's null, a bool, an int, a finite float or a string, or
-a one-key object for what JSON has no literal for (``{"float": "nan"}``, ``{"complex":
-[re, im]}``, ``{"dtype": "float32"}``, ``{"layout": ...}``, ``{"memory_format": ...}``,
-``{"device": "cpu"}``).
+a multiple of 64 bytes in table order (versions 2 and 3; version 1 had one
+``tensors/<k>.npy`` per constant). The manifest holds the format's name and version, the
+table of ops the program calls (each with the schema text its calls were traced
+against), the inputs, the table of tensor constants (dtype, shape, device and where their
+elements are), the calls (each naming its op by index into the op table), the outputs and
+the output kind.
+
+Version 3 (what ``save`` writes) numbers every value a call can take -- the inputs, then
+the tensor constants, then the constants (a table of their own, each once), then each
+call's results as the calls make them -- and writes a call as one flat JSON array of
+integers, ``[op, outputs, argument...]``, an argument being a value's number or, for a
+list argument, a JSON array of values. Rows of the other tables are arrays too. So the
+manifest has one JSON object (the top), and a reader makes no Python object per argument
+(Note [Numbered values] in typedops/programs/_fast.py). A constant is JSON's null, a
+bool, an int, a finite float or a string, or a one-key object for what JSON has no
+literal for (``{"float": "nan"}``, ``{"complex": [re, im]}``, ``{"dtype": "float32"}``,
+``{"layout": ...}``, ``{"memory_format": ...}``, ``{"device": "cpu"}``).
+
+Versions 1 and 2 (``write_program(..., version=1 or 2)`` still writes them) wrote each
+row as an object and each value as a one-key object: ``{"input": i}``, ``{"result":
+[call, output]}``, ``{"tensor": k}``, ``{"list": [...]}`` or ``{"const": c}``.
 
 This writer lives beside ``Program`` so that ``Program.save`` needs no import from the
 layer above (docs/architecture.md, "Seams by registration" and what follows it); the
@@ -32,7 +42,7 @@ import keyword
 import math
 import os
 import zipfile
-from typing import IO, TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final, NoReturn
 
 from typing_extensions import assert_never
 
@@ -62,10 +72,10 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "TENSOR_DATA_ENTRY
            "MAX_INPUT_NAME", "tensor_entry", "aligned", "little_endian", "input_name_problem", "write_program"]  # fmt: skip
 
 FORMAT_NAME: Final = "typedops.program"
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 MANIFEST_ENTRY: Final = "program.json"
-TENSOR_DATA_ENTRY: Final = "tensors.bin"  # version 2: every tensor constant's elements
-TENSOR_ALIGNMENT: Final = 64  # version 2: each constant's elements start at a multiple of this in TENSOR_DATA_ENTRY
+TENSOR_DATA_ENTRY: Final = "tensors.bin"  # versions 2 and 3: every tensor constant's elements
+TENSOR_ALIGNMENT: Final = 64  # versions 2 and 3: each constant's elements start at a multiple of this in TENSOR_DATA_ENTRY
 # Entries carry a fixed time stamp, so one program always makes the same bytes.
 _EPOCH: Final = (1980, 1, 1, 0, 0, 0)
 
@@ -93,7 +103,7 @@ def tensor_entry(index: int) -> str:
 
 def aligned(offset: int) -> int:
     """``offset`` rounded up to a multiple of ``TENSOR_ALIGNMENT``: where the next tensor
-    constant's elements start in ``TENSOR_DATA_ENTRY`` (version 2)."""
+    constant's elements start in ``TENSOR_DATA_ENTRY`` (versions 2 and 3)."""
     return -(-offset // TENSOR_ALIGNMENT) * TENSOR_ALIGNMENT
 
 
@@ -181,12 +191,17 @@ def _constant(value: ConstantValue) -> JSONValue:
     raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NOT_SAVABLE.format(kind=type(value).__name__)))
 
 
-def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
+def _check_input_names(program: Program) -> None:
     names: set[str] = set()
     for index, spec in enumerate(program.inputs):
         problem = input_name_problem(spec.name, names)
         if problem is not None:
             raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.SAVED_INPUT.format(index=index, problem=problem)))
+
+
+def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
+    """The manifest of versions 1 and 2."""
+    _check_input_names(program)
     inputs = [encoder.input(spec) for spec in program.inputs]
     calls = [
         {"op": encoder.op(call), "args": [encoder.value(v) for v in call.args], "outputs": call.num_outputs}
@@ -208,7 +223,7 @@ def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
 
 def _tensor_rows(encoder: _Encoder) -> list[JSONValue]:
     rows: list[JSONValue] = []
-    end = 0  # version 2: where the elements so far end in TENSOR_DATA_ENTRY
+    end = 0  # versions 2 and 3: where the elements so far end in TENSOR_DATA_ENTRY
     for index, (t, data) in enumerate(zip(encoder.tensors, encoder.elements)):
         row: dict[str, JSONValue] = {"dtype": t.dtype.name, "shape": list(t.shape), "device": str(t.device)}
         if encoder.version == 1:
@@ -218,6 +233,111 @@ def _tensor_rows(encoder: _Encoder) -> list[JSONValue]:
             end = end if data is None else aligned(end) + len(data)
         rows.append(row)
     return rows
+
+
+class _Numbered:
+    """Version 3: every value a call can take numbered -- the inputs, the tensor constants,
+    the constants, then the calls' results in order (Note [The program file format])."""
+
+    def __init__(self, encoder: _Encoder, program: Program) -> None:
+        self.encoder = encoder
+        self.program = program
+        self.constants: dict[tuple[type[object], str], int] = {}
+        self.rows: list[JSONValue] = []  # the constants table
+        for value in _values(program):
+            self.collect(value)
+        self.constants_start = len(program.inputs) + len(encoder.tensors)
+        self.results: list[int] = []  # per call, the number of its first result
+        number = self.constants_start + len(self.rows)
+        for call in program.calls:
+            self.results.append(number)
+            number += call.num_outputs
+
+    def collect(self, value: Value) -> None:
+        """Give ``value``'s tensor constants and constants their rows."""
+        match value:
+            case TensorConstant():
+                self.encoder.tensor(value)
+            case Constant():
+                self.constant(value.value)
+            case ListOf():
+                for item in value.items:
+                    self.collect(item)
+            case InputRef() | ResultRef():
+                pass
+            case _:
+                assert_never(value)
+
+    def constant(self, value: ConstantValue) -> int:
+        """The row of constant ``value`` (one per value, told apart by type: 1, 1.0 and True differ)."""
+        encoded = _constant(value)
+        key = (type(value), json.dumps(encoded, allow_nan=False))
+        row = self.constants.setdefault(key, len(self.rows))
+        if row == len(self.rows):
+            self.rows.append(encoded)
+        return row
+
+    def number(self, value: Value, before: int) -> JSONValue:
+        """``value``'s number (a list: a list of them), for call number ``before`` (-1: a
+        constant input; the number of calls: an output)."""
+        match value:
+            case InputRef():
+                if not 0 <= value.index < len(self.program.inputs):
+                    self.refuse(before, f"input {value.index}")
+                return value.index
+            case ResultRef():
+                call, output = value.call, value.output
+                if not (0 <= call < before and 0 <= output < self.program.calls[call].num_outputs):
+                    self.refuse(before, f"result {output} of call {call}")
+                return self.results[call] + output
+            case TensorConstant():
+                return len(self.program.inputs) + self.encoder.tensor(value)
+            case Constant():
+                return self.constants_start + self.constant(value.value)
+            case ListOf():
+                return [self.number(v, before) for v in value.items]
+            case _:
+                assert_never(value)
+
+    def refuse(self, before: int, what: str) -> NoReturn:
+        where = "a constant input" if before < 0 else "an output" if before == len(self.program.calls) else f"call %{before}"
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.SAVED_REFERENCE.format(where=where, what=what)))
+
+
+def _values(program: Program) -> list[Value]:
+    """Every value of ``program``, in the order the manifest holds them."""
+    found = [spec.value for spec in program.inputs if isinstance(spec, ConstantInput)]
+    for call in program.calls:
+        found += call.args
+    return found + list(program.outputs)
+
+
+def _manifest_3(encoder: _Encoder, program: Program) -> JSONValue:
+    _check_input_names(program)
+    numbered = _Numbered(encoder, program)
+    inputs: list[JSONValue] = []
+    for spec in program.inputs:
+        match spec:
+            case TensorInput():
+                inputs.append(["tensor", spec.name, spec.dtype.name, list(spec.shape), str(spec.device)])
+            case ConstantInput():
+                inputs.append(["constant", spec.name, numbered.number(spec.value, -1)])
+            case _:
+                assert_never(spec)
+    calls: list[JSONValue] = []
+    for index, call in enumerate(program.calls):
+        calls.append([encoder.op(call), call.num_outputs, *(numbered.number(v, index) for v in call.args)])
+    return {
+        "format": FORMAT_NAME,
+        "version": 3,
+        "ops": [[name, overload, schema] for name, overload, schema in encoder.ops],
+        "inputs": inputs,
+        "tensors": [[row["dtype"], row["shape"], row["device"], row["offset"]] for row in _tensor_rows(encoder)],
+        "constants": numbered.rows,
+        "calls": calls,
+        "outputs": [numbered.number(v, len(program.calls)) for v in program.outputs],
+        "output_kind": program.output_kind.value,
+    }
 
 
 def _raw(t: TensorConstant) -> bytes:
@@ -262,16 +382,16 @@ def _entry(name: str, compress: int) -> zipfile.ZipInfo:
 
 def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes], version: int = FORMAT_VERSION) -> None:
     """Write ``program`` to ``file``, a path or a binary file open for writing, in format
-    ``version`` (``FORMAT_VERSION``, or 1: what a typedops that reads only version 1 loads)."""
-    if version not in (1, 2):
+    ``version`` (``FORMAT_VERSION``, or 1 or 2: what a typedops that reads only those loads)."""
+    if version not in (1, 2, 3):
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_SUCH_VERSION.format(version=version)))
     encoder = _Encoder(version)
-    manifest = _manifest(encoder, program)
+    manifest = _manifest_3(encoder, program) if version == 3 else _manifest(encoder, program)
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     with zipfile.ZipFile(file, "w") as archive:  # everything is encoded before the file is touched
         # Every entry is stored, not compressed: loading reads the bytes as they are.
         archive.writestr(_entry(MANIFEST_ENTRY, zipfile.ZIP_STORED), text.encode("ascii"))
-        if version == 2:
+        if version >= 2:
             if any(data is not None for data in encoder.elements):
                 archive.writestr(_entry(TENSOR_DATA_ENTRY, zipfile.ZIP_STORED), _tensor_data(encoder.elements))
             return

@@ -1,0 +1,336 @@
+"""Program format version 3 (issue 16): rows as arrays, every value numbered, a call one flat
+array of integers (Note [The program file format] in typedops/tracing/_saving.py, Note
+[Numbered values] in typedops/programs/_fast.py). What ``save`` writes, that it reads back
+as versions 1 and 2 do, that the fast and the general reader read alike, and that damaged or
+hostile version 3 files give ``ProgramFormatError`` naming the problem, in bounded memory.
+(``tensors.bin`` is version 2's: test_programs_format_v2.py.)"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import tracemalloc
+import zipfile
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from typedops import Tensor, core, tensor
+from typedops.programs import DEFAULT_LIMITS, LoadedProgram, ProgramFormatError, load, read_program
+from typedops.programs import _load
+from typedops.programs._archive import Archive
+from typedops.programs._fast import fast_read
+from typedops.tracing import (FORMAT_VERSION, Call, InputRef, Program, ProgramError, ResultRef, TensorInput, trace,
+                              write_program)  # fmt: skip
+from typedops.tracing import OutputKind
+from typedops.vocabulary import Device, ScalarType
+
+_FUZZ = settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+W = tensor([[0.5, -1.0, 2.0], [2.0, 0.25, -3.0]])
+B = tensor([1.0, -2.0, 3.0])
+
+
+def f(x: Tensor) -> Any:
+    y = core.add(core.mm(x, W), B, alpha=2)
+    return y, core.relu(core.add(y, B))
+
+
+def g(x: Tensor, n: int) -> Any:
+    """List arguments, a constant JSON has no literal for, a constant input, two results."""
+    top = core.max(x, 1)
+    return core.cat([x, core.add(x, float("inf"))], 0), core.sum(x, [0]), core.mul(top[1], n), top[0]
+
+
+PROGRAM = trace(f, tensor([[1.0, 2.0]]))
+OTHER = trace(g, tensor([[1.0, 2.0], [3.0, 4.0]]), 3)
+
+
+def _saved(program: Program, version: int = FORMAT_VERSION) -> bytes:
+    out = io.BytesIO()
+    write_program(program, out, version)
+    return out.getvalue()
+
+
+GOOD = _saved(PROGRAM)
+
+
+def _contents(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+MANIFEST = json.loads(_contents(GOOD)["program.json"])
+
+
+def _with(manifest: Any, data: bytes = GOOD) -> bytes:
+    contents = _contents(data)
+    contents["program.json"] = json.dumps(manifest).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in contents.items():
+            archive.writestr(name, content)
+    return out.getvalue()
+
+
+def _outcome(data: bytes) -> str:
+    """'loaded' or the ProgramFormatError's ``where: problem``; anything else fails the test."""
+    try:
+        load(io.BytesIO(data))
+    except ProgramFormatError as error:
+        return f"{error.where}: {error.problem}"
+    return "loaded"
+
+
+def _fast(data: bytes) -> Any:
+    archive = Archive(None, "the stream", DEFAULT_LIMITS, data)
+    return fast_read(archive, archive.read("program.json", DEFAULT_LIMITS.manifest_bytes), DEFAULT_LIMITS)
+
+
+def _general(data: bytes) -> LoadedProgram | str:
+    """What the general reader reads (the fast path turned off), or its refusal."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_load, "fast_read", lambda *_: None)
+        try:
+            return read_program(data, "the stream")
+        except ProgramFormatError as error:
+            return f"{error.where}: {error.problem}"
+
+
+def test_save_writes_version_3_with_numbered_values() -> None:
+    assert FORMAT_VERSION == 3 and list(_contents(GOOD)) == ["program.json", "tensors.bin"]
+    assert list(MANIFEST) == ["format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs",
+                              "output_kind"]  # fmt: skip
+    assert MANIFEST["ops"][0] == ["core::mm", "", "core::mm(Tensor self, Tensor mat2) -> Tensor"]
+    assert MANIFEST["inputs"] == [["tensor", "x", "float32", [1, 2], "cpu"]]
+    assert MANIFEST["tensors"] == [["float32", [2, 3], "cpu", 0], ["float32", [3], "cpu", 64]]
+    # 0: x, 1 and 2: the tensor constants, 3: the constant 2, 4: the constant 1, then the results.
+    assert MANIFEST["constants"] == [2, 1]
+    assert MANIFEST["calls"] == [[0, 1, 0, 1], [1, 1, 5, 2, 3], [1, 1, 6, 2, 4], [2, 1, 7]]
+    assert MANIFEST["outputs"] == [6, 8] and MANIFEST["output_kind"] == "tuple"
+    assert _saved(PROGRAM) == GOOD
+
+
+def test_lists_constants_and_constant_inputs_are_numbered() -> None:
+    manifest = json.loads(_contents(_saved(OTHER))["program.json"])
+    assert manifest["inputs"][1] == ["constant", "n", 2]  # the constant 3, number 2 (after x, n and no tensors)
+    assert manifest["constants"][0] == 3 and {"float": "inf"} in manifest["constants"]
+    cat = next(call for call in manifest["calls"] if manifest["ops"][call[0]][0] == "core::cat")
+    assert isinstance(cat[2], list) and cat[2][0] == 0  # [x, the add's result]
+
+
+@pytest.mark.parametrize("program", [PROGRAM, OTHER], ids=["mlp", "lists"])
+def test_every_version_reads_the_same_program(program: Program) -> None:
+    read = [read_program(_saved(program, version), "the bytes").program for version in (1, 2, 3)]
+    assert read[0] == read[1] == read[2] == program and str(read[2]) == str(program)
+    general = _general(_saved(program))
+    assert isinstance(general, LoadedProgram) and general.program == program
+    x = tensor([[3.0, -1.0]])
+    for flavor in ("dispatch", "static"):
+        got = load(io.BytesIO(GOOD), flavor=flavor).run(x)
+        assert [t.tolist() for t in got] == [t.tolist() for t in f(x)]
+
+
+def test_the_fast_reader_reads_what_typedops_writes_and_leaves_lists_to_the_general_reader() -> None:
+    fast = _fast(GOOD)
+    general = _general(GOOD)
+    assert fast is not None and isinstance(general, LoadedProgram)
+    assert fast[0] == general.program == PROGRAM and fast[3] == list(general.call_ops)
+    assert fast[1] == list(general.handles) and fast[2] == list(general.schemas)
+    assert _fast(_saved(OTHER)) is None
+
+
+def test_the_results_of_calls_of_several_results_are_numbered_in_order() -> None:
+    program = trace(lambda x: core.max(x, 1)[1], tensor([[1.0, 2.0]]))
+    manifest = json.loads(_contents(_saved(program))["program.json"])
+    assert manifest["calls"][0][:2] == [0, 2] and manifest["outputs"] == [len(manifest["constants"]) + 2]
+    assert read_program(_saved(program), "the bytes").program == program
+
+
+def test_save_refuses_a_reference_the_program_does_not_have() -> None:
+    call = Call("core::relu", "", "core::relu(Tensor self) -> Tensor", (ResultRef(0, 0),), 1)
+    broken = Program((TensorInput("x", ScalarType.float32, (1,), Device("cpu")),), (call,), (InputRef(0),),
+                     OutputKind.single)  # fmt: skip
+    with pytest.raises(ProgramError, match=r"^cannot save the program: call %0 refers to result 0 of call 0, which the "
+                                           r"program does not have before it$"):  # fmt: skip
+        write_program(broken, io.BytesIO())
+
+
+def _changed(change: Any) -> Any:
+    manifest = copy.deepcopy(MANIFEST)
+    change(manifest)
+    return manifest
+
+
+_VALUES = "(the inputs, the tensor constants, the constants, then each earlier call's results)"
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda m: m.update(version=4), "version: format version 4 is newer than this typedops reads (versions 1 to 3)"),
+        (lambda m: m.pop("constants"), "program.json: expected the keys format, version, ops, inputs, tensors, "
+                                       "constants, calls, outputs, output_kind, got calls, format, inputs, ops, "
+                                       "output_kind, outputs, tensors, version"),
+        (lambda m: m["calls"][1].__setitem__(2, 6), f"calls[1][2]: refers to value 6, and 6 come before it {_VALUES}"),
+        (lambda m: m["calls"][0].__setitem__(2, -1), "calls[0][2]: -1 is out of range: expected 0 to "),
+        (lambda m: m["calls"][0].__setitem__(2, True), "calls[0][2]: expected a value: the number of an input, tensor "
+                                                       "constant, constant or earlier result, or a list of values, got "
+                                                       "the bool true"),
+        (lambda m: m["calls"][0].__setitem__(2, 0.0), "calls[0][2]: expected a value: "),
+        (lambda m: m["calls"][0].__setitem__(0, 9), "calls[0][0]: refers to op 9, and the file lists 3 op(s)"),
+        (lambda m: m["calls"][0].__setitem__(0, "0"), "calls[0][0]: expected an integer, got the string '0'"),
+        (lambda m: m["calls"][0].__setitem__(1, 2), "calls[0][1]: 2 result(s) for core::mm, whose schema returns 1"),
+        (lambda m: m["calls"][0].__setitem__(1, -1), "calls[0][1]: -1 is out of range: expected 0 to 65536"),
+        (lambda m: m["calls"][0].pop(), "calls[0]: 1 argument(s) for core::mm, whose schema takes 2"),
+        (lambda m: m["calls"].__setitem__(0, [0]), "calls[0]: expected a list [op, outputs, argument, ...], got a list "
+                                                   "of 1 item(s)"),
+        (lambda m: m["calls"].__setitem__(0, {"op": 0}), "calls[0]: expected a list [op, outputs, argument, ...], got an "
+                                                         "object"),
+        (lambda m: m["outputs"].__setitem__(0, 9), f"outputs[0]: refers to value 9, and 9 come before it {_VALUES}"),
+        (lambda m: m["ops"].__setitem__(0, ["core::mm", ""]), "ops[0]: expected a list [name, overload, schema], got a "
+                                                              "list of 2 item(s)"),
+        (lambda m: m["ops"][0].__setitem__(2, 7), "ops[0][2]: expected a string, got the number 7"),
+        (lambda m: m["ops"][0].__setitem__(2, "core::mm(Tensor self) -> Tensor"),
+         "calls[0]: 2 argument(s) for core::mm, whose schema takes 1"),
+        (lambda m: m["ops"][0].__setitem__(2, "core::mm(Tensor self"), "ops[0][2]: the schema does not parse: "),
+        (lambda m: m["inputs"][0].__setitem__(1, "lambda"), "inputs[0][1]: "),
+        (lambda m: m["inputs"][0].__setitem__(0, "tensors"), "inputs[0][0]: expected one of tensor, constant, got "
+                                                              "'tensors'"),
+        (lambda m: m["inputs"].__setitem__(0, []), "inputs[0]: expected a list [kind, ...], got a list"),
+        (lambda m: m["inputs"].append(["constant", "n", 0]), "inputs[1][2]: a constant input refers to an input"),
+        (lambda m: m["inputs"].append(["constant", "n", 9]), f"inputs[1][2]: refers to value 9, and 6 come before it"),
+        (lambda m: m["tensors"][1].__setitem__(3, 24), "tensors[1][3]: expected null or 64, got the number 24"),
+        (lambda m: m["tensors"][0].__setitem__(0, "float128"), "tensors[0][0]: expected one of "),
+        (lambda m: m["tensors"][0].__setitem__(1, [-2]), "tensors[0][1][0]: -2 is out of range"),
+        (lambda m: m["tensors"][0].__setitem__(2, "gpu"), "tensors[0][2]: not a device: "),
+        (lambda m: m["tensors"][0].pop(), "tensors[0]: expected a list [dtype, shape, device, offset], got a list of 3 "
+                                          "item(s)"),
+        (lambda m: m["constants"].__setitem__(0, {"dtype": "float128"}), "constants[0].dtype: expected one of "),
+        (lambda m: m["constants"].__setitem__(0, [1]), "constants[0]: expected a constant, got a list"),
+        (lambda m: m.update(output_kind="single"), "outputs: output kind 'single' with 2 output(s)"),
+    ],
+)  # fmt: skip
+def test_damaged_version_3_manifests_are_refused_naming_the_problem(change: Any, problem: str) -> None:
+    data = _with(_changed(change))
+    assert _outcome(data).startswith(problem)
+    assert _fast(data) is None
+    assert _general(data) == _outcome(data)
+
+
+def test_check_data_checks_the_crc_of_the_tensor_data() -> None:
+    """Note [Which CRCs are checked]: a bit flipped inside the elements loads as a changed
+    element, unless ``check_data`` asks for the CRC."""
+    data = bytearray(GOOD)
+    at = data.index(W.numpy().astype("<f4").tobytes())
+    data[at] ^= 1
+    loaded = load(io.BytesIO(bytes(data)))
+    constant = loaded.program.calls[0].args[1]
+    assert constant != PROGRAM.calls[0].args[1]
+    for read in (lambda: load(io.BytesIO(bytes(data)), check_data=True),
+                 lambda: read_program(bytes(data), "the stream", check_data=True)):  # fmt: skip
+        with pytest.raises(ProgramFormatError, match="the entry 'tensors.bin' fails its CRC check"):
+            read()
+    manifest = bytearray(GOOD)
+    manifest[manifest.index(b'"constants":[2,1]') + 13] ^= 1  # 2 -> 3: JSON still, and the manifest's CRC fails
+    assert _outcome(bytes(manifest)) == ": the entry 'program.json' fails its CRC check (the file is damaged)"
+
+
+def test_every_truncation_is_refused() -> None:
+    for length in range(len(GOOD)):
+        with pytest.raises(ProgramFormatError):
+            load(io.BytesIO(GOOD[:length]))
+
+
+MANIFEST_BYTES = _contents(GOOD)["program.json"]
+
+
+@_FUZZ
+@given(st.lists(st.tuples(st.integers(0, len(MANIFEST_BYTES) - 1), st.integers(0, 7)), min_size=1, max_size=3))
+def test_a_damaged_manifest_reads_the_same_or_goes_to_the_general_reader(flips: list[tuple[int, int]]) -> None:
+    text = bytearray(MANIFEST_BYTES)
+    for at, bit in flips:
+        text[at] ^= 1 << bit
+    contents = _contents(GOOD)
+    contents["program.json"] = bytes(text)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, content in contents.items():
+            archive.writestr(name, content)
+    data = out.getvalue()
+    fast = _fast(data)
+    general = _general(data)
+    if fast is not None:
+        assert isinstance(general, LoadedProgram) and fast[0] == general.program and fast[3] == list(general.call_ops)
+    _outcome(data)
+
+
+@_FUZZ
+@given(st.lists(st.tuples(st.integers(0, len(GOOD) - 1), st.integers(0, 7)), min_size=1, max_size=4))
+def test_bit_flips_load_or_give_a_format_error(flips: list[tuple[int, int]]) -> None:
+    data = bytearray(GOOD)
+    for at, bit in flips:
+        data[at] ^= 1 << bit
+    _outcome(bytes(data))
+
+
+def _paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _paths(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _paths(value, (*path, index))
+    return found
+
+
+PATHS = _paths(MANIFEST)[1:]
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 0, 1, 5, 8, 9, 2**63, 2**64, 10**30]),
+              st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+              st.sampled_from(["tensor", "constant", "float32", "cpu", "core::mm", "tuple"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(
+        st.sampled_from(["float", "dtype", "device", "complex", "input"]), inner, max_size=2)),
+    max_leaves=10,
+)  # fmt: skip
+
+
+@_FUZZ
+@given(st.lists(st.tuples(st.sampled_from(PATHS), _json), min_size=1, max_size=3))
+def test_wrong_types_and_absurd_numbers_anywhere_give_a_format_error_and_the_readers_agree(
+    changes: list[tuple[tuple[Any, ...], Any]],
+) -> None:
+    manifest = copy.deepcopy(MANIFEST)
+    for path, replacement in changes:
+        node = manifest
+        try:
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = replacement
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier change removed the place
+    data = _with(manifest)
+    outcome = _outcome(data)
+    fast = _fast(data)
+    if fast is not None:
+        general = _general(data)
+        assert isinstance(general, LoadedProgram) and fast[0] == general.program and outcome == "loaded"
+
+
+def test_deep_lists_are_refused_in_bounded_memory() -> None:
+    deep: Any = 0
+    for _ in range(40):
+        deep = [deep]
+    assert _outcome(_with(_changed(lambda m: m["outputs"].__setitem__(0, deep)))) == (
+        "outputs[0]" + "[0]" * 32 + ": values nest more than 32 levels deep")
+    wide = _with(_changed(lambda m: m["outputs"].__setitem__(0, [[0] * 300] * 300)))  # 90,000 numbers, 180 KB of JSON
+    tracemalloc.start()
+    try:
+        read = read_program(wide, "the stream")
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert len(read.program.outputs) == 2 and peak < 16 * 2**20, peak

@@ -170,3 +170,28 @@ def test_entry_globals_are_bound_on_first_call() -> None:
     assert namespace["_call_add__Tensor"] is handle.call
     assert (x + x).tolist() == [2.0, 4.0] and core.add(x, x).tolist() == [2.0, 4.0]
     assert vars(generated)["_call_add__Tensor"] is handle.call  # the module's own, after its first call
+
+
+def test_the_functional_api_is_bound_at_import() -> None:
+    """Note [The functional API without __getattr__] in typedops/core/__init__.py: every
+    name is in the module's dict from import on, a name with one overload as a stand-in
+    until its first call; a stand-in taken before that call keeps working."""
+    code = (
+        "import typedops.core as core\n"
+        "from typedops import ops, tensor\n"
+        "assert '__getattr__' not in vars(core)\n"
+        "assert all(name in vars(core) for name in core.__all__)\n"
+        "assert core.add is core._generated.add  # a chooser: the generated function\n"
+        "taken = core.relu\n"
+        "assert taken is not ops.core.relu.default.call\n"
+        "x = tensor([-1.0, 2.0])\n"
+        "print(core.relu(x).tolist(), taken(x).tolist())\n"
+        "assert core.relu is ops.core.relu.default.call and taken is not core.relu\n"
+        "try:\n"
+        "    core.no_such_function\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[0.0, 2.0] [0.0, 2.0]\nmodule 'typedops.core' has no attribute 'no_such_function'\n"

@@ -69,7 +69,8 @@ def entry_lines(attr_names: list[str]) -> list[str]:
     """Bind ``entry_name(a)`` for each op of ``attr_names`` (Note [Entry functions as globals])."""
     if not attr_names:
         return []
-    lines = ["", "# entry functions, bound on first call (Note [Entry functions as globals] in typedops/codegen/_api.py)"]
+    note = "Note [Entry functions as globals] in typedops/codegen/_api.py"
+    lines = ["", f"# entry functions, bound on first call ({note})"]
     for attr in dict.fromkeys(attr_names):
         lines.append(f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})")
     return lines
@@ -397,7 +398,7 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     found = operators(entries, options.namespace)
     # the entry functions called below; the dispatched functional API binds its choosers' own
     called = [e.attr_name for n, members in groups.items() if len(members) > 1 and n not in shared for e in members]
-    called += [members[0].attr_name for members in groups.values() if len(members) == 1 and self_index(members[0].schema)]
+    called += [m[0].attr_name for m in groups.values() if len(m) == 1 and self_index(m[0].schema)]
     called += [entry.attr_name for _, _, entry, _ in found]
     bound: set[str] = set() if options.static_dispatch else set(_chooser_ops(functions))
     body += entry_lines([a for a in called if a not in bound])

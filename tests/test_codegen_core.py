@@ -124,7 +124,7 @@ def test_method_with_self_not_first_source_and_stub() -> None:
     assert (
         "def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:\n"
         '    """core::where.self as a method: self moves to its place in the schema."""\n'
-        "    return where__self.call(condition, self, *args, **kwargs)\n"
+        "    return _call_where__self(condition, self, *args, **kwargs)\n"
     ) in methods
     assert "    setattr(_Tensor, 'where', _method_where)\n" in methods
     stub = (PACKAGE / "tensor" / "_methods.pyi").read_text()
@@ -152,3 +152,46 @@ def test_demo_tour_generates_imports_and_calls() -> None:
     assert "y.axpy(x, a=2)            = tensor([12.0, 24.0], dtype=float32)   (self moves into place)\n" in result.stdout
     assert "contiguous strides        = (60, 20, 5, 1);  channels_last strides = (60, 1, 15, 3)\n" in result.stdout
     assert "no data: tensor(..., shape=(64, 32), dtype=float32, device='meta')\n" in result.stdout
+
+
+def test_entry_globals_are_bound_on_first_call() -> None:
+    """Note [Entry functions as globals] in typedops/codegen/_api.py: a stand-in puts the
+    op's entry function in its global on the first call and calls it."""
+    from typedops.core import _generated as generated
+    from typedops.runtime import lazy_entry
+
+    handle = typedops.ops.core.add.Tensor
+    namespace: dict[str, Any] = {}
+    stand_in = lazy_entry(namespace, "_call_add__Tensor", handle)
+    namespace["_call_add__Tensor"] = stand_in
+    assert stand_in.__name__ == "_call_add__Tensor"
+    x = tensor([1.0, 2.0])
+    assert stand_in(x, x, alpha=2).tolist() == [3.0, 6.0]
+    assert namespace["_call_add__Tensor"] is handle.call
+    assert (x + x).tolist() == [2.0, 4.0] and core.add(x, x).tolist() == [2.0, 4.0]
+    assert vars(generated)["_call_add__Tensor"] is handle.call  # the module's own, after its first call
+
+
+def test_the_functional_api_is_bound_at_import() -> None:
+    """Note [The functional API without __getattr__] in typedops/core/__init__.py: every
+    name is in the module's dict from import on, a name with one overload as a stand-in
+    until its first call; a stand-in taken before that call keeps working."""
+    code = (
+        "import typedops.core as core\n"
+        "from typedops import ops, tensor\n"
+        "assert '__getattr__' not in vars(core)\n"
+        "assert all(name in vars(core) for name in core.__all__)\n"
+        "assert core.add is core._generated.add  # a chooser: the generated function\n"
+        "taken = core.relu\n"
+        "assert taken is not ops.core.relu.default.call\n"
+        "x = tensor([-1.0, 2.0])\n"
+        "print(core.relu(x).tolist(), taken(x).tolist())\n"
+        "assert core.relu is ops.core.relu.default.call and taken is not core.relu\n"
+        "try:\n"
+        "    core.no_such_function\n"
+        "except AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[0.0, 2.0] [0.0, 2.0]\nmodule 'typedops.core' has no attribute 'no_such_function'\n"

@@ -41,7 +41,7 @@ from typedops import (
 )
 from typedops.boxing import ArgCheck, CheckKind
 from typedops.schema import parse_schema
-from typedops.vocabulary import Layout, MemoryFormat, ScalarType
+from typedops.vocabulary import Layout, MemoryFormat, OperatorAttributeError, ScalarType
 
 K = DispatchKey
 CEA = K.CompositeExplicitAutograd
@@ -739,6 +739,34 @@ def test_ops_namespace_lookup_errors(ns: str) -> None:
     assert ns not in dir(ops)
 
 
+def test_ops_caches_follow_definitions_and_removals(ns: str) -> None:
+    """What ``ops`` caches (Note [Cached op attributes] in dispatch/_ops.py) follows the
+    registry: a held namespace or packet sees ops and overloads defined after it was
+    made, and loses those removed."""
+    space = getattr(ops, ns)  # made before the namespace has any op
+    assert dir(space) == []
+    with Library(ns, "DEF") as lib:
+        f = lib.define(F)
+        lib.impl("f", f_cpu, "CPU")
+        packet = space.f
+        assert packet is getattr(ops, ns).f and space is getattr(ops, ns)
+        assert packet.default is f and packet(cpu_t()) == "cpu"
+        with pytest.raises(AttributeError, match=f"^{ns}::f has no overload 'two'; it has: default$"):
+            packet.two
+        two = lib.define("f.two(Tensor x, int n) -> str")
+        assert packet.two is two and packet.overloads() == ["default", "two"]
+        two.remove()
+        with pytest.raises(OperatorAttributeError, match=f"^{ns}::f has no overload 'two'; it has: default$"):
+            packet.two
+        f.remove()
+        assert packet.overloads() == []
+        with pytest.raises(OperatorAttributeError, match=f"^namespace {ns!r} has no operator 'f'$"):
+            space.f
+        again = lib.define(F)  # a new op: the held packet serves it
+        assert packet.default is again and space.f is packet
+    assert ns not in vars(ops) and "f" not in vars(space)  # nothing cached is left
+
+
 # -- NoKernelError ----------------------------------------------------------------------------
 
 
@@ -1100,6 +1128,23 @@ def test_handles_of_a_removed_op_raise(ns: str) -> None:
             again.define(F)
             with pytest.raises(OperatorNotFoundError, match=re.escape(removed) + "$"):
                 impl.impl(op, f_cpu)
+
+
+def test_a_handle_removed_before_its_first_call_raises(ns: str) -> None:
+    """A handle's first call binds the op's entry function (Note [Handle calls without a
+    frame] in dispatch/_handle.py); a removal before it still reaches the caller."""
+    with Library(ns, "DEF") as lib:
+        op = lib.define(F)
+        lib.impl("f", f_cpu, "CPU")
+        unbound = lib.define("g(Tensor x) -> str")
+        lib.impl("g", f_cpu, "CPU")
+        assert op(cpu_t()) == "cpu" and op(cpu_t()) == "cpu"
+        assert op.call(cpu_t()) == "cpu"
+    with pytest.raises(OperatorNotFoundError, match=re.escape(REMOVED.format(ns=ns)) + "$"):
+        op(cpu_t())
+    removed_g = REMOVED.format(ns=ns).replace(f"{ns}::f", f"{ns}::g")
+    with pytest.raises(OperatorNotFoundError, match=re.escape(removed_g) + "$"):
+        unbound(cpu_t())
 
 
 def test_boxed_calls_of_a_removed_op_raise(ns: str) -> None:

@@ -40,10 +40,40 @@ from ._text import (
     STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def, stub_order,
 )  # fmt: skip
 
-__all__ = ["group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS"]
+__all__ = [
+    "group", "chooser_lines", "functions_section", "methods_section", "library_stub", "COMMON_IMPORTS", "entry_name",
+    "entry_lines",
+]  # fmt: skip
 
 # What the functional API and the methods (and the static flavor) import, one name each.
 COMMON_IMPORTS: Final = runtime("Any", "Tensor as _Tensor", "choose as _choose")
+
+
+# Note [Entry functions as globals]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The choosers, methods and operators call an op's entry function. ``handle.call`` is an
+# instance attribute, and CPython 3.11 specializes the ``LOAD_METHOD`` of ``h.call(...)``
+# only for methods (and modules and classes): every call paid a generic lookup, ~8 ns.
+# So each entry function they call is a global of the generated module, ``_call_<op>``,
+# which a ``LOAD_GLOBAL`` reads specialized. An entry function is generated on the op's
+# first call, not at import (importing stays cheap): the global first holds a stand-in
+# (``runtime.lazy_entry``) whose first call puts the entry function in its place. An
+# op's entry functions never change once made (a removed op's raise), so the global
+# stays right.
+def entry_name(attr_name: str) -> str:
+    """The global holding the entry function of the op bound to ``attr_name``."""
+    return f"_call_{attr_name}"
+
+
+def entry_lines(attr_names: list[str]) -> list[str]:
+    """Bind ``entry_name(a)`` for each op of ``attr_names`` (Note [Entry functions as globals])."""
+    if not attr_names:
+        return []
+    note = "Note [Entry functions as globals] in typedops/codegen/_api.py"
+    lines = ["", f"# entry functions, bound on first call ({note})"]
+    for attr in dict.fromkeys(attr_names):
+        lines.append(f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})")
+    return lines
 
 _NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
 
@@ -308,6 +338,7 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         "_NUMBERS = (int, float, complex)",
     ]
     singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
+    body += entry_lines(_chooser_ops(groups))
     for name, members in groups.items():
         if len(members) < 2:
             continue
@@ -316,7 +347,7 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
         body.append(f"{table} = ({pairs}\n)")
         body += chooser_lines(
-            name, [e.schema for e in members], [f"{e.attr_name}.call" for e in members], table, positional=True
+            name, [e.schema for e in members], [entry_name(e.attr_name) for e in members], table, positional=True
         )
     body.append("")
     body.append("_SINGLE = {" + "".join(f"\n    {n!r}: {e.attr_name}," for n, e in singles.items()) + "\n}")
@@ -332,7 +363,12 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         "    globals()[name] = fn",
         "    return fn",
     ]
-    return Section(list(COMMON_IMPORTS), body)
+    return Section([*COMMON_IMPORTS, *runtime("lazy_entry as _lazy_entry")], body)
+
+
+def _chooser_ops(groups: dict[str, list[OpEntry]]) -> list[str]:
+    """The ops the choosers of ``groups`` call (those of names with several overloads)."""
+    return [e.attr_name for members in groups.values() if len(members) > 1 for e in members]
 
 
 def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: str = "") -> list[str]:
@@ -359,6 +395,13 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     # functional API's chooser itself; only the others get a chooser of their own.
     shared = {name for name, members in groups.items() if len(members) > 1 and functions.get(name) == members}
     body = ["# -- the Tensor methods"]
+    found = operators(entries, options.namespace)
+    # the entry functions called below; the dispatched functional API binds its choosers' own
+    called = [e.attr_name for n, members in groups.items() if len(members) > 1 and n not in shared for e in members]
+    called += [m[0].attr_name for m in groups.values() if len(m) == 1 and self_index(m[0].schema)]
+    called += [entry.attr_name for _, _, entry, _ in found]
+    bound: set[str] = set() if options.static_dispatch else set(_chooser_ops(functions))
+    body += entry_lines([a for a in called if a not in bound])
     own = [e for e in entries if e.tensor_own_method]
     if own:  # Note [Schemas only] in _validate.py
         body += ["# Not methods here, since Tensor defines these names itself (the ops keep their functions):"]
@@ -370,13 +413,13 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
             pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
             body += ["", f"{table} = ({pairs}\n)"]
             body += chooser_lines(f"_ordered_{name}" if index else f"_method_{name}", [e.schema for e in members],
-                                  [f"{e.attr_name}.call" for e in members], table, positional=True)  # fmt: skip
+                                  [entry_name(e.attr_name) for e in members], table, positional=True)  # fmt: skip
         if index:
             target = name if name in shared else f"_ordered_{name}"
             if len(members) == 1:
-                target = f"{members[0].attr_name}.call"
+                target = entry_name(members[0].attr_name)
             body += ["", *_moved_self_lines(name, members, index, target)]
-    operator_body, operator_install = operator_lines(operators(entries, options.namespace))
+    operator_body, operator_install = operator_lines(found)
     body += operator_body
     body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
     if not groups and not operator_install:
@@ -392,7 +435,7 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
             body.append(f"    setattr(_Tensor, {name!r}, _lazy_method(_Tensor, {name!r}, {members[0].attr_name}))")
     body += operator_install
     body += ["", "", "install()"]
-    imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method")]
+    imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method", "lazy_entry as _lazy_entry")]
     if operator_install:
         imports += runtime("wrapped_scalar as _wrapped_scalar")
     return Section(imports, body)

@@ -91,7 +91,7 @@ def operators(entries: list[OpEntry], namespace: str) -> list[tuple[str, str, Op
 
 
 def _body(form: str, handle: str, reflected: bool) -> list[str]:
-    call = f"{handle}.call"
+    call = f"_call_{handle}"  # the op's entry function (Note [Entry functions as globals] in _api.py)
     wrapped = "_wrapped_scalar(other, self._device)"
     if form == "unary":
         return [f"    return {call}(self)"]

@@ -280,6 +280,11 @@ class OperatorEntry:
     def call(self) -> Callable[..., Any]:
         return self.entries()[0]
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The first call through ``handle(...)``: bind the handle's entry functions, then
+        call (Note [Handle calls without a frame] in _handle.py)."""
+        return self.handle._bind_entries().call(*args, **kwargs)
+
     @property
     def redispatch(self) -> Callable[..., Any]:
         return self.entries()[1]

@@ -63,6 +63,15 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
 # namespace hold their namespaces and packets weakly, and strongly only through the
 # attribute caches, which ``forget`` empties -- so a program defining and removing ops
 # with ever new names, or in ever new namespaces, keeps none of them (issue 11).
+#
+# The three loads still cost ~40 ns more than they would on classes without
+# ``__getattr__`` (measured on CPython 3.11.7: ~55 ns against ~16 ns for the chain):
+# 3.11 specializes an attribute load only on a type whose lookup is the generic one,
+# and on a module only when its dict has no ``__getattr__`` (checked: exact
+# ``types.ModuleType`` namespaces with a PEP 562 ``__getattr__`` load no faster than
+# these classes). Either hook is what gives a missing name our error (and makes
+# namespaces and lazily loaded libraries on first use), and no hook-free object can
+# raise anything but a bare ``AttributeError`` on a miss, so the hooks stay.
 def call_overload(
     name: str,
     candidates: Iterable[tuple[FunctionSchema, Callable[..., Any]]],

@@ -35,7 +35,7 @@ from ..schema import build_schema as schema
 from ._messages import NO_STATIC_KERNEL
 
 __all__ = [
-    "choose", "lazy_method", "no_static_kernel", "list_bits", "device_bits", "static_entry_points", "kernel", "check_devices", "one_device",
+    "choose", "lazy_method", "lazy_entry", "no_static_kernel", "list_bits", "device_bits", "static_entry_points", "kernel", "check_devices", "one_device",
     "register_static_wrappers", "static_wrapper", "StaticWrapper", "StaticEntry",
     # re-exported for generated code
     "Any", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
@@ -65,6 +65,20 @@ def lazy_method(cls: type, name: str, handle: Any) -> Callable[..., Any]:
     def first_call(*args: Any, **kwargs: Any) -> Any:
         fn = handle.call
         setattr(cls, name, fn)
+        return fn(*args, **kwargs)
+
+    first_call.__name__ = first_call.__qualname__ = name
+    return first_call
+
+
+def lazy_entry(namespace: dict[str, Any], name: str, handle: Any) -> Callable[..., Any]:
+    """A stand-in for ``handle``'s entry function as the global ``name`` of ``namespace``:
+    its first call puts the entry function there (Note [Entry functions as globals] in
+    typedops/codegen/_api.py), then calls it."""
+
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        fn = handle.call
+        namespace[name] = fn
         return fn(*args, **kwargs)
 
     first_call.__name__ = first_call.__qualname__ = name

@@ -23,6 +23,7 @@ from typedops.runtime import (
     Any,
     Tensor as _Tensor,
     choose as _choose,
+    lazy_entry as _lazy_entry,
     lazy_method as _lazy_method,
 )
 import tests.data.demo_kernels as _m0
@@ -260,6 +261,11 @@ __all__ = ['add', 'double', 'cat', 'clamp', 'full']
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
 
+# entry functions, bound on first call (Note [Entry functions as globals] in typedops/codegen/_api.py)
+_call_add__Tensor = _lazy_entry(globals(), '_call_add__Tensor', add__Tensor)
+_call_add__Scalar = _lazy_entry(globals(), '_call_add__Scalar', add__Scalar)
+_call_add__out = _lazy_entry(globals(), '_call_add__out', add__out)
+
 _CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
     (add__Scalar.schema, add__Scalar),
@@ -271,16 +277,16 @@ def add(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return add__Tensor.call(_v0, _v1)
+                return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return add__Scalar.call(_v0, _v1)
+                return _call_add__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return add__out.call(*args, **kwargs)
+        return _call_add__out(*args, **kwargs)
     if isinstance(_v1, _Tensor):
-        return add__Tensor.call(*args, **kwargs)
+        return _call_add__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return add__Scalar.call(*args, **kwargs)
+        return _call_add__Scalar(*args, **kwargs)
     return _choose('demo::add', _CANDIDATES_add, args, kwargs)
 
 _SINGLE = {
@@ -313,14 +319,14 @@ def _method_add(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return add__Tensor.call(_v0, _v1)
+                return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return add__Scalar.call(_v0, _v1)
+                return _call_add__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
-        return add__Tensor.call(*args, **kwargs)
+        return _call_add__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return add__Scalar.call(*args, **kwargs)
+        return _call_add__Scalar(*args, **kwargs)
     return _choose('demo::add', _METHOD_CANDIDATES_add, args, kwargs)
 
 

@@ -24,6 +24,7 @@ from typedops.runtime import (
     Any,
     Tensor as _Tensor,
     choose as _choose,
+    lazy_entry as _lazy_entry,
     lazy_method as _lazy_method,
     wrapped_scalar as _wrapped_scalar,
 )
@@ -2034,6 +2035,68 @@ __all__ = [
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
 
+# entry functions, bound on first call (Note [Entry functions as globals] in typedops/codegen/_api.py)
+_call_add__Tensor = _lazy_entry(globals(), '_call_add__Tensor', add__Tensor)
+_call_add__out = _lazy_entry(globals(), '_call_add__out', add__out)
+_call_add__Scalar = _lazy_entry(globals(), '_call_add__Scalar', add__Scalar)
+_call_sub__Tensor = _lazy_entry(globals(), '_call_sub__Tensor', sub__Tensor)
+_call_sub__out = _lazy_entry(globals(), '_call_sub__out', sub__out)
+_call_mul__Tensor = _lazy_entry(globals(), '_call_mul__Tensor', mul__Tensor)
+_call_mul__out = _lazy_entry(globals(), '_call_mul__out', mul__out)
+_call_mul__Scalar = _lazy_entry(globals(), '_call_mul__Scalar', mul__Scalar)
+_call_div__Tensor = _lazy_entry(globals(), '_call_div__Tensor', div__Tensor)
+_call_div__out = _lazy_entry(globals(), '_call_div__out', div__out)
+_call_exp__default = _lazy_entry(globals(), '_call_exp__default', exp__default)
+_call_exp__out = _lazy_entry(globals(), '_call_exp__out', exp__out)
+_call_exp2__default = _lazy_entry(globals(), '_call_exp2__default', exp2__default)
+_call_exp2__out = _lazy_entry(globals(), '_call_exp2__out', exp2__out)
+_call_expm1__default = _lazy_entry(globals(), '_call_expm1__default', expm1__default)
+_call_expm1__out = _lazy_entry(globals(), '_call_expm1__out', expm1__out)
+_call_log__default = _lazy_entry(globals(), '_call_log__default', log__default)
+_call_log__out = _lazy_entry(globals(), '_call_log__out', log__out)
+_call_log2__default = _lazy_entry(globals(), '_call_log2__default', log2__default)
+_call_log2__out = _lazy_entry(globals(), '_call_log2__out', log2__out)
+_call_log10__default = _lazy_entry(globals(), '_call_log10__default', log10__default)
+_call_log10__out = _lazy_entry(globals(), '_call_log10__out', log10__out)
+_call_log1p__default = _lazy_entry(globals(), '_call_log1p__default', log1p__default)
+_call_log1p__out = _lazy_entry(globals(), '_call_log1p__out', log1p__out)
+_call_sqrt__default = _lazy_entry(globals(), '_call_sqrt__default', sqrt__default)
+_call_sqrt__out = _lazy_entry(globals(), '_call_sqrt__out', sqrt__out)
+_call_rsqrt__default = _lazy_entry(globals(), '_call_rsqrt__default', rsqrt__default)
+_call_rsqrt__out = _lazy_entry(globals(), '_call_rsqrt__out', rsqrt__out)
+_call_reciprocal__default = _lazy_entry(globals(), '_call_reciprocal__default', reciprocal__default)
+_call_reciprocal__out = _lazy_entry(globals(), '_call_reciprocal__out', reciprocal__out)
+_call_sigmoid__default = _lazy_entry(globals(), '_call_sigmoid__default', sigmoid__default)
+_call_sigmoid__out = _lazy_entry(globals(), '_call_sigmoid__out', sigmoid__out)
+_call_sin__default = _lazy_entry(globals(), '_call_sin__default', sin__default)
+_call_sin__out = _lazy_entry(globals(), '_call_sin__out', sin__out)
+_call_cos__default = _lazy_entry(globals(), '_call_cos__default', cos__default)
+_call_cos__out = _lazy_entry(globals(), '_call_cos__out', cos__out)
+_call_tan__default = _lazy_entry(globals(), '_call_tan__default', tan__default)
+_call_tan__out = _lazy_entry(globals(), '_call_tan__out', tan__out)
+_call_asin__default = _lazy_entry(globals(), '_call_asin__default', asin__default)
+_call_asin__out = _lazy_entry(globals(), '_call_asin__out', asin__out)
+_call_acos__default = _lazy_entry(globals(), '_call_acos__default', acos__default)
+_call_acos__out = _lazy_entry(globals(), '_call_acos__out', acos__out)
+_call_atan__default = _lazy_entry(globals(), '_call_atan__default', atan__default)
+_call_atan__out = _lazy_entry(globals(), '_call_atan__out', atan__out)
+_call_sinh__default = _lazy_entry(globals(), '_call_sinh__default', sinh__default)
+_call_sinh__out = _lazy_entry(globals(), '_call_sinh__out', sinh__out)
+_call_cosh__default = _lazy_entry(globals(), '_call_cosh__default', cosh__default)
+_call_cosh__out = _lazy_entry(globals(), '_call_cosh__out', cosh__out)
+_call_tanh__default = _lazy_entry(globals(), '_call_tanh__default', tanh__default)
+_call_tanh__out = _lazy_entry(globals(), '_call_tanh__out', tanh__out)
+_call_eq__Tensor = _lazy_entry(globals(), '_call_eq__Tensor', eq__Tensor)
+_call_eq__Scalar = _lazy_entry(globals(), '_call_eq__Scalar', eq__Scalar)
+_call_gt__Tensor = _lazy_entry(globals(), '_call_gt__Tensor', gt__Tensor)
+_call_gt__Scalar = _lazy_entry(globals(), '_call_gt__Scalar', gt__Scalar)
+_call_sum__default = _lazy_entry(globals(), '_call_sum__default', sum__default)
+_call_sum__dim_IntList = _lazy_entry(globals(), '_call_sum__dim_IntList', sum__dim_IntList)
+_call_mean__default = _lazy_entry(globals(), '_call_mean__default', mean__default)
+_call_mean__dim = _lazy_entry(globals(), '_call_mean__dim', mean__dim)
+_call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
+_call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
+
 _CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
     (add__out.schema, add__out),
@@ -2045,16 +2108,16 @@ def add(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return add__Tensor.call(_v0, _v1)
+                return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return add__Scalar.call(_v0, _v1)
+                return _call_add__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return add__out.call(*args, **kwargs)
+        return _call_add__out(*args, **kwargs)
     if isinstance(_v1, _Tensor):
-        return add__Tensor.call(*args, **kwargs)
+        return _call_add__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return add__Scalar.call(*args, **kwargs)
+        return _call_add__Scalar(*args, **kwargs)
     return _choose('core::add', _CANDIDATES_add, args, kwargs)
 
 _CANDIDATES_sub = (
@@ -2066,10 +2129,10 @@ def sub(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 2:
             _v0, _v1 = args
-            return sub__Tensor.call(_v0, _v1)
+            return _call_sub__Tensor(_v0, _v1)
     if 'out' not in kwargs:
-        return sub__Tensor.call(*args, **kwargs)
-    return sub__out.call(*args, **kwargs)
+        return _call_sub__Tensor(*args, **kwargs)
+    return _call_sub__out(*args, **kwargs)
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2082,16 +2145,16 @@ def mul(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return mul__Tensor.call(_v0, _v1)
+                return _call_mul__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return mul__Scalar.call(_v0, _v1)
+                return _call_mul__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return mul__out.call(*args, **kwargs)
+        return _call_mul__out(*args, **kwargs)
     if isinstance(_v1, _Tensor):
-        return mul__Tensor.call(*args, **kwargs)
+        return _call_mul__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return mul__Scalar.call(*args, **kwargs)
+        return _call_mul__Scalar(*args, **kwargs)
     return _choose('core::mul', _CANDIDATES_mul, args, kwargs)
 
 _CANDIDATES_div = (
@@ -2103,10 +2166,10 @@ def div(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 2:
             _v0, _v1 = args
-            return div__Tensor.call(_v0, _v1)
+            return _call_div__Tensor(_v0, _v1)
     if 'out' not in kwargs:
-        return div__Tensor.call(*args, **kwargs)
-    return div__out.call(*args, **kwargs)
+        return _call_div__Tensor(*args, **kwargs)
+    return _call_div__out(*args, **kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -2117,10 +2180,10 @@ def exp(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return exp__default.call(_v0)
+            return _call_exp__default(_v0)
     if 'out' not in kwargs:
-        return exp__default.call(*args, **kwargs)
-    return exp__out.call(*args, **kwargs)
+        return _call_exp__default(*args, **kwargs)
+    return _call_exp__out(*args, **kwargs)
 
 _CANDIDATES_exp2 = (
     (exp2__default.schema, exp2__default),
@@ -2131,10 +2194,10 @@ def exp2(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return exp2__default.call(_v0)
+            return _call_exp2__default(_v0)
     if 'out' not in kwargs:
-        return exp2__default.call(*args, **kwargs)
-    return exp2__out.call(*args, **kwargs)
+        return _call_exp2__default(*args, **kwargs)
+    return _call_exp2__out(*args, **kwargs)
 
 _CANDIDATES_expm1 = (
     (expm1__default.schema, expm1__default),
@@ -2145,10 +2208,10 @@ def expm1(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return expm1__default.call(_v0)
+            return _call_expm1__default(_v0)
     if 'out' not in kwargs:
-        return expm1__default.call(*args, **kwargs)
-    return expm1__out.call(*args, **kwargs)
+        return _call_expm1__default(*args, **kwargs)
+    return _call_expm1__out(*args, **kwargs)
 
 _CANDIDATES_log = (
     (log__default.schema, log__default),
@@ -2159,10 +2222,10 @@ def log(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return log__default.call(_v0)
+            return _call_log__default(_v0)
     if 'out' not in kwargs:
-        return log__default.call(*args, **kwargs)
-    return log__out.call(*args, **kwargs)
+        return _call_log__default(*args, **kwargs)
+    return _call_log__out(*args, **kwargs)
 
 _CANDIDATES_log2 = (
     (log2__default.schema, log2__default),
@@ -2173,10 +2236,10 @@ def log2(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return log2__default.call(_v0)
+            return _call_log2__default(_v0)
     if 'out' not in kwargs:
-        return log2__default.call(*args, **kwargs)
-    return log2__out.call(*args, **kwargs)
+        return _call_log2__default(*args, **kwargs)
+    return _call_log2__out(*args, **kwargs)
 
 _CANDIDATES_log10 = (
     (log10__default.schema, log10__default),
@@ -2187,10 +2250,10 @@ def log10(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return log10__default.call(_v0)
+            return _call_log10__default(_v0)
     if 'out' not in kwargs:
-        return log10__default.call(*args, **kwargs)
-    return log10__out.call(*args, **kwargs)
+        return _call_log10__default(*args, **kwargs)
+    return _call_log10__out(*args, **kwargs)
 
 _CANDIDATES_log1p = (
     (log1p__default.schema, log1p__default),
@@ -2201,10 +2264,10 @@ def log1p(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return log1p__default.call(_v0)
+            return _call_log1p__default(_v0)
     if 'out' not in kwargs:
-        return log1p__default.call(*args, **kwargs)
-    return log1p__out.call(*args, **kwargs)
+        return _call_log1p__default(*args, **kwargs)
+    return _call_log1p__out(*args, **kwargs)
 
 _CANDIDATES_sqrt = (
     (sqrt__default.schema, sqrt__default),
@@ -2215,10 +2278,10 @@ def sqrt(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return sqrt__default.call(_v0)
+            return _call_sqrt__default(_v0)
     if 'out' not in kwargs:
-        return sqrt__default.call(*args, **kwargs)
-    return sqrt__out.call(*args, **kwargs)
+        return _call_sqrt__default(*args, **kwargs)
+    return _call_sqrt__out(*args, **kwargs)
 
 _CANDIDATES_rsqrt = (
     (rsqrt__default.schema, rsqrt__default),
@@ -2229,10 +2292,10 @@ def rsqrt(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return rsqrt__default.call(_v0)
+            return _call_rsqrt__default(_v0)
     if 'out' not in kwargs:
-        return rsqrt__default.call(*args, **kwargs)
-    return rsqrt__out.call(*args, **kwargs)
+        return _call_rsqrt__default(*args, **kwargs)
+    return _call_rsqrt__out(*args, **kwargs)
 
 _CANDIDATES_reciprocal = (
     (reciprocal__default.schema, reciprocal__default),
@@ -2243,10 +2306,10 @@ def reciprocal(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return reciprocal__default.call(_v0)
+            return _call_reciprocal__default(_v0)
     if 'out' not in kwargs:
-        return reciprocal__default.call(*args, **kwargs)
-    return reciprocal__out.call(*args, **kwargs)
+        return _call_reciprocal__default(*args, **kwargs)
+    return _call_reciprocal__out(*args, **kwargs)
 
 _CANDIDATES_sigmoid = (
     (sigmoid__default.schema, sigmoid__default),
@@ -2257,10 +2320,10 @@ def sigmoid(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return sigmoid__default.call(_v0)
+            return _call_sigmoid__default(_v0)
     if 'out' not in kwargs:
-        return sigmoid__default.call(*args, **kwargs)
-    return sigmoid__out.call(*args, **kwargs)
+        return _call_sigmoid__default(*args, **kwargs)
+    return _call_sigmoid__out(*args, **kwargs)
 
 _CANDIDATES_sin = (
     (sin__default.schema, sin__default),
@@ -2271,10 +2334,10 @@ def sin(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return sin__default.call(_v0)
+            return _call_sin__default(_v0)
     if 'out' not in kwargs:
-        return sin__default.call(*args, **kwargs)
-    return sin__out.call(*args, **kwargs)
+        return _call_sin__default(*args, **kwargs)
+    return _call_sin__out(*args, **kwargs)
 
 _CANDIDATES_cos = (
     (cos__default.schema, cos__default),
@@ -2285,10 +2348,10 @@ def cos(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return cos__default.call(_v0)
+            return _call_cos__default(_v0)
     if 'out' not in kwargs:
-        return cos__default.call(*args, **kwargs)
-    return cos__out.call(*args, **kwargs)
+        return _call_cos__default(*args, **kwargs)
+    return _call_cos__out(*args, **kwargs)
 
 _CANDIDATES_tan = (
     (tan__default.schema, tan__default),
@@ -2299,10 +2362,10 @@ def tan(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return tan__default.call(_v0)
+            return _call_tan__default(_v0)
     if 'out' not in kwargs:
-        return tan__default.call(*args, **kwargs)
-    return tan__out.call(*args, **kwargs)
+        return _call_tan__default(*args, **kwargs)
+    return _call_tan__out(*args, **kwargs)
 
 _CANDIDATES_asin = (
     (asin__default.schema, asin__default),
@@ -2313,10 +2376,10 @@ def asin(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return asin__default.call(_v0)
+            return _call_asin__default(_v0)
     if 'out' not in kwargs:
-        return asin__default.call(*args, **kwargs)
-    return asin__out.call(*args, **kwargs)
+        return _call_asin__default(*args, **kwargs)
+    return _call_asin__out(*args, **kwargs)
 
 _CANDIDATES_acos = (
     (acos__default.schema, acos__default),
@@ -2327,10 +2390,10 @@ def acos(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return acos__default.call(_v0)
+            return _call_acos__default(_v0)
     if 'out' not in kwargs:
-        return acos__default.call(*args, **kwargs)
-    return acos__out.call(*args, **kwargs)
+        return _call_acos__default(*args, **kwargs)
+    return _call_acos__out(*args, **kwargs)
 
 _CANDIDATES_atan = (
     (atan__default.schema, atan__default),
@@ -2341,10 +2404,10 @@ def atan(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return atan__default.call(_v0)
+            return _call_atan__default(_v0)
     if 'out' not in kwargs:
-        return atan__default.call(*args, **kwargs)
-    return atan__out.call(*args, **kwargs)
+        return _call_atan__default(*args, **kwargs)
+    return _call_atan__out(*args, **kwargs)
 
 _CANDIDATES_sinh = (
     (sinh__default.schema, sinh__default),
@@ -2355,10 +2418,10 @@ def sinh(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return sinh__default.call(_v0)
+            return _call_sinh__default(_v0)
     if 'out' not in kwargs:
-        return sinh__default.call(*args, **kwargs)
-    return sinh__out.call(*args, **kwargs)
+        return _call_sinh__default(*args, **kwargs)
+    return _call_sinh__out(*args, **kwargs)
 
 _CANDIDATES_cosh = (
     (cosh__default.schema, cosh__default),
@@ -2369,10 +2432,10 @@ def cosh(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return cosh__default.call(_v0)
+            return _call_cosh__default(_v0)
     if 'out' not in kwargs:
-        return cosh__default.call(*args, **kwargs)
-    return cosh__out.call(*args, **kwargs)
+        return _call_cosh__default(*args, **kwargs)
+    return _call_cosh__out(*args, **kwargs)
 
 _CANDIDATES_tanh = (
     (tanh__default.schema, tanh__default),
@@ -2383,10 +2446,10 @@ def tanh(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return tanh__default.call(_v0)
+            return _call_tanh__default(_v0)
     if 'out' not in kwargs:
-        return tanh__default.call(*args, **kwargs)
-    return tanh__out.call(*args, **kwargs)
+        return _call_tanh__default(*args, **kwargs)
+    return _call_tanh__out(*args, **kwargs)
 
 _CANDIDATES_eq = (
     (eq__Tensor.schema, eq__Tensor),
@@ -2398,14 +2461,14 @@ def eq(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return eq__Tensor.call(_v0, _v1)
+                return _call_eq__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return eq__Scalar.call(_v0, _v1)
+                return _call_eq__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
-        return eq__Tensor.call(*args, **kwargs)
+        return _call_eq__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return eq__Scalar.call(*args, **kwargs)
+        return _call_eq__Scalar(*args, **kwargs)
     return _choose('core::eq', _CANDIDATES_eq, args, kwargs)
 
 _CANDIDATES_gt = (
@@ -2418,14 +2481,14 @@ def gt(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return gt__Tensor.call(_v0, _v1)
+                return _call_gt__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return gt__Scalar.call(_v0, _v1)
+                return _call_gt__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
-        return gt__Tensor.call(*args, **kwargs)
+        return _call_gt__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return gt__Scalar.call(*args, **kwargs)
+        return _call_gt__Scalar(*args, **kwargs)
     return _choose('core::gt', _CANDIDATES_gt, args, kwargs)
 
 _CANDIDATES_sum = (
@@ -2437,14 +2500,14 @@ def sum(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return sum__default.call(_v0)
+            return _call_sum__default(_v0)
         if len(args) == 2:
             _v0, _v1 = args
-            return sum__dim_IntList.call(_v0, _v1)
+            return _call_sum__dim_IntList(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
-        return sum__default.call(*args, **kwargs)
+        return _call_sum__default(*args, **kwargs)
     if len(args) > 1:
-        return sum__dim_IntList.call(*args, **kwargs)
+        return _call_sum__dim_IntList(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
 _CANDIDATES_mean = (
@@ -2456,14 +2519,14 @@ def mean(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return mean__default.call(_v0)
+            return _call_mean__default(_v0)
         if len(args) == 2:
             _v0, _v1 = args
-            return mean__dim.call(_v0, _v1)
+            return _call_mean__dim(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
-        return mean__default.call(*args, **kwargs)
+        return _call_mean__default(*args, **kwargs)
     if len(args) > 1:
-        return mean__dim.call(*args, **kwargs)
+        return _call_mean__dim(*args, **kwargs)
     return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
 
 _CANDIDATES_arange = (
@@ -2475,14 +2538,14 @@ def arange(*args: Any, **kwargs: Any) -> Any:
     if not kwargs:
         if len(args) == 1:
             _v0, = args
-            return arange__default.call(_v0)
+            return _call_arange__default(_v0)
         if len(args) == 2:
             _v0, _v1 = args
-            return arange__start_step.call(_v0, _v1)
+            return _call_arange__start_step(_v0, _v1)
     if len(args) <= 1 and 'end' not in kwargs:
-        return arange__default.call(*args, **kwargs)
+        return _call_arange__default(*args, **kwargs)
     if len(args) > 1:
-        return arange__start_step.call(*args, **kwargs)
+        return _call_arange__start_step(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
 
 _SINGLE = {
@@ -2561,6 +2624,21 @@ def __getattr__(name: str) -> Any:
 
 # -- the Tensor methods
 
+# entry functions, bound on first call (Note [Entry functions as globals] in typedops/codegen/_api.py)
+_call_where__self = _lazy_entry(globals(), '_call_where__self', where__self)
+_call_add___Tensor = _lazy_entry(globals(), '_call_add___Tensor', add___Tensor)
+_call_sub___Tensor = _lazy_entry(globals(), '_call_sub___Tensor', sub___Tensor)
+_call_mul___Tensor = _lazy_entry(globals(), '_call_mul___Tensor', mul___Tensor)
+_call_div___Tensor = _lazy_entry(globals(), '_call_div___Tensor', div___Tensor)
+_call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
+_call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
+_call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
+_call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
+_call_ne__Tensor = _lazy_entry(globals(), '_call_ne__Tensor', ne__Tensor)
+_call_lt__Tensor = _lazy_entry(globals(), '_call_lt__Tensor', lt__Tensor)
+_call_le__Tensor = _lazy_entry(globals(), '_call_le__Tensor', le__Tensor)
+_call_ge__Tensor = _lazy_entry(globals(), '_call_ge__Tensor', ge__Tensor)
+
 _METHOD_CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
     (add__Scalar.schema, add__Scalar),
@@ -2571,14 +2649,14 @@ def _method_add(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return add__Tensor.call(_v0, _v1)
+                return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return add__Scalar.call(_v0, _v1)
+                return _call_add__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
-        return add__Tensor.call(*args, **kwargs)
+        return _call_add__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return add__Scalar.call(*args, **kwargs)
+        return _call_add__Scalar(*args, **kwargs)
     return _choose('core::add', _METHOD_CANDIDATES_add, args, kwargs)
 
 _METHOD_CANDIDATES_mul = (
@@ -2591,20 +2669,20 @@ def _method_mul(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 2:
             _v0, _v1 = args
             if isinstance(_v1, _Tensor):
-                return mul__Tensor.call(_v0, _v1)
+                return _call_mul__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
-                return mul__Scalar.call(_v0, _v1)
+                return _call_mul__Scalar(_v0, _v1)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if isinstance(_v1, _Tensor):
-        return mul__Tensor.call(*args, **kwargs)
+        return _call_mul__Tensor(*args, **kwargs)
     if isinstance(_v1, _NUMBERS):
-        return mul__Scalar.call(*args, **kwargs)
+        return _call_mul__Scalar(*args, **kwargs)
     return _choose('core::mul', _METHOD_CANDIDATES_mul, args, kwargs)
 
 
 def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:
     """core::where.self as a method: self moves to its place in the schema."""
-    return where__self.call(condition, self, *args, **kwargs)
+    return _call_where__self(condition, self, *args, **kwargs)
 
 
 # -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
@@ -2614,182 +2692,182 @@ _OPERAND_NUMBERS = (int, float, complex)
 def _operator__add__(self: Any, other: Any) -> Any:
     """Tensor.__add__: core::add.Tensor."""
     if isinstance(other, _Tensor):
-        return add__Tensor.call(self, other)
+        return _call_add__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return add__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_add__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__radd__(self: Any, other: Any) -> Any:
     """Tensor.__radd__: core::add.Tensor."""
     if isinstance(other, _Tensor):
-        return add__Tensor.call(self, other)
+        return _call_add__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return add__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_add__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__iadd__(self: Any, other: Any) -> Any:
     """Tensor.__iadd__: core::add_.Tensor."""
     if isinstance(other, _Tensor):
-        return add___Tensor.call(self, other)
+        return _call_add___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return add___Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_add___Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__sub__(self: Any, other: Any) -> Any:
     """Tensor.__sub__: core::sub.Tensor."""
     if isinstance(other, _Tensor):
-        return sub__Tensor.call(self, other)
+        return _call_sub__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return sub__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_sub__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__rsub__(self: Any, other: Any) -> Any:
     """Tensor.__rsub__: core::sub.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
-        return sub__Tensor.call(_wrapped_scalar(other, self._device), self)
+        return _call_sub__Tensor(_wrapped_scalar(other, self._device), self)
     return NotImplemented
 
 
 def _operator__isub__(self: Any, other: Any) -> Any:
     """Tensor.__isub__: core::sub_.Tensor."""
     if isinstance(other, _Tensor):
-        return sub___Tensor.call(self, other)
+        return _call_sub___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return sub___Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_sub___Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__mul__(self: Any, other: Any) -> Any:
     """Tensor.__mul__: core::mul.Tensor."""
     if isinstance(other, _Tensor):
-        return mul__Tensor.call(self, other)
+        return _call_mul__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return mul__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_mul__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__rmul__(self: Any, other: Any) -> Any:
     """Tensor.__rmul__: core::mul.Tensor."""
     if isinstance(other, _Tensor):
-        return mul__Tensor.call(self, other)
+        return _call_mul__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return mul__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_mul__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__imul__(self: Any, other: Any) -> Any:
     """Tensor.__imul__: core::mul_.Tensor."""
     if isinstance(other, _Tensor):
-        return mul___Tensor.call(self, other)
+        return _call_mul___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return mul___Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_mul___Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__truediv__(self: Any, other: Any) -> Any:
     """Tensor.__truediv__: core::div.Tensor."""
     if isinstance(other, _Tensor):
-        return div__Tensor.call(self, other)
+        return _call_div__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return div__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_div__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__rtruediv__(self: Any, other: Any) -> Any:
     """Tensor.__rtruediv__: core::div.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
-        return div__Tensor.call(_wrapped_scalar(other, self._device), self)
+        return _call_div__Tensor(_wrapped_scalar(other, self._device), self)
     return NotImplemented
 
 
 def _operator__itruediv__(self: Any, other: Any) -> Any:
     """Tensor.__itruediv__: core::div_.Tensor."""
     if isinstance(other, _Tensor):
-        return div___Tensor.call(self, other)
+        return _call_div___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return div___Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_div___Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__matmul__(self: Any, other: Any) -> Any:
     """Tensor.__matmul__: core::matmul."""
     if isinstance(other, _Tensor):
-        return matmul__default.call(self, other)
+        return _call_matmul__default(self, other)
     return NotImplemented
 
 
 def _operator__pow__(self: Any, other: Any) -> Any:
     """Tensor.__pow__: core::pow.Tensor_Scalar."""
     if isinstance(other, _OPERAND_NUMBERS):
-        return pow__Tensor_Scalar.call(self, other)
+        return _call_pow__Tensor_Scalar(self, other)
     return NotImplemented
 
 
 def _operator__neg__(self: Any) -> Any:
     """Tensor.__neg__: core::neg."""
-    return neg__default.call(self)
+    return _call_neg__default(self)
 
 
 def _operator__abs__(self: Any) -> Any:
     """Tensor.__abs__: core::abs."""
-    return abs__default.call(self)
+    return _call_abs__default(self)
 
 
 def _operator__eq__(self: Any, other: Any) -> Any:
     """Tensor.__eq__: core::eq.Tensor."""
     if isinstance(other, _Tensor):
-        return eq__Tensor.call(self, other)
+        return _call_eq__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return eq__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_eq__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__ne__(self: Any, other: Any) -> Any:
     """Tensor.__ne__: core::ne.Tensor."""
     if isinstance(other, _Tensor):
-        return ne__Tensor.call(self, other)
+        return _call_ne__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return ne__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_ne__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__lt__(self: Any, other: Any) -> Any:
     """Tensor.__lt__: core::lt.Tensor."""
     if isinstance(other, _Tensor):
-        return lt__Tensor.call(self, other)
+        return _call_lt__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return lt__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_lt__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__le__(self: Any, other: Any) -> Any:
     """Tensor.__le__: core::le.Tensor."""
     if isinstance(other, _Tensor):
-        return le__Tensor.call(self, other)
+        return _call_le__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return le__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_le__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__gt__(self: Any, other: Any) -> Any:
     """Tensor.__gt__: core::gt.Tensor."""
     if isinstance(other, _Tensor):
-        return gt__Tensor.call(self, other)
+        return _call_gt__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return gt__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_gt__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
 def _operator__ge__(self: Any, other: Any) -> Any:
     """Tensor.__ge__: core::ge.Tensor."""
     if isinstance(other, _Tensor):
-        return ge__Tensor.call(self, other)
+        return _call_ge__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
-        return ge__Tensor.call(self, _wrapped_scalar(other, self._device))
+        return _call_ge__Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 

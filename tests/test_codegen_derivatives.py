@@ -79,9 +79,13 @@ def test_a_non_tensor_argument_has_no_gradient(tmp_path: Path) -> None:
 def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> None:
     files = _generate(tmp_path, MUL + "  self: sum_to_size(grad * other, self.shape)\n  other: grad\n")
     text = files[tmp_path / "out" / "autograd.py"]
-    assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 's_self_shape')\n" in text
+    assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 'v_other', 's_self_shape')\n" in text
     assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
-    assert "    if _e0 is not None:\n        _node.s_other = _SavedTensor(other, -1)\n        _node.s_self_shape = self._shape\n" in text
+    # a saved tensor is two fields, the tensor and its version: no SavedTensor object
+    assert (
+        "    if _e0 is not None:\n        _node.s_other = other\n        _st = other._storage\n"
+        "        _node.v_other = 0 if _st is None else _st.version\n        _node.s_self_shape = self._shape\n"
+    ) in text
     # mul_ reuses mul's formulas; out= refuses
     assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
     assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
@@ -92,13 +96,19 @@ def test_a_tensor_several_formulas_read_is_unpacked_once_and_apply_is_the_backwa
     text = files[tmp_path / "out" / "autograd.py"]
     # self: read by both formulas, unpacked once before them; other: by one, in its branch
     assert (
-        "    _e = _node.next_edges\n    self = _unpack(_node.s_self, _node)\n    _g0 = None\n    if _e[0] is not None:\n"
-        "        other = _unpack(_node.s_other, _node)\n        _g0 = grad * other * self\n"
+        "    _e = _node.next_edges\n    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)\n    _g0 = None\n"
+        "    if _e[0] is not None:\n        other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)\n"
+        "        _g0 = grad * other * self\n"
     ) in text
-    assert text.count("self = _unpack(_node.s_self, _node)") == 1
-    assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n" in text
-    # edges: a call only for a tensor carrying an Autograd key bit
-    assert "    _e1 = _edge(other) if other.key_bits & _AG else None\n" in text
+    assert text.count("self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)") == 1
+    assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n    __init__ = object.__init__" in text
+    # edges: none for a tensor without an Autograd key bit; the common cases in line, edge_of for the rest
+    assert (
+        "    if other.key_bits & _AG:\n        _fn = other.grad_fn\n        if _fn is None:\n"
+        "            _m = other._autograd_meta\n            if _m is None or (_e1 := _m.edge) is None:\n"
+        "                _e1 = _edge(other)\n        elif other._autograd_meta is None:\n"
+        "            _e1 = (_fn, other._output_nr)\n        else:\n            _e1 = _edge(other)\n"
+    ) in text
 
 
 def test_not_implemented_generates_a_raising_branch(tmp_path: Path) -> None:

@@ -32,8 +32,11 @@ itself -- ``next_edges``, ``seq`` (from ``NODE_SEQUENCE``), ``pre_hooks``, ``ret
 ``Node.__init__`` goes there too (tests/test_autograd.py checks that a recorded node
 has every slot of ``Node`` set). The same kernels compute an input's edge in line for the
 common cases (a leaf with its AccumulateGrad edge made, a non-leaf that is no view) and call
-``edge_of`` for the rest, and save a tensor as the pair ``s_x``/``v_x`` (the tensor, its
-version), unpacked by ``unpack_saved`` with the version check and message of ``unpack``.
+``edge_of`` for the rest, save a tensor as the pair ``s_x``/``v_x`` (the tensor, its
+version), unpacked by ``unpack_saved`` with the version check and message of ``unpack``, and
+give the result its Autograd key with one lookup, ``WITH_AUTOGRAD[key_bits]``. A result that
+aliases no argument is a new tensor, whose ``_output_nr`` is the class default 0: only an
+aliasing result's is reset.
 """
 
 from __future__ import annotations

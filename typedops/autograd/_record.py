@@ -9,8 +9,8 @@ is given. The generated core kernels call what that redispatch would, without it
 the op's slot for ``keys & BELOW_AUTOGRAD_MASK`` (``unboxed_slots(handle).cache[bits]``,
 read on every call, as a registration replaces the cache; the bits come from the dict
 ``BELOW_AUTOGRAD[keys]``, as a key set's own ``&`` is a Python method and even
-``int.__and__(keys, mask)`` costs a slot-wrapper call, several times a dict lookup; with the dispatch trace on,
-those slots go through ``redispatch``, so the trace shows the hop). Whatever serves the
+``int.__and__(keys, mask)`` costs a slot-wrapper call, several times a dict lookup; with
+the dispatch trace on, those slots go through ``redispatch``, so the trace shows the hop). Whatever serves the
 keys below autograd -- ADInplaceOrView, a mode at the Python key, the backend -- still
 sees the call. The generated core kernels do not also exclude the Autograd keys in the
 thread-local set, as PyTorch's ``AutoDispatchBelowAutograd`` does: the core backend

@@ -272,6 +272,68 @@ def test_saved_tensor_modified_in_place() -> None:
     )
 
 
+def test_saved_output_modified_in_place_names_its_output() -> None:
+    x = t([1.0, 2.0])
+    y = core.exp(x * 1)
+    y.mul_(tensor([2.0, 2.0], dtype=F64))
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value).startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [float64 tensor of shape [2]], which is output 0 of ExpBackward0, is at version 1; "
+        "expected version 0 instead. "
+    )
+
+
+def _recorded_nodes() -> list[Any]:
+    x, w = t([[1.0, -2.0], [3.0, 4.0]]), t([0.5, 2.0])
+    a = x * w  # two inputs requiring grad, saved tensors
+    b = core.relu(a)  # a saved output
+    values, _ = core.max(b, 1)  # two outputs, one differentiable
+    v = core.select(a, 0, 0)  # a view
+    c = a * 1
+    c.add_(tensor(1.0, dtype=F64))  # in place on a non-leaf
+    return [a.grad_fn, b.grad_fn, values.grad_fn, v.grad_fn, c.grad_fn]
+
+
+def test_a_node_made_by_a_generated_kernel_has_every_field_of_node() -> None:
+    # Note [Nodes made by generated kernels]: the kernel, not __init__, sets Node's fields
+    from typedops.autograd import Node
+
+    fields = [f for f in Node.__slots__ if f != "__weakref__"]
+    nodes = _recorded_nodes()
+    fresh = Node()  # made after them
+    for node in nodes:
+        for f in fields:
+            assert hasattr(node, f), (node, f)
+        assert type(node.out_meta) is tuple and node.pre_hooks is None and node.retains is None
+        assert not node.released and node.seq < fresh.seq
+    assert [n.seq for n in nodes] == sorted(n.seq for n in nodes)  # recording order
+    assert [len(n.out_meta) for n in nodes] == [1, 1, 2, 1, 1]
+
+
+def test_with_autograd_adds_the_autograd_key_of_the_tensors_device() -> None:
+    from typedops.autograd import WITH_AUTOGRAD
+    from typedops.tensor import AUTOGRAD_BIT_FOR_DEVICE
+
+    for device in ("cpu", "meta"):
+        x = tensor([1.0], device=device)
+        assert WITH_AUTOGRAD[x.key_bits] == x.key_bits | AUTOGRAD_BIT_FOR_DEVICE[device]
+        y = tensor([1.0], device=device, requires_grad=True) * 2  # recorded: the kernel adds the key
+        assert y.requires_grad and y.key_bits == x.key_bits | AUTOGRAD_BIT_FOR_DEVICE[device]
+    assert WITH_AUTOGRAD[0] == 1 << DispatchKey.AutogradOther  # no backend bit
+
+
+def test_below_autograd_keys_are_the_masked_key_set_and_bounded() -> None:
+    from typedops.autograd import BELOW_AUTOGRAD, BELOW_AUTOGRAD_MASK
+
+    keys = t([1.0]).keys
+    assert BELOW_AUTOGRAD[keys] == int(keys) & BELOW_AUTOGRAD_MASK
+    for bits in range(5000):
+        assert BELOW_AUTOGRAD[bits << 3] == (bits << 3) & BELOW_AUTOGRAD_MASK
+    assert len(BELOW_AUTOGRAD) <= 4096
+
+
 def test_in_place_on_a_non_leaf_records() -> None:
     x = t([1.0, 2.0])
     y = x * 2

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from typedops import Tensor
 from typedops.codegen import generate
 from typedops.codegen._derivatives import CORE_HELPERS
 from typedops.codegen._generate import DEFAULT_CORE_YAML
@@ -79,9 +81,13 @@ def test_a_non_tensor_argument_has_no_gradient(tmp_path: Path) -> None:
 def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> None:
     files = _generate(tmp_path, MUL + "  self: sum_to_size(grad * other, self.shape)\n  other: grad\n")
     text = files[tmp_path / "out" / "autograd.py"]
-    assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 's_self_shape')\n" in text
+    assert "class MulBackward0(_Node):\n    __slots__ = ('s_other', 'v_other', 's_self_shape')\n" in text
     assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
-    assert "    if _e0 is not None:\n        _node.s_other = _SavedTensor(other, -1)\n        _node.s_self_shape = self._shape\n" in text
+    # a saved tensor is two fields, the tensor and its version: no SavedTensor object
+    assert (
+        "    if _e0 is not None:\n        _node.s_other = other\n        _st = other._storage\n"
+        "        _node.v_other = 0 if _st is None else _st.version\n        _node.s_self_shape = self._shape\n"
+    ) in text
     # mul_ reuses mul's formulas; out= refuses
     assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
     assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
@@ -92,13 +98,65 @@ def test_a_tensor_several_formulas_read_is_unpacked_once_and_apply_is_the_backwa
     text = files[tmp_path / "out" / "autograd.py"]
     # self: read by both formulas, unpacked once before them; other: by one, in its branch
     assert (
-        "    _e = _node.next_edges\n    self = _unpack(_node.s_self, _node)\n    _g0 = None\n    if _e[0] is not None:\n"
-        "        other = _unpack(_node.s_other, _node)\n        _g0 = grad * other * self\n"
+        "    _e = _node.next_edges\n    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)\n    _g0 = None\n"
+        "    if _e[0] is not None:\n        other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)\n"
+        "        _g0 = grad * other * self\n"
     ) in text
-    assert text.count("self = _unpack(_node.s_self, _node)") == 1
-    assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n" in text
-    # edges: a call only for a tensor carrying an Autograd key bit
-    assert "    _e1 = _edge(other) if other.key_bits & _AG else None\n" in text
+    assert text.count("self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)") == 1
+    assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n    __init__ = object.__init__" in text
+    # edges: none for a tensor without an Autograd key bit; the common cases in line, edge_of for the rest
+    assert (
+        "    if other.key_bits & _AG:\n        _fn = other.grad_fn\n        if _fn is None:\n"
+        "            _m = other._autograd_meta\n            if _m is None or (_e1 := _m.edge) is None:\n"
+        "                _e1 = _edge(other)\n        elif other._autograd_meta is None:\n"
+        "            _e1 = (_fn, other._output_nr)\n        else:\n            _e1 = _edge(other)\n"
+    ) in text
+
+
+OPT_KERNEL = "from typedops import Tensor\n\ndef mul_opt(self: Tensor, other: Tensor | None) -> Tensor:\n    return self\n"
+
+
+def test_an_optional_tensor_is_saved_with_its_version_or_as_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # No core op has a Tensor? input: a library op of its own, its kernel, node and
+    # backward run from the generated text with the op below autograd stubbed.
+    from typedops import core, no_grad, tensor
+    from typedops.autograd import unpack_saved
+
+    (tmp_path / "opt_kernels.py").write_text(OPT_KERNEL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "native_functions.yaml").write_text(
+        NATIVE + "\n- func: mul_opt(Tensor self, Tensor? other) -> Tensor\n  dispatch:\n    CPU: opt_kernels.mul_opt\n"
+    )
+    (tmp_path / "derivatives.yaml").write_text(
+        "- name: mul_opt(Tensor self, Tensor? other) -> Tensor\n  self: grad * other\n  other: grad * self\n"
+    )
+    text = generate(tmp_path / "native_functions.yaml", tmp_path / "out", namespace="core")[tmp_path / "out" / "autograd.py"]
+    assert "        _node.s_other = _t = other\n        _node.v_other = 0 if _t is None or _t._storage is None" in text
+    header = text[text.index("from typedops.runtime import (") : text.index("import typedops.core._generated as _F")]
+    start = text.index("def backward_mul_opt__default")
+    end = text.index("\n\n\n", text.index("def mul_opt__default_autograd"))
+
+    def below(self: Tensor, other: Tensor | None) -> Tensor:
+        with no_grad():
+            return self * 1 if other is None else self * other
+
+    class Slots:
+        cache = {k: below for k in range(1 << 12)}
+
+    namespace: dict[str, Any] = {"_S_mul_opt__default": Slots, "_F": core}
+    exec(header + text[start:end], namespace)
+    kernel = namespace["mul_opt__default_autograd"]
+    x, w = tensor([1.0, 2.0], requires_grad=True), tensor([3.0, 4.0], requires_grad=True)
+    node = kernel(x.keys, x, None).grad_fn  # None saved as None, version 0
+    assert (node.s_other, node.v_other) == (None, 0) and node.next_edges[1] is None
+    assert unpack_saved(node.s_other, node.v_other, node, -1) is None
+    y = kernel(x.keys, x, w * 1)
+    y.sum().backward(retain_graph=True)
+    assert x.grad is not None and x.grad.tolist() == [3.0, 4.0] and w.grad is not None and w.grad.tolist() == [1.0, 2.0]
+    saved = y.grad_fn.s_other
+    saved.mul_(tensor([2.0, 2.0]))
+    with pytest.raises(RuntimeError, match="which is an input of MulOptBackward0, is at version 1; expected version 0"):
+        y.sum().backward()
 
 
 def test_not_implemented_generates_a_raising_branch(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from ._engine import backward, grad
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._gradcheck import gradcheck, gradgradcheck
 from ._graph import (
+    NODE_SEQUENCE,
     AccumulateGrad,
     Node,
     SavedTensor,
@@ -23,12 +24,15 @@ from ._graph import (
     save_output,
     set_history,
     unpack,
+    unpack_saved,
+    WITH_AUTOGRAD,
 )
 from ._linear import conj, linear_map, real
 from ._messages import AutogradError
 from ._methods import RemovableHandle, install_methods
 from ._record import (
     AUTOGRAD_OTHER_BIT,
+    BELOW_AUTOGRAD,
     BELOW_AUTOGRAD_MASK,
     add_output_meta,
     below_autograd,
@@ -62,7 +66,9 @@ __all__ = [
     "SavedTensor",
     "add_output_meta",
     "below_autograd",
+    "BELOW_AUTOGRAD",
     "BELOW_AUTOGRAD_MASK",
+    "NODE_SEQUENCE",
     "AUTOGRAD_OTHER_BIT",
     "check_inplace",
     "edge_of",
@@ -75,6 +81,8 @@ __all__ = [
     "save_output",
     "set_history",
     "unpack",
+    "unpack_saved",
+    "WITH_AUTOGRAD",
 ]
 
 install_methods()

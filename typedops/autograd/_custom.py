@@ -201,7 +201,7 @@ def register_autograd(
                 if differentiable and not any(out is t for t in ctx._non_differentiable):
                     set_history(out, node, nr)
                 else:
-                    node.out_meta.append((out.shape, out.dtype, out.device))
+                    node.out_meta += ((out.shape, out.dtype, out.device),)
         for index, t in enumerate(ctx._non_differentiable):
             if not any(t is o for o in outputs):
                 raise ArgumentError(CTX_NOT_OUTPUT.format(index=index))

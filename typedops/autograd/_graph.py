@@ -17,7 +17,26 @@ version of its storage when it was saved (views share their base's storage, henc
 counter: Note [Shared version counter] in tensor/_storage.py). Unpacking at backward
 compares the version and raises PyTorch's "modified by an inplace operation" error when
 they differ. After a backward pass without ``retain_graph`` the node drops what it saved;
-unpacking then raises the "backward through the graph a second time" error.
+unpacking then raises the "backward through the graph a second time" error. The generated
+kernels keep a saved tensor as two fields of their node instead -- the tensor and its version
+(``unpack_saved``) -- with no SavedTensor object between: Note [Nodes made by generated kernels].
+
+Note [Nodes made by generated kernels]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Recording is on the path of every call on a tensor that requires grad, so the generated
+autograd kernels (codegen's ``_derivatives_source.py``) make their node without a Python
+``__init__`` frame: each generated node class sets ``__init__ = object.__init__`` (CPython
+then calls object's C initializer directly), and the kernel writes every field of ``Node``
+itself -- ``next_edges``, ``seq`` (from ``NODE_SEQUENCE``), ``pre_hooks``, ``retains``,
+``released``, ``out_meta`` -- in the lines ``_node_lines`` emits. A field added to
+``Node.__init__`` goes there too (tests/test_autograd.py checks that a recorded node
+has every slot of ``Node`` set). The same kernels compute an input's edge in line for the
+common cases (a leaf with its AccumulateGrad edge made, a non-leaf that is no view) and call
+``edge_of`` for the rest, save a tensor as the pair ``s_x``/``v_x`` (the tensor, its
+version), unpacked by ``unpack_saved`` with the version check and message of ``unpack``, and
+give the result its Autograd key with one lookup, ``WITH_AUTOGRAD[key_bits]``. A result that
+aliases no argument is a new tensor, whose ``_output_nr`` is the class default 0: only an
+aliasing result's is reset.
 """
 
 from __future__ import annotations
@@ -26,8 +45,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final
 
-from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor
-from ..vocabulary import ScalarType, UnsupportedError
+from ..tensor import AUTOGRAD_BITS, Tensor
+from ..vocabulary import BACKEND_KEYS, DispatchKey, ScalarType, UnsupportedError, autograd_key_for
 from ._messages import NO_BACKWARD, FREED, LEAF_INPLACE, VERSION, VIEW_INPLACE, VIEW_OF_LEAF_INPLACE, AutogradError
 
 __all__ = [
@@ -41,7 +60,10 @@ __all__ = [
     "save",
     "save_output",
     "unpack",
+    "unpack_saved",
+    "NODE_SEQUENCE",
     "set_history",
+    "WITH_AUTOGRAD",
     "check_inplace",
     "mark_view",
     "rebase_view",
@@ -52,7 +74,7 @@ __all__ = [
 ]
 
 Edge = tuple["Node", int]
-_SEQUENCE: Final = itertools.count()
+NODE_SEQUENCE: Final = itertools.count()  # Node.seq: the recording order
 
 
 class Node:
@@ -66,11 +88,12 @@ class Node:
     _name: ClassVar[str] = "Node"
 
     def __init__(self) -> None:
+        # Note [Nodes made by generated kernels]: a field added here goes to their kernels too.
         self.next_edges: tuple[Edge | None, ...] = ()
         # (shape, dtype, device) of each output of the forward op, for checking and
         # materializing the gradients that flow in.
-        self.out_meta: list[tuple[tuple[int, ...], ScalarType, Any]] = []
-        self.seq = next(_SEQUENCE)
+        self.out_meta: tuple[tuple[tuple[int, ...], ScalarType, Any], ...] = ()
+        self.seq = next(NODE_SEQUENCE)
         self.pre_hooks: dict[int, list[Callable[[Tensor], Tensor | None]]] | None = None
         self.retains: dict[int, Tensor] | None = None
         self.released = False
@@ -102,7 +125,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
         self.variable = variable
-        self.out_meta = [meta_of(variable)]
+        self.out_meta = (meta_of(variable),)
 
 
 class AutogradMeta:
@@ -193,25 +216,63 @@ def unpack(saved: SavedTensor | None, node: Node) -> Any:
     storage = t._storage  # Tensor._version, without the property
     now = 0 if storage is None else storage.version
     if now != saved.version:
-        what = f"{t._dtype.name} tensor of shape {list(t._shape)}"
-        role = f"output {saved.output_nr}" if saved.output_nr >= 0 else "an input"
-        raise AutogradError(VERSION.format(what=what, role=role, node=node.name(), now=now, saved=saved.version))
+        raise _modified(t, now, saved.version, saved.output_nr, node)
     return t
+
+
+def unpack_saved(t: Tensor | None, version: int, node: Node, output_nr: int) -> Any:
+    """``unpack`` for a tensor a generated kernel saved as the fields ``s_x``, ``v_x`` (the
+    tensor, its version then): Note [Nodes made by generated kernels]. ``output_nr`` is
+    which output of the node the tensor is, -1 for an input."""
+    if t is None:
+        if node.released:
+            raise freed(node)
+        return None
+    storage = t._storage
+    now = 0 if storage is None else storage.version
+    if now != version:
+        raise _modified(t, now, version, output_nr, node)
+    return t
+
+
+def _modified(t: Tensor, now: int, saved: int, output_nr: int, node: Node) -> AutogradError:
+    what = f"{t._dtype.name} tensor of shape {list(t._shape)}"
+    role = f"output {output_nr}" if output_nr >= 0 else "an input"
+    return AutogradError(VERSION.format(what=what, role=role, node=node.name(), now=now, saved=saved))
 
 
 def freed(node: Node) -> AutogradError:
     return AutogradError(FREED.format(node=node.name()))
 
 
+class _WithAutograd(dict[int, int]):
+    """A tensor's key bits -> the same bits with the Autograd key of the tensor's backend
+    (``CPU`` -> ``AutogradCPU``; AutogradOther without a backend bit), filled on first use:
+    one dict lookup where ``AUTOGRAD_BIT_FOR_DEVICE[t._device.type]`` reads two attributes
+    besides. Emptied when it reaches ``_WITH_LIMIT`` entries (a program meets a few)."""
+
+    def __missing__(self, bits: int) -> int:
+        if len(self) >= _WITH_LIMIT:
+            self.clear()
+        backend = next((k for k in BACKEND_KEYS if bits >> k & 1), None)
+        key = DispatchKey.AutogradOther if backend is None else autograd_key_for(backend)
+        value = self[bits] = bits | 1 << key
+        return value
+
+
+_WITH_LIMIT: Final = 1024
+WITH_AUTOGRAD: Final[dict[int, int]] = _WithAutograd()
+
+
 def set_history(result: Tensor, node: Node, output_nr: int = 0) -> None:
     """Make ``result`` output ``output_nr`` of ``node``: it requires grad and has a grad_fn.
     The generated one-output kernels write these lines in line (codegen's ``_history``):
     a change here goes there too."""
-    result.key_bits |= AUTOGRAD_BIT_FOR_DEVICE[result._device.type]
+    result.key_bits = WITH_AUTOGRAD[result.key_bits]
     result.grad_fn = node
     if output_nr or result._output_nr:
         result._output_nr = output_nr
-    node.out_meta.append((result._shape, result._dtype, result._device))
+    node.out_meta += ((result._shape, result._dtype, result._device),)
 
 
 def check_inplace(t: Tensor, op: str, allow_view: bool = False) -> Tensor | None:
@@ -327,7 +388,7 @@ def rebase_view(view: Tensor, base: Tensor) -> None:
     set_history(base, node, 0)
     view.grad_fn = ViewOfBase(view, base)
     view._output_nr = 0
-    view.grad_fn.out_meta.append(meta_of(view))
+    view.grad_fn.out_meta = (meta_of(view),)
     meta = autograd_meta(view)
     meta.view_base_fn = node
 
@@ -339,7 +400,7 @@ def _fresh_view_fn(t: Tensor, fn: Node) -> Node:
     if base is None or base.grad_fn is meta.view_base_fn:
         return fn
     fresh = ViewOfBase(t, base)
-    fresh.out_meta.append(meta_of(t))
+    fresh.out_meta = (meta_of(t),)
     t.grad_fn = fresh
     t._output_nr = 0
     meta.view_base_fn = base.grad_fn

@@ -7,8 +7,10 @@ Python, BackendSelect, the backends): ``below_autograd(keys)`` keeps those and p
 AutogradOther on top, because ``redispatch`` continues below the highest key of the set it
 is given. The generated core kernels call what that redispatch would, without its frame:
 the op's slot for ``keys & BELOW_AUTOGRAD_MASK`` (``unboxed_slots(handle).cache[bits]``,
-read on every call, as a registration replaces the cache; with the dispatch trace on,
-those slots go through ``redispatch``, so the trace shows the hop). Whatever serves the
+read on every call, as a registration replaces the cache; the bits come from the dict
+``BELOW_AUTOGRAD[keys]``, as a key set's own ``&`` is a Python method and even
+``int.__and__(keys, mask)`` costs a slot-wrapper call, several times a dict lookup; with
+the dispatch trace on, those slots go through ``redispatch``, so the trace shows the hop). Whatever serves the
 keys below autograd -- ADInplaceOrView, a mode at the Python key, the backend -- still
 sees the call. The generated core kernels do not also exclude the Autograd keys in the
 thread-local set, as PyTorch's ``AutoDispatchBelowAutograd`` does: the core backend
@@ -41,6 +43,7 @@ from ._messages import NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, YAML
 __all__ = [
     "below_autograd",
     "BELOW_AUTOGRAD_MASK",
+    "BELOW_AUTOGRAD",
     "AUTOGRAD_OTHER_BIT",
     "add_output_meta",
     "not_implemented",
@@ -55,6 +58,23 @@ BELOW_AUTOGRAD_MASK: Final = (1 << DispatchKey.AutogradOther) - 1
 AUTOGRAD_OTHER_BIT: Final = 1 << DispatchKey.AutogradOther
 
 
+class _BelowAutograd(dict[int, int]):
+    """``keys -> keys & BELOW_AUTOGRAD_MASK``, filled on first use (a key set is an int, and
+    its hash is the int's). Bounded: it is emptied when it reaches ``_BELOW_LIMIT`` entries
+    (a program meets a few dozen key sets)."""
+
+    def __missing__(self, keys: int) -> int:
+        if len(self) >= _BELOW_LIMIT:
+            self.clear()
+        bits = self[keys] = int(keys) & BELOW_AUTOGRAD_MASK
+        return bits
+
+
+_BELOW_LIMIT: Final = 4096
+# The keys below autograd of a key set, for the generated kernels: Note [Redispatch below Autograd].
+BELOW_AUTOGRAD: Final[dict[int, int]] = _BelowAutograd()
+
+
 def below_autograd(keys: int) -> int:
     """The key set to redispatch with to land below autograd (Note [Redispatch below Autograd])."""
     return (keys & BELOW_AUTOGRAD_MASK) | AUTOGRAD_OTHER_BIT
@@ -62,7 +82,7 @@ def below_autograd(keys: int) -> int:
 
 def add_output_meta(node: Node, output: Tensor) -> None:
     """Record a non-differentiable output's metadata (keeps output numbering)."""
-    node.out_meta.append(meta_of(output))
+    node.out_meta += (meta_of(output),)
 
 
 def not_implemented(op: str, input_name: str) -> AutogradError:

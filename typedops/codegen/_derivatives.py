@@ -16,7 +16,9 @@ no text of the yaml reaches the module except through a tree that passed the che
 Note [What a node saves]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 The generated kernel saves, for each input that needs a gradient, what that input's
-formula reads: tensor arguments as SavedTensors (version-checked at backward), ``x.shape``
+formula reads: tensor arguments as the fields ``s_x`` and ``v_x``, the tensor and its
+version (version-checked at backward by ``unpack_saved``; Note [Nodes made by generated
+kernels] in autograd/_graph.py), ``x.shape``
 and the like as plain values (so reading a shape never trips the version check, as
 PyTorch's ``self_sym_sizes``), other arguments as they are, and outputs after the op ran.
 For an in-place op derived from a functional formula, a formula reading ``self`` gets a

@@ -105,11 +105,11 @@ def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
     the op's slot for the keys below the Autograd keys, which is what ``redispatch`` with
     AutogradOther on top of them calls, without its frame (Note [Redispatch below Autograd])."""
     args = _call_args(entry.schema).split(", ") if _call_args(entry.schema) else []
-    line = f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)]({', '.join(args)})"
+    line = f"{prefix}{_slots(entry)}.cache[_BELOW[_ks]]({', '.join(args)})"
     if len(line) <= 120:
         return [line]
     indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
-    return [f"{prefix}{_slots(entry)}.cache[_and(_ks, _BELOW)](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+    return [f"{prefix}{_slots(entry)}.cache[_BELOW[_ks]](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
 
 
 def _def(name: str, params: str) -> list[str]:
@@ -149,8 +149,9 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
                 if kind in ("tensor", "output", "tensors"):
                     tensor_fields.append(f"s_{name}")
                 if kind in ("tensor", "output"):
+                    fields.append(f"v_{name}")
                     readers.setdefault(name, []).append(needed)
-                    block.append(f"        {name} = _unpack(_node.s_{name}, _node)")
+                    block.append(f"        {_unpack_line(schema, name, kind)}")
                 elif kind == "tensors":
                     block.append(f"        {name} = [_unpack(_s, _node) for _s in _node.s_{name}]")
                 else:
@@ -164,9 +165,10 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
         offset = f"{offset} + {width}" if offset != "0" else width
     shared = {name: conditions for name, conditions in readers.items() if len(conditions) > 1}
     # A node exists only when some input needs a gradient: read by every formula, always unpacked.
-    body += _guarded({f"{n} = _unpack(_node.s_{n}, _node)": c for n, c in shared.items()}, len(d.formulas))
+    unpacks = {_unpack_line(schema, n, kinds[n]): c for n, c in shared.items()}
+    body += _guarded(unpacks, len(d.formulas))
     for block in blocks:
-        body += [line for line in block if not any(line == f"        {n} = _unpack(_node.s_{n}, _node)" for n in shared)]
+        body += [line for line in block if line.strip() not in unpacks]
     body.append(f"    return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     fields = list(dict.fromkeys(fields))
     backward = [*_def(f"backward_{d.entry.attr_name}", "_node, grads"), *body]
@@ -177,6 +179,7 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
         f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})",
         f"    _name = {node_name!r}",
         f"    apply = backward_{d.entry.attr_name}",
+        "    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]",
     ]
     if tensor_fields:
         cls += [
@@ -186,6 +189,57 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
             "        self.released = True",
         ]
     return cls, backward
+
+
+def _unpack_line(schema: FunctionSchema, name: str, kind: str) -> str:
+    """The line of a backward that unpacks the saved tensor ``name`` (an input or an output)."""
+    nr = _output_index(schema, name) if kind == "output" else -1
+    return f"{name} = _unpack_saved(_node.s_{name}, _node.v_{name}, _node, {nr})"
+
+
+def _save_lines(field: str, value: str) -> list[str]:
+    """Save the tensor ``value`` as the node's ``s_field`` and its version as ``v_field``
+    (Tensor._version without the property: no Storage means version 0)."""
+    if not value.isidentifier():
+        return [f"_t = {value}", *_save_lines(field, "_t")]
+    return [
+        f"_node.s_{field} = {value}",
+        f"_st = {value}._storage",
+        f"_node.v_{field} = 0 if _st is None else _st.version",
+    ]
+
+
+def _edge_lines(name: str, edge: str, optional: bool) -> list[str]:
+    """``edge = edge_of(name)`` with the common cases in line: Note [Nodes made by generated
+    kernels]. A tensor without an Autograd key bit has no edge; a leaf whose AccumulateGrad
+    edge exists has that; a non-leaf with no autograd meta (no view, hook or retained grad)
+    has ``(grad_fn, output_nr)``; anything else asks ``edge_of``."""
+    present = f"{name} is not None and " if optional else ""
+    return [
+        f"    if {present}{name}.key_bits & _AG:",
+        f"        _fn = {name}.grad_fn",
+        "        if _fn is None:",
+        f"            _m = {name}._autograd_meta",
+        f"            if _m is None or ({edge} := _m.edge) is None:",
+        f"                {edge} = _edge({name})",
+        f"        elif {name}._autograd_meta is None:",
+        f"            {edge} = (_fn, {name}._output_nr)",
+        "        else:",
+        f"            {edge} = _edge({name})",
+    ]
+
+
+def _node_lines(node_name: str, edges: str, outputs: int) -> list[str]:
+    """Make the node and set every field of ``Node``: Note [Nodes made by generated kernels]
+    (a one-output kernel sets ``out_meta`` after the op, in ``_history``)."""
+    return [
+        f"    _node = {node_name}()",
+        f"    _node.next_edges = {edges}",
+        "    _node.seq = next(_SEQUENCE)",
+        "    _node.pre_hooks = _node.retains = None",
+        "    _node.released = False",
+        *(["    _node.out_meta = ()"] if outputs != 1 else []),
+    ]
 
 
 def _saves_of(d: Derivative, functions: frozenset[str]) -> list[tuple[int, _Saves]]:
@@ -204,20 +258,20 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
     lines += [f"    _base = _check_inplace({name}, {schema.full_name!r}, True)" for name in mutated[:1]]
     lines += [f"    _check_inplace({name}, {schema.full_name!r})" for name in mutated[1:]]
     edge_names: list[str] = []
+    singles = [f"_e{i}" for i, f in enumerate(d.formulas) if not _is_tensor_list(schema.argument(f.input).type)]
+    if singles:
+        lines.append(f"    {' = '.join(singles)} = None")
     for i, formula in enumerate(d.formulas):
         if _is_tensor_list(schema.argument(formula.input).type):
             lines.append(f"    _e{i} = tuple(_edge(_t) for _t in {formula.input})")
             edge_names.append(f"*_e{i}")
         else:
-            # A tensor without an Autograd key bit has no edge (edge_of's answer, without the call).
-            name = formula.input
-            present = f"{name} is not None and " if isinstance(schema.argument(name).type, OptionalType) else ""
-            lines.append(f"    _e{i} = _edge({name}) if {present}{name}.key_bits & _AG else None")
+            optional = isinstance(schema.argument(formula.input).type, OptionalType)
+            lines += _edge_lines(formula.input, f"_e{i}", optional)
             edge_names.append(f"_e{i}")
     checks = [f"_e{i} is None" if not n.startswith("*") else f"not any(_e{i})" for i, n in enumerate(edge_names)]
     lines += [f"    if {' and '.join(checks)}:", *_redispatch(entry, "        return ")]
-    lines.append(f"    _node = {node_name}()")
-    lines.append(f"    _node.next_edges = ({', '.join(edge_names)}{',' if len(edge_names) == 1 else ''})")
+    lines += _node_lines(node_name, f"({', '.join(edge_names)}{',' if len(edge_names) == 1 else ''})", len(schema.returns))
     # Each saved value once, under the edges of the formulas that read it (Note [What a
     # node saves]): a value every formula reads is saved unconditionally, as the kernel
     # only gets here when some input needs a gradient.
@@ -228,16 +282,17 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
         for name, kind in saves.names.items():
             if kind == "tensor":
                 value = f"_original({name})" if inplace and name in mutated else name
-                # save() only adds its None test for an optional tensor: a SavedTensor directly
-                optional = isinstance(schema.argument(name).type, OptionalType)
-                saved = f"_save({value})" if optional else f"_SavedTensor({value}, -1)"
-                pre_needs.setdefault(f"_node.s_{name} = {saved}", []).append(needed)
+                if isinstance(schema.argument(name).type, OptionalType):
+                    line = f"_node.s_{name} = _t = {value}\n_node.v_{name} = 0 if _t is None or _t._storage is None else _t._storage.version"
+                else:
+                    line = "\n".join(_save_lines(name, value))
+                pre_needs.setdefault(line, []).append(needed)
             elif kind == "tensors":
                 pre_needs.setdefault(f"_node.s_{name} = [_save(_t) for _t in {name}]", []).append(needed)
             elif kind == "output":
                 index = _output_index(schema, name)
                 out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
-                post_needs.setdefault(f"_node.s_{name} = _SavedTensor({out}, {index})", []).append(needed)
+                post_needs.setdefault("\n".join(_save_lines(name, out)), []).append(needed)
             else:
                 pre_needs.setdefault(f"_node.s_{name} = {name}", []).append(needed)
         for name, attr in saves.attrs:
@@ -276,7 +331,7 @@ def _guarded(needs: dict[str, list[str]], formulas: int) -> list[str]:
             if condition:
                 lines.append(f"    if {condition}:")
             last = condition
-        lines.append(f"        {line}" if condition else f"    {line}")
+        lines += [f"        {part}" if condition else f"    {part}" for part in line.split("\n")]
     return lines
 
 
@@ -287,14 +342,15 @@ def kinds_of(d: Derivative) -> dict[str, str]:
 def _history(d: Derivative, schema: FunctionSchema) -> list[str]:
     if len(schema.returns) == 1:
         # set_history(_result, _node) in line: one frame less per recorded op.
-        lines: list[str] = [
-            "    _result.key_bits |= _AG_FOR[_result._device.type]",
-            "    _result.grad_fn = _node",
-            "    if _result._output_nr:",
-            "        _result._output_nr = 0",
-            "    _node.out_meta.append((_result._shape, _result._dtype, _result._device))",
-        ]
         ret = schema.returns[0]
+        lines: list[str] = [
+            "    _result.key_bits = _WITH_AG[_result.key_bits]",
+            "    _result.grad_fn = _node",
+            # A result that aliases an argument may be another node's output; a new
+            # tensor has the class default 0.
+            *(["    if _result._output_nr:", "        _result._output_nr = 0"] if ret.alias is not None else []),
+            "    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)",
+        ]
         if ret.alias is not None and not ret.alias.is_write:
             first = schema.positional[0].name
             lines.append(f"    _mark_view(_result, {first})")
@@ -362,10 +418,10 @@ def autograd_module(
         "# fmt: off",
         "from typedops.runtime import (",
         "    AUTOGRAD_BITS as _AG,",
-        "    AUTOGRAD_BIT_FOR_DEVICE as _AG_FOR,",
-        "    BELOW_AUTOGRAD_MASK as _BELOW,",
+        "    WITH_AUTOGRAD as _WITH_AG,",
+        "    BELOW_AUTOGRAD as _BELOW,",
+        "    NODE_SEQUENCE as _SEQUENCE,",
         "    Node as _Node,",
-        "    SavedTensor as _SavedTensor,",
         "    add_output_meta as _add_output,",
         "    check_inplace as _check_inplace,",
         "    edge_of as _edge,",
@@ -378,6 +434,7 @@ def autograd_module(
         "    set_history as _set_history,",
         "    unboxed_slots as _slots,",
         "    unpack as _unpack,",
+        "    unpack_saved as _unpack_saved,",
         ")",
         f"import {package} as _F",
         f"import {helpers} as _H",
@@ -385,8 +442,6 @@ def autograd_module(
         f"from {package} import (",
         *handles,
         ")",
-        "",
-        "_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method",
         "",
         "# Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])",
         *[f"{_slots(e)} = _slots({_handle(e)})" for e in registered if not _raises_only(e, derivatives)],

@@ -19,9 +19,10 @@ from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device, unboxed_slots
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..autograd import (
-    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD_MASK, Node, SavedTensor, add_output_meta, below_autograd, check_inplace,
-    edge_of, mark_view, rebase_view, not_implemented,
-    out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack,
+    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD, BELOW_AUTOGRAD_MASK, NODE_SEQUENCE, Node, SavedTensor, add_output_meta,
+    below_autograd, check_inplace, edge_of, mark_view, rebase_view, not_implemented,
+    out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack, unpack_saved,
+    WITH_AUTOGRAD,
 )  # fmt: skip
 from ..batching import register_vmap_rules
 from ..schema import (
@@ -45,9 +46,10 @@ __all__ = [
     # for generated batching rules
     "register_vmap_rules",
     # for generated autograd kernels
-    "AUTOGRAD_BITS", "AUTOGRAD_BIT_FOR_DEVICE", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD_MASK", "Node", "SavedTensor", "add_output_meta",
+    "AUTOGRAD_BITS", "AUTOGRAD_BIT_FOR_DEVICE", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD", "BELOW_AUTOGRAD_MASK", "NODE_SEQUENCE",
+    "Node", "SavedTensor", "add_output_meta",
     "below_autograd", "check_inplace", "edge_of", "unboxed_slots", "mark_view", "rebase_view", "not_implemented",
-    "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack",
+    "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack", "unpack_saved", "WITH_AUTOGRAD",
 ]  # fmt: skip
 
 

@@ -4,10 +4,10 @@
 # fmt: off
 from typedops.runtime import (
     AUTOGRAD_BITS as _AG,
-    AUTOGRAD_BIT_FOR_DEVICE as _AG_FOR,
-    BELOW_AUTOGRAD_MASK as _BELOW,
+    WITH_AUTOGRAD as _WITH_AG,
+    BELOW_AUTOGRAD as _BELOW,
+    NODE_SEQUENCE as _SEQUENCE,
     Node as _Node,
-    SavedTensor as _SavedTensor,
     add_output_meta as _add_output,
     check_inplace as _check_inplace,
     edge_of as _edge,
@@ -20,6 +20,7 @@ from typedops.runtime import (
     set_history as _set_history,
     unboxed_slots as _slots,
     unpack as _unpack,
+    unpack_saved as _unpack_saved,
 )
 import typedops.core._generated as _F
 import typedops.core._derivatives as _H
@@ -133,8 +134,6 @@ from typedops.core._generated import (
     tanh__out as _op_tanh__out,
 )
 
-_and = int.__and__  # a key set is an int subclass, whose own & is a (slower) Python method
-
 # Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
 _S_add__Tensor = _slots(_op_add__Tensor)
 _S_mul__Tensor = _slots(_op_mul__Tensor)
@@ -239,26 +238,47 @@ class AddBackward0(_Node):
     __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
     _name = 'AddBackward0'
     apply = backward_add__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def add__Tensor_autograd(_ks, self, other, *, alpha):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
+        return _S_add__Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
-    _result = _S_add__Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_add__Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -267,21 +287,22 @@ def backward_mul__Tensor(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        other = _unpack(_node.s_other, _node)
+        other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(grad * _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(grad * _H.conj(self), other_shape)
     return (_g0, _g1)
 
 
 class MulBackward0(_Node):
-    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
+    __slots__ = ('s_other', 'v_other', 's_self_shape', 's_self', 'v_self', 's_other_shape')
     _name = 'MulBackward0'
     apply = backward_mul__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_other = self.s_self = None
@@ -289,47 +310,72 @@ class MulBackward0(_Node):
 
 
 def mul__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
+        return _S_mul__Tensor.cache[_BELOW[_ks]](self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e0 is not None:
-        _node.s_other = _SavedTensor(other, -1)
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _SavedTensor(self, -1)
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
         _node.s_other_shape = other._shape
-    _result = _S_mul__Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_mul__Tensor.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
 def backward_div__Tensor(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    other = _unpack(_node.s_other, _node)
+    other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
     _g0 = None
     if _e[0] is not None:
         self_shape = _node.s_self_shape
         _g0 = _H.sum_to_size(grad / _H.conj(other), self_shape)
     _g1 = None
     if _e[1] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         other_shape = _node.s_other_shape
         _g1 = _H.sum_to_size(-grad * _H.conj(self / (other * other)), other_shape)
     return (_g0, _g1)
 
 
 class DivBackward0(_Node):
-    __slots__ = ('s_other', 's_self_shape', 's_self', 's_other_shape')
+    __slots__ = ('s_other', 'v_other', 's_self_shape', 's_self', 'v_self', 's_other_shape')
     _name = 'DivBackward0'
     apply = backward_div__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_other = self.s_self = None
@@ -337,24 +383,48 @@ class DivBackward0(_Node):
 
 
 def div__Tensor_autograd(_ks, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
+        return _S_div__Tensor.cache[_BELOW[_ks]](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_other = _SavedTensor(other, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_other = other
+    _st = other._storage
+    _node.v_other = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _SavedTensor(self, -1)
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
         _node.s_other_shape = other._shape
-    _result = _S_div__Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_div__Tensor.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -363,16 +433,17 @@ def backward_pow__Tensor_Scalar(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         exponent = _node.s_exponent
         _g0 = _H.pow_backward(grad, self, exponent)
     return (_g0,)
 
 
 class PowBackward0(_Node):
-    __slots__ = ('s_self', 's_exponent')
+    __slots__ = ('s_self', 'v_self', 's_exponent')
     _name = 'PowBackward0'
     apply = backward_pow__Tensor_Scalar
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -380,27 +451,40 @@ class PowBackward0(_Node):
 
 
 def pow__Tensor_Scalar_autograd(_ks, self, exponent):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
+        return _S_pow__Tensor_Scalar.cache[_BELOW[_ks]](self, exponent)
     _node = PowBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
     _node.s_exponent = exponent
-    _result = _S_pow__Tensor_Scalar.cache[_and(_ks, _BELOW)](self, exponent)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_pow__Tensor_Scalar.cache[_BELOW[_ks]](self, exponent)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
 def backward_maximum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    self = _unpack(_node.s_self, _node)
-    other = _unpack(_node.s_other, _node)
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+    other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
     _g0 = None
     if _e[0] is not None:
         self_shape = _node.s_self_shape
@@ -413,9 +497,10 @@ def backward_maximum__default(_node, grads):
 
 
 class MaximumBackward0(_Node):
-    __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
+    __slots__ = ('s_self', 'v_self', 's_other', 'v_other', 's_self_shape', 's_other_shape')
     _name = 'MaximumBackward0'
     apply = backward_maximum__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = self.s_other = None
@@ -423,32 +508,56 @@ class MaximumBackward0(_Node):
 
 
 def maximum__default_autograd(_ks, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
+        return _S_maximum__default.cache[_BELOW[_ks]](self, other)
     _node = MaximumBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _SavedTensor(self, -1)
-    _node.s_other = _SavedTensor(other, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _node.s_other = other
+    _st = other._storage
+    _node.v_other = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _S_maximum__default.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_maximum__default.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
 def backward_minimum__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    self = _unpack(_node.s_self, _node)
-    other = _unpack(_node.s_other, _node)
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+    other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
     _g0 = None
     if _e[0] is not None:
         self_shape = _node.s_self_shape
@@ -461,9 +570,10 @@ def backward_minimum__default(_node, grads):
 
 
 class MinimumBackward0(_Node):
-    __slots__ = ('s_self', 's_other', 's_self_shape', 's_other_shape')
+    __slots__ = ('s_self', 'v_self', 's_other', 'v_other', 's_self_shape', 's_other_shape')
     _name = 'MinimumBackward0'
     apply = backward_minimum__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = self.s_other = None
@@ -471,24 +581,48 @@ class MinimumBackward0(_Node):
 
 
 def minimum__default_autograd(_ks, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
+        return _S_minimum__default.cache[_BELOW[_ks]](self, other)
     _node = MinimumBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _SavedTensor(self, -1)
-    _node.s_other = _SavedTensor(other, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _node.s_other = other
+    _st = other._storage
+    _node.v_other = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _S_minimum__default.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_minimum__default.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -505,20 +639,32 @@ class NegBackward0(_Node):
     __slots__ = ()
     _name = 'NegBackward0'
     apply = backward_neg__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def neg__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_neg__default.cache[_and(_ks, _BELOW)](self)
+        return _S_neg__default.cache[_BELOW[_ks]](self)
     _node = NegBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_neg__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_neg__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -527,15 +673,16 @@ def backward_abs__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad * _H.sgn(self)
     return (_g0,)
 
 
 class AbsBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'AbsBackward0'
     apply = backward_abs__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -543,18 +690,31 @@ class AbsBackward0(_Node):
 
 
 def abs__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_abs__default.cache[_and(_ks, _BELOW)](self)
+        return _S_abs__default.cache[_BELOW[_ks]](self)
     _node = AbsBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_abs__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_abs__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -563,15 +723,16 @@ def backward_exp__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result)
     return (_g0,)
 
 
 class ExpBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'ExpBackward0'
     apply = backward_exp__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -579,18 +740,31 @@ class ExpBackward0(_Node):
 
 
 def exp__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_exp__default.cache[_and(_ks, _BELOW)](self)
+        return _S_exp__default.cache[_BELOW[_ks]](self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_exp__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_exp__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -599,15 +773,16 @@ def backward_exp2__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result) * 0.6931471805599453
     return (_g0,)
 
 
 class Exp2Backward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'Exp2Backward0'
     apply = backward_exp2__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -615,18 +790,31 @@ class Exp2Backward0(_Node):
 
 
 def exp2__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_exp2__default.cache[_and(_ks, _BELOW)](self)
+        return _S_exp2__default.cache[_BELOW[_ks]](self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _S_exp2__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_exp2__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -635,15 +823,16 @@ def backward_expm1__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result + 1)
     return (_g0,)
 
 
 class Expm1Backward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'Expm1Backward0'
     apply = backward_expm1__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -651,18 +840,31 @@ class Expm1Backward0(_Node):
 
 
 def expm1__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_expm1__default.cache[_and(_ks, _BELOW)](self)
+        return _S_expm1__default.cache[_BELOW[_ks]](self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _S_expm1__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_expm1__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -671,15 +873,16 @@ def backward_log__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(self)
     return (_g0,)
 
 
 class LogBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'LogBackward0'
     apply = backward_log__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -687,18 +890,31 @@ class LogBackward0(_Node):
 
 
 def log__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log__default.cache[_and(_ks, _BELOW)](self)
+        return _S_log__default.cache[_BELOW[_ks]](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_log__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -707,15 +923,16 @@ def backward_log2__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(self * 0.6931471805599453)
     return (_g0,)
 
 
 class Log2Backward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'Log2Backward0'
     apply = backward_log2__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -723,18 +940,31 @@ class Log2Backward0(_Node):
 
 
 def log2__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log2__default.cache[_and(_ks, _BELOW)](self)
+        return _S_log2__default.cache[_BELOW[_ks]](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_log2__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log2__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -743,15 +973,16 @@ def backward_log10__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(self * 2.302585092994046)
     return (_g0,)
 
 
 class Log10Backward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'Log10Backward0'
     apply = backward_log10__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -759,18 +990,31 @@ class Log10Backward0(_Node):
 
 
 def log10__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log10__default.cache[_and(_ks, _BELOW)](self)
+        return _S_log10__default.cache[_BELOW[_ks]](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_log10__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log10__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -779,15 +1023,16 @@ def backward_log1p__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(self + 1)
     return (_g0,)
 
 
 class Log1pBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'Log1pBackward0'
     apply = backward_log1p__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -795,18 +1040,31 @@ class Log1pBackward0(_Node):
 
 
 def log1p__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log1p__default.cache[_and(_ks, _BELOW)](self)
+        return _S_log1p__default.cache[_BELOW[_ks]](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_log1p__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log1p__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -815,15 +1073,16 @@ def backward_sqrt__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad / _H.conj(2 * result)
     return (_g0,)
 
 
 class SqrtBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'SqrtBackward0'
     apply = backward_sqrt__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -831,18 +1090,31 @@ class SqrtBackward0(_Node):
 
 
 def sqrt__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
+        return _S_sqrt__default.cache[_BELOW[_ks]](self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_sqrt__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_sqrt__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -851,15 +1123,16 @@ def backward_rsqrt__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = -0.5 * grad * _H.conj(result * result * result)
     return (_g0,)
 
 
 class RsqrtBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'RsqrtBackward0'
     apply = backward_rsqrt__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -867,18 +1140,31 @@ class RsqrtBackward0(_Node):
 
 
 def rsqrt__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
+        return _S_rsqrt__default.cache[_BELOW[_ks]](self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_rsqrt__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_rsqrt__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -887,15 +1173,16 @@ def backward_reciprocal__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = -grad * _H.conj(result * result)
     return (_g0,)
 
 
 class ReciprocalBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'ReciprocalBackward0'
     apply = backward_reciprocal__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -903,18 +1190,31 @@ class ReciprocalBackward0(_Node):
 
 
 def reciprocal__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
+        return _S_reciprocal__default.cache[_BELOW[_ks]](self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_reciprocal__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_reciprocal__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -923,15 +1223,16 @@ def backward_sigmoid__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result * (1 - result))
     return (_g0,)
 
 
 class SigmoidBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'SigmoidBackward0'
     apply = backward_sigmoid__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -939,18 +1240,31 @@ class SigmoidBackward0(_Node):
 
 
 def sigmoid__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
+        return _S_sigmoid__default.cache[_BELOW[_ks]](self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_sigmoid__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_sigmoid__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -959,15 +1273,16 @@ def backward_sin__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad * _H.conj(_F.cos(self))
     return (_g0,)
 
 
 class SinBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'SinBackward0'
     apply = backward_sin__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -975,18 +1290,31 @@ class SinBackward0(_Node):
 
 
 def sin__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sin__default.cache[_and(_ks, _BELOW)](self)
+        return _S_sin__default.cache[_BELOW[_ks]](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_sin__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_sin__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -995,15 +1323,16 @@ def backward_cos__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = -grad * _H.conj(_F.sin(self))
     return (_g0,)
 
 
 class CosBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'CosBackward0'
     apply = backward_cos__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1011,18 +1340,31 @@ class CosBackward0(_Node):
 
 
 def cos__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_cos__default.cache[_and(_ks, _BELOW)](self)
+        return _S_cos__default.cache[_BELOW[_ks]](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_cos__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_cos__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1031,15 +1373,16 @@ def backward_tan__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(1 + result * result)
     return (_g0,)
 
 
 class TanBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'TanBackward0'
     apply = backward_tan__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -1047,18 +1390,31 @@ class TanBackward0(_Node):
 
 
 def tan__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_tan__default.cache[_and(_ks, _BELOW)](self)
+        return _S_tan__default.cache[_BELOW[_ks]](self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_tan__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_tan__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -1067,15 +1423,16 @@ def backward_asin__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(_F.sqrt(1 - self * self))
     return (_g0,)
 
 
 class AsinBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'AsinBackward0'
     apply = backward_asin__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1083,18 +1440,31 @@ class AsinBackward0(_Node):
 
 
 def asin__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_asin__default.cache[_and(_ks, _BELOW)](self)
+        return _S_asin__default.cache[_BELOW[_ks]](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_asin__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_asin__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1103,15 +1473,16 @@ def backward_acos__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = -grad / _H.conj(_F.sqrt(1 - self * self))
     return (_g0,)
 
 
 class AcosBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'AcosBackward0'
     apply = backward_acos__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1119,18 +1490,31 @@ class AcosBackward0(_Node):
 
 
 def acos__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_acos__default.cache[_and(_ks, _BELOW)](self)
+        return _S_acos__default.cache[_BELOW[_ks]](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_acos__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_acos__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1139,15 +1523,16 @@ def backward_atan__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad / _H.conj(1 + self * self)
     return (_g0,)
 
 
 class AtanBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'AtanBackward0'
     apply = backward_atan__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1155,18 +1540,31 @@ class AtanBackward0(_Node):
 
 
 def atan__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_atan__default.cache[_and(_ks, _BELOW)](self)
+        return _S_atan__default.cache[_BELOW[_ks]](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_atan__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_atan__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1175,15 +1573,16 @@ def backward_sinh__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad * _H.conj(_F.cosh(self))
     return (_g0,)
 
 
 class SinhBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'SinhBackward0'
     apply = backward_sinh__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1191,18 +1590,31 @@ class SinhBackward0(_Node):
 
 
 def sinh__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sinh__default.cache[_and(_ks, _BELOW)](self)
+        return _S_sinh__default.cache[_BELOW[_ks]](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_sinh__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_sinh__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1211,15 +1623,16 @@ def backward_cosh__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g0 = grad * _H.conj(_F.sinh(self))
     return (_g0,)
 
 
 class CoshBackward0(_Node):
-    __slots__ = ('s_self',)
+    __slots__ = ('s_self', 'v_self')
     _name = 'CoshBackward0'
     apply = backward_cosh__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1227,18 +1640,31 @@ class CoshBackward0(_Node):
 
 
 def cosh__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_cosh__default.cache[_and(_ks, _BELOW)](self)
+        return _S_cosh__default.cache[_BELOW[_ks]](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
-    _result = _S_cosh__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_cosh__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1247,15 +1673,16 @@ def backward_tanh__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(1 - result * result)
     return (_g0,)
 
 
 class TanhBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'TanhBackward0'
     apply = backward_tanh__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -1263,18 +1690,31 @@ class TanhBackward0(_Node):
 
 
 def tanh__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_tanh__default.cache[_and(_ks, _BELOW)](self)
+        return _S_tanh__default.cache[_BELOW[_ks]](self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_tanh__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_tanh__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -1283,15 +1723,16 @@ def backward_relu__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack(_node.s_result, _node)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         _g0 = _F.threshold_backward(grad, result, 0)
     return (_g0,)
 
 
 class ReluBackward0(_Node):
-    __slots__ = ('s_result',)
+    __slots__ = ('s_result', 'v_result')
     _name = 'ReluBackward0'
     apply = backward_relu__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_result = None
@@ -1299,25 +1740,38 @@ class ReluBackward0(_Node):
 
 
 def relu__default_autograd(_ks, self):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_relu__default.cache[_and(_ks, _BELOW)](self)
+        return _S_relu__default.cache[_BELOW[_ks]](self)
     _node = ReluBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_relu__default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_relu__default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def backward_threshold_backward__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    self = _unpack(_node.s_self, _node)
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
     _g0 = None
     if _e[0] is not None:
         threshold = _node.s_threshold
@@ -1330,9 +1784,10 @@ def backward_threshold_backward__default(_node, grads):
 
 
 class ThresholdBackwardBackward0(_Node):
-    __slots__ = ('s_self', 's_threshold', 's_grad_output_shape')
+    __slots__ = ('s_self', 'v_self', 's_threshold', 's_grad_output_shape')
     _name = 'ThresholdBackwardBackward0'
     apply = backward_threshold_backward__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1340,22 +1795,44 @@ class ThresholdBackwardBackward0(_Node):
 
 
 def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
-    _e0 = _edge(grad_output) if grad_output.key_bits & _AG else None
-    _e1 = _edge(self) if self.key_bits & _AG else None
+    _e0 = _e1 = None
+    if grad_output.key_bits & _AG:
+        _fn = grad_output.grad_fn
+        if _fn is None:
+            _m = grad_output._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(grad_output)
+        elif grad_output._autograd_meta is None:
+            _e0 = (_fn, grad_output._output_nr)
+        else:
+            _e0 = _edge(grad_output)
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(self)
+        elif self._autograd_meta is None:
+            _e1 = (_fn, self._output_nr)
+        else:
+            _e1 = _edge(self)
     if _e0 is None and _e1 is None:
-        return _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
+        return _S_threshold_backward__default.cache[_BELOW[_ks]](grad_output, self, threshold)
     _node = ThresholdBackwardBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _SavedTensor(self, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_threshold = threshold
         _node.s_grad_output_shape = grad_output._shape
-    _result = _S_threshold_backward__default.cache[_and(_ks, _BELOW)](grad_output, self, threshold)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_threshold_backward__default.cache[_BELOW[_ks]](grad_output, self, threshold)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1372,54 +1849,68 @@ class FillBackward0(_Node):
     __slots__ = ()
     _name = 'FillBackward0'
     apply = backward_fill___Scalar
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def fill___Scalar_autograd(_ks, self, value):
     _base = _check_inplace(self, 'core::fill_.Scalar', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
+        return _S_fill___Scalar.cache[_BELOW[_ks]](self, value)
     _node = FillBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_fill___Scalar.cache[_and(_ks, _BELOW)](self, value)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_fill___Scalar.cache[_BELOW[_ks]](self, value)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
 
 
 def eq__Tensor_autograd(_ks, self, other):
-    return _S_eq__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_eq__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def ne__Tensor_autograd(_ks, self, other):
-    return _S_ne__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_ne__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def lt__Tensor_autograd(_ks, self, other):
-    return _S_lt__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_lt__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def le__Tensor_autograd(_ks, self, other):
-    return _S_le__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_le__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def gt__Tensor_autograd(_ks, self, other):
-    return _S_gt__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_gt__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def ge__Tensor_autograd(_ks, self, other):
-    return _S_ge__Tensor.cache[_and(_ks, _BELOW)](self, other)
+    return _S_ge__Tensor.cache[_BELOW[_ks]](self, other)
 
 
 def backward_where__self(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    condition = _unpack(_node.s_condition, _node)
+    condition = _unpack_saved(_node.s_condition, _node.v_condition, _node, -1)
     _g0 = None
     if _e[0] is not None:
         self_shape = _node.s_self_shape
@@ -1432,9 +1923,10 @@ def backward_where__self(_node, grads):
 
 
 class WhereBackward0(_Node):
-    __slots__ = ('s_condition', 's_self_shape', 's_other_shape')
+    __slots__ = ('s_condition', 'v_condition', 's_self_shape', 's_other_shape')
     _name = 'WhereBackward0'
     apply = backward_where__self
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_condition = None
@@ -1442,23 +1934,45 @@ class WhereBackward0(_Node):
 
 
 def where__self_autograd(_ks, condition, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
+        return _S_where__self.cache[_BELOW[_ks]](condition, self, other)
     _node = WhereBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_condition = _SavedTensor(condition, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_condition = condition
+    _st = condition._storage
+    _node.v_condition = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_other_shape = other._shape
-    _result = _S_where__self.cache[_and(_ks, _BELOW)](condition, self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_where__self.cache[_BELOW[_ks]](condition, self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1476,21 +1990,33 @@ class SumBackward0(_Node):
     __slots__ = ('s_self_shape',)
     _name = 'SumBackward0'
     apply = backward_sum__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def sum__default_autograd(_ks, self, *, dtype):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
+        return _S_sum__default.cache[_BELOW[_ks]](self, dtype=dtype)
     _node = SumBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_self_shape = self._shape
-    _result = _S_sum__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_sum__default.cache[_BELOW[_ks]](self, dtype=dtype)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1510,23 +2036,35 @@ class SumBackward1(_Node):
     __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
     _name = 'SumBackward1'
     apply = backward_sum__dim_IntList
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
+        return _S_sum__dim_IntList.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
     _node = SumBackward1()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
-    _result = _S_sum__dim_IntList.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_sum__dim_IntList.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1544,21 +2082,33 @@ class MeanBackward0(_Node):
     __slots__ = ('s_self_shape',)
     _name = 'MeanBackward0'
     apply = backward_mean__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def mean__default_autograd(_ks, self, *, dtype):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_mean__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
+        return _S_mean__default.cache[_BELOW[_ks]](self, dtype=dtype)
     _node = MeanBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_self_shape = self._shape
-    _result = _S_mean__default.cache[_and(_ks, _BELOW)](self, dtype=dtype)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_mean__default.cache[_BELOW[_ks]](self, dtype=dtype)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1578,23 +2128,35 @@ class MeanBackward1(_Node):
     __slots__ = ('s_dim', 's_keepdim', 's_self_shape')
     _name = 'MeanBackward1'
     apply = backward_mean__dim
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def mean__dim_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_mean__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
+        return _S_mean__dim.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
     _node = MeanBackward1()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
-    _result = _S_mean__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim, dtype=dtype)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_mean__dim.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1603,8 +2165,8 @@ def backward_amax__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
-        result = _unpack(_node.s_result, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
         dim = _node.s_dim
         keepdim = _node.s_keepdim
         _g0 = _H.amax_backward(grad, self, result, dim, keepdim)
@@ -1612,9 +2174,10 @@ def backward_amax__default(_node, grads):
 
 
 class AmaxBackward0(_Node):
-    __slots__ = ('s_self', 's_result', 's_dim', 's_keepdim')
+    __slots__ = ('s_self', 'v_self', 's_result', 'v_result', 's_dim', 's_keepdim')
     _name = 'AmaxBackward0'
     apply = backward_amax__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = self.s_result = None
@@ -1622,21 +2185,36 @@ class AmaxBackward0(_Node):
 
 
 def amax__default_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
+        return _S_amax__default.cache[_BELOW[_ks]](self, dim, keepdim)
     _node = AmaxBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
     _node.s_dim = dim
     _node.s_keepdim = keepdim
-    _result = _S_amax__default.cache[_and(_ks, _BELOW)](self, dim, keepdim)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_amax__default.cache[_BELOW[_ks]](self, dim, keepdim)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
@@ -1646,7 +2224,7 @@ def backward_max__dim(_node, grads):
     _g0 = None
     if _e[0] is not None:
         dim = _node.s_dim
-        indices = _unpack(_node.s_indices, _node)
+        indices = _unpack_saved(_node.s_indices, _node.v_indices, _node, 1)
         keepdim = _node.s_keepdim
         self_shape = _node.s_self_shape
         _g0 = _H.max_dim_backward(grad, self_shape, dim, indices, keepdim)
@@ -1654,9 +2232,10 @@ def backward_max__dim(_node, grads):
 
 
 class MaxBackward0(_Node):
-    __slots__ = ('s_dim', 's_indices', 's_keepdim', 's_self_shape')
+    __slots__ = ('s_dim', 's_indices', 'v_indices', 's_keepdim', 's_self_shape')
     _name = 'MaxBackward0'
     apply = backward_max__dim
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_indices = None
@@ -1664,26 +2243,43 @@ class MaxBackward0(_Node):
 
 
 def max__dim_autograd(_ks, self, dim, keepdim):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
+        return _S_max__dim.cache[_BELOW[_ks]](self, dim, keepdim)
     _node = MaxBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.out_meta = ()
     _node.s_dim = dim
     _node.s_keepdim = keepdim
     _node.s_self_shape = self._shape
-    _result = _S_max__dim.cache[_and(_ks, _BELOW)](self, dim, keepdim)
+    _result = _S_max__dim.cache[_BELOW[_ks]](self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
-    _node.s_indices = _SavedTensor(_result[1], 1)
+    _t = _result[1]
+    _node.s_indices = _t
+    _st = _t._storage
+    _node.v_indices = 0 if _st is None else _st.version
     return _result
 
 
 def backward_matmul__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
-    self = _unpack(_node.s_self, _node)
-    other = _unpack(_node.s_other, _node)
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+    other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
     _g0 = None
     if _e[0] is not None:
         _g0 = _H.matmul_backward_self(grad, self, _H.conj(other))
@@ -1694,9 +2290,10 @@ def backward_matmul__default(_node, grads):
 
 
 class MatmulBackward0(_Node):
-    __slots__ = ('s_self', 's_other')
+    __slots__ = ('s_self', 'v_self', 's_other', 'v_other')
     _name = 'MatmulBackward0'
     apply = backward_matmul__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = self.s_other = None
@@ -1704,20 +2301,44 @@ class MatmulBackward0(_Node):
 
 
 def matmul__default_autograd(_ks, self, other):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
+        return _S_matmul__default.cache[_BELOW[_ks]](self, other)
     _node = MatmulBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_self = _SavedTensor(self, -1)
-    _node.s_other = _SavedTensor(other, -1)
-    _result = _S_matmul__default.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _node.s_other = other
+    _st = other._storage
+    _node.v_other = 0 if _st is None else _st.version
+    _result = _S_matmul__default.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1726,19 +2347,20 @@ def backward_mm__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        mat2 = _unpack(_node.s_mat2, _node)
+        mat2 = _unpack_saved(_node.s_mat2, _node.v_mat2, _node, -1)
         _g0 = _F.mm(grad, _F.t(_H.conj(mat2)))
     _g1 = None
     if _e[1] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         _g1 = _F.mm(_F.t(_H.conj(self)), grad)
     return (_g0, _g1)
 
 
 class MmBackward0(_Node):
-    __slots__ = ('s_mat2', 's_self')
+    __slots__ = ('s_mat2', 'v_mat2', 's_self', 'v_self')
     _name = 'MmBackward0'
     apply = backward_mm__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_mat2 = self.s_self = None
@@ -1746,22 +2368,46 @@ class MmBackward0(_Node):
 
 
 def mm__default_autograd(_ks, self, mat2):
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(mat2) if mat2.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if mat2.key_bits & _AG:
+        _fn = mat2.grad_fn
+        if _fn is None:
+            _m = mat2._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(mat2)
+        elif mat2._autograd_meta is None:
+            _e1 = (_fn, mat2._output_nr)
+        else:
+            _e1 = _edge(mat2)
     if _e0 is None and _e1 is None:
-        return _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
+        return _S_mm__default.cache[_BELOW[_ks]](self, mat2)
     _node = MmBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e0 is not None:
-        _node.s_mat2 = _SavedTensor(mat2, -1)
+        _node.s_mat2 = mat2
+        _st = mat2._storage
+        _node.v_mat2 = 0 if _st is None else _st.version
     if _e1 is not None:
-        _node.s_self = _SavedTensor(self, -1)
-    _result = _S_mm__default.cache[_and(_ks, _BELOW)](self, mat2)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+    _result = _S_mm__default.cache[_BELOW[_ks]](self, mat2)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -1770,7 +2416,7 @@ def backward_as_strided__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        self = _unpack(_node.s_self, _node)
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
         size = _node.s_size
         stride = _node.s_stride
         storage_offset = _node.s_storage_offset
@@ -1779,9 +2425,10 @@ def backward_as_strided__default(_node, grads):
 
 
 class AsStridedBackward0(_Node):
-    __slots__ = ('s_self', 's_size', 's_stride', 's_storage_offset')
+    __slots__ = ('s_self', 'v_self', 's_size', 's_stride', 's_storage_offset')
     _name = 'AsStridedBackward0'
     apply = backward_as_strided__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
     def release(self):
         self.s_self = None
@@ -1789,21 +2436,36 @@ class AsStridedBackward0(_Node):
 
 
 def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
+        return _S_as_strided__default.cache[_BELOW[_ks]](self, size, stride, storage_offset)
     _node = AsStridedBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(self, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_self = self
+    _st = self._storage
+    _node.v_self = 0 if _st is None else _st.version
     _node.s_size = size
     _node.s_stride = stride
     _node.s_storage_offset = storage_offset
-    _result = _S_as_strided__default.cache[_and(_ks, _BELOW)](self, size, stride, storage_offset)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_as_strided__default.cache[_BELOW[_ks]](self, size, stride, storage_offset)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -1822,21 +2484,35 @@ class ViewBackward0(_Node):
     __slots__ = ('s_self_shape',)
     _name = 'ViewBackward0'
     apply = backward_view__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def view__default_autograd(_ks, self, size):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_view__default.cache[_and(_ks, _BELOW)](self, size)
+        return _S_view__default.cache[_BELOW[_ks]](self, size)
     _node = ViewBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_self_shape = self._shape
-    _result = _S_view__default.cache[_and(_ks, _BELOW)](self, size)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_view__default.cache[_BELOW[_ks]](self, size)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -1855,21 +2531,35 @@ class PermuteBackward0(_Node):
     __slots__ = ('s_dims',)
     _name = 'PermuteBackward0'
     apply = backward_permute__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def permute__default_autograd(_ks, self, dims):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
+        return _S_permute__default.cache[_BELOW[_ks]](self, dims)
     _node = PermuteBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dims = dims
-    _result = _S_permute__default.cache[_and(_ks, _BELOW)](self, dims)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_permute__default.cache[_BELOW[_ks]](self, dims)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -1889,22 +2579,36 @@ class TransposeBackward0(_Node):
     __slots__ = ('s_dim0', 's_dim1')
     _name = 'TransposeBackward0'
     apply = backward_transpose__int
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def transpose__int_autograd(_ks, self, dim0, dim1):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
+        return _S_transpose__int.cache[_BELOW[_ks]](self, dim0, dim1)
     _node = TransposeBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim0 = dim0
     _node.s_dim1 = dim1
-    _result = _S_transpose__int.cache[_and(_ks, _BELOW)](self, dim0, dim1)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_transpose__int.cache[_BELOW[_ks]](self, dim0, dim1)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -1925,23 +2629,37 @@ class SelectBackward0(_Node):
     __slots__ = ('s_dim', 's_index', 's_self_shape')
     _name = 'SelectBackward0'
     apply = backward_select__int
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def select__int_autograd(_ks, self, dim, index):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
+        return _S_select__int.cache[_BELOW[_ks]](self, dim, index)
     _node = SelectBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_index = index
     _node.s_self_shape = self._shape
-    _result = _S_select__int.cache[_and(_ks, _BELOW)](self, dim, index)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_select__int.cache[_BELOW[_ks]](self, dim, index)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -1964,25 +2682,39 @@ class SliceBackward0(_Node):
     __slots__ = ('s_dim', 's_start', 's_end', 's_step', 's_self_shape')
     _name = 'SliceBackward0'
     apply = backward_slice__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def slice__Tensor_autograd(_ks, self, dim, start, end, step):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
+        return _S_slice__Tensor.cache[_BELOW[_ks]](self, dim, start, end, step)
     _node = SliceBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_start = start
     _node.s_end = end
     _node.s_step = step
     _node.s_self_shape = self._shape
-    _result = _S_slice__Tensor.cache[_and(_ks, _BELOW)](self, dim, start, end, step)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_slice__Tensor.cache[_BELOW[_ks]](self, dim, start, end, step)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -2001,21 +2733,35 @@ class UnsqueezeBackward0(_Node):
     __slots__ = ('s_dim',)
     _name = 'UnsqueezeBackward0'
     apply = backward_unsqueeze__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def unsqueeze__default_autograd(_ks, self, dim):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
+        return _S_unsqueeze__default.cache[_BELOW[_ks]](self, dim)
     _node = UnsqueezeBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
-    _result = _S_unsqueeze__default.cache[_and(_ks, _BELOW)](self, dim)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_unsqueeze__default.cache[_BELOW[_ks]](self, dim)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -2035,22 +2781,36 @@ class SqueezeBackward0(_Node):
     __slots__ = ('s_dim', 's_self_shape')
     _name = 'SqueezeBackward0'
     apply = backward_squeeze__dim
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def squeeze__dim_autograd(_ks, self, dim):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
+        return _S_squeeze__dim.cache[_BELOW[_ks]](self, dim)
     _node = SqueezeBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_self_shape = self._shape
-    _result = _S_squeeze__dim.cache[_and(_ks, _BELOW)](self, dim)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_squeeze__dim.cache[_BELOW[_ks]](self, dim)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -2069,21 +2829,35 @@ class ExpandBackward0(_Node):
     __slots__ = ('s_self_shape',)
     _name = 'ExpandBackward0'
     apply = backward_expand__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def expand__default_autograd(_ks, self, size, *, implicit):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
+        return _S_expand__default.cache[_BELOW[_ks]](self, size, implicit=implicit)
     _node = ExpandBackward0()
     _node.next_edges = (_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_self_shape = self._shape
-    _result = _S_expand__default.cache[_and(_ks, _BELOW)](self, size, implicit=implicit)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_expand__default.cache[_BELOW[_ks]](self, size, implicit=implicit)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     _mark_view(_result, self)
     return _result
 
@@ -2101,20 +2875,32 @@ class CloneBackward0(_Node):
     __slots__ = ()
     _name = 'CloneBackward0'
     apply = backward_clone__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def clone__default_autograd(_ks, self, *, memory_format):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
+        return _S_clone__default.cache[_BELOW[_ks]](self, memory_format=memory_format)
     _node = CloneBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_clone__default.cache[_and(_ks, _BELOW)](self, memory_format=memory_format)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_clone__default.cache[_BELOW[_ks]](self, memory_format=memory_format)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -2135,24 +2921,47 @@ class CopyBackward0(_Node):
     __slots__ = ('s_src_shape',)
     _name = 'CopyBackward0'
     apply = backward_copy___default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def copy___default_autograd(_ks, self, src, non_blocking):
     _base = _check_inplace(self, 'core::copy_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(src) if src.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if src.key_bits & _AG:
+        _fn = src.grad_fn
+        if _fn is None:
+            _m = src._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(src)
+        elif src._autograd_meta is None:
+            _e1 = (_fn, src._output_nr)
+        else:
+            _e1 = _edge(src)
     if _e0 is None and _e1 is None:
-        return _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
+        return _S_copy___default.cache[_BELOW[_ks]](self, src, non_blocking)
     _node = CopyBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e1 is not None:
         _node.s_src_shape = src._shape
-    _result = _S_copy___default.cache[_and(_ks, _BELOW)](self, src, non_blocking)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_copy___default.cache[_BELOW[_ks]](self, src, non_blocking)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2173,23 +2982,25 @@ class CatBackward0(_Node):
     __slots__ = ('s_tensors_count', 's_dim', 's_tensors_shape')
     _name = 'CatBackward0'
     apply = backward_cat__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def cat__default_autograd(_ks, tensors, dim):
     _e0 = tuple(_edge(_t) for _t in tensors)
     if not any(_e0):
-        return _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
+        return _S_cat__default.cache[_BELOW[_ks]](tensors, dim)
     _node = CatBackward0()
     _node.next_edges = (*_e0,)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     _node.s_dim = dim
     _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
     _node.s_tensors_count = len(tensors)
-    _result = _S_cat__default.cache[_and(_ks, _BELOW)](tensors, dim)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_cat__default.cache[_BELOW[_ks]](tensors, dim)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
@@ -2206,12 +3017,23 @@ class ToCopyBackward0(_Node):
     __slots__ = ()
     _name = 'ToCopyBackward0'
     apply = backward__to_copy__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
 def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S__to_copy__default.cache[_and(_ks, _BELOW)](
+        return _S__to_copy__default.cache[_BELOW[_ks]](
             self,
             dtype=dtype,
             layout=layout,
@@ -2222,7 +3044,10 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
         )
     _node = ToCopyBackward0()
     _node.next_edges = (_e0,)
-    _result = _S__to_copy__default.cache[_and(_ks, _BELOW)](
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S__to_copy__default.cache[_BELOW[_ks]](
         self,
         dtype=dtype,
         layout=layout,
@@ -2231,33 +3056,53 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
         non_blocking=non_blocking,
         memory_format=memory_format,
     )
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     return _result
 
 
 def add___Tensor_autograd(_ks, self, other, *, alpha):
     _base = _check_inplace(self, 'core::add_.Tensor', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
+        return _S_add___Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
     _node = AddBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
         _node.s_alpha = alpha
         _node.s_other_shape = other._shape
-    _result = _S_add___Tensor.cache[_and(_ks, _BELOW)](self, other, alpha=alpha)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_add___Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2265,24 +3110,51 @@ def add___Tensor_autograd(_ks, self, other, *, alpha):
 
 def mul___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::mul_.Tensor', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
+        return _S_mul___Tensor.cache[_BELOW[_ks]](self, other)
     _node = MulBackward0()
     _node.next_edges = (_e0, _e1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
     if _e0 is not None:
-        _node.s_other = _SavedTensor(other, -1)
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _SavedTensor(_original(self), -1)
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
         _node.s_other_shape = other._shape
-    _result = _S_mul___Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_mul___Tensor.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2290,24 +3162,51 @@ def mul___Tensor_autograd(_ks, self, other):
 
 def div___Tensor_autograd(_ks, self, other):
     _base = _check_inplace(self, 'core::div_.Tensor', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
-    _e1 = _edge(other) if other.key_bits & _AG else None
+    _e0 = _e1 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
+    if other.key_bits & _AG:
+        _fn = other.grad_fn
+        if _fn is None:
+            _m = other._autograd_meta
+            if _m is None or (_e1 := _m.edge) is None:
+                _e1 = _edge(other)
+        elif other._autograd_meta is None:
+            _e1 = (_fn, other._output_nr)
+        else:
+            _e1 = _edge(other)
     if _e0 is None and _e1 is None:
-        return _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
+        return _S_div___Tensor.cache[_BELOW[_ks]](self, other)
     _node = DivBackward0()
     _node.next_edges = (_e0, _e1)
-    _node.s_other = _SavedTensor(other, -1)
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _node.s_other = other
+    _st = other._storage
+    _node.v_other = 0 if _st is None else _st.version
     if _e0 is not None:
         _node.s_self_shape = self._shape
     if _e1 is not None:
-        _node.s_self = _SavedTensor(_original(self), -1)
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
         _node.s_other_shape = other._shape
-    _result = _S_div___Tensor.cache[_and(_ks, _BELOW)](self, other)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _result = _S_div___Tensor.cache[_BELOW[_ks]](self, other)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2315,75 +3214,136 @@ def div___Tensor_autograd(_ks, self, other):
 
 def exp___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_exp___default.cache[_and(_ks, _BELOW)](self)
+        return _S_exp___default.cache[_BELOW[_ks]](self)
     _node = ExpBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_exp___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_exp___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def exp2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::exp2_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_exp2___default.cache[_and(_ks, _BELOW)](self)
+        return _S_exp2___default.cache[_BELOW[_ks]](self)
     _node = Exp2Backward0()
     _node.next_edges = (_e0,)
-    _result = _S_exp2___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_exp2___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def expm1___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::expm1_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_expm1___default.cache[_and(_ks, _BELOW)](self)
+        return _S_expm1___default.cache[_BELOW[_ks]](self)
     _node = Expm1Backward0()
     _node.next_edges = (_e0,)
-    _result = _S_expm1___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_expm1___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def log___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log___default.cache[_and(_ks, _BELOW)](self)
+        return _S_log___default.cache[_BELOW[_ks]](self)
     _node = LogBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_log___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2391,18 +3351,34 @@ def log___default_autograd(_ks, self):
 
 def log2___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log2_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log2___default.cache[_and(_ks, _BELOW)](self)
+        return _S_log2___default.cache[_BELOW[_ks]](self)
     _node = Log2Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_log2___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log2___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2410,18 +3386,34 @@ def log2___default_autograd(_ks, self):
 
 def log10___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log10_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log10___default.cache[_and(_ks, _BELOW)](self)
+        return _S_log10___default.cache[_BELOW[_ks]](self)
     _node = Log10Backward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_log10___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log10___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2429,18 +3421,34 @@ def log10___default_autograd(_ks, self):
 
 def log1p___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::log1p_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_log1p___default.cache[_and(_ks, _BELOW)](self)
+        return _S_log1p___default.cache[_BELOW[_ks]](self)
     _node = Log1pBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_log1p___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_log1p___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2448,94 +3456,170 @@ def log1p___default_autograd(_ks, self):
 
 def sqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sqrt_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
+        return _S_sqrt___default.cache[_BELOW[_ks]](self)
     _node = SqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_sqrt___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_sqrt___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def rsqrt___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::rsqrt_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
+        return _S_rsqrt___default.cache[_BELOW[_ks]](self)
     _node = RsqrtBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_rsqrt___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_rsqrt___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def reciprocal___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::reciprocal_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
+        return _S_reciprocal___default.cache[_BELOW[_ks]](self)
     _node = ReciprocalBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_reciprocal___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_reciprocal___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def sigmoid___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sigmoid_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
+        return _S_sigmoid___default.cache[_BELOW[_ks]](self)
     _node = SigmoidBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_sigmoid___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_sigmoid___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def sin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sin_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sin___default.cache[_and(_ks, _BELOW)](self)
+        return _S_sin___default.cache[_BELOW[_ks]](self)
     _node = SinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_sin___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_sin___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2543,18 +3627,34 @@ def sin___default_autograd(_ks, self):
 
 def cos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cos_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_cos___default.cache[_and(_ks, _BELOW)](self)
+        return _S_cos___default.cache[_BELOW[_ks]](self)
     _node = CosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_cos___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_cos___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2562,37 +3662,68 @@ def cos___default_autograd(_ks, self):
 
 def tan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tan_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_tan___default.cache[_and(_ks, _BELOW)](self)
+        return _S_tan___default.cache[_BELOW[_ks]](self)
     _node = TanBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_tan___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_tan___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 
 def asin___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::asin_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_asin___default.cache[_and(_ks, _BELOW)](self)
+        return _S_asin___default.cache[_BELOW[_ks]](self)
     _node = AsinBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_asin___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_asin___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2600,18 +3731,34 @@ def asin___default_autograd(_ks, self):
 
 def acos___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::acos_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_acos___default.cache[_and(_ks, _BELOW)](self)
+        return _S_acos___default.cache[_BELOW[_ks]](self)
     _node = AcosBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_acos___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_acos___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2619,18 +3766,34 @@ def acos___default_autograd(_ks, self):
 
 def atan___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::atan_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_atan___default.cache[_and(_ks, _BELOW)](self)
+        return _S_atan___default.cache[_BELOW[_ks]](self)
     _node = AtanBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_atan___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_atan___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2638,18 +3801,34 @@ def atan___default_autograd(_ks, self):
 
 def sinh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::sinh_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_sinh___default.cache[_and(_ks, _BELOW)](self)
+        return _S_sinh___default.cache[_BELOW[_ks]](self)
     _node = SinhBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_sinh___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_sinh___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2657,18 +3836,34 @@ def sinh___default_autograd(_ks, self):
 
 def cosh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::cosh_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_cosh___default.cache[_and(_ks, _BELOW)](self)
+        return _S_cosh___default.cache[_BELOW[_ks]](self)
     _node = CoshBackward0()
     _node.next_edges = (_e0,)
-    _node.s_self = _SavedTensor(_original(self), -1)
-    _result = _S_cosh___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _t = _original(self)
+    _node.s_self = _t
+    _st = _t._storage
+    _node.v_self = 0 if _st is None else _st.version
+    _result = _S_cosh___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
     return _result
@@ -2676,20 +3871,35 @@ def cosh___default_autograd(_ks, self):
 
 def tanh___default_autograd(_ks, self):
     _base = _check_inplace(self, 'core::tanh_', True)
-    _e0 = _edge(self) if self.key_bits & _AG else None
+    _e0 = None
+    if self.key_bits & _AG:
+        _fn = self.grad_fn
+        if _fn is None:
+            _m = self._autograd_meta
+            if _m is None or (_e0 := _m.edge) is None:
+                _e0 = _edge(self)
+        elif self._autograd_meta is None:
+            _e0 = (_fn, self._output_nr)
+        else:
+            _e0 = _edge(self)
     if _e0 is None:
-        return _S_tanh___default.cache[_and(_ks, _BELOW)](self)
+        return _S_tanh___default.cache[_BELOW[_ks]](self)
     _node = TanhBackward0()
     _node.next_edges = (_e0,)
-    _result = _S_tanh___default.cache[_and(_ks, _BELOW)](self)
-    _result.key_bits |= _AG_FOR[_result._device.type]
+    _node.seq = next(_SEQUENCE)
+    _node.pre_hooks = _node.retains = None
+    _node.released = False
+    _result = _S_tanh___default.cache[_BELOW[_ks]](self)
+    _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     if _result._output_nr:
         _result._output_nr = 0
-    _node.out_meta.append((_result._shape, _result._dtype, _result._device))
+    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _SavedTensor(_result, 0)
+    _node.s_result = _result
+    _st = _result._storage
+    _node.v_result = 0 if _st is None else _st.version
     return _result
 
 

@@ -25,6 +25,7 @@ from ._graph import (
     set_history,
     unpack,
     unpack_saved,
+    unpack_output,
     WITH_AUTOGRAD,
 )
 from ._linear import conj, linear_map, real
@@ -82,6 +83,7 @@ __all__ = [
     "set_history",
     "unpack",
     "unpack_saved",
+    "unpack_output",
     "WITH_AUTOGRAD",
 ]
 

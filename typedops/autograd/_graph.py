@@ -45,8 +45,9 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final
 
-from ..tensor import AUTOGRAD_BITS, Tensor
+from ..tensor import AUTOGRAD_BITS, Tensor, alias_of
 from ..vocabulary import BACKEND_KEYS, DispatchKey, ScalarType, UnsupportedError, autograd_key_for
+from ._grad_mode import is_grad_enabled
 from ._messages import NO_BACKWARD, FREED, LEAF_INPLACE, VERSION, VIEW_INPLACE, VIEW_OF_LEAF_INPLACE, AutogradError
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "save_output",
     "unpack",
     "unpack_saved",
+    "unpack_output",
     "NODE_SEQUENCE",
     "set_history",
     "WITH_AUTOGRAD",
@@ -233,6 +235,32 @@ def unpack_saved(t: Tensor | None, version: int, node: Node, output_nr: int) -> 
     if now != version:
         raise _modified(t, now, version, output_nr, node)
     return t
+
+
+# Note [Saved outputs without a cycle]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An op whose formula reads its own result (exp, tanh, sigmoid, relu, sqrt...) saves it,
+# and the result's grad_fn is the node: saving the result itself made a reference cycle,
+# node -> result -> node, so a graph built and dropped without a backward (a forward pass
+# with grad mode on, a graph kept with retain_graph) outlived its last reference until the
+# garbage collector ran, and the tensors it held with it (those that had survived a
+# collection could wait for a full one). PyTorch saves an output without its grad_fn for
+# the same reason. A generated kernel saves ``alias_of(result)``: the same storage, so the
+# same version counter (an in-place change of the result is still caught), and no
+# history. ``unpack_output`` gives the formula that alias; under ``create_graph`` (grad
+# mode on during backward) it gives a new alias whose grad_fn is the node again, so the
+# formula's use of the result is differentiated through this node, as the result would be.
+def unpack_output(t: Tensor | None, version: int, node: Node, output_nr: int) -> Any:
+    """``unpack_saved`` for a saved output (Note [Saved outputs without a cycle])."""
+    saved = unpack_saved(t, version, node, output_nr)
+    if saved is None or not is_grad_enabled():
+        return saved
+    with_history = alias_of(saved)
+    with_history.key_bits = WITH_AUTOGRAD[with_history.key_bits]
+    with_history.grad_fn = node
+    if output_nr:
+        with_history._output_nr = output_nr
+    return with_history
 
 
 def _modified(t: Tensor, now: int, saved: int, output_nr: int, node: Node) -> AutogradError:

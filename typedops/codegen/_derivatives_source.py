@@ -193,8 +193,9 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
 
 def _unpack_line(schema: FunctionSchema, name: str, kind: str) -> str:
     """The line of a backward that unpacks the saved tensor ``name`` (an input or an output)."""
-    nr = _output_index(schema, name) if kind == "output" else -1
-    return f"{name} = _unpack_saved(_node.s_{name}, _node.v_{name}, _node, {nr})"
+    if kind == "output":  # Note [Saved outputs without a cycle] in typedops/autograd/_graph.py
+        return f"{name} = _unpack_output(_node.s_{name}, _node.v_{name}, _node, {_output_index(schema, name)})"
+    return f"{name} = _unpack_saved(_node.s_{name}, _node.v_{name}, _node, -1)"
 
 
 def _save_lines(field: str, value: str) -> list[str]:
@@ -292,7 +293,8 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
             elif kind == "output":
                 index = _output_index(schema, name)
                 out = "_result" if len(schema.returns) == 1 else f"_result[{index}]"
-                post_needs.setdefault("\n".join(_save_lines(name, out)), []).append(needed)
+                # the result without its history: Note [Saved outputs without a cycle]
+                post_needs.setdefault("\n".join(_save_lines(name, f"_alias({out})")), []).append(needed)
             else:
                 pre_needs.setdefault(f"_node.s_{name} = {name}", []).append(needed)
         for name, attr in saves.attrs:
@@ -435,6 +437,8 @@ def autograd_module(
         "    unboxed_slots as _slots,",
         "    unpack as _unpack,",
         "    unpack_saved as _unpack_saved,",
+        "    unpack_output as _unpack_output,",
+        "    alias_of as _alias,",
         ")",
         f"import {package} as _F",
         f"import {helpers} as _H",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..vocabulary import Device, NoKernelError
-from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor, keys_for_device, wrapped_scalar
+from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, Tensor, alias_of, keys_for_device, wrapped_scalar
 from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device, unboxed_slots
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
@@ -22,7 +22,7 @@ from ..autograd import (
     AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD, BELOW_AUTOGRAD_MASK, NODE_SEQUENCE, Node, SavedTensor, add_output_meta,
     below_autograd, check_inplace, edge_of, mark_view, rebase_view, not_implemented,
     out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack, unpack_saved,
-    WITH_AUTOGRAD,
+    unpack_output, WITH_AUTOGRAD,
 )  # fmt: skip
 from ..batching import register_vmap_rules
 from ..schema import (
@@ -50,6 +50,7 @@ __all__ = [
     "Node", "SavedTensor", "add_output_meta",
     "below_autograd", "check_inplace", "edge_of", "unboxed_slots", "mark_view", "rebase_view", "not_implemented",
     "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack", "unpack_saved", "WITH_AUTOGRAD",
+    "alias_of", "unpack_output",
 ]  # fmt: skip
 
 

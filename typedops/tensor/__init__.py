@@ -32,6 +32,7 @@ from ._tensor import (
     CPU,
     DEVICE_KEY_BITS,
     Tensor,
+    alias_of,
     array_of,
     backend_key_for_device,
     bump_version,
@@ -63,6 +64,7 @@ __all__ = [
     "Storage",
     # making and changing tensors (for kernels)
     "empty_tensor",
+    "alias_of",
     "array_of",
     "contiguous_strides_cached",
     "empty_meta",

@@ -563,6 +563,26 @@ def storage_of(t: Tensor) -> Storage:
     return storage
 
 
+def alias_of(t: Tensor) -> Tensor:
+    """A new tensor over ``t``'s elements: the same storage (made now if ``t`` had none) and
+    so the same version counter, the same cached numpy view, no history and no Autograd
+    key. Autograd saves an op's output as one (Note [Saved outputs without a cycle] in
+    typedops/autograd/_graph.py)."""
+    storage = t._storage if t._array is None else storage_of(t)
+    alias = _new_tensor(Tensor)
+    alias._storage = storage
+    alias._shape = t._shape
+    alias._strides = t._strides
+    alias._offset = t._offset
+    alias._dtype = t._dtype
+    alias._device = t._device
+    alias.key_bits = t.key_bits & ~AUTOGRAD_BITS
+    alias.grad_fn = None
+    alias._array = t._array
+    alias._array_buffer = t._array_buffer
+    return alias
+
+
 def array_of(t: Tensor) -> npt.NDArray[Any]:
     """``t``'s elements as its cached numpy view: Note [Wrap and unwrap] (kernels only;
     users call ``t.numpy()``). Raises ``RuntimeError`` for a meta tensor."""

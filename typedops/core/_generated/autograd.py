@@ -21,6 +21,8 @@ from typedops.runtime import (
     unboxed_slots as _slots,
     unpack as _unpack,
     unpack_saved as _unpack_saved,
+    unpack_output as _unpack_output,
+    alias_of as _alias,
 )
 import typedops.core._generated as _F
 import typedops.core._derivatives as _H
@@ -723,7 +725,7 @@ def backward_exp__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result)
     return (_g0,)
 
@@ -762,8 +764,9 @@ def exp__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -773,7 +776,7 @@ def backward_exp2__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result) * 0.6931471805599453
     return (_g0,)
 
@@ -812,8 +815,9 @@ def exp2__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -823,7 +827,7 @@ def backward_expm1__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result + 1)
     return (_g0,)
 
@@ -862,8 +866,9 @@ def expm1__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1073,7 +1078,7 @@ def backward_sqrt__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad / _H.conj(2 * result)
     return (_g0,)
 
@@ -1112,8 +1117,9 @@ def sqrt__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1123,7 +1129,7 @@ def backward_rsqrt__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = -0.5 * grad * _H.conj(result * result * result)
     return (_g0,)
 
@@ -1162,8 +1168,9 @@ def rsqrt__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1173,7 +1180,7 @@ def backward_reciprocal__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = -grad * _H.conj(result * result)
     return (_g0,)
 
@@ -1212,8 +1219,9 @@ def reciprocal__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1223,7 +1231,7 @@ def backward_sigmoid__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(result * (1 - result))
     return (_g0,)
 
@@ -1262,8 +1270,9 @@ def sigmoid__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1373,7 +1382,7 @@ def backward_tan__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(1 + result * result)
     return (_g0,)
 
@@ -1412,8 +1421,9 @@ def tan__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1673,7 +1683,7 @@ def backward_tanh__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = grad * _H.conj(1 - result * result)
     return (_g0,)
 
@@ -1712,8 +1722,9 @@ def tanh__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -1723,7 +1734,7 @@ def backward_relu__default(_node, grads):
     _e = _node.next_edges
     _g0 = None
     if _e[0] is not None:
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         _g0 = _F.threshold_backward(grad, result, 0)
     return (_g0,)
 
@@ -1762,8 +1773,9 @@ def relu__default_autograd(_ks, self):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -2166,7 +2178,7 @@ def backward_amax__default(_node, grads):
     _g0 = None
     if _e[0] is not None:
         self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
-        result = _unpack_saved(_node.s_result, _node.v_result, _node, 0)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
         dim = _node.s_dim
         keepdim = _node.s_keepdim
         _g0 = _H.amax_backward(grad, self, result, dim, keepdim)
@@ -2212,8 +2224,9 @@ def amax__default_autograd(_ks, self, dim, keepdim):
     _result.key_bits = _WITH_AG[_result.key_bits]
     _result.grad_fn = _node
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -2224,7 +2237,7 @@ def backward_max__dim(_node, grads):
     _g0 = None
     if _e[0] is not None:
         dim = _node.s_dim
-        indices = _unpack_saved(_node.s_indices, _node.v_indices, _node, 1)
+        indices = _unpack_output(_node.s_indices, _node.v_indices, _node, 1)
         keepdim = _node.s_keepdim
         self_shape = _node.s_self_shape
         _g0 = _H.max_dim_backward(grad, self_shape, dim, indices, keepdim)
@@ -2268,7 +2281,7 @@ def max__dim_autograd(_ks, self, dim, keepdim):
     _result = _S_max__dim.cache[_BELOW[_ks]](self, dim, keepdim)
     _set_history(_result[0], _node, 0)
     _add_output(_node, _result[1])
-    _t = _result[1]
+    _t = _alias(_result[1])
     _node.s_indices = _t
     _st = _t._storage
     _node.v_indices = 0 if _st is None else _st.version
@@ -3240,8 +3253,9 @@ def exp___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3274,8 +3288,9 @@ def exp2___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3308,8 +3323,9 @@ def expm1___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3482,8 +3498,9 @@ def sqrt___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3516,8 +3533,9 @@ def rsqrt___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3550,8 +3568,9 @@ def reciprocal___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3584,8 +3603,9 @@ def sigmoid___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3688,8 +3708,9 @@ def tan___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 
@@ -3897,8 +3918,9 @@ def tanh___default_autograd(_ks, self):
     _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
     if _base is not None:
         _rebase_view(self, _base)
-    _node.s_result = _result
-    _st = _result._storage
+    _t = _alias(_result)
+    _node.s_result = _t
+    _st = _t._storage
     _node.v_result = 0 if _st is None else _st.version
     return _result
 

@@ -208,8 +208,9 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
          check_data: bool = False) -> CompiledProgram:  # fmt: skip
     """Load the program saved at ``file`` (a path, or a seekable binary file) by
     ``Program.save``. Loading never executes code from the file: it is a zip of JSON and
-    ``.npy`` data, read with every size capped and every field checked; anything wrong
-    raises ``ProgramFormatError`` naming where and what (docs/programs.md, "Format").
+    raw tensor data (``.npy`` entries in format version 1), read with every size capped and
+    every field checked; anything wrong raises ``ProgramFormatError`` naming where and what
+    (docs/programs.md, "Format").
     Every op the program calls must be registered (a bundled library is loaded on demand).
     ``flavor`` chooses how the program runs: ``"dispatch"`` or ``"static"`` (Note [Two
     flavors of a loaded program] in _interpreter.py); a call that does not fit the op

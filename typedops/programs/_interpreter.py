@@ -40,6 +40,7 @@ from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, Out
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
+from ._planning import in_place_calls
 from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, Planned, straight_line
 from ._instructions import (
     BUILD_LIST,
@@ -187,9 +188,12 @@ class CompiledProgram:
         keep their loop)."""
         lowered = self._lowered
         if self._straight is None and lowered is not None and len(lowered[3]) <= STRAIGHT_MAX_CALLS:
-            outputs = lowered[4]
-            self._straight = straight_line(lowered[3], len(self.program.inputs), self._constants, outputs,
-                                           self._single >= 0)  # fmt: skip
+            calls, outputs, inputs = lowered[3], lowered[4], len(self.program.inputs)
+            in_place: list[Callable[..., Any] | None] = []
+            if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
+                names = [call.full_name for call in self.program.calls]
+                in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
+            self._straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
         return self._straight is not None
 
 

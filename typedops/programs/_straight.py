@@ -30,7 +30,9 @@ nothing.
 
 The straight-line function keeps every value alive until it returns, as the frame list
 of the step loop does; a boxed call's returns are unpacked into exactly as many variables
-as its ``STORE`` moves, as the step loop appends them.
+as its ``STORE`` moves, as the step loop appends them. In the static flavor a call may
+also be written as a guard choosing between its in-place variant and itself (Note
+[In-place into dead values] in _planning.py; ``_GUARD`` below, fixed text too).
 """
 
 from __future__ import annotations
@@ -48,17 +50,31 @@ STRAIGHT_MAX_CALLS: Final = 1000  # longer programs keep the step loop
 Planned = tuple[bool, Callable[..., Any], tuple[int, ...], int]
 
 
+# Note [In-place into dead values] in _planning.py: one dtype, one device, and ``other``'s
+# shape a suffix of ``self``'s. The device is a frozen dataclass: ``is`` first (the CPU
+# device is one object), ``==`` otherwise.
+_GUARD: Final = (
+    "        if ({s}._dtype is {o}._dtype and ({s}._device is {o}._device or {s}._device == {o}._device)\n"
+    "                and {s}._shape[len({s}._shape) - len({o}._shape):] == {o}._shape):\n"
+    "            {r} = {g}({a})\n"
+    "        else:\n"
+    "            {r} = {f}({a})\n"
+)
+
+
 def _int(value: object) -> int:
     if type(value) is not int or value < 0:  # the source is made of these alone
         raise AssertionError(f"not a slot number: {value!r}")
     return value
 
 
-def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any],
-                  outputs: Sequence[int], single: bool) -> Callable[[Sequence[Any]], Any]:  # fmt: skip
+def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any], outputs: Sequence[int],
+                  single: bool, in_place: Sequence[Callable[..., Any] | None] = ()) -> Callable[[Sequence[Any]], Any]:  # fmt: skip
     """``run(inputs)`` running ``calls`` in order on a frame of ``inputs`` inputs, then
     ``constants``, then each call's returns; it returns the value in frame slot
-    ``outputs[0]`` when ``single``, else a list of the values in ``outputs``."""
+    ``outputs[0]`` when ``single``, else a list of the values in ``outputs``.
+    ``in_place[k]``, when given, is the in-place wrapper call ``k`` runs as when its
+    operands pass the guard of Note [In-place into dead values] in _planning.py."""
     registers = _int(inputs) + len(constants)
     names = [f"i{n:d}" for n in range(inputs)] + [f"k{n:d}" for n in range(len(constants))]
     body: list[str] = [f"        {''.join(f'{name}, ' for name in names[:inputs])}= i\n"] if inputs else []
@@ -71,9 +87,10 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
             used_constants.add(number - inputs)
         return names[number]  # an IndexError for a slot no earlier step filled
 
-    for boxed, function, slots, returns in calls:
+    for number, (boxed, function, slots, returns) in enumerate(calls):
         f = f"f{len(functions):d}"
         functions.append(function)
+        alternative = in_place[number] if number < len(in_place) else None
         arguments = ", ".join(slot(s) for s in slots)
         results = [f"r{len(names) - registers + n:d}" for n in range(_int(returns))]
         if boxed:
@@ -83,7 +100,13 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
         else:
             if len(results) != 1:
                 raise AssertionError("an unboxed call has one return")
-            body.append(f"        {results[0]} = {f}({arguments})\n")
+            if alternative is not None:  # Note [In-place into dead values]: its guard, then the in-place wrapper
+                target, other = slot(slots[0]), slot(slots[1])
+                g = f"f{len(functions):d}"
+                functions.append(alternative)
+                body.append(_GUARD.format(s=target, o=other, r=results[0], g=g, f=f, a=arguments))
+            else:
+                body.append(f"        {results[0]} = {f}({arguments})\n")
         names += results
     returned = slot(outputs[0]) if single else f"[{', '.join(slot(s) for s in outputs)}]"
     header = "def make(f, k):\n"
@@ -92,6 +115,6 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
     source = f"{header}    def run(i):\n{''.join(body)}        return {returned}\n    return run\n"
     namespace: dict[str, Any] = {}
     # No linecache entry (it would outlive the program): a traceback names the file and line.
-    exec(compile(source, "<straight-line program>", "exec"), {"__builtins__": {}}, namespace)
+    exec(compile(source, "<straight-line program>", "exec"), {"__builtins__": {}, "len": len}, namespace)
     run: Callable[[Sequence[Any]], Any] = namespace["make"](tuple(functions), tuple(constants))
     return run

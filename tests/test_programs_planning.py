@@ -44,7 +44,9 @@ def _identical(got: Any, expected: Any) -> None:
 
 
 def _planned_ops(compiled: CompiledProgram) -> list[str | None]:
-    lowered: Any = compiled._lowered  # pyright: ignore[reportPrivateUsage]
+    from typedops.programs._interpreter import lower
+
+    lowered: Any = lower(compiled.assembly, len(compiled.program.inputs), compiled._ops, compiled._unboxed, plan=True)  # pyright: ignore[reportPrivateUsage]
     calls, outputs = lowered[3], lowered[4]
     names = [c.full_name for c in compiled.program.calls]
     chosen = in_place_calls(names, calls, len(compiled.program.inputs), compiled._constants, outputs)  # pyright: ignore[reportPrivateUsage]

@@ -113,7 +113,7 @@ class CompiledProgram:
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
     __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single", "_straight", "_countdown")  # fmt: skip
+                 "_lowered", "_single", "_straight", "_countdown", "_unboxed")  # fmt: skip
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = ()) -> None:  # fmt: skip
@@ -124,6 +124,7 @@ class CompiledProgram:
         self._ops = ops
         self._constants = assembly.constants
         self._lowered = lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        self._unboxed = unboxed  # for straighten, which lowers again, with each call's slots
         # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
         self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
@@ -132,7 +133,7 @@ class CompiledProgram:
         # Note [Straight-line runs] in _straight.py: the runs left before a lowered
         # program is compiled to one function (-1: never), and that function once it is.
         self._straight: Callable[[Sequence[Any]], Any] | None = None
-        self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[3]) <= STRAIGHT_MAX_CALLS else -1
+        self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
         specs = program.inputs
@@ -186,9 +187,13 @@ class CompiledProgram:
         ``STRAIGHT_AFTER`` runs (Note [Straight-line runs] in _straight.py); whether it
         is (programs that are not lowered, or longer than ``STRAIGHT_MAX_CALLS`` calls,
         keep their loop)."""
+        inputs = len(self.program.inputs)
         lowered = self._lowered
-        if self._straight is None and lowered is not None and len(lowered[3]) <= STRAIGHT_MAX_CALLS:
-            calls, outputs, inputs = lowered[3], lowered[4], len(self.program.inputs)
+        if self._straight is None and lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS:
+            # The calls with their slots: lowered again, as compile_program does not keep them.
+            again = lower(self.assembly, inputs, self._ops, self._unboxed, plan=True)
+            assert again is not None
+            calls, outputs = again[3], again[4]
             in_place: list[Callable[..., Any] | None] = []
             if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
                 names = [call.full_name for call in self.program.calls]
@@ -326,11 +331,13 @@ def _defaults_fit(slots: list[int], inputs: int, constants: tuple[Any, ...], def
 Lowered = tuple[tuple[Step, ...], Gather, int, tuple[Planned, ...], tuple[int, ...]]
 
 
-def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequence[Unboxed | None] = ()) -> Lowered | None:
+def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequence[Unboxed | None] = (),
+          plan: bool = False) -> Lowered | None:  # fmt: skip
     """``assembly``'s calls as steps, the gather of its outputs, the frame slot of its
-    first output (-1: none), the calls as Note [Straight-line runs] takes them and the
-    frame slots of the outputs; None when Note [Lowered runs] does not apply.
-    ``unboxed[k]`` is call ``k``'s unboxed entry, if it may take one."""
+    first output (-1: none), with ``plan`` the calls as Note [Straight-line runs] takes
+    them (else none: a load makes no more than a run needs), and the frame slots of the
+    outputs; None when Note [Lowered runs] does not apply. ``unboxed[k]`` is call ``k``'s
+    unboxed entry, if it may take one."""
     constants = assembly.constants
     registers = inputs + len(constants)
     steps: list[Step] = []
@@ -344,8 +351,9 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequen
             if op is not STORE:
                 return None
             stored = True  # the frame takes the call's returns
-            boxed, function, slots, _ = planned[-1]
-            planned[-1] = (boxed, function, slots, arg)
+            if plan:
+                boxed, function, slots, _ = planned[-1]
+                planned[-1] = (boxed, function, slots, arg)
         elif op is LOAD_REGISTER:
             push(registers + arg)
         elif op is LOAD_CONSTANT:
@@ -359,11 +367,13 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequen
                 entry, count, defaults = spec
                 if _defaults_fit(pending[count:], inputs, constants, defaults):
                     steps.append(_unboxed_step(entry, pending[:count]))
-                    planned.append((False, entry, tuple(pending[:count]), 1))
+                    if plan:
+                        planned.append((False, entry, tuple(pending[:count]), 1))
                     pending.clear()
                     continue
             steps.append((BOXED, ops[arg], -1, -1, -1, _gather(pending)))
-            planned.append((True, ops[arg], tuple(pending), 0))
+            if plan:
+                planned.append((True, ops[arg], tuple(pending), 0))
             pending.clear()
         elif op is STORE:
             pass  # the frame takes the call's returns

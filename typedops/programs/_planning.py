@@ -23,7 +23,9 @@ guard in the generated code, only when the two calls are provably the same:
 - the operands have one dtype (so the out-of-place result has ``self``'s dtype, and
   both kernels take their fast paths: ``a + b`` or ``a += b`` in numpy, the same
   element-wise loop in the same dtype, so the same bits);
-- one device (else both refuse, each naming its own op);
+- one device (else both refuse, each naming its own op; and ``self``, made by a core
+  wrapper, is on CPU or Meta, whose kernels both wrappers have, so neither refuses it
+  for want of a kernel);
 - ``other``'s shape is a suffix of ``self``'s (it broadcasts to ``self``'s shape, so the
   result has ``self``'s shape; ``self`` is C-contiguous, as the result would be).
 

@@ -407,3 +407,80 @@ def test_a_mode_sees_a_program_s_calls_as_it_sees_eager_ones() -> None:
         assert _same(result, expected)
         if compiled.flavor == "dispatch":
             assert seen.calls == eager.calls
+
+
+def _caller_files(ns: str) -> tuple[Any, list[str]]:
+    """An op ``ns::probe`` whose kernel records which of the interpreter's frames called it:
+    the step loop's (in _interpreter.py) or a straight-line function's."""
+    import sys
+
+    files: list[str] = []
+
+    @op(f"{ns}::probe")
+    def probe(x: Tensor) -> Tensor:
+        frame: Any = sys._getframe(1)
+        while not (frame.f_code.co_filename == "<straight-line program>"
+                   or frame.f_code.co_filename.endswith(("programs/_interpreter.py", "test_programs_interpreter.py"))):  # fmt: skip
+            frame = frame.f_back  # the dispatcher's frames, up to its caller
+        files.append(frame.f_code.co_filename)
+        return core.neg(x)
+
+    return probe, files
+
+
+@pytest.mark.parametrize("flavor", ["dispatch", "static"])
+def test_a_lowered_program_runs_as_one_straight_line_function_after_straight_after_runs(flavor: str) -> None:
+    # Note [Straight-line runs]: the step loop calls the ops STRAIGHT_AFTER times, then
+    # the program's own compiled function does, with the same results.
+    from typedops.programs._straight import STRAIGHT_AFTER
+
+    probe, files = _caller_files(_ns())
+    program = trace(lambda a: core.add(probe(a), a), X)
+    compiled = compile_program(program, flavor)  # type: ignore[arg-type]
+    files.clear()  # the traced call's
+    results = [compiled.run(X).tolist() for _ in range(STRAIGHT_AFTER + 2)]
+    assert all(r == [[0.0, 0.0], [0.0, 0.0]] for r in results)
+    assert files[:STRAIGHT_AFTER] == [files[0]] * STRAIGHT_AFTER and files[0].endswith("programs/_interpreter.py")
+    assert files[STRAIGHT_AFTER:] == ["<straight-line program>"] * 2
+    probe.library.remove()
+
+
+def test_straighten_compiles_now_and_keeps_boxed_calls_of_several_returns() -> None:
+    ns = _ns()
+    lib = typedops.Library(ns, "DEF")
+    lib.define("split2(Tensor x) -> (Tensor, Tensor)")
+
+    def split2(x: Tensor) -> tuple[Tensor, Tensor]:
+        return core.neg(x), core.abs(x)
+
+    lib.impl("split2", split2, "CPU")
+    ops = getattr(typedops.ops, ns)
+
+    def f(a: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        first, second = ops.split2(a)
+        return second, core.mul(first, second), a
+
+    for compiled in _both(trace(f, X)):
+        expected = compiled.run(X)
+        assert compiled.straighten() and compiled.straighten()  # once compiled, it stays
+        got = compiled.run(X)
+        assert _same(got, expected) and got[2] is X
+    listed = compile_program(trace(lambda a: core.cat([a, a], 0), X), "static")
+    assert not listed.straighten()  # a list argument: not lowered, the instruction loop
+    assert listed.run(X).tolist() == core.cat([X, X], 0).tolist()
+
+
+def test_straight_line_source_is_made_of_slot_numbers_alone() -> None:
+    from typedops.programs._straight import straight_line
+
+    with pytest.raises(AssertionError, match="not a slot number: '0; import os'"):
+        straight_line([(False, core.neg, ("0; import os",), 1)], 1, (), (1,), True)  # type: ignore[list-item]
+    with pytest.raises(AssertionError, match="not a slot number: True"):
+        straight_line([(False, core.neg, (True,), 1)], 1, (), (1,), True)
+    def boxed(stack: list[Any]) -> None:
+        stack[:] = [core.mul(stack[0], stack[1])]
+
+    # The frame: input 0, constant 1, then each call's returns (slots 2 and 3).
+    run = straight_line([(False, core.neg, (0,), 1), (True, boxed, (2, 1), 1)], 1, (3,), (3, 2, 1), False)
+    three, negated, constant = run((X,))
+    assert three.tolist() == (-X * 3).tolist() and negated.tolist() == (-X).tolist() and constant == 3

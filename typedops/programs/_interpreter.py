@@ -40,6 +40,8 @@ from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, Out
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
+from ._planning import in_place_calls
+from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, Planned, straight_line
 from ._instructions import (
     BUILD_LIST,
     CALL,
@@ -111,7 +113,7 @@ class CompiledProgram:
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
     __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single")  # fmt: skip
+                 "_lowered", "_single", "_straight", "_countdown", "_unboxed")  # fmt: skip
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = ()) -> None:  # fmt: skip
@@ -122,11 +124,16 @@ class CompiledProgram:
         self._ops = ops
         self._constants = assembly.constants
         self._lowered = lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        self._unboxed = unboxed  # for straighten, which lowers again, with each call's slots
         # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
         self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
         # as it is, else -1.
         self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
+        # Note [Straight-line runs] in _straight.py: the runs left before a lowered
+        # program is compiled to one function (-1: never), and that function once it is.
+        self._straight: Callable[[Sequence[Any]], Any] | None = None
+        self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
         specs = program.inputs
@@ -159,15 +166,40 @@ class CompiledProgram:
                     _check_inputs(self.program, inputs)  # raises, naming the input
         else:
             _check_inputs(self.program, inputs)
+        straight = self._straight
+        if straight is not None:
+            return straight(inputs) if self._single >= 0 else self.program.output_kind.pack(straight(inputs))
         lowered = self._lowered
         if lowered is None:
             return self.program.output_kind.pack(_execute(self._code, inputs, self._constants, self._ops))
+        self._countdown -= 1
+        if self._countdown == 0:
+            self.straighten()
         frame = _execute_lowered(lowered[0], inputs, self._constants)
         if self._single >= 0:
             return frame[self._single]
         return self.program.output_kind.pack([*lowered[1](frame)])
 
     __call__ = run
+
+    def straighten(self) -> bool:
+        """Compile a lowered program to one straight-line function now, rather than after
+        ``STRAIGHT_AFTER`` runs (Note [Straight-line runs] in _straight.py); whether it
+        is (programs that are not lowered, or longer than ``STRAIGHT_MAX_CALLS`` calls,
+        keep their loop)."""
+        inputs = len(self.program.inputs)
+        lowered = self._lowered
+        if self._straight is None and lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS:
+            # The calls with their slots: lowered again, as compile_program does not keep them.
+            again = lower(self.assembly, inputs, self._ops, self._unboxed, plan=True)
+            assert again is not None
+            calls, outputs = again[3], again[4]
+            in_place: list[Callable[..., Any] | None] = []
+            if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
+                names = [call.full_name for call in self.program.calls]
+                in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
+            self._straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
+        return self._straight is not None
 
 
 def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], constants: tuple[Any, ...],
@@ -228,6 +260,10 @@ def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], consta
 # are not reached. Any other call (several returns, keyword-only arguments off their
 # defaults in the dispatch flavor) takes the op's boxed entry on a gathered stack; any
 # other program ``_execute``, the stack loop, on the boxed entries.
+#
+# A lowered program that has run ``STRAIGHT_AFTER`` times then runs its calls as one
+# compiled straight-line function instead of ``_execute_lowered`` (Note [Straight-line
+# runs] in _straight.py); ``lower`` gives it each call's argument slots and returns.
 Gather = Callable[[list[Any]], Sequence[Any]]
 # (kind, callable, first slot, second slot, third slot, gather of every argument's slot); the kinds:
 UNARY: Final = 1  # unboxed, one positional argument: frame[first]
@@ -292,14 +328,20 @@ def _defaults_fit(slots: list[int], inputs: int, constants: tuple[Any, ...], def
     return True
 
 
-def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
-          unboxed: Sequence[Unboxed | None] = ()) -> tuple[tuple[Step, ...], Gather, int] | None:  # fmt: skip
-    """``assembly``'s calls as steps, the gather of its outputs and the frame slot of its
-    first output (-1: none); None when Note [Lowered runs] does not apply. ``unboxed[k]``
-    is call ``k``'s unboxed entry, if it may take one."""
+Lowered = tuple[tuple[Step, ...], Gather, int, tuple[Planned, ...], tuple[int, ...]]
+
+
+def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequence[Unboxed | None] = (),
+          plan: bool = False) -> Lowered | None:  # fmt: skip
+    """``assembly``'s calls as steps, the gather of its outputs, the frame slot of its
+    first output (-1: none), with ``plan`` the calls as Note [Straight-line runs] takes
+    them (else none: a load makes no more than a run needs), and the frame slots of the
+    outputs; None when Note [Lowered runs] does not apply. ``unboxed[k]`` is call ``k``'s
+    unboxed entry, if it may take one."""
     constants = assembly.constants
     registers = inputs + len(constants)
     steps: list[Step] = []
+    planned: list[Planned] = []
     pending: list[int] = []  # the frame slots of the values loaded since the last call
     push = pending.append
     stored = True  # the instruction before was not a CALL (whose STORE must follow it)
@@ -309,6 +351,9 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
             if op is not STORE:
                 return None
             stored = True  # the frame takes the call's returns
+            if plan:
+                boxed, function, slots, _ = planned[-1]
+                planned[-1] = (boxed, function, slots, arg)
         elif op is LOAD_REGISTER:
             push(registers + arg)
         elif op is LOAD_CONSTANT:
@@ -322,14 +367,18 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed],
                 entry, count, defaults = spec
                 if _defaults_fit(pending[count:], inputs, constants, defaults):
                     steps.append(_unboxed_step(entry, pending[:count]))
+                    if plan:
+                        planned.append((False, entry, tuple(pending[:count]), 1))
                     pending.clear()
                     continue
             steps.append((BOXED, ops[arg], -1, -1, -1, _gather(pending)))
+            if plan:
+                planned.append((True, ops[arg], tuple(pending), 0))
             pending.clear()
         elif op is STORE:
             pass  # the frame takes the call's returns
         elif op is RETURN:
-            return tuple(steps), _gather(pending), pending[0] if pending else -1
+            return tuple(steps), _gather(pending), pending[0] if pending else -1, tuple(planned), tuple(pending)
         elif op is BUILD_LIST or op is LOAD_FRESH:
             return None
         else:

@@ -44,3 +44,19 @@ def test_a_process_with_the_core_library_keeps_it() -> None:
     with core_kernels_alone("typedops.core.kernels"):
         assert sys.modules["typedops.core"] is before
     assert sys.modules["typedops.core"] is before is core
+
+
+def test_the_core_library_imported_after_generation_has_its_kernels(tmp_path: Path) -> None:
+    # In a fresh process: generate the bundled core library (kernels imported under the
+    # bare package; nothing written), then import typedops.core: its kernels are its attribute.
+    script = (
+        "from pathlib import Path\n"
+        "from typedops.codegen import generate\n"
+        "from typedops.codegen._generate import DEFAULT_CORE_YAML, PACKAGE\n"
+        f"generate(DEFAULT_CORE_YAML, Path({str(tmp_path / 'out')!r}), namespace='core', bundled=PACKAGE)\n"
+        "import typedops.core\n"
+        "print(typedops.core.kernels.__name__, typedops.core.relu(typedops.tensor([-1.0, 2.0])).tolist())\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["typedops.core.kernels", "[0.0,", "2.0]"]

@@ -239,3 +239,21 @@ def test_the_fast_reader_takes_no_tensor_table_the_general_reader_refuses(row: i
         patch.setattr(_load, "fast_read", lambda *_: None)
         general = read_program(data, "the stream")  # raises if the general reader refuses it
     assert fast[0] == general.program and fast[3] == list(general.call_ops)
+
+
+def test_a_long_program_leaves_the_shared_result_references_capped() -> None:
+    # The fast reader shares the ResultRefs of the first 1,024 (call, output) pairs between
+    # loads; a longer program numbers the rest in a dict of its own.
+    from typedops.programs._fast import _RESULT_REFS, _SHARED_REFERENCES
+
+    def chain(x: Tensor) -> Tensor:
+        for _ in range(1500):
+            x = core.neg(x)
+        return x
+
+    out = io.BytesIO()
+    write_program(trace(chain, tensor([1.0])), out, 2)
+    assert fast_read(Archive(None, "the stream", DEFAULT_LIMITS, out.getvalue()), _contents(out.getvalue())["program.json"],
+                     DEFAULT_LIMITS) is not None  # fmt: skip
+    loaded = read_program(out.getvalue(), "the stream")
+    assert len(loaded.program.calls) == 1500 and len(_RESULT_REFS) <= _SHARED_REFERENCES

@@ -320,6 +320,21 @@ def test_wrong_types_and_absurd_numbers_anywhere_give_a_format_error_and_the_rea
         assert isinstance(general, LoadedProgram) and fast[0] == general.program and outcome == "loaded"
 
 
+def test_calls_declaring_many_results_are_refused_in_bounded_memory() -> None:
+    # A row of a few bytes may declare 65,536 results: each call is checked against its
+    # schema before its results are numbered (20 such rows used to number 1.3 million).
+    rows = _changed(lambda m: m.__setitem__("calls", [[0, 65536, 0, 0]] * 20 + m["calls"]))
+    tracemalloc.start()
+    try:
+        outcome = _outcome(_with(rows))
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert outcome == (
+        "calls[0][1]: 65536 result(s) for core::mm, whose schema returns 1: core::mm(Tensor self, Tensor mat2) -> Tensor")
+    assert peak < 16 * 2**20, peak
+
+
 def test_deep_lists_are_refused_in_bounded_memory() -> None:
     deep: Any = 0
     for _ in range(40):

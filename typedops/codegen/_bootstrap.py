@@ -9,12 +9,14 @@ kernels live in ``typedops.core.kernels``, and importing a submodule runs its pa
 or removed, that stale code names a kernel that no longer exists, so ``make codegen``
 failed on the import of the old output instead of writing the new one.
 
-So while the generator reads kernels under ``typedops.core`` in a process that has not
-imported the core library yet (``make codegen`` runs in a fresh one), ``typedops.core``
+So while the generator makes the bundled library (``--bundled``) in a process that has
+not imported the core library yet (``make codegen`` runs in a fresh one), ``typedops.core``
 is a bare package module: its ``__path__`` finds the submodules, its ``__init__`` does not
-run. Afterwards the bare module is taken out of ``sys.modules``, so the next
-``import typedops.core`` runs the real ``__init__`` (over the kernel modules already
-imported). A process that has imported the core library keeps it as it is.
+run. Afterwards the bare module and the submodules imported under it are taken out of
+``sys.modules``, so the next ``import typedops.core`` runs the real ``__init__`` and imports
+the kernels again as attributes of the real package. A process that has imported the core
+library keeps it as it is. (Another thread importing ``typedops.core`` while the generator
+runs would get the bare package: the generator is a command-line tool, run alone.)
 """
 
 from __future__ import annotations
@@ -41,9 +43,14 @@ def core_kernels_alone(kernels: str | None) -> Generator[None, None, None]:
         yield
         return
     bare = importlib.util.module_from_spec(spec)
+    before = set(sys.modules)
     sys.modules[_CORE] = bare
     try:
         yield
     finally:
         if sys.modules.get(_CORE) is bare:
+            # Forget the submodules imported under the bare package too: the real package,
+            # imported later, then imports them afresh and gets them as its attributes.
+            for name in [n for n in sys.modules if n.startswith(_CORE + ".") and n not in before]:
+                del sys.modules[name]
             del sys.modules[_CORE]

@@ -110,54 +110,57 @@ def generate(
         static_dispatch=_static_keys(static_dispatch),
         schemas_only=schemas_only,
     )
-    with core_kernels_alone(kernels):  # Note [Regenerating the core library] in _bootstrap.py
+    # Regenerating the bundled library, its kernels import without typedops/core/__init__
+    # until the files are made: Note [Regenerating the core library] in _bootstrap.py
+    with core_kernels_alone(kernels if bundled is not None else None):
         entries = load_entries(yaml_path, options, core_yaml or DEFAULT_CORE_YAML)
-    selective = ops_list is not None or programs is not None
-    if selective:
-        known: dict[str, OpEntry] = {e.schema.full_name: e for e in entries}
-        chosen: set[str] = set()
-        if ops_list is not None:
-            chosen = load_op_list(ops_list, namespace, known, options.source_label)
-        if programs is not None:
-            chosen |= ops_of_programs(programs)  # those of other namespaces are not this yaml's
-        entries = [e for e in entries if e.schema.full_name in chosen]
-    functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
-    others = [registration_section(entries, options), methods_section(entries, options)]
-    _check_function_names(functions, others, group(entries, Variant.function), options)
-    module = module_text(
-        options,
-        "the generated op library: importing it registers the ops, and binds the typed "
-        "functional API and the Tensor methods; types in __init__.pyi",
-        [others[0], functions, others[1]],
-    )
-    files: dict[Path, str] = {}
-    files[out / "__init__.py"] = module
-    derivatives_yaml = yaml_path.parent / DERIVATIVES_NAME
-    if derivatives_yaml.is_file() and not selective and not options.static_dispatch:
-        files[out / "autograd.py"] = _autograd_text(derivatives_yaml, entries, options)
-        files[out / "autograd.pyi"] = (
-            f"# {HEADER} from {DERIVATIVES_NAME} -- do not edit.\n"
-            "# autograd.py registers the library's autograd kernels when imported; nothing in it is public API.\n"
+        selective = ops_list is not None or programs is not None
+        if selective:
+            known: dict[str, OpEntry] = {e.schema.full_name: e for e in entries}
+            chosen: set[str] = set()
+            if ops_list is not None:
+                chosen = load_op_list(ops_list, namespace, known, options.source_label)
+            if programs is not None:
+                chosen |= ops_of_programs(programs)  # those of other namespaces are not this yaml's
+            entries = [e for e in entries if e.schema.full_name in chosen]
+        functions = (static_functions_section if options.static_dispatch else functions_section)(entries, options)
+        others = [registration_section(entries, options), methods_section(entries, options)]
+        _check_function_names(functions, others, group(entries, Variant.function), options)
+        module = module_text(
+            options,
+            "the generated op library: importing it registers the ops, and binds the typed "
+            "functional API and the Tensor methods; types in __init__.pyi",
+            [others[0], functions, others[1]],
         )
-    unboxing_keys = options.static_dispatch or (_BUNDLED_STATIC if bundled is not None else ())
-    if unboxing_keys:
-        files[out / "unboxing.py"] = unboxing_module(entries, options, unboxing_keys)
-        files[out / "unboxing.pyi"] = (
-            f"# {HEADER} -- do not edit.\n"
-            "# unboxing.py registers the library's static unboxing wrappers when imported; nothing in it is public API.\n"
-        )
-    files[out / "__init__.pyi"] = library_stub(entries, options)
-    if stubs is not None:
-        section = namespace_section(namespace, f"from {options.source_label} by typedops codegen",
-                                    [e.schema for e in entries if e.defines], methods_of(entries))  # fmt: skip
-        files[stubs / INDEX_FILE] = project_stub({**read_sections(stubs / INDEX_FILE), namespace: section})
-    elif namespace != "core":
-        _refuse_untyped_methods(entries, options)
-    if bundled is not None:
-        files.update(bundled_stubs(entries, options, bundled))
-    for path, text in files.items():
-        compile(text, str(path), "exec")  # a generator bug must not reach the disk
-    return files
+        files: dict[Path, str] = {}
+        files[out / "__init__.py"] = module
+        derivatives_yaml = yaml_path.parent / DERIVATIVES_NAME
+        if derivatives_yaml.is_file() and not selective and not options.static_dispatch:
+            files[out / "autograd.py"] = _autograd_text(derivatives_yaml, entries, options)
+            files[out / "autograd.pyi"] = (
+                f"# {HEADER} from {DERIVATIVES_NAME} -- do not edit.\n"
+                "# autograd.py registers the library's autograd kernels when imported; nothing in it is public API.\n"
+            )
+        unboxing_keys = options.static_dispatch or (_BUNDLED_STATIC if bundled is not None else ())
+        if unboxing_keys:
+            files[out / "unboxing.py"] = unboxing_module(entries, options, unboxing_keys)
+            files[out / "unboxing.pyi"] = (
+                f"# {HEADER} -- do not edit.\n"
+                "# unboxing.py registers the library's static unboxing wrappers when imported; "
+                "nothing in it is public API.\n"
+            )
+        files[out / "__init__.pyi"] = library_stub(entries, options)
+        if stubs is not None:
+            section = namespace_section(namespace, f"from {options.source_label} by typedops codegen",
+                                        [e.schema for e in entries if e.defines], methods_of(entries))  # fmt: skip
+            files[stubs / INDEX_FILE] = project_stub({**read_sections(stubs / INDEX_FILE), namespace: section})
+        elif namespace != "core":
+            _refuse_untyped_methods(entries, options)
+        if bundled is not None:
+            files.update(bundled_stubs(entries, options, bundled))
+        for path, text in files.items():
+            compile(text, str(path), "exec")  # a generator bug must not reach the disk
+        return files
 
 
 

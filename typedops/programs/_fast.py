@@ -322,6 +322,8 @@ class _Values:
                     return None
                 found = self.results.get((call, output))
                 if found is None:
+                    if self.results is _RESULT_REFS and len(_RESULT_REFS) >= _SHARED_REFERENCES:
+                        self.results = {}  # the shared references stay capped; this load's own
                     found = self.results[(call, output)] = ResultRef(call, output)
                 values.append(found)
             elif key == "tensor":

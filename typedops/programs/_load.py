@@ -2,8 +2,9 @@
 
 Reading goes archive (_archive.py: caps before reads) -> manifest (_decode.py: every field
 and reference checked) -> ops (looked up once, here) -> tensor constants (``tensors.bin``
-in format version 2, their ``.npy`` entries in version 1, checked before read) -> ``Program``. Nothing in the file is executed, imported
-or unpickled: a program file is data (Note [Programs are data] in tracing/_values.py).
+in format versions 2 and 3, their ``.npy`` entries in version 1, checked before read) -> ``Program``.
+Nothing in the file is executed, imported or unpickled: a program file is data (Note [Programs
+are data] in tracing/_values.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
 from ._fast import fast_read
-from ._numbered import op_table_3, program_3
+from ._numbered import check_call, op_table_3, program_3
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
@@ -106,17 +107,8 @@ def _tensor_constants(archive: Archive, decoder: Decoder, tensors: list[TensorEn
 
 def _check_calls(decoder: Decoder, program: Program, schemas: list[FunctionSchema]) -> None:
     """Each call has one value per argument and one result per return of its schema."""
-    v3 = decoder.version >= 3  # a call is [op, outputs, argument...]
     for index, (call, row) in enumerate(zip(program.calls, decoder.call_ops)):
-        schema = schemas[row]
-        if len(call.args) != len(schema.arguments):
-            problem = msg.ARITY.format(got=len(call.args), name=shorten(call.full_name), expected=len(schema.arguments),
-                                       schema=shorten(call.schema, 300))  # fmt: skip
-            decoder.fail(problem, f"calls[{index}]" if v3 else f"calls[{index}].args")
-        if call.num_outputs != len(schema.returns):
-            problem = msg.RESULT_COUNT.format(got=call.num_outputs, name=shorten(call.full_name), expected=len(schema.returns),
-                                              schema=shorten(call.schema, 300))  # fmt: skip
-            decoder.fail(problem, f"calls[{index}][1]" if v3 else f"calls[{index}].outputs")
+        check_call(decoder, index, call, schemas[row])
 
 
 def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_LIMITS, *,
@@ -144,8 +136,11 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
         decoder.tensors = _tensor_constants(archive, decoder, tensors, check_data)
-        program = decoder.program(top, ops) if decoder.version < 3 else program_3(decoder, top, ops)
-        _check_calls(decoder, program, schemas)
+        if decoder.version < 3:
+            program = decoder.program(top, ops)
+            _check_calls(decoder, program, schemas)
+        else:  # each call checked as it is read, before its results are numbered
+            program = program_3(decoder, top, ops, schemas)
     finally:
         archive.close()
     return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(decoder.call_ops))

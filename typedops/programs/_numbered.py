@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..schema import FunctionSchema
 from ..tracing import Call, Constant, ConstantInput, Input, InputRef, ListOf, Program, ResultRef, TensorInput, Value
 from . import _messages as msg
-from ._decode import _DTYPES, _KINDS, _MAX_DIM, _MAX_RESULTS, Decoder, OpEntry, _json_kind
+from ._decode import _DTYPES, _KINDS, _MAX_DIM, _MAX_RESULTS, Decoder, OpEntry, _json_kind, shorten
 
-__all__ = ["op_table_3", "program_3"]
+__all__ = ["op_table_3", "program_3", "check_call"]
 
 
 def op_table_3(decoder: Decoder, x: Any) -> list[OpEntry]:
@@ -72,7 +73,7 @@ class _Numbered:
         shown = kind if type(kind) is not str or len(kind) <= 120 else kind[:117] + "..."
         decoder.fail(msg.ONE_OF.format(expected="tensor, constant", got=shown), f"{where}[0]")
 
-    def call(self, x: Any, index: int, ops: list[OpEntry]) -> Call:
+    def call(self, x: Any, index: int, ops: list[OpEntry], schemas: list[FunctionSchema]) -> Call:
         decoder = self.decoder
         where = f"calls[{index}]"
         if not (x.__class__ is list and len(x) >= 2):
@@ -84,13 +85,30 @@ class _Numbered:
         outputs = decoder.int_(x[1], f"{where}[1]", 0, _MAX_RESULTS)
         high = len(self.slots)
         values = tuple(self.value(v, f"{where}[{i}]", 0, high) for i, v in enumerate(x[2:], 2))
-        self.slots += [ResultRef(index, k) for k in range(outputs)]
         entry = ops[op]
+        call = Call(entry.name, entry.overload, entry.schema, values, outputs)
+        # Checked against the schema before the results are numbered: a row of a few bytes
+        # may declare 65,536 results, and a file of such rows would number billions.
+        check_call(decoder, index, call, schemas[op])
+        self.slots += [ResultRef(index, k) for k in range(outputs)]
         decoder.call_ops.append(op)
-        return Call(entry.name, entry.overload, entry.schema, values, outputs)
+        return call
 
 
-def program_3(decoder: Decoder, top: dict[str, Any], ops: list[OpEntry]) -> Program:
+def check_call(decoder: Decoder, index: int, call: Call, schema: FunctionSchema) -> None:
+    """Call ``index`` has one value per argument and one result per return of ``schema``."""
+    v3 = decoder.version >= 3  # a call is [op, outputs, argument...]
+    if len(call.args) != len(schema.arguments):
+        problem = msg.ARITY.format(got=len(call.args), name=shorten(call.full_name), expected=len(schema.arguments),
+                                   schema=shorten(call.schema, 300))  # fmt: skip
+        decoder.fail(problem, f"calls[{index}]" if v3 else f"calls[{index}].args")
+    if call.num_outputs != len(schema.returns):
+        problem = msg.RESULT_COUNT.format(got=call.num_outputs, name=shorten(call.full_name), expected=len(schema.returns),
+                                          schema=shorten(call.schema, 300))  # fmt: skip
+        decoder.fail(problem, f"calls[{index}][1]" if v3 else f"calls[{index}].outputs")
+
+
+def program_3(decoder: Decoder, top: dict[str, Any], ops: list[OpEntry], schemas: list[FunctionSchema]) -> Program:
     """The program of a checked version 3 top-level object; ``decoder.tensors`` holds the
     tensor constants."""
     numbered = _Numbered(decoder)
@@ -102,7 +120,7 @@ def program_3(decoder: Decoder, top: dict[str, Any], ops: list[OpEntry]) -> Prog
                        for i, c in enumerate(decoder.list_(top["constants"], "constants"))]  # fmt: skip
     names: set[str] = set()
     inputs = tuple(numbered.input(row, f"inputs[{i}]", names, count) for i, row in enumerate(rows))
-    calls = tuple(numbered.call(row, i, ops) for i, row in enumerate(decoder.list_(top["calls"], "calls")))
+    calls = tuple(numbered.call(row, i, ops, schemas) for i, row in enumerate(decoder.list_(top["calls"], "calls")))
     decoder.calls = list(calls)
     high = len(numbered.slots)
     outputs = tuple(numbered.value(v, f"outputs[{i}]", 0, high) for i, v in enumerate(decoder.list_(top["outputs"], "outputs")))

@@ -167,6 +167,23 @@ def test_wrapped_scalars_keep_the_exact_value() -> None:
     assert not tensor(1).is_wrapped_number
 
 
+@pytest.mark.parametrize("dtype", [t for t in ScalarType if t is not ScalarType.bfloat16])
+def test_numpy_dtype_is_one_object_per_dtype(dtype: ScalarType) -> None:
+    from typedops.tensor import numpy_dtype
+
+    found = numpy_dtype(dtype)
+    assert found is numpy_dtype(dtype) and found == np.dtype(dtype.name) and isinstance(found, np.dtype)
+
+
+def test_numpy_dtype_refuses_bfloat16_every_time() -> None:
+    from typedops.tensor import numpy_dtype
+    from typedops.vocabulary import ArgumentError
+
+    for _ in range(2):  # the table never caches a refusal
+        with pytest.raises(ArgumentError, match="^dtype bfloat16 has no numpy storage yet$"):
+            numpy_dtype(ScalarType.bfloat16)
+
+
 def test_stride_helpers() -> None:
     assert contiguous_strides((2, 0, 3)) == (3, 3, 1)
     assert broadcast_shapes((3, 1), (4,)) == (3, 4)

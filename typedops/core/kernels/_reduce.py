@@ -78,6 +78,8 @@ def sum_dim_cpu(
     array = self._array  # array_of in line, as sum_cpu (Note [Cached numpy view])
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
+    if not keepdim and len(axes) == len(shape):  # all of them: into a new 0-dim array, as sum_cpu
+        return _from_array0(_add_reduce(array, axes, np_dt, _empty((), np_dt)), result_dtype, self._device)
     return fresh(_add_reduce(array, axes, np_dt, None, keepdim), result_dtype, self._device)
 
 
@@ -169,10 +171,13 @@ def mean_dim_cpu(
     shape = self._shape
     axes = _axes(shape, reduced_dims(shape, dim))
     _, np_dt = _sum_plan(self, dtype)
+    count = numel_of([shape[d] for d in axes])
+    if not keepdim and len(axes) == len(shape):  # all of them: into a new 0-dim array, as mean_cpu
+        total = _add_reduce(array_of(self), axes, np_dt, _empty((), np_dt))
+        return _from_array0(_divide_in_place(total, count), result_dtype, self._device)
     import numpy as np
 
-    total = np.asarray(_add_reduce(array_of(self), axes, np_dt, None, keepdim))  # a numpy scalar for all axes
-    count = numel_of([shape[d] for d in axes])
+    total = np.asarray(_add_reduce(array_of(self), axes, np_dt, None, keepdim))  # a numpy scalar for a 0-dim keepdim
     return fresh(_divide_in_place(total, count), result_dtype, self._device)
 
 

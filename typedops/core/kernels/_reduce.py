@@ -101,9 +101,11 @@ def _sum_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
     return own if own in _SUMS_IN_OWN_DTYPE else ScalarType.int64
 
 
-# numpy.add.reduce and numpy.empty, bound with the first plan (imports stay numpy-free).
+# numpy.add.reduce, numpy.empty and numpy.true_divide, bound with the first plan (imports
+# stay numpy-free; a function-level ``import numpy`` costs about 0.2 us a call).
 _add_reduce: Any = None
 _empty: Any = None
+_true_divide: Any = None
 # A full sum's plan by the tensor's dtype, when no dtype is given: (result dtype, its numpy
 # dtype). Made on first use per dtype (bfloat16, which numpy cannot store, never is).
 _SUM_PLANS: Final[dict[ScalarType, tuple[ScalarType, Any]]] = {}
@@ -112,11 +114,11 @@ _from_array0: Final = Tensor._from_array0
 
 
 def _sum_plan(self: Tensor, dtype: Optional[ScalarType]) -> tuple[ScalarType, Any]:
-    global _add_reduce, _empty
+    global _add_reduce, _empty, _true_divide
     if _add_reduce is None:
         import numpy
 
-        _add_reduce, _empty = numpy.add.reduce, numpy.empty
+        _add_reduce, _empty, _true_divide = numpy.add.reduce, numpy.empty, numpy.true_divide
     result_dtype = _sum_dtype(self, dtype)
     plan = (result_dtype, np_dtype(result_dtype))  # raises for bfloat16
     if dtype is None:
@@ -153,11 +155,12 @@ def _mean_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
 def _divide_in_place(total: Any, count: int) -> Any:
     """``total / count`` written into ``total`` (a new array of a floating or complex dtype),
     as ``div`` by a wrapped number computes it; numpy's slow ``errstate`` only for an empty
-    reduction (0 / 0, a NaN as PyTorch gives)."""
+    reduction (0 / 0, a NaN as PyTorch gives). Called after ``_sum_plan`` (which binds
+    ``_true_divide``)."""
+    if count:
+        return _true_divide(total, count, out=total)
     import numpy as np
 
-    if count:
-        return np.true_divide(total, count, out=total)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(total, count, out=total)
 

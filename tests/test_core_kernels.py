@@ -641,6 +641,20 @@ def test_sum_and_mean_over_every_dim_are_numpys_reduction_in_a_new_0_dim_tensor(
         assert arr(mean).tobytes() == np.asarray(expected_mean).tobytes() and arr(mean).dtype == a.dtype
 
 
+@pytest.mark.parametrize("dims", [None, []])
+@pytest.mark.parametrize("dtype", [None, F64, ScalarType.float16])
+def test_sum_and_mean_over_every_dim_are_their_full_reductions(dims: list[int] | None, dtype: ScalarType | None) -> None:
+    """dim None or [] without keepdim runs sum.default's and mean.default's kernels: the same
+    dtype and bits for a given dtype= too; mean of integers is refused with mean's message."""
+    a = np.arange(7, dtype=np.float32)[::2] / 3
+    t = Tensor.from_numpy(a)
+    for name, overload in (("sum", "dim_IntList"), ("mean", "dim")):
+        full, by_dims = op(name)(t, dtype=dtype), op(name, overload)(t, dims, False, dtype=dtype)
+        assert by_dims.dtype is full.dtype and by_dims.shape == () and arr(by_dims).tobytes() == arr(full).tobytes()
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype"):
+        op("mean", "dim")(tensor([1, 2]), dims, False)
+
+
 def test_sum_and_mean_keepdim_over_a_0_dim_tensor_stay_0_dim() -> None:
     t = Tensor.from_numpy(np.array(2.5, dtype=np.float32))
     for name, overload in (("sum", "dim_IntList"), ("mean", "dim")):

@@ -67,6 +67,8 @@ def sum_dim_cpu(
     # _plan_sum without the result's shape, which numpy computes (every backward of a
     # broadcast op sums its gradient here: sum_to_size, a bias's gradient). numpy.add.reduce
     # is what ndarray.sum calls, without its Python frame; the dtypes come as sum_cpu's.
+    if not keepdim and (dim is None or dim == []):  # every dimension, as sum.default: its kernel
+        return sum_cpu(self, dtype=dtype)
     shape = self._shape
     one = cast("list[int]", dim)  # tested as such below
     if type(one) is list and len(one) == 1 and type(one[0]) is int and 0 <= one[0] < len(shape):
@@ -170,6 +172,8 @@ def mean_dim_cpu(
 ) -> Tensor:
     """The sum over ``dim`` (as ``sum.dim_IntList`` computes it, in the result's dtype)
     divided by the number of elements reduced."""
+    if not keepdim and (dim is None or dim == []):  # every dimension, as mean.default: its kernel
+        return mean_cpu(self, dtype=dtype)
     result_dtype = _mean_dtype(self, dtype)
     shape = self._shape
     axes = _axes(shape, reduced_dims(shape, dim))

@@ -606,6 +606,62 @@ def test_full_sum_and_mean_are_numpys_reduction_in_a_new_0_dim_tensor(name: str,
         assert arr(mean).tobytes() == np.asarray(expected_mean).tobytes()
 
 
+@given(
+    st.sampled_from(sorted(_SUM_CASES)),
+    st.lists(st.integers(0, 3), max_size=3).flatmap(
+        lambda shape: st.tuples(st.just(shape), st.permutations(range(len(shape))), st.booleans(), st.booleans())
+    ),
+    st.data(),
+)
+def test_sum_and_mean_over_every_dim_are_numpys_reduction_in_a_new_0_dim_tensor(
+    name: str, case: tuple[list[int], list[int], bool, bool], data: st.DataObject
+) -> None:
+    """sum.dim_IntList and mean.dim over all dimensions without keepdim (dims as None, [],
+    or each one in any order, some negative) reduce into a new 0-dim array: the dtype, the
+    0-dim shape and the bits of numpy's add.reduce over those axes, as the path through a
+    numpy scalar gave them, for 0-dim, empty and strided inputs."""
+    shape, order, strided, negative = case
+    values = data.draw(st.lists(st.integers(-50, 50), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+    a = (np.array(values) / (7 if name.startswith("float") else 1)).astype(name).reshape(shape)
+    if strided and a.ndim:
+        a = np.concatenate([a, a], axis=-1)[..., ::2]  # a view with a last stride of 2
+    t = Tensor.from_numpy(a)
+    dims = data.draw(st.sampled_from([None, [], [d - a.ndim if negative else d for d in order]]))
+    axes = tuple(range(a.ndim))
+    total = op("sum", "dim_IntList")(t, dims, False)
+    expected = np.asarray(np.add.reduce(a, axis=axes, dtype=arr(total).dtype, keepdims=False))
+    assert total.dtype is _SUM_CASES[name] and total.shape == () == total.stride() and total.storage_offset() == 0
+    assert arr(total).tobytes() == expected.tobytes() and arr(total).dtype == expected.dtype
+    assert not np.shares_memory(arr(total), a) and total._version == 0
+    if name.startswith("float"):
+        mean = op("mean", "dim")(t, dims, False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected_mean = np.true_divide(np.asarray(np.add.reduce(a, axis=axes, dtype=a.dtype, keepdims=False)), a.size, dtype=a.dtype)
+        assert mean.dtype is total.dtype and mean.shape == () == mean.stride()
+        assert arr(mean).tobytes() == np.asarray(expected_mean).tobytes() and arr(mean).dtype == a.dtype
+
+
+@pytest.mark.parametrize("dims", [None, []])
+@pytest.mark.parametrize("dtype", [None, F64, ScalarType.float16])
+def test_sum_and_mean_over_every_dim_are_their_full_reductions(dims: list[int] | None, dtype: ScalarType | None) -> None:
+    """dim None or [] without keepdim runs sum.default's and mean.default's kernels: the same
+    dtype and bits for a given dtype= too; mean of integers is refused with mean's message."""
+    a = np.arange(7, dtype=np.float32)[::2] / 3
+    t = Tensor.from_numpy(a)
+    for name, overload in (("sum", "dim_IntList"), ("mean", "dim")):
+        full, by_dims = op(name)(t, dtype=dtype), op(name, overload)(t, dims, False, dtype=dtype)
+        assert by_dims.dtype is full.dtype and by_dims.shape == () and arr(by_dims).tobytes() == arr(full).tobytes()
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype"):
+        op("mean", "dim")(tensor([1, 2]), dims, False)
+
+
+def test_sum_and_mean_keepdim_over_a_0_dim_tensor_stay_0_dim() -> None:
+    t = Tensor.from_numpy(np.array(2.5, dtype=np.float32))
+    for name, overload in (("sum", "dim_IntList"), ("mean", "dim")):
+        result = op(name, overload)(t, None, True)
+        assert result.shape == () and result.dtype is F32 and result.item() == 2.5
+
+
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_a_lone_int_is_a_list_of_one_for_int1(dim: int) -> None:
     # int[1]? dim takes a lone int, as in PyTorch: x.sum(0) reduces dim 0 only.

@@ -221,6 +221,19 @@ def test_factories_make_fake_tensors_that_remember_their_device() -> None:
     assert not a.is_meta and a.storage.data is None
 
 
+def test_a_fake_tensors_cpu_device_is_the_tensor_layers_own() -> None:
+    """A real tensor made on a fake tensor's device takes the constructors' ``device is CPU``
+    shortcut (the bits are the same either way; the identity is what the shortcut reads)."""
+    from typedops.tensor import CPU
+
+    with FakeTensorMode():
+        a = core.ones([2])
+        b = core.add(a, a)
+    assert a.device is CPU and b.device is CPU and FakeTensor.fake_device is CPU
+    real = core.zeros([2], device=a.device)
+    assert real.device is CPU and not isinstance(real, FakeTensor)
+
+
 def test_ops_compute_shapes_dtypes_and_strides_without_data() -> None:
     with FakeTensorMode() as mode:
         a = core.ones([3, 4], dtype=ScalarType.float64)

@@ -167,6 +167,62 @@ def test_wrapped_scalars_keep_the_exact_value() -> None:
     assert not tensor(1).is_wrapped_number
 
 
+def _wrapped_fields(w: Tensor) -> tuple[object, ...]:
+    """Everything a wrapped number is: its slots, its dict, its array's bytes and dtype."""
+    array = array_of(w)
+    return (w.shape, w.stride(), w.storage_offset(), w.dtype, w.device, w.key_bits, w.grad_fn, w._storage,
+            w.__dict__, type(array), array.dtype, array.shape, array.tobytes(), array.flags.c_contiguous)  # fmt: skip
+
+
+@given(st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.complex_numbers())
+def test_wrapped_scalar_fast_path_makes_what_the_general_path_makes(value: complex) -> None:
+    """Note [Wrapped numbers on the fast path]: an exact bool/int/float/complex on the layer's
+    CPU device (the table lookup) gives the tensor an equal Device object (isinstance tests)
+    gives, bit for bit; so does a subclass (numpy.float64 is a float)."""
+    from typedops.tensor import CPU as LAYER_CPU
+    from typedops.tensor._tensor import _wrapped_scalar_any  # pyright: ignore[reportPrivateUsage] -- the path pinned
+
+    fast = wrapped_scalar(value, LAYER_CPU)
+    assert fast.is_wrapped_number and fast.device is LAYER_CPU
+    assert _wrapped_fields(fast) == _wrapped_fields(wrapped_scalar(value, Device("cpu")))
+    assert _wrapped_fields(fast) == _wrapped_fields(_wrapped_scalar_any(value, LAYER_CPU))
+    if type(value) is float:
+        assert _wrapped_fields(fast) == _wrapped_fields(wrapped_scalar(np.float64(value), LAYER_CPU))
+    expected = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[type(value)]
+    assert array_of(fast).dtype == expected and array_of(fast).tobytes() == np.array(value, dtype=expected).tobytes()
+
+
+@pytest.mark.parametrize("device", ["layer cpu", "cpu", "meta"])
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1])
+def test_wrapped_scalar_refuses_an_int_beyond_int64_on_every_path(value: int, device: str) -> None:
+    from typedops.tensor import CPU as LAYER_CPU
+    from typedops.vocabulary import ArgumentOverflowError
+
+    with pytest.raises(ArgumentOverflowError) as info:
+        wrapped_scalar(value, LAYER_CPU if device == "layer cpu" else Device(device))
+    assert str(info.value) == (
+        "a Python int of 64 bits beside a tensor (an operand of a + 2, a Scalar argument) is outside "
+        "int64's range (-2**63 to 2**63 - 1), the dtype it is held in; pass an int within that range, or a float"
+    )
+
+
+@pytest.mark.parametrize("dtype", [t for t in ScalarType if t is not ScalarType.bfloat16])
+def test_numpy_dtype_is_one_object_per_dtype(dtype: ScalarType) -> None:
+    from typedops.tensor import numpy_dtype
+
+    found = numpy_dtype(dtype)
+    assert found is numpy_dtype(dtype) and found == np.dtype(dtype.name) and isinstance(found, np.dtype)
+
+
+def test_numpy_dtype_refuses_bfloat16_every_time() -> None:
+    from typedops.tensor import numpy_dtype
+    from typedops.vocabulary import ArgumentError
+
+    for _ in range(2):  # the table never caches a refusal
+        with pytest.raises(ArgumentError, match="^dtype bfloat16 has no numpy storage yet$"):
+            numpy_dtype(ScalarType.bfloat16)
+
+
 def test_stride_helpers() -> None:
     assert contiguous_strides((2, 0, 3)) == (3, 3, 1)
     assert broadcast_shapes((3, 1), (4,)) == (3, 4)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Final, cast
 
 from ..vocabulary import Device, DispatchKey, NoKernelError
-from ..tensor import NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view, tensors_in
+from ..tensor import CPU, NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view, tensors_in
 from ..dispatch import OperatorHandle
 from . import _messages as msg
 from ._mode import DispatchMode, dispatch_on_class
@@ -31,7 +31,9 @@ from ._mode import DispatchMode, dispatch_on_class
 __all__ = ["FakeTensor", "FakeTensorMode"]
 
 _META: Final = Device("meta")
-_CPU: Final = Device("cpu")
+# The tensor layer's own CPU device: a real tensor made on a fake tensor's device (outside
+# the mode) takes the constructors' ``device is CPU`` shortcut for its key bits.
+_CPU: Final = CPU
 _FAKE_KEY_BITS: Final = int(keys_for_device(_META)) | (1 << DispatchKey.Python)
 
 

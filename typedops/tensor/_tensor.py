@@ -596,14 +596,25 @@ def array_of(t: Tensor) -> npt.NDArray[Any]:
 
 
 # -- helpers for kernels -------------------------------------------------------------------
+# The numpy dtype objects by ScalarType, each made on its first use (``import typedops``
+# skips numpy): a dict lookup, where ``np.dtype(name)`` costs about 0.3 us a call.
+_NUMPY_DTYPES: Final[dict[ScalarType, np.dtype[Any]]] = {}
+
+
 def numpy_dtype(dtype: ScalarType) -> np.dtype[Any]:
     """The numpy dtype that stores ``dtype`` (bfloat16 has none)."""
+    found = _NUMPY_DTYPES.get(dtype)
+    return found if found is not None else _numpy_dtype_made(dtype)
+
+
+def _numpy_dtype_made(dtype: ScalarType) -> np.dtype[Any]:
     import numpy as np
 
     name = _NUMPY_NAMES.get(dtype)
     if name is None:
         raise ArgumentError(NO_NUMPY_STORAGE.format(dtype=dtype.name))
-    return np.dtype(name)
+    made = _NUMPY_DTYPES[dtype] = np.dtype(name)
+    return made
 
 
 def scalar_type_of(array: npt.NDArray[Any]) -> ScalarType:
@@ -711,10 +722,57 @@ def resize_(self: Tensor, shape: Sequence[int]) -> None:
     self._strides = contiguous_strides(size)
 
 
+# Note [Wrapped numbers on the fast path]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Every Python number passed as ``Scalar`` (``a + 2.0``, ``add.Scalar``) is wrapped, so
+# ``wrapped_scalar`` is on the hot path of such calls. A bool, int, float or complex
+# (exactly those types) for the CPU device takes one dict lookup by ``type(value)`` for
+# its ScalarType and numpy dtype, ``numpy.array`` and the ``_from_array0`` stores inline;
+# the table is filled by the first call (numpy is imported only inside functions). Any
+# other number (a subclass: ``numpy.float64`` is a float, an IntEnum is an int) or device
+# takes ``_wrapped_scalar_any``, the same result by isinstance tests. Marking the tensor
+# writes its ``is_wrapped_number`` default (Note [Tensor fields with class defaults]):
+# that makes its ``__dict__``, about 10 ns.
+_WRAPPED_KINDS: Final[dict[type, tuple[ScalarType, np.dtype[Any]]]] = {}
+_np_array: Any = None  # numpy.array, bound with _WRAPPED_KINDS
+
+
 def wrapped_scalar(value: complex, device: Device) -> Tensor:
     """A 0-dim tensor for a Python number passed as ``Scalar``, marked as a *wrapped
     number*: it holds the exact value (float64, complex128 or int64) but takes part in
-    type promotion as the default dtype of its kind (float32, complex64), as in PyTorch."""
+    type promotion as the default dtype of its kind (float32, complex64), as in PyTorch.
+    See Note [Wrapped numbers on the fast path]."""
+    kind = _WRAPPED_KINDS.get(type(value))
+    if kind is None or device is not _CPU:
+        return _wrapped_scalar_any(value, device)
+    dtype, np_dtype = kind
+    try:
+        array = _np_array(value, np_dtype)
+    except OverflowError:  # an int beyond int64 (an entry names its op: Note [Ints too large for their argument])
+        raise ArgumentOverflowError(OPERAND_OVERFLOW.format(bits=cast(int, value).bit_length())) from None
+    t = _new_tensor(Tensor)  # Tensor._from_array0(array, dtype), inline
+    t._storage = None
+    t._shape = t._strides = ()
+    t._offset = 0
+    t._dtype = dtype
+    t._device = _CPU
+    t.key_bits = _CPU_KEY_BITS
+    t.grad_fn = None
+    t._array = array
+    t.is_wrapped_number = True
+    return t
+
+
+def _wrapped_scalar_any(value: complex, device: Device) -> Tensor:
+    """``wrapped_scalar`` for any number and device; fills ``_WRAPPED_KINDS``."""
+    global _np_array
+    import numpy as np
+
+    if not _WRAPPED_KINDS:
+        _np_array = np.array
+        for kind, scalar_type in ((bool, ScalarType.bool), (int, ScalarType.int64),
+                                  (float, ScalarType.float64), (complex, ScalarType.complex128)):  # fmt: skip
+            _WRAPPED_KINDS[kind] = (scalar_type, numpy_dtype(scalar_type))
     if isinstance(value, bool):
         dtype = ScalarType.bool
     elif isinstance(value, int):
@@ -728,11 +786,9 @@ def wrapped_scalar(value: complex, device: Device) -> Tensor:
             raise ArgumentOverflowError(OPERAND_OVERFLOW.format(bits=cast(int, value).bit_length()))
         t = empty_meta((), dtype)
     else:
-        import numpy as np
-
         try:
             array = np.array(value, dtype=numpy_dtype(dtype))
-        except OverflowError:  # an int beyond int64 (an entry names its op: Note [Ints too large for their argument])
+        except OverflowError:  # as in wrapped_scalar
             raise ArgumentOverflowError(OPERAND_OVERFLOW.format(bits=cast(int, value).bit_length())) from None
         t = Tensor._from_array(array, dtype, device)
     t.is_wrapped_number = True

@@ -67,6 +67,8 @@ def sum_dim_cpu(
     # _plan_sum without the result's shape, which numpy computes (every backward of a
     # broadcast op sums its gradient here: sum_to_size, a bias's gradient). numpy.add.reduce
     # is what ndarray.sum calls, without its Python frame; the dtypes come as sum_cpu's.
+    if not keepdim and (dim is None or dim == []):  # every dimension, as sum.default: its kernel
+        return sum_cpu(self, dtype=dtype)
     shape = self._shape
     one = cast("list[int]", dim)  # tested as such below
     if type(one) is list and len(one) == 1 and type(one[0]) is int and 0 <= one[0] < len(shape):
@@ -78,6 +80,8 @@ def sum_dim_cpu(
     array = self._array  # array_of in line, as sum_cpu (Note [Cached numpy view])
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
+    if not keepdim and len(axes) == len(shape):  # all of them: into a new 0-dim array, as sum_cpu
+        return _from_array0(_add_reduce(array, axes, np_dt, _empty((), np_dt)), result_dtype, self._device)
     return fresh(_add_reduce(array, axes, np_dt, None, keepdim), result_dtype, self._device)
 
 
@@ -99,9 +103,11 @@ def _sum_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
     return own if own in _SUMS_IN_OWN_DTYPE else ScalarType.int64
 
 
-# numpy.add.reduce and numpy.empty, bound with the first plan (imports stay numpy-free).
+# numpy.add.reduce, numpy.empty and numpy.true_divide, bound with the first plan (imports
+# stay numpy-free; a function-level ``import numpy`` costs about 0.2 us a call).
 _add_reduce: Any = None
 _empty: Any = None
+_true_divide: Any = None
 # A full sum's plan by the tensor's dtype, when no dtype is given: (result dtype, its numpy
 # dtype). Made on first use per dtype (bfloat16, which numpy cannot store, never is).
 _SUM_PLANS: Final[dict[ScalarType, tuple[ScalarType, Any]]] = {}
@@ -110,11 +116,11 @@ _from_array0: Final = Tensor._from_array0
 
 
 def _sum_plan(self: Tensor, dtype: Optional[ScalarType]) -> tuple[ScalarType, Any]:
-    global _add_reduce, _empty
+    global _add_reduce, _empty, _true_divide
     if _add_reduce is None:
         import numpy
 
-        _add_reduce, _empty = numpy.add.reduce, numpy.empty
+        _add_reduce, _empty, _true_divide = numpy.add.reduce, numpy.empty, numpy.true_divide
     result_dtype = _sum_dtype(self, dtype)
     plan = (result_dtype, np_dtype(result_dtype))  # raises for bfloat16
     if dtype is None:
@@ -151,11 +157,12 @@ def _mean_dtype(self: Tensor, dtype: Optional[ScalarType]) -> ScalarType:
 def _divide_in_place(total: Any, count: int) -> Any:
     """``total / count`` written into ``total`` (a new array of a floating or complex dtype),
     as ``div`` by a wrapped number computes it; numpy's slow ``errstate`` only for an empty
-    reduction (0 / 0, a NaN as PyTorch gives)."""
+    reduction (0 / 0, a NaN as PyTorch gives). Called after ``_sum_plan`` (which binds
+    ``_true_divide``)."""
+    if count:
+        return _true_divide(total, count, out=total)
     import numpy as np
 
-    if count:
-        return np.true_divide(total, count, out=total)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(total, count, out=total)
 
@@ -165,14 +172,19 @@ def mean_dim_cpu(
 ) -> Tensor:
     """The sum over ``dim`` (as ``sum.dim_IntList`` computes it, in the result's dtype)
     divided by the number of elements reduced."""
+    if not keepdim and (dim is None or dim == []):  # every dimension, as mean.default: its kernel
+        return mean_cpu(self, dtype=dtype)
     result_dtype = _mean_dtype(self, dtype)
     shape = self._shape
     axes = _axes(shape, reduced_dims(shape, dim))
     _, np_dt = _sum_plan(self, dtype)
+    count = numel_of([shape[d] for d in axes])
+    if not keepdim and len(axes) == len(shape):  # all of them: into a new 0-dim array, as mean_cpu
+        total = _add_reduce(array_of(self), axes, np_dt, _empty((), np_dt))
+        return _from_array0(_divide_in_place(total, count), result_dtype, self._device)
     import numpy as np
 
-    total = np.asarray(_add_reduce(array_of(self), axes, np_dt, None, keepdim))  # a numpy scalar for all axes
-    count = numel_of([shape[d] for d in axes])
+    total = np.asarray(_add_reduce(array_of(self), axes, np_dt, None, keepdim))  # a numpy scalar for a 0-dim keepdim
     return fresh(_divide_in_place(total, count), result_dtype, self._device)
 
 

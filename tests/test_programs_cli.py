@@ -77,6 +77,26 @@ def test_run_refuses_inputs_that_do_not_fit(saved: Path, tmp_path: Path, capsys:
     assert "No such file or directory" in capsys.readouterr().err
 
 
+def test_check_data_checks_the_crc_of_the_tensor_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Note [Which CRCs are checked]: without --check-data a bit flipped inside the
+    # elements runs as a changed element.
+    weights = tensor([2.0, 4.0])
+    path = tmp_path / "w.program"
+    trace(lambda a: core.mul(a, weights), tensor([1.0, 1.0])).save(path)
+    data = bytearray(path.read_bytes())
+    data[data.index(np.array([2.0, 4.0], "<f4").tobytes())] ^= 1
+    path.write_bytes(bytes(data))
+    np.savez(tmp_path / "in.npz", a=np.array([1.0, 1.0], np.float32))
+    assert main(["program", "run", str(path), "--inputs", str(tmp_path / "in.npz")]) == 0
+    assert capsys.readouterr().out != "output0: Tensor(float32[2]) [2.0, 4.0]\n"
+    damaged = (f"typedops program: error: {path.as_posix()!r} is not a typedops program that can be loaded: "
+               "the entry 'tensors.bin' fails its CRC check (the file is damaged)\n")  # fmt: skip
+    assert main(["program", "run", str(path), "--inputs", str(tmp_path / "in.npz"), "--check-data"]) == 2
+    assert capsys.readouterr().err == damaged
+    assert main(["program", "show", str(path), "--check-data"]) == 2
+    assert capsys.readouterr().err == damaged
+
+
 def test_codegen_builds_only_what_the_programs_need(saved: Path, tmp_path: Path) -> None:
     out = tmp_path / "build"
     yaml = ROOT / "typedops" / "core" / "native_functions.yaml"

@@ -46,12 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     actions = program.add_subparsers(dest="action", required=True)
     show = actions.add_parser("show", help="print a saved program's listing (its ops need not be registered)")
     show.add_argument("file", type=Path, help="a file Program.save wrote")
+    show.add_argument("--check-data", action="store_true",
+                      help="check the CRC of the tensor data too (load(..., check_data=True))")
     run = actions.add_parser("run", help="run a saved program on inputs from an .npz")
     run.add_argument("file", type=Path, help="the program file (Program.save)")
     run.add_argument("--inputs", type=Path, required=True,
                      help="an .npz of the tensor inputs, by input name (numpy.savez(path, x=...)) or in order")
     run.add_argument("--flavor", choices=["dispatch", "static"], default="dispatch",
                      help="through the dispatcher (default) or dispatcher-free")
+    run.add_argument("--check-data", action="store_true",
+                     help="check the CRC of the tensor data too (load(..., check_data=True))")
     run.add_argument("--out", type=Path, help="save the outputs to this .npz (output0, output1, ...) instead of printing")
     run.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                      help="import MODULE first, to register the ops (@op, Library) the program calls; repeatable")
@@ -64,7 +68,7 @@ def _program(args: argparse.Namespace) -> int:
     if args.action == "show":
         try:
             with open(args.file, "rb") as stream:
-                loaded = read_program(stream, repr(args.file.as_posix()), resolve=False)
+                loaded = read_program(stream, repr(args.file.as_posix()), resolve=False, check_data=args.check_data)
         except OSError as error:
             print(f"typedops program: error: cannot read {args.file.as_posix()}: {error.strerror}", file=sys.stderr)
             return 2
@@ -129,7 +133,7 @@ def _program_run(args: argparse.Namespace) -> int:
     if args.imports:
         _project_on_path()
         import_modules(args.imports)
-    loaded = load(args.file, flavor=args.flavor)
+    loaded = load(args.file, flavor=args.flavor, check_data=args.check_data)
     outputs = outputs_of(loaded.run(*read_inputs(loaded.program, args.inputs)))
     if args.out is not None:
         write_outputs(outputs, args.out)

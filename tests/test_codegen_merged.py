@@ -26,11 +26,15 @@ def test_sum_and_sum_dim_share_one_signature() -> None:
         "    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:",
         "        if dtype is _MISSING:",
         "            return a(self)",
-        "        return a(self, **_given(dtype=dtype))",
+        "        return a(self, dtype=dtype)",
         "    if self is not _MISSING and dim is not _MISSING:",
-        "        if keepdim is _MISSING and dtype is _MISSING:",
-        "            return b(self, dim)",
-        "        return b(self, dim, **_given(keepdim=keepdim, dtype=dtype))",
+        "        if keepdim is _MISSING:",
+        "            if dtype is _MISSING:",
+        "                return b(self, dim)",
+        "            return b(self, dim, dtype=dtype)",
+        "        if dtype is _MISSING:",
+        "            return b(self, dim, keepdim)",
+        "        return b(self, dim, keepdim, dtype=dtype)",
         "    return _any_sum(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))",
     ]
 
@@ -43,6 +47,24 @@ def test_a_required_keyword_is_passed_by_keyword() -> None:
         "    if self is not _MISSING and out is not _MISSING:",
         "        return b(self, out=out)",
     ]
+
+
+def test_more_optional_arguments_than_are_expanded_pass_through_given() -> None:
+    """Past two optional arguments, those given go through ``_given``; an optional
+    positional argument after one not given goes by keyword."""
+    plain = parse_schema("ns::f(Tensor self, int a=0, int b=0, *, int c=0) -> Tensor")
+    out = parse_schema("ns::f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+    lines = merged_chooser_lines("f", [plain, out], ["p", "o"], "_g")
+    assert lines is not None and lines[2:6] == [
+        "    if self is not _MISSING and out is _MISSING:",
+        "        if a is _MISSING and b is _MISSING and c is _MISSING:",
+        "            return p(self)",
+        "        return p(self, **_given(a=a, b=b, c=c))",
+    ]
+    two = parse_schema("ns::g(Tensor self, int a=0, int b=0) -> Tensor")
+    lines = merged_chooser_lines("g", [two, parse_schema("ns::g.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")],
+                                 ["p", "o"], "_g")  # fmt: skip
+    assert lines is not None and "            return p(self, b=b)" in lines
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..boxing import python_name
 from ..schema import FunctionSchema
 
@@ -72,22 +74,51 @@ def _unique(schemas: list[FunctionSchema]) -> bool:
     return True
 
 
+# At most this many optional arguments get a call for each subset of them given; an
+# overload with more passes those given through ``_given`` (a dict built per call).
+_EXPANDED: Final = 2
+
+
+def _call(target: str, schema: FunctionSchema, given: list[str]) -> str:
+    """``target(...)`` with the names ``given``: positional arguments by position up to
+    the first one not given, the others by keyword."""
+    parts: list[str] = []
+    by_position = True
+    for arg in schema.positional:
+        name = python_name(arg.name)
+        if name not in given:
+            by_position = False
+        else:
+            parts.append(name if by_position else f"{name}={name}")
+    parts += [f"{n}={n}" for n in (python_name(a.name) for a in schema.kwarg_only) if n in given]
+    return f"{target}({', '.join(parts)})"
+
+
+def _calls(target: str, schema: FunctionSchema, given: list[str], optional: list[str], indent: str) -> list[str]:
+    """Return the call of ``target`` with ``given`` and whichever of ``optional`` the call gave."""
+    if not optional:
+        return [f"{indent}return {_call(target, schema, given)}"]
+    if len(optional) > _EXPANDED:
+        rest = ", ".join(f"{n}={n}" for n in optional)
+        return [
+            f"{indent}if {' and '.join(f'{n} is _MISSING' for n in optional)}:",
+            f"{indent}    return {_call(target, schema, given)}",
+            f"{indent}return {_call(target, schema, given)[:-1]}{', ' if given else ''}**_given({rest}))",
+        ]
+    first, rest_ = optional[0], optional[1:]
+    return [
+        f"{indent}if {first} is _MISSING:",
+        *_calls(target, schema, given, rest_, indent + "    "),
+        *_calls(target, schema, [*given, first], rest_, indent),
+    ]
+
+
 def _branch(schema: FunctionSchema, target: str, all_names: list[str]) -> list[str]:
     """``if <the call binds schema by names>: return target(...)``."""
     required, optional = _names(schema)
     have = set(required + optional)
-    required_kw = {python_name(a.name) for a in schema.kwarg_only if not a.has_default}
     tests = [f"{n} is not _MISSING" for n in required] + [f"{n} is _MISSING" for n in all_names if n not in have]
-    given = ", ".join(n if n not in required_kw else f"{n}={n}" for n in required)
-    lines = [f"    if {' and '.join(tests)}:" if tests else "    if True:"]
-    rest = ", ".join(f"{n}={n}" for n in optional)
-    if optional:
-        lines.append(f"        if {' and '.join(f'{n} is _MISSING' for n in optional)}:")
-        lines.append(f"            return {target}({given})")
-        lines.append(f"        return {target}({given}{', ' if given else ''}**_given({rest}))")
-    else:
-        lines.append(f"        return {target}({given})")
-    return lines
+    return [f"    if {' and '.join(tests)}:" if tests else "    if True:", *_calls(target, schema, required, optional, " " * 8)]
 
 
 def merged_chooser_lines(name: str, schemas: list[FunctionSchema], targets: list[str], general: str) -> list[str] | None:

@@ -2135,11 +2135,11 @@ def sub(self: Any = _MISSING, other: Any = _MISSING, *, alpha: Any = _MISSING, o
     if self is not _MISSING and other is not _MISSING and out is _MISSING:
         if alpha is _MISSING:
             return _call_sub__Tensor(self, other)
-        return _call_sub__Tensor(self, other, **_given(alpha=alpha))
+        return _call_sub__Tensor(self, other, alpha=alpha)
     if self is not _MISSING and other is not _MISSING and out is not _MISSING:
         if alpha is _MISSING:
             return _call_sub__out(self, other, out=out)
-        return _call_sub__out(self, other, out=out, **_given(alpha=alpha))
+        return _call_sub__out(self, other, alpha=alpha, out=out)
     return _any_sub(**_given(self=self, other=other, alpha=alpha, out=out))
 
 _CANDIDATES_mul = (
@@ -2600,11 +2600,15 @@ def sum(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, d
     if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
         if dtype is _MISSING:
             return _call_sum__default(self)
-        return _call_sum__default(self, **_given(dtype=dtype))
+        return _call_sum__default(self, dtype=dtype)
     if self is not _MISSING and dim is not _MISSING:
-        if keepdim is _MISSING and dtype is _MISSING:
-            return _call_sum__dim_IntList(self, dim)
-        return _call_sum__dim_IntList(self, dim, **_given(keepdim=keepdim, dtype=dtype))
+        if keepdim is _MISSING:
+            if dtype is _MISSING:
+                return _call_sum__dim_IntList(self, dim)
+            return _call_sum__dim_IntList(self, dim, dtype=dtype)
+        if dtype is _MISSING:
+            return _call_sum__dim_IntList(self, dim, keepdim)
+        return _call_sum__dim_IntList(self, dim, keepdim, dtype=dtype)
     return _any_sum(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
 
 _CANDIDATES_mean = (
@@ -2624,11 +2628,15 @@ def mean(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, 
     if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
         if dtype is _MISSING:
             return _call_mean__default(self)
-        return _call_mean__default(self, **_given(dtype=dtype))
+        return _call_mean__default(self, dtype=dtype)
     if self is not _MISSING and dim is not _MISSING:
-        if keepdim is _MISSING and dtype is _MISSING:
-            return _call_mean__dim(self, dim)
-        return _call_mean__dim(self, dim, **_given(keepdim=keepdim, dtype=dtype))
+        if keepdim is _MISSING:
+            if dtype is _MISSING:
+                return _call_mean__dim(self, dim)
+            return _call_mean__dim(self, dim, dtype=dtype)
+        if dtype is _MISSING:
+            return _call_mean__dim(self, dim, keepdim)
+        return _call_mean__dim(self, dim, keepdim, dtype=dtype)
     return _any_mean(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
 
 _CANDIDATES_arange = (

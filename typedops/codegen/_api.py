@@ -34,6 +34,7 @@ from typing_extensions import assert_never
 
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
+from ._merged import GIVEN_LINES, merged_chooser_lines
 from ._model import OpEntry, Options, Variant, self_index
 from ._operators import operator_lines, operators
 from ._text import (
@@ -339,6 +340,7 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
     ]
     singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
     body += entry_lines(_chooser_ops(groups))
+    given = False
     for name, members in groups.items():
         if len(members) < 2:
             continue
@@ -346,9 +348,12 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         table = f"_CANDIDATES_{name}"
         pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
         body.append(f"{table} = ({pairs}\n)")
-        body += chooser_lines(
-            name, [e.schema for e in members], [entry_name(e.attr_name) for e in members], table, positional=True
-        )
+        schemas, targets = [e.schema for e in members], [entry_name(e.attr_name) for e in members]
+        merged = merged_chooser_lines(name, schemas, targets, f"_any_{name}")  # Note [Choosers with one signature]
+        body += chooser_lines(f"_any_{name}" if merged else name, schemas, targets, table, positional=merged is None)
+        body += ["", *merged] if merged else []
+        given = given or merged is not None
+    body += GIVEN_LINES if given else []
     body.append("")
     body.append("_SINGLE = {" + "".join(f"\n    {n!r}: {e.attr_name}," for n, e in singles.items()) + "\n}")
     body += [

@@ -2124,15 +2124,23 @@ _CANDIDATES_sub = (
     (sub__Tensor.schema, sub__Tensor),
     (sub__out.schema, sub__out),
 )
-def sub(*args: Any, **kwargs: Any) -> Any:
+def _any_sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            return _call_sub__Tensor(_v0, _v1)
     if 'out' not in kwargs:
         return _call_sub__Tensor(*args, **kwargs)
     return _call_sub__out(*args, **kwargs)
+
+def sub(self: Any = _MISSING, other: Any = _MISSING, *, alpha: Any = _MISSING, out: Any = _MISSING) -> Any:
+    """core::sub: Tensor, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and other is not _MISSING and out is _MISSING:
+        if alpha is _MISSING:
+            return _call_sub__Tensor(self, other)
+        return _call_sub__Tensor(self, other, alpha=alpha)
+    if self is not _MISSING and other is not _MISSING and out is not _MISSING:
+        if alpha is _MISSING:
+            return _call_sub__out(self, other, out=out)
+        return _call_sub__out(self, other, alpha=alpha, out=out)
+    return _any_sub(**_given(self=self, other=other, alpha=alpha, out=out))
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2161,295 +2169,379 @@ _CANDIDATES_div = (
     (div__Tensor.schema, div__Tensor),
     (div__out.schema, div__out),
 )
-def div(*args: Any, **kwargs: Any) -> Any:
+def _any_div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            return _call_div__Tensor(_v0, _v1)
     if 'out' not in kwargs:
         return _call_div__Tensor(*args, **kwargs)
     return _call_div__out(*args, **kwargs)
+
+def div(self: Any = _MISSING, other: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::div: Tensor, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and other is not _MISSING and out is _MISSING:
+        return _call_div__Tensor(self, other)
+    if self is not _MISSING and other is not _MISSING and out is not _MISSING:
+        return _call_div__out(self, other, out=out)
+    return _any_div(**_given(self=self, other=other, out=out))
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
     (exp__out.schema, exp__out),
 )
-def exp(*args: Any, **kwargs: Any) -> Any:
+def _any_exp(*args: Any, **kwargs: Any) -> Any:
     """core::exp: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_exp__default(_v0)
     if 'out' not in kwargs:
         return _call_exp__default(*args, **kwargs)
     return _call_exp__out(*args, **kwargs)
+
+def exp(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::exp: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_exp__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_exp__out(self, out=out)
+    return _any_exp(**_given(self=self, out=out))
 
 _CANDIDATES_exp2 = (
     (exp2__default.schema, exp2__default),
     (exp2__out.schema, exp2__out),
 )
-def exp2(*args: Any, **kwargs: Any) -> Any:
+def _any_exp2(*args: Any, **kwargs: Any) -> Any:
     """core::exp2: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_exp2__default(_v0)
     if 'out' not in kwargs:
         return _call_exp2__default(*args, **kwargs)
     return _call_exp2__out(*args, **kwargs)
+
+def exp2(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::exp2: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_exp2__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_exp2__out(self, out=out)
+    return _any_exp2(**_given(self=self, out=out))
 
 _CANDIDATES_expm1 = (
     (expm1__default.schema, expm1__default),
     (expm1__out.schema, expm1__out),
 )
-def expm1(*args: Any, **kwargs: Any) -> Any:
+def _any_expm1(*args: Any, **kwargs: Any) -> Any:
     """core::expm1: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_expm1__default(_v0)
     if 'out' not in kwargs:
         return _call_expm1__default(*args, **kwargs)
     return _call_expm1__out(*args, **kwargs)
+
+def expm1(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::expm1: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_expm1__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_expm1__out(self, out=out)
+    return _any_expm1(**_given(self=self, out=out))
 
 _CANDIDATES_log = (
     (log__default.schema, log__default),
     (log__out.schema, log__out),
 )
-def log(*args: Any, **kwargs: Any) -> Any:
+def _any_log(*args: Any, **kwargs: Any) -> Any:
     """core::log: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_log__default(_v0)
     if 'out' not in kwargs:
         return _call_log__default(*args, **kwargs)
     return _call_log__out(*args, **kwargs)
+
+def log(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::log: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_log__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_log__out(self, out=out)
+    return _any_log(**_given(self=self, out=out))
 
 _CANDIDATES_log2 = (
     (log2__default.schema, log2__default),
     (log2__out.schema, log2__out),
 )
-def log2(*args: Any, **kwargs: Any) -> Any:
+def _any_log2(*args: Any, **kwargs: Any) -> Any:
     """core::log2: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_log2__default(_v0)
     if 'out' not in kwargs:
         return _call_log2__default(*args, **kwargs)
     return _call_log2__out(*args, **kwargs)
+
+def log2(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::log2: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_log2__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_log2__out(self, out=out)
+    return _any_log2(**_given(self=self, out=out))
 
 _CANDIDATES_log10 = (
     (log10__default.schema, log10__default),
     (log10__out.schema, log10__out),
 )
-def log10(*args: Any, **kwargs: Any) -> Any:
+def _any_log10(*args: Any, **kwargs: Any) -> Any:
     """core::log10: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_log10__default(_v0)
     if 'out' not in kwargs:
         return _call_log10__default(*args, **kwargs)
     return _call_log10__out(*args, **kwargs)
+
+def log10(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::log10: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_log10__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_log10__out(self, out=out)
+    return _any_log10(**_given(self=self, out=out))
 
 _CANDIDATES_log1p = (
     (log1p__default.schema, log1p__default),
     (log1p__out.schema, log1p__out),
 )
-def log1p(*args: Any, **kwargs: Any) -> Any:
+def _any_log1p(*args: Any, **kwargs: Any) -> Any:
     """core::log1p: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_log1p__default(_v0)
     if 'out' not in kwargs:
         return _call_log1p__default(*args, **kwargs)
     return _call_log1p__out(*args, **kwargs)
+
+def log1p(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::log1p: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_log1p__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_log1p__out(self, out=out)
+    return _any_log1p(**_given(self=self, out=out))
 
 _CANDIDATES_sqrt = (
     (sqrt__default.schema, sqrt__default),
     (sqrt__out.schema, sqrt__out),
 )
-def sqrt(*args: Any, **kwargs: Any) -> Any:
+def _any_sqrt(*args: Any, **kwargs: Any) -> Any:
     """core::sqrt: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_sqrt__default(_v0)
     if 'out' not in kwargs:
         return _call_sqrt__default(*args, **kwargs)
     return _call_sqrt__out(*args, **kwargs)
+
+def sqrt(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::sqrt: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_sqrt__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_sqrt__out(self, out=out)
+    return _any_sqrt(**_given(self=self, out=out))
 
 _CANDIDATES_rsqrt = (
     (rsqrt__default.schema, rsqrt__default),
     (rsqrt__out.schema, rsqrt__out),
 )
-def rsqrt(*args: Any, **kwargs: Any) -> Any:
+def _any_rsqrt(*args: Any, **kwargs: Any) -> Any:
     """core::rsqrt: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_rsqrt__default(_v0)
     if 'out' not in kwargs:
         return _call_rsqrt__default(*args, **kwargs)
     return _call_rsqrt__out(*args, **kwargs)
+
+def rsqrt(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::rsqrt: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_rsqrt__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_rsqrt__out(self, out=out)
+    return _any_rsqrt(**_given(self=self, out=out))
 
 _CANDIDATES_reciprocal = (
     (reciprocal__default.schema, reciprocal__default),
     (reciprocal__out.schema, reciprocal__out),
 )
-def reciprocal(*args: Any, **kwargs: Any) -> Any:
+def _any_reciprocal(*args: Any, **kwargs: Any) -> Any:
     """core::reciprocal: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_reciprocal__default(_v0)
     if 'out' not in kwargs:
         return _call_reciprocal__default(*args, **kwargs)
     return _call_reciprocal__out(*args, **kwargs)
+
+def reciprocal(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::reciprocal: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_reciprocal__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_reciprocal__out(self, out=out)
+    return _any_reciprocal(**_given(self=self, out=out))
 
 _CANDIDATES_sigmoid = (
     (sigmoid__default.schema, sigmoid__default),
     (sigmoid__out.schema, sigmoid__out),
 )
-def sigmoid(*args: Any, **kwargs: Any) -> Any:
+def _any_sigmoid(*args: Any, **kwargs: Any) -> Any:
     """core::sigmoid: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_sigmoid__default(_v0)
     if 'out' not in kwargs:
         return _call_sigmoid__default(*args, **kwargs)
     return _call_sigmoid__out(*args, **kwargs)
+
+def sigmoid(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::sigmoid: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_sigmoid__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_sigmoid__out(self, out=out)
+    return _any_sigmoid(**_given(self=self, out=out))
 
 _CANDIDATES_sin = (
     (sin__default.schema, sin__default),
     (sin__out.schema, sin__out),
 )
-def sin(*args: Any, **kwargs: Any) -> Any:
+def _any_sin(*args: Any, **kwargs: Any) -> Any:
     """core::sin: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_sin__default(_v0)
     if 'out' not in kwargs:
         return _call_sin__default(*args, **kwargs)
     return _call_sin__out(*args, **kwargs)
+
+def sin(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::sin: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_sin__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_sin__out(self, out=out)
+    return _any_sin(**_given(self=self, out=out))
 
 _CANDIDATES_cos = (
     (cos__default.schema, cos__default),
     (cos__out.schema, cos__out),
 )
-def cos(*args: Any, **kwargs: Any) -> Any:
+def _any_cos(*args: Any, **kwargs: Any) -> Any:
     """core::cos: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_cos__default(_v0)
     if 'out' not in kwargs:
         return _call_cos__default(*args, **kwargs)
     return _call_cos__out(*args, **kwargs)
+
+def cos(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::cos: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_cos__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_cos__out(self, out=out)
+    return _any_cos(**_given(self=self, out=out))
 
 _CANDIDATES_tan = (
     (tan__default.schema, tan__default),
     (tan__out.schema, tan__out),
 )
-def tan(*args: Any, **kwargs: Any) -> Any:
+def _any_tan(*args: Any, **kwargs: Any) -> Any:
     """core::tan: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_tan__default(_v0)
     if 'out' not in kwargs:
         return _call_tan__default(*args, **kwargs)
     return _call_tan__out(*args, **kwargs)
+
+def tan(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::tan: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_tan__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_tan__out(self, out=out)
+    return _any_tan(**_given(self=self, out=out))
 
 _CANDIDATES_asin = (
     (asin__default.schema, asin__default),
     (asin__out.schema, asin__out),
 )
-def asin(*args: Any, **kwargs: Any) -> Any:
+def _any_asin(*args: Any, **kwargs: Any) -> Any:
     """core::asin: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_asin__default(_v0)
     if 'out' not in kwargs:
         return _call_asin__default(*args, **kwargs)
     return _call_asin__out(*args, **kwargs)
+
+def asin(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::asin: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_asin__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_asin__out(self, out=out)
+    return _any_asin(**_given(self=self, out=out))
 
 _CANDIDATES_acos = (
     (acos__default.schema, acos__default),
     (acos__out.schema, acos__out),
 )
-def acos(*args: Any, **kwargs: Any) -> Any:
+def _any_acos(*args: Any, **kwargs: Any) -> Any:
     """core::acos: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_acos__default(_v0)
     if 'out' not in kwargs:
         return _call_acos__default(*args, **kwargs)
     return _call_acos__out(*args, **kwargs)
+
+def acos(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::acos: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_acos__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_acos__out(self, out=out)
+    return _any_acos(**_given(self=self, out=out))
 
 _CANDIDATES_atan = (
     (atan__default.schema, atan__default),
     (atan__out.schema, atan__out),
 )
-def atan(*args: Any, **kwargs: Any) -> Any:
+def _any_atan(*args: Any, **kwargs: Any) -> Any:
     """core::atan: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_atan__default(_v0)
     if 'out' not in kwargs:
         return _call_atan__default(*args, **kwargs)
     return _call_atan__out(*args, **kwargs)
+
+def atan(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::atan: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_atan__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_atan__out(self, out=out)
+    return _any_atan(**_given(self=self, out=out))
 
 _CANDIDATES_sinh = (
     (sinh__default.schema, sinh__default),
     (sinh__out.schema, sinh__out),
 )
-def sinh(*args: Any, **kwargs: Any) -> Any:
+def _any_sinh(*args: Any, **kwargs: Any) -> Any:
     """core::sinh: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_sinh__default(_v0)
     if 'out' not in kwargs:
         return _call_sinh__default(*args, **kwargs)
     return _call_sinh__out(*args, **kwargs)
+
+def sinh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::sinh: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_sinh__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_sinh__out(self, out=out)
+    return _any_sinh(**_given(self=self, out=out))
 
 _CANDIDATES_cosh = (
     (cosh__default.schema, cosh__default),
     (cosh__out.schema, cosh__out),
 )
-def cosh(*args: Any, **kwargs: Any) -> Any:
+def _any_cosh(*args: Any, **kwargs: Any) -> Any:
     """core::cosh: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_cosh__default(_v0)
     if 'out' not in kwargs:
         return _call_cosh__default(*args, **kwargs)
     return _call_cosh__out(*args, **kwargs)
+
+def cosh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::cosh: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_cosh__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_cosh__out(self, out=out)
+    return _any_cosh(**_given(self=self, out=out))
 
 _CANDIDATES_tanh = (
     (tanh__default.schema, tanh__default),
     (tanh__out.schema, tanh__out),
 )
-def tanh(*args: Any, **kwargs: Any) -> Any:
+def _any_tanh(*args: Any, **kwargs: Any) -> Any:
     """core::tanh: default, out."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_tanh__default(_v0)
     if 'out' not in kwargs:
         return _call_tanh__default(*args, **kwargs)
     return _call_tanh__out(*args, **kwargs)
+
+def tanh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+    """core::tanh: default, out (Note [Choosers with one signature])."""
+    if self is not _MISSING and out is _MISSING:
+        return _call_tanh__default(self)
+    if self is not _MISSING and out is not _MISSING:
+        return _call_tanh__out(self, out=out)
+    return _any_tanh(**_given(self=self, out=out))
 
 _CANDIDATES_eq = (
     (eq__Tensor.schema, eq__Tensor),
@@ -2495,39 +2587,57 @@ _CANDIDATES_sum = (
     (sum__default.schema, sum__default),
     (sum__dim_IntList.schema, sum__dim_IntList),
 )
-def sum(*args: Any, **kwargs: Any) -> Any:
+def _any_sum(*args: Any, **kwargs: Any) -> Any:
     """core::sum: default, dim_IntList."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_sum__default(_v0)
-        if len(args) == 2:
-            _v0, _v1 = args
-            return _call_sum__dim_IntList(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
         return _call_sum__default(*args, **kwargs)
     if len(args) > 1:
         return _call_sum__dim_IntList(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
+def sum(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, dtype: Any = _MISSING) -> Any:
+    """core::sum: default, dim_IntList (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        if dtype is _MISSING:
+            return _call_sum__default(self)
+        return _call_sum__default(self, dtype=dtype)
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            if dtype is _MISSING:
+                return _call_sum__dim_IntList(self, dim)
+            return _call_sum__dim_IntList(self, dim, dtype=dtype)
+        if dtype is _MISSING:
+            return _call_sum__dim_IntList(self, dim, keepdim)
+        return _call_sum__dim_IntList(self, dim, keepdim, dtype=dtype)
+    return _any_sum(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
+
 _CANDIDATES_mean = (
     (mean__default.schema, mean__default),
     (mean__dim.schema, mean__dim),
 )
-def mean(*args: Any, **kwargs: Any) -> Any:
+def _any_mean(*args: Any, **kwargs: Any) -> Any:
     """core::mean: default, dim."""
-    if not kwargs:
-        if len(args) == 1:
-            _v0, = args
-            return _call_mean__default(_v0)
-        if len(args) == 2:
-            _v0, _v1 = args
-            return _call_mean__dim(_v0, _v1)
     if len(args) <= 1 and 'dim' not in kwargs:
         return _call_mean__default(*args, **kwargs)
     if len(args) > 1:
         return _call_mean__dim(*args, **kwargs)
     return _choose('core::mean', _CANDIDATES_mean, args, kwargs)
+
+def mean(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, dtype: Any = _MISSING) -> Any:
+    """core::mean: default, dim (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        if dtype is _MISSING:
+            return _call_mean__default(self)
+        return _call_mean__default(self, dtype=dtype)
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            if dtype is _MISSING:
+                return _call_mean__dim(self, dim)
+            return _call_mean__dim(self, dim, dtype=dtype)
+        if dtype is _MISSING:
+            return _call_mean__dim(self, dim, keepdim)
+        return _call_mean__dim(self, dim, keepdim, dtype=dtype)
+    return _any_mean(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
 
 _CANDIDATES_arange = (
     (arange__default.schema, arange__default),
@@ -2547,6 +2657,11 @@ def arange(*args: Any, **kwargs: Any) -> Any:
     if len(args) > 1:
         return _call_arange__start_step(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
+
+
+def _given(**kwargs: Any) -> dict[str, Any]:
+    """The arguments a call gave (Note [Choosers with one signature] in typedops/codegen/_merged.py)."""
+    return {k: v for k, v in kwargs.items() if v is not _MISSING}
 
 _SINGLE = {
     'pow': pow__Tensor_Scalar,

@@ -85,12 +85,19 @@ def test_the_generated_kernel_saves_only_what_formulas_read(tmp_path: Path) -> N
     assert "        _g0 = _H.sum_to_size(grad * other, self_shape)\n" in text
     # a saved tensor is two fields, the tensor and its version: no SavedTensor object
     assert (
-        "    if _e0 is not None:\n        _node.s_other = other\n        _st = other._storage\n"
-        "        _node.v_other = 0 if _st is None else _st.version\n        _node.s_self_shape = self._shape\n"
+        "        if _e0 is not None:\n            _node.s_other = other\n            _st = other._storage\n"
+        "            _node.v_other = 0 if _st is None else _st.version\n            _node.s_self_shape = self._shape\n"
     ) in text
-    # mul_ reuses mul's formulas; out= refuses
-    assert "def mul___Tensor_autograd(_ks, self, other):\n    _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
-    assert "def mul__out_autograd(_ks, self, other, *, out):\n    raise _out_not_differentiable('core::mul.out')\n" in text
+    # each kernel is made by a factory, once per key set, with the bits below autograd bound
+    assert "def mul__Tensor_autograd(_ks):\n    _bl = _BELOW[_ks]\n\n    def mul__Tensor_autograd(self, other):\n" in text
+    assert "            return _S_mul__Tensor.cache[_bl](self, other)\n" in text
+    assert "_ks]" not in text.replace("_BELOW[_ks]", "")
+    # mul_ reuses mul's formulas; out= refuses (and binds nothing)
+    assert "    def mul___Tensor_autograd(self, other):\n        _base = _check_inplace(self, 'core::mul_.Tensor', True)\n" in text
+    assert (
+        "def mul__out_autograd(_ks):\n    def mul__out_autograd(self, other, *, out):\n"
+        "        raise _out_not_differentiable('core::mul.out')\n    return mul__out_autograd\n"
+    ) in text
 
 
 def test_a_tensor_several_formulas_read_is_unpacked_once_and_apply_is_the_backward(tmp_path: Path) -> None:
@@ -106,10 +113,10 @@ def test_a_tensor_several_formulas_read_is_unpacked_once_and_apply_is_the_backwa
     assert "    _name = 'MulBackward0'\n    apply = backward_mul__Tensor\n    __init__ = object.__init__" in text
     # edges: none for a tensor without an Autograd key bit; the common cases in line, edge_of for the rest
     assert (
-        "    if other.key_bits & _AG:\n        _fn = other.grad_fn\n        if _fn is None:\n"
-        "            _m = other._autograd_meta\n            if _m is None or (_e1 := _m.edge) is None:\n"
-        "                _e1 = _edge(other)\n        elif other._autograd_meta is None:\n"
-        "            _e1 = (_fn, other._output_nr)\n        else:\n            _e1 = _edge(other)\n"
+        "        if other.key_bits & _AG:\n            _fn = other.grad_fn\n            if _fn is None:\n"
+        "                _m = other._autograd_meta\n                if _m is None or (_e1 := _m.edge) is None:\n"
+        "                    _e1 = _edge(other)\n            elif other._autograd_meta is None:\n"
+        "                _e1 = (_fn, other._output_nr)\n            else:\n                _e1 = _edge(other)\n"
     ) in text
 
 
@@ -131,7 +138,7 @@ def test_an_optional_tensor_is_saved_with_its_version_or_as_none(tmp_path: Path,
         "- name: mul_opt(Tensor self, Tensor? other) -> Tensor\n  self: grad * other\n  other: grad * self\n"
     )
     text = generate(tmp_path / "native_functions.yaml", tmp_path / "out", namespace="core")[tmp_path / "out" / "autograd.py"]
-    assert "        _node.s_other = _t = other\n        _node.v_other = 0 if _t is None or _t._storage is None" in text
+    assert "            _node.s_other = _t = other\n            _node.v_other = 0 if _t is None or _t._storage is None" in text
     header = text[text.index("from typedops.runtime import (") : text.index("import typedops.core._generated as _F")]
     start = text.index("def backward_mul_opt__default")
     end = text.index("\n\n\n", text.index("def mul_opt__default_autograd"))
@@ -145,12 +152,12 @@ def test_an_optional_tensor_is_saved_with_its_version_or_as_none(tmp_path: Path,
 
     namespace: dict[str, Any] = {"_S_mul_opt__default": Slots, "_F": core}
     exec(header + text[start:end], namespace)
-    kernel = namespace["mul_opt__default_autograd"]
     x, w = tensor([1.0, 2.0], requires_grad=True), tensor([3.0, 4.0], requires_grad=True)
-    node = kernel(x.keys, x, None).grad_fn  # None saved as None, version 0
+    kernel = namespace["mul_opt__default_autograd"](x.keys)  # the kernel for x's key set
+    node = kernel(x, None).grad_fn  # None saved as None, version 0
     assert (node.s_other, node.v_other) == (None, 0) and node.next_edges[1] is None
     assert unpack_saved(node.s_other, node.v_other, node, -1) is None
-    y = kernel(x.keys, x, w * 1)
+    y = kernel(x, w * 1)
     y.sum().backward(retain_graph=True)
     assert x.grad is not None and x.grad.tolist() == [3.0, 4.0] and w.grad is not None and w.grad.tolist() == [1.0, 2.0]
     saved = y.grad_fn.s_other

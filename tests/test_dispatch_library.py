@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from typedops.dispatch import Boxed
+from typedops.dispatch import Boxed, bound_to_keys
 from typedops import (
     DispatchKey,
     DispatchKeySet,
@@ -301,6 +301,37 @@ def test_with_keys_kernel_needs_a_first_parameter(ns: str) -> None:
             f"{no_params.__qualname__} is registered with_keys=True, so its first parameter "
             "receives the dispatch key set; it has no parameters"
         )
+
+
+def test_a_kernel_bound_to_keys_is_made_once_per_key_set_and_served_unwrapped(ns: str) -> None:
+    made: list[DispatchKeySet] = []
+    callers: list[str] = []
+
+    def tagged_autograd(keys: DispatchKeySet) -> Any:
+        made.append(keys)
+
+        def serve(x: Tensor) -> str:
+            callers.append(sys._getframe(1).f_code.co_name)
+            result: str = op.redispatch(keys, x)
+            return f"{keys.highest().name} over {result}"
+
+        return serve
+
+    with Library(ns, "DEF") as lib:
+        op = lib.define(F)
+        lib.impl("f", f_cpu, "CPU")
+        kernel = bound_to_keys(tagged_autograd)  # takes (keys, *args, **kwargs): not checked against the schema
+        lib.impl("f", kernel, K.Autograd, with_keys=True, check=False)
+        x = cpu_t().requires_grad_()
+        assert op(x) == op(x) == "AutogradCPU over cpu"
+        assert made == [DispatchKeySet([K.AutogradCPU, K.CPU])]
+        assert "kernel" not in callers  # the entry calls what the factory made, not the with-keys wrapper
+        assert "tagged_autograd, takes keys" in op.dump()
+        assert kernel(made[0], x) == "AutogradCPU over cpu" and callers[-1] == "kernel"
+        stack: list[Any] = [x]
+        op.call_boxed(stack)
+        assert stack == ["AutogradCPU over cpu"]
+        assert set(made) == {made[0]}
 
 
 def test_an_unmarked_boxed_function_is_refused_by_inference(ns: str) -> None:

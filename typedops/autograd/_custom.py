@@ -26,7 +26,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from ..dispatch import RULE_REGISTRARS, DispatchKey, DispatchKeySet, Library, OperatorHandle
+from ..dispatch import RULE_REGISTRARS, DispatchKey, DispatchKeySet, Library, OperatorHandle, bound_to_keys
 from ..schema import BaseType, FunctionSchema, OptionalType
 from ..tensor import Tensor
 from ..vocabulary import ArgumentError, RegistrationError
@@ -178,37 +178,42 @@ def register_autograd(
     arg_names = [a.name for a in schema.arguments]
     single = len(schema.returns) == 1
 
-    def kernel(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        values = [*args, *(kwargs[n] for n in arg_names[len(args) :])]
-        edges = tuple(edge_of(values[i]) for i in inputs)
+    def bound(keys: DispatchKeySet) -> Callable[..., Any]:
+        # the key set below autograd, once per key set: Note [Kernels bound to their keys]
         below = DispatchKeySet.from_bits(below_autograd(int(keys)))
-        if all(e is None for e in edges):
-            return handle.redispatch(below, *args, **kwargs)
-        if written:
-            check_written(values, written, op)
-        with no_grad():
-            output = handle.redispatch(below, *args, **kwargs)
-        ctx = BackwardContext(tuple(e is not None for e in edges))
-        if setup_context is not None:
-            setup_context(ctx, tuple(values), output)
-        node = CustomBackward(op, backward, ctx, single, names)
-        node.next_edges = edges
-        ctx._node = node
-        outputs = [output] if single else list(output)
-        for nr, out in enumerate(outputs):
-            if isinstance(out, Tensor):
-                differentiable = out.dtype.is_floating_point or out.dtype.is_complex
-                if differentiable and not any(out is t for t in ctx._non_differentiable):
-                    set_history(out, node, nr)
-                else:
-                    node.out_meta += ((out.shape, out.dtype, out.device),)
-        for index, t in enumerate(ctx._non_differentiable):
-            if not any(t is o for o in outputs):
-                raise ArgumentError(CTX_NOT_OUTPUT.format(index=index))
-        return output
+
+        def kernel(*args: Any, **kwargs: Any) -> Any:
+            values = [*args, *(kwargs[n] for n in arg_names[len(args) :])]
+            edges = tuple(edge_of(values[i]) for i in inputs)
+            if all(e is None for e in edges):
+                return handle.redispatch(below, *args, **kwargs)
+            if written:
+                check_written(values, written, op)
+            with no_grad():
+                output = handle.redispatch(below, *args, **kwargs)
+            ctx = BackwardContext(tuple(e is not None for e in edges))
+            if setup_context is not None:
+                setup_context(ctx, tuple(values), output)
+            node = CustomBackward(op, backward, ctx, single, names)
+            node.next_edges = edges
+            ctx._node = node
+            outputs = [output] if single else list(output)
+            for nr, out in enumerate(outputs):
+                if isinstance(out, Tensor):
+                    differentiable = out.dtype.is_floating_point or out.dtype.is_complex
+                    if differentiable and not any(out is t for t in ctx._non_differentiable):
+                        set_history(out, node, nr)
+                    else:
+                        node.out_meta += ((out.shape, out.dtype, out.device),)
+            for index, t in enumerate(ctx._non_differentiable):
+                if not any(t is o for o in outputs):
+                    raise ArgumentError(CTX_NOT_OUTPUT.format(index=index))
+            return output
+
+        return kernel
 
     library = Library(schema.namespace, "IMPL")
-    library.impl(handle, kernel, DispatchKey.Autograd, with_keys=True, check=False)
+    library.impl(handle, bound_to_keys(bound), DispatchKey.Autograd, with_keys=True, check=False)
     return library
 
 

@@ -33,7 +33,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from ..dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, Library, OperatorHandle, boxed
+from ..dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, Library, OperatorHandle, bound_to_keys, boxed
 from ..schema import FunctionSchema
 from ..tensor import Tensor, bump_version, tensors_in
 from ._grad_mode import no_grad
@@ -94,9 +94,11 @@ def out_not_differentiable(op: str) -> AutogradError:
 
 
 def register_autograd_kernels(library: Library, kernels: Iterable[tuple[OperatorHandle, Any]]) -> None:
-    """Register generated autograd kernels (they take the key set first) for the Autograd key."""
-    for handle, kernel in kernels:
-        library.impl(handle, kernel, DispatchKey.Autograd, with_keys=True, check=False)
+    """Register generated autograd kernels for the Autograd key. Each is generated as a
+    factory: ``factory(keys)`` returns the kernel for calls with that key set (Note [Kernels
+    bound to their keys] in typedops/dispatch/_kernel.py)."""
+    for handle, factory in kernels:
+        library.impl(handle, bound_to_keys(factory), DispatchKey.Autograd, with_keys=True, check=False)
 
 
 class NotImplementedBackward(Node):

@@ -82,7 +82,7 @@ def _output_index(schema: FunctionSchema, name: str) -> int:
 
 
 def _params(schema: FunctionSchema) -> str:
-    parts = ["_ks", *(a.name for a in schema.positional)]
+    parts = [a.name for a in schema.positional]
     if schema.kwarg_only:
         parts += ["*", *(a.name for a in schema.kwarg_only)]
     return ", ".join(parts)
@@ -102,14 +102,24 @@ def _slots(entry: OpEntry) -> str:
 
 def _redispatch(entry: OpEntry, prefix: str) -> list[str]:
     """``prefix`` followed by the call below autograd, one argument a line if it is too long:
-    the op's slot for the keys below the Autograd keys, which is what ``redispatch`` with
-    AutogradOther on top of them calls, without its frame (Note [Redispatch below Autograd])."""
+    the op's slot for the keys below the Autograd keys (``_bl``, computed once by the
+    kernel's factory), which is what ``redispatch`` with AutogradOther on top of them calls,
+    without its frame (Note [Redispatch below Autograd])."""
     args = _call_args(entry.schema).split(", ") if _call_args(entry.schema) else []
-    line = f"{prefix}{_slots(entry)}.cache[_BELOW[_ks]]({', '.join(args)})"
+    line = f"{prefix}{_slots(entry)}.cache[_bl]({', '.join(args)})"
     if len(line) <= 120:
         return [line]
     indent = " " * (len(prefix) - len(prefix.lstrip()) + 4)
-    return [f"{prefix}{_slots(entry)}.cache[_BELOW[_ks]](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+    return [f"{prefix}{_slots(entry)}.cache[_bl](", *(f"{indent}{a}," for a in args), f"{indent[:-4]})"]
+
+
+def _bound(entry: OpEntry, kernel: list[str]) -> list[str]:
+    """The factory the library registers for ``kernel`` (its lines, a ``def`` of the kernel's
+    name): called once per key set, it returns the kernel with the bits below autograd
+    bound (Note [Kernels bound to their keys] in typedops/dispatch/_kernel.py)."""
+    name = f"{entry.attr_name}_autograd"
+    below = ["    _bl = _BELOW[_ks]", ""] if any("_bl" in line for line in kernel) else []
+    return [f"def {name}(_ks):", *below, *(f"    {line}" if line else line for line in kernel), f"    return {name}"]
 
 
 def _def(name: str, params: str) -> list[str]:
@@ -315,7 +325,7 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
         lines += ["    if _base is not None:", f"        _rebase_view({mutated[0]}, _base)"]
     lines += after
     lines.append("    return _result")
-    return lines
+    return _bound(entry, lines)
 
 
 # What a kernel saves for ``x.shape``/``x.dtype`` is read from the tensor's slots, without the property.
@@ -368,14 +378,14 @@ def _history(d: Derivative, schema: FunctionSchema) -> list[str]:
 
 def _passthrough(entry: OpEntry) -> list[str]:
     """The kernel of an op none of whose outputs is differentiable: redispatch only."""
-    return [*_def(f"{entry.attr_name}_autograd", _params(entry.schema)), *_redispatch(entry, "    return ")]
+    return _bound(entry, [*_def(f"{entry.attr_name}_autograd", _params(entry.schema)), *_redispatch(entry, "    return ")])
 
 
 def _out_kernel(entry: OpEntry) -> list[str]:
-    return [
+    return _bound(entry, [
         *_def(f"{entry.attr_name}_autograd", _params(entry.schema)),
         f"    raise _out_not_differentiable({entry.schema.full_name!r})",
-    ]
+    ])
 
 
 def autograd_module(

@@ -3,7 +3,7 @@
 from ._collector import bulk_registration
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import RULE_REGISTRARS, OperatorHandle, SlotSource, unboxed_slots
-from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, call_through_stack, fallthrough
+from ._kernel import Boxed, Fallthrough, add_registration_machinery, boxed, bound_to_keys, call_through_stack, fallthrough
 from ..vocabulary import (
     ALIAS_KEYS,
     AUTOGRAD_KEYS,
@@ -82,6 +82,7 @@ __all__ = [
     "add_registration_machinery",
     "ScopedFallback",
     "selects_backend_by_device",
+    "bound_to_keys",
     # finding and calling
     "Dispatcher",
     "dispatcher",

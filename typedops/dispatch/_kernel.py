@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, NamedTuple
@@ -15,6 +17,7 @@ from ._messages import BOXED_NOT_A_FUNCTION
 
 __all__ = [
     "Fallthrough", "fallthrough", "Boxed", "boxed", "call_through_stack", "KernelKind", "Registration", "caller_location",
+    "bound_to_keys", "bind_keys",
 ]  # fmt: skip
 
 
@@ -90,6 +93,51 @@ def boxed(fn: Callable[[Any, Any, list[Any]], None], only_for: Callable[[Any, An
     """Mark ``fn(op, keys, stack)`` as a boxed kernel (usable as a decorator); see ``Boxed``
     for ``only_for``."""
     return Boxed(fn, only_for)
+
+
+# Note [Kernels bound to their keys]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A kernel registered ``with_keys`` receives the key set first; an unboxed slot serves it as
+# ``functools.partial(kernel, keys)``. Calling a Python function through a partial goes
+# through C (the interpreter cannot run it in its own frame loop as it does a direct
+# Python-to-Python call), and the kernel then works out from the keys what it needs on
+# every call -- for a generated autograd kernel, the bits below autograd. That hop was the
+# larger part of what recording an op costs on small tensors. ``bound_to_keys(factory)``
+# makes a with-keys kernel from ``factory(keys) -> kernel(*args)``: a slot cache calls the
+# factory once per key set and serves calls with the function it returns, a plain Python
+# function the entry calls directly. Boxed calls and ``kernel(keys, ...)`` itself reach
+# the same functions, made once per key set.
+_FACTORIES: Final[weakref.WeakKeyDictionary[Callable[..., Any], Callable[[Any], Callable[..., Any]]]] = (
+    weakref.WeakKeyDictionary()
+)
+_MADE_LIMIT: Final = 64  # functions a bound kernel keeps for its own calls; a program meets a few key sets
+
+
+def bound_to_keys(factory: Callable[[Any], Callable[..., Any]]) -> Callable[..., Any]:
+    """A kernel to register ``with_keys=True, check=False`` (it takes ``(keys, *args,
+    **kwargs)``, so its signature says nothing of the op's) that ``factory(keys)`` binds to
+    each key set (Note [Kernels bound to their keys]); it has the factory's name."""
+    made: dict[Any, Callable[..., Any]] = {}
+
+    def kernel(keys: Any, *args: Any, **kwargs: Any) -> Any:
+        fn = made.get(keys)
+        if fn is None:
+            if len(made) >= _MADE_LIMIT:
+                made.clear()
+            fn = made[keys] = factory(keys)
+        return fn(*args, **kwargs)
+
+    kernel.__name__ = getattr(factory, "__name__", kernel.__name__)
+    kernel.__qualname__ = getattr(factory, "__qualname__", kernel.__qualname__)
+    _FACTORIES[kernel] = factory
+    return kernel
+
+
+def bind_keys(kernel: Callable[..., Any], keys: Any) -> Callable[..., Any]:
+    """What serves calls with ``keys`` of a kernel registered ``with_keys``: the function its
+    factory makes if it is ``bound_to_keys``, else ``kernel`` with ``keys`` bound first."""
+    factory = _FACTORIES.get(kernel)
+    return functools.partial(kernel, keys) if factory is None else factory(keys)
 
 
 class KernelKind(enum.Enum):

@@ -87,7 +87,7 @@ from ..vocabulary import (
     backend_key_for,
 )
 from ._entry import DEVICE_HINT_SHIFT, backend_by_device, make_entries
-from ._kernel import Boxed, KernelKind, Registration, fallthrough
+from ._kernel import Boxed, KernelKind, Registration, bind_keys, fallthrough
 from ._messages import (
     NO_DISPATCH_KEY,
     NO_KERNEL,
@@ -171,7 +171,7 @@ class SlotCache(dict[int, Callable[..., Any]]):
             result = functools.partial(entry._missing, keys)
         else:
             fn, keyed = entry._wrappers(reg)[0]
-            result = functools.partial(fn, keys) if keyed else fn
+            result = bind_keys(fn, keys) if keyed else fn
         if len(self) < _CACHE_LIMIT:
             self[bits] = result
         return result

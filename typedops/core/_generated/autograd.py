@@ -243,45 +243,49 @@ class AddBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def add__Tensor_autograd(_ks, self, other, *, alpha):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def add__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def add__Tensor_autograd(self, other, *, alpha):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_add__Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
-    _node = AddBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_alpha = alpha
-        _node.s_other_shape = other._shape
-    _result = _S_add__Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_add__Tensor.cache[_bl](self, other, alpha=alpha)
+        _node = AddBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_alpha = alpha
+            _node.s_other_shape = other._shape
+        _result = _S_add__Tensor.cache[_bl](self, other, alpha=alpha)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return add__Tensor_autograd
 
 
 def backward_mul__Tensor(_node, grads):
@@ -311,50 +315,54 @@ class MulBackward0(_Node):
         self.released = True
 
 
-def mul__Tensor_autograd(_ks, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def mul__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def mul__Tensor_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_mul__Tensor.cache[_BELOW[_ks]](self, other)
-    _node = MulBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e0 is not None:
-        _node.s_other = other
-        _st = other._storage
-        _node.v_other = 0 if _st is None else _st.version
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_self = self
-        _st = self._storage
-        _node.v_self = 0 if _st is None else _st.version
-        _node.s_other_shape = other._shape
-    _result = _S_mul__Tensor.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_mul__Tensor.cache[_bl](self, other)
+        _node = MulBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_self = self
+            _st = self._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_mul__Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return mul__Tensor_autograd
 
 
 def backward_div__Tensor(_node, grads):
@@ -384,50 +392,54 @@ class DivBackward0(_Node):
         self.released = True
 
 
-def div__Tensor_autograd(_ks, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def div__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def div__Tensor_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_div__Tensor.cache[_BELOW[_ks]](self, other)
-    _node = DivBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_other = other
-    _st = other._storage
-    _node.v_other = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_self = self
-        _st = self._storage
-        _node.v_self = 0 if _st is None else _st.version
-        _node.s_other_shape = other._shape
-    _result = _S_div__Tensor.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_div__Tensor.cache[_bl](self, other)
+        _node = DivBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_self = self
+            _st = self._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_div__Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return div__Tensor_autograd
 
 
 def backward_pow__Tensor_Scalar(_node, grads):
@@ -452,34 +464,38 @@ class PowBackward0(_Node):
         self.released = True
 
 
-def pow__Tensor_Scalar_autograd(_ks, self, exponent):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def pow__Tensor_Scalar_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def pow__Tensor_Scalar_autograd(self, exponent):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_pow__Tensor_Scalar.cache[_BELOW[_ks]](self, exponent)
-    _node = PowBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_exponent = exponent
-    _result = _S_pow__Tensor_Scalar.cache[_BELOW[_ks]](self, exponent)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_pow__Tensor_Scalar.cache[_bl](self, exponent)
+        _node = PowBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_exponent = exponent
+        _result = _S_pow__Tensor_Scalar.cache[_bl](self, exponent)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return pow__Tensor_Scalar_autograd
 
 
 def backward_maximum__default(_node, grads):
@@ -509,50 +525,54 @@ class MaximumBackward0(_Node):
         self.released = True
 
 
-def maximum__default_autograd(_ks, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def maximum__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def maximum__default_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_maximum__default.cache[_BELOW[_ks]](self, other)
-    _node = MaximumBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_other = other
-    _st = other._storage
-    _node.v_other = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_other_shape = other._shape
-    _result = _S_maximum__default.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_maximum__default.cache[_bl](self, other)
+        _node = MaximumBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_other_shape = other._shape
+        _result = _S_maximum__default.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return maximum__default_autograd
 
 
 def backward_minimum__default(_node, grads):
@@ -582,50 +602,54 @@ class MinimumBackward0(_Node):
         self.released = True
 
 
-def minimum__default_autograd(_ks, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def minimum__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def minimum__default_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_minimum__default.cache[_BELOW[_ks]](self, other)
-    _node = MinimumBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_other = other
-    _st = other._storage
-    _node.v_other = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_other_shape = other._shape
-    _result = _S_minimum__default.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_minimum__default.cache[_bl](self, other)
+        _node = MinimumBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_other_shape = other._shape
+        _result = _S_minimum__default.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return minimum__default_autograd
 
 
 def backward_neg__default(_node, grads):
@@ -644,30 +668,34 @@ class NegBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def neg__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def neg__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def neg__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_neg__default.cache[_BELOW[_ks]](self)
-    _node = NegBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_neg__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_neg__default.cache[_bl](self)
+        _node = NegBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_neg__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return neg__default_autograd
 
 
 def backward_abs__default(_node, grads):
@@ -691,33 +719,37 @@ class AbsBackward0(_Node):
         self.released = True
 
 
-def abs__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def abs__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def abs__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_abs__default.cache[_BELOW[_ks]](self)
-    _node = AbsBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_abs__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_abs__default.cache[_bl](self)
+        _node = AbsBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_abs__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return abs__default_autograd
 
 
 def backward_exp__default(_node, grads):
@@ -741,34 +773,38 @@ class ExpBackward0(_Node):
         self.released = True
 
 
-def exp__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def exp__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def exp__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_exp__default.cache[_BELOW[_ks]](self)
-    _node = ExpBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_exp__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_exp__default.cache[_bl](self)
+        _node = ExpBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_exp__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return exp__default_autograd
 
 
 def backward_exp2__default(_node, grads):
@@ -792,34 +828,38 @@ class Exp2Backward0(_Node):
         self.released = True
 
 
-def exp2__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def exp2__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def exp2__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_exp2__default.cache[_BELOW[_ks]](self)
-    _node = Exp2Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_exp2__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_exp2__default.cache[_bl](self)
+        _node = Exp2Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_exp2__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return exp2__default_autograd
 
 
 def backward_expm1__default(_node, grads):
@@ -843,34 +883,38 @@ class Expm1Backward0(_Node):
         self.released = True
 
 
-def expm1__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def expm1__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def expm1__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_expm1__default.cache[_BELOW[_ks]](self)
-    _node = Expm1Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_expm1__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_expm1__default.cache[_bl](self)
+        _node = Expm1Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_expm1__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return expm1__default_autograd
 
 
 def backward_log__default(_node, grads):
@@ -894,33 +938,37 @@ class LogBackward0(_Node):
         self.released = True
 
 
-def log__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log__default.cache[_BELOW[_ks]](self)
-    _node = LogBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_log__default.cache[_bl](self)
+        _node = LogBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return log__default_autograd
 
 
 def backward_log2__default(_node, grads):
@@ -944,33 +992,37 @@ class Log2Backward0(_Node):
         self.released = True
 
 
-def log2__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log2__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log2__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log2__default.cache[_BELOW[_ks]](self)
-    _node = Log2Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log2__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_log2__default.cache[_bl](self)
+        _node = Log2Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log2__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return log2__default_autograd
 
 
 def backward_log10__default(_node, grads):
@@ -994,33 +1046,37 @@ class Log10Backward0(_Node):
         self.released = True
 
 
-def log10__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log10__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log10__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log10__default.cache[_BELOW[_ks]](self)
-    _node = Log10Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log10__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_log10__default.cache[_bl](self)
+        _node = Log10Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log10__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return log10__default_autograd
 
 
 def backward_log1p__default(_node, grads):
@@ -1044,33 +1100,37 @@ class Log1pBackward0(_Node):
         self.released = True
 
 
-def log1p__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log1p__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log1p__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log1p__default.cache[_BELOW[_ks]](self)
-    _node = Log1pBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log1p__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_log1p__default.cache[_bl](self)
+        _node = Log1pBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log1p__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return log1p__default_autograd
 
 
 def backward_sqrt__default(_node, grads):
@@ -1094,34 +1154,38 @@ class SqrtBackward0(_Node):
         self.released = True
 
 
-def sqrt__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sqrt__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sqrt__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sqrt__default.cache[_BELOW[_ks]](self)
-    _node = SqrtBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_sqrt__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_sqrt__default.cache[_bl](self)
+        _node = SqrtBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_sqrt__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return sqrt__default_autograd
 
 
 def backward_rsqrt__default(_node, grads):
@@ -1145,34 +1209,38 @@ class RsqrtBackward0(_Node):
         self.released = True
 
 
-def rsqrt__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def rsqrt__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def rsqrt__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_rsqrt__default.cache[_BELOW[_ks]](self)
-    _node = RsqrtBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_rsqrt__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_rsqrt__default.cache[_bl](self)
+        _node = RsqrtBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_rsqrt__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return rsqrt__default_autograd
 
 
 def backward_reciprocal__default(_node, grads):
@@ -1196,34 +1264,38 @@ class ReciprocalBackward0(_Node):
         self.released = True
 
 
-def reciprocal__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def reciprocal__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def reciprocal__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_reciprocal__default.cache[_BELOW[_ks]](self)
-    _node = ReciprocalBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_reciprocal__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_reciprocal__default.cache[_bl](self)
+        _node = ReciprocalBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_reciprocal__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return reciprocal__default_autograd
 
 
 def backward_sigmoid__default(_node, grads):
@@ -1247,34 +1319,38 @@ class SigmoidBackward0(_Node):
         self.released = True
 
 
-def sigmoid__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sigmoid__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sigmoid__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sigmoid__default.cache[_BELOW[_ks]](self)
-    _node = SigmoidBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_sigmoid__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_sigmoid__default.cache[_bl](self)
+        _node = SigmoidBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_sigmoid__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return sigmoid__default_autograd
 
 
 def backward_sin__default(_node, grads):
@@ -1298,33 +1374,37 @@ class SinBackward0(_Node):
         self.released = True
 
 
-def sin__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sin__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sin__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sin__default.cache[_BELOW[_ks]](self)
-    _node = SinBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_sin__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_sin__default.cache[_bl](self)
+        _node = SinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_sin__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return sin__default_autograd
 
 
 def backward_cos__default(_node, grads):
@@ -1348,33 +1428,37 @@ class CosBackward0(_Node):
         self.released = True
 
 
-def cos__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def cos__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def cos__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_cos__default.cache[_BELOW[_ks]](self)
-    _node = CosBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_cos__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_cos__default.cache[_bl](self)
+        _node = CosBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_cos__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return cos__default_autograd
 
 
 def backward_tan__default(_node, grads):
@@ -1398,34 +1482,38 @@ class TanBackward0(_Node):
         self.released = True
 
 
-def tan__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def tan__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def tan__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_tan__default.cache[_BELOW[_ks]](self)
-    _node = TanBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_tan__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_tan__default.cache[_bl](self)
+        _node = TanBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_tan__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return tan__default_autograd
 
 
 def backward_asin__default(_node, grads):
@@ -1449,33 +1537,37 @@ class AsinBackward0(_Node):
         self.released = True
 
 
-def asin__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def asin__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def asin__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_asin__default.cache[_BELOW[_ks]](self)
-    _node = AsinBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_asin__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_asin__default.cache[_bl](self)
+        _node = AsinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_asin__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return asin__default_autograd
 
 
 def backward_acos__default(_node, grads):
@@ -1499,33 +1591,37 @@ class AcosBackward0(_Node):
         self.released = True
 
 
-def acos__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def acos__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def acos__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_acos__default.cache[_BELOW[_ks]](self)
-    _node = AcosBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_acos__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_acos__default.cache[_bl](self)
+        _node = AcosBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_acos__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return acos__default_autograd
 
 
 def backward_atan__default(_node, grads):
@@ -1549,33 +1645,37 @@ class AtanBackward0(_Node):
         self.released = True
 
 
-def atan__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def atan__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def atan__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_atan__default.cache[_BELOW[_ks]](self)
-    _node = AtanBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_atan__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_atan__default.cache[_bl](self)
+        _node = AtanBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_atan__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return atan__default_autograd
 
 
 def backward_sinh__default(_node, grads):
@@ -1599,33 +1699,37 @@ class SinhBackward0(_Node):
         self.released = True
 
 
-def sinh__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sinh__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sinh__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sinh__default.cache[_BELOW[_ks]](self)
-    _node = SinhBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_sinh__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_sinh__default.cache[_bl](self)
+        _node = SinhBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_sinh__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return sinh__default_autograd
 
 
 def backward_cosh__default(_node, grads):
@@ -1649,33 +1753,37 @@ class CoshBackward0(_Node):
         self.released = True
 
 
-def cosh__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def cosh__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def cosh__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_cosh__default.cache[_BELOW[_ks]](self)
-    _node = CoshBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_cosh__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_cosh__default.cache[_bl](self)
+        _node = CoshBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_cosh__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return cosh__default_autograd
 
 
 def backward_tanh__default(_node, grads):
@@ -1699,34 +1807,38 @@ class TanhBackward0(_Node):
         self.released = True
 
 
-def tanh__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def tanh__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def tanh__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_tanh__default.cache[_BELOW[_ks]](self)
-    _node = TanhBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_tanh__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_tanh__default.cache[_bl](self)
+        _node = TanhBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_tanh__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return tanh__default_autograd
 
 
 def backward_relu__default(_node, grads):
@@ -1750,34 +1862,38 @@ class ReluBackward0(_Node):
         self.released = True
 
 
-def relu__default_autograd(_ks, self):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def relu__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def relu__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_relu__default.cache[_BELOW[_ks]](self)
-    _node = ReluBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_relu__default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_relu__default.cache[_bl](self)
+        _node = ReluBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_relu__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return relu__default_autograd
 
 
 def backward_threshold_backward__default(_node, grads):
@@ -1806,46 +1922,50 @@ class ThresholdBackwardBackward0(_Node):
         self.released = True
 
 
-def threshold_backward__default_autograd(_ks, grad_output, self, threshold):
-    _e0 = _e1 = None
-    if grad_output.key_bits & _AG:
-        _fn = grad_output.grad_fn
-        if _fn is None:
-            _m = grad_output._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def threshold_backward__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def threshold_backward__default_autograd(grad_output, self, threshold):
+        _e0 = _e1 = None
+        if grad_output.key_bits & _AG:
+            _fn = grad_output.grad_fn
+            if _fn is None:
+                _m = grad_output._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(grad_output)
+            elif grad_output._autograd_meta is None:
+                _e0 = (_fn, grad_output._output_nr)
+            else:
                 _e0 = _edge(grad_output)
-        elif grad_output._autograd_meta is None:
-            _e0 = (_fn, grad_output._output_nr)
-        else:
-            _e0 = _edge(grad_output)
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(self)
+            elif self._autograd_meta is None:
+                _e1 = (_fn, self._output_nr)
+            else:
                 _e1 = _edge(self)
-        elif self._autograd_meta is None:
-            _e1 = (_fn, self._output_nr)
-        else:
-            _e1 = _edge(self)
-    if _e0 is None and _e1 is None:
-        return _S_threshold_backward__default.cache[_BELOW[_ks]](grad_output, self, threshold)
-    _node = ThresholdBackwardBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_threshold = threshold
-        _node.s_grad_output_shape = grad_output._shape
-    _result = _S_threshold_backward__default.cache[_BELOW[_ks]](grad_output, self, threshold)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_threshold_backward__default.cache[_bl](grad_output, self, threshold)
+        _node = ThresholdBackwardBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_threshold = threshold
+            _node.s_grad_output_shape = grad_output._shape
+        _result = _S_threshold_backward__default.cache[_bl](grad_output, self, threshold)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return threshold_backward__default_autograd
 
 
 def backward_fill___Scalar(_node, grads):
@@ -1864,59 +1984,87 @@ class FillBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def fill___Scalar_autograd(_ks, self, value):
-    _base = _check_inplace(self, 'core::fill_.Scalar', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def fill___Scalar_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def fill___Scalar_autograd(self, value):
+        _base = _check_inplace(self, 'core::fill_.Scalar', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_fill___Scalar.cache[_BELOW[_ks]](self, value)
-    _node = FillBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_fill___Scalar.cache[_BELOW[_ks]](self, value)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_fill___Scalar.cache[_bl](self, value)
+        _node = FillBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_fill___Scalar.cache[_bl](self, value)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return fill___Scalar_autograd
 
 
-def eq__Tensor_autograd(_ks, self, other):
-    return _S_eq__Tensor.cache[_BELOW[_ks]](self, other)
+def eq__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def eq__Tensor_autograd(self, other):
+        return _S_eq__Tensor.cache[_bl](self, other)
+    return eq__Tensor_autograd
 
 
-def ne__Tensor_autograd(_ks, self, other):
-    return _S_ne__Tensor.cache[_BELOW[_ks]](self, other)
+def ne__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def ne__Tensor_autograd(self, other):
+        return _S_ne__Tensor.cache[_bl](self, other)
+    return ne__Tensor_autograd
 
 
-def lt__Tensor_autograd(_ks, self, other):
-    return _S_lt__Tensor.cache[_BELOW[_ks]](self, other)
+def lt__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def lt__Tensor_autograd(self, other):
+        return _S_lt__Tensor.cache[_bl](self, other)
+    return lt__Tensor_autograd
 
 
-def le__Tensor_autograd(_ks, self, other):
-    return _S_le__Tensor.cache[_BELOW[_ks]](self, other)
+def le__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def le__Tensor_autograd(self, other):
+        return _S_le__Tensor.cache[_bl](self, other)
+    return le__Tensor_autograd
 
 
-def gt__Tensor_autograd(_ks, self, other):
-    return _S_gt__Tensor.cache[_BELOW[_ks]](self, other)
+def gt__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def gt__Tensor_autograd(self, other):
+        return _S_gt__Tensor.cache[_bl](self, other)
+    return gt__Tensor_autograd
 
 
-def ge__Tensor_autograd(_ks, self, other):
-    return _S_ge__Tensor.cache[_BELOW[_ks]](self, other)
+def ge__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def ge__Tensor_autograd(self, other):
+        return _S_ge__Tensor.cache[_bl](self, other)
+    return ge__Tensor_autograd
 
 
 def backward_where__self(_node, grads):
@@ -1945,47 +2093,51 @@ class WhereBackward0(_Node):
         self.released = True
 
 
-def where__self_autograd(_ks, condition, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def where__self_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def where__self_autograd(condition, self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_where__self.cache[_BELOW[_ks]](condition, self, other)
-    _node = WhereBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_condition = condition
-    _st = condition._storage
-    _node.v_condition = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_other_shape = other._shape
-    _result = _S_where__self.cache[_BELOW[_ks]](condition, self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_where__self.cache[_bl](condition, self, other)
+        _node = WhereBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_condition = condition
+        _st = condition._storage
+        _node.v_condition = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_other_shape = other._shape
+        _result = _S_where__self.cache[_bl](condition, self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return where__self_autograd
 
 
 def backward_sum__default(_node, grads):
@@ -2005,31 +2157,35 @@ class SumBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def sum__default_autograd(_ks, self, *, dtype):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sum__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sum__default_autograd(self, *, dtype):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sum__default.cache[_BELOW[_ks]](self, dtype=dtype)
-    _node = SumBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self_shape = self._shape
-    _result = _S_sum__default.cache[_BELOW[_ks]](self, dtype=dtype)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_sum__default.cache[_bl](self, dtype=dtype)
+        _node = SumBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self_shape = self._shape
+        _result = _S_sum__default.cache[_bl](self, dtype=dtype)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return sum__default_autograd
 
 
 def backward_sum__dim_IntList(_node, grads):
@@ -2051,33 +2207,37 @@ class SumBackward1(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def sum__dim_IntList_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sum__dim_IntList_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sum__dim_IntList_autograd(self, dim, keepdim, *, dtype):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sum__dim_IntList.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
-    _node = SumBackward1()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_keepdim = keepdim
-    _node.s_self_shape = self._shape
-    _result = _S_sum__dim_IntList.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_sum__dim_IntList.cache[_bl](self, dim, keepdim, dtype=dtype)
+        _node = SumBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _node.s_self_shape = self._shape
+        _result = _S_sum__dim_IntList.cache[_bl](self, dim, keepdim, dtype=dtype)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return sum__dim_IntList_autograd
 
 
 def backward_mean__default(_node, grads):
@@ -2097,31 +2257,35 @@ class MeanBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def mean__default_autograd(_ks, self, *, dtype):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def mean__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def mean__default_autograd(self, *, dtype):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_mean__default.cache[_BELOW[_ks]](self, dtype=dtype)
-    _node = MeanBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self_shape = self._shape
-    _result = _S_mean__default.cache[_BELOW[_ks]](self, dtype=dtype)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_mean__default.cache[_bl](self, dtype=dtype)
+        _node = MeanBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self_shape = self._shape
+        _result = _S_mean__default.cache[_bl](self, dtype=dtype)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return mean__default_autograd
 
 
 def backward_mean__dim(_node, grads):
@@ -2143,33 +2307,37 @@ class MeanBackward1(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def mean__dim_autograd(_ks, self, dim, keepdim, *, dtype):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def mean__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def mean__dim_autograd(self, dim, keepdim, *, dtype):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_mean__dim.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
-    _node = MeanBackward1()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_keepdim = keepdim
-    _node.s_self_shape = self._shape
-    _result = _S_mean__dim.cache[_BELOW[_ks]](self, dim, keepdim, dtype=dtype)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_mean__dim.cache[_bl](self, dim, keepdim, dtype=dtype)
+        _node = MeanBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _node.s_self_shape = self._shape
+        _result = _S_mean__dim.cache[_bl](self, dim, keepdim, dtype=dtype)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return mean__dim_autograd
 
 
 def backward_amax__default(_node, grads):
@@ -2196,39 +2364,43 @@ class AmaxBackward0(_Node):
         self.released = True
 
 
-def amax__default_autograd(_ks, self, dim, keepdim):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def amax__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def amax__default_autograd(self, dim, keepdim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_amax__default.cache[_BELOW[_ks]](self, dim, keepdim)
-    _node = AmaxBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_dim = dim
-    _node.s_keepdim = keepdim
-    _result = _S_amax__default.cache[_BELOW[_ks]](self, dim, keepdim)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_amax__default.cache[_bl](self, dim, keepdim)
+        _node = AmaxBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _result = _S_amax__default.cache[_bl](self, dim, keepdim)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return amax__default_autograd
 
 
 def backward_max__dim(_node, grads):
@@ -2255,37 +2427,41 @@ class MaxBackward0(_Node):
         self.released = True
 
 
-def max__dim_autograd(_ks, self, dim, keepdim):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def max__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def max__dim_autograd(self, dim, keepdim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_max__dim.cache[_BELOW[_ks]](self, dim, keepdim)
-    _node = MaxBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.out_meta = ()
-    _node.s_dim = dim
-    _node.s_keepdim = keepdim
-    _node.s_self_shape = self._shape
-    _result = _S_max__dim.cache[_BELOW[_ks]](self, dim, keepdim)
-    _set_history(_result[0], _node, 0)
-    _add_output(_node, _result[1])
-    _t = _alias(_result[1])
-    _node.s_indices = _t
-    _st = _t._storage
-    _node.v_indices = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_max__dim.cache[_bl](self, dim, keepdim)
+        _node = MaxBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.out_meta = ()
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _node.s_self_shape = self._shape
+        _result = _S_max__dim.cache[_bl](self, dim, keepdim)
+        _set_history(_result[0], _node, 0)
+        _add_output(_node, _result[1])
+        _t = _alias(_result[1])
+        _node.s_indices = _t
+        _st = _t._storage
+        _node.v_indices = 0 if _st is None else _st.version
+        return _result
+    return max__dim_autograd
 
 
 def backward_matmul__default(_node, grads):
@@ -2313,46 +2489,50 @@ class MatmulBackward0(_Node):
         self.released = True
 
 
-def matmul__default_autograd(_ks, self, other):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def matmul__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def matmul__default_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_matmul__default.cache[_BELOW[_ks]](self, other)
-    _node = MatmulBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_other = other
-    _st = other._storage
-    _node.v_other = 0 if _st is None else _st.version
-    _result = _S_matmul__default.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_matmul__default.cache[_bl](self, other)
+        _node = MatmulBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_other = other
+        _st = other._storage
+        _node.v_other = 0 if _st is None else _st.version
+        _result = _S_matmul__default.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return matmul__default_autograd
 
 
 def backward_mm__default(_node, grads):
@@ -2380,48 +2560,52 @@ class MmBackward0(_Node):
         self.released = True
 
 
-def mm__default_autograd(_ks, self, mat2):
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def mm__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def mm__default_autograd(self, mat2):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if mat2.key_bits & _AG:
-        _fn = mat2.grad_fn
-        if _fn is None:
-            _m = mat2._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if mat2.key_bits & _AG:
+            _fn = mat2.grad_fn
+            if _fn is None:
+                _m = mat2._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(mat2)
+            elif mat2._autograd_meta is None:
+                _e1 = (_fn, mat2._output_nr)
+            else:
                 _e1 = _edge(mat2)
-        elif mat2._autograd_meta is None:
-            _e1 = (_fn, mat2._output_nr)
-        else:
-            _e1 = _edge(mat2)
-    if _e0 is None and _e1 is None:
-        return _S_mm__default.cache[_BELOW[_ks]](self, mat2)
-    _node = MmBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e0 is not None:
-        _node.s_mat2 = mat2
-        _st = mat2._storage
-        _node.v_mat2 = 0 if _st is None else _st.version
-    if _e1 is not None:
-        _node.s_self = self
-        _st = self._storage
-        _node.v_self = 0 if _st is None else _st.version
-    _result = _S_mm__default.cache[_BELOW[_ks]](self, mat2)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_mm__default.cache[_bl](self, mat2)
+        _node = MmBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_mat2 = mat2
+            _st = mat2._storage
+            _node.v_mat2 = 0 if _st is None else _st.version
+        if _e1 is not None:
+            _node.s_self = self
+            _st = self._storage
+            _node.v_self = 0 if _st is None else _st.version
+        _result = _S_mm__default.cache[_bl](self, mat2)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return mm__default_autograd
 
 
 def backward_as_strided__default(_node, grads):
@@ -2448,39 +2632,43 @@ class AsStridedBackward0(_Node):
         self.released = True
 
 
-def as_strided__default_autograd(_ks, self, size, stride, storage_offset):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def as_strided__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def as_strided__default_autograd(self, size, stride, storage_offset):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_as_strided__default.cache[_BELOW[_ks]](self, size, stride, storage_offset)
-    _node = AsStridedBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self = self
-    _st = self._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _node.s_size = size
-    _node.s_stride = stride
-    _node.s_storage_offset = storage_offset
-    _result = _S_as_strided__default.cache[_BELOW[_ks]](self, size, stride, storage_offset)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_as_strided__default.cache[_bl](self, size, stride, storage_offset)
+        _node = AsStridedBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_size = size
+        _node.s_stride = stride
+        _node.s_storage_offset = storage_offset
+        _result = _S_as_strided__default.cache[_bl](self, size, stride, storage_offset)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return as_strided__default_autograd
 
 
 def backward_view__default(_node, grads):
@@ -2500,34 +2688,38 @@ class ViewBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def view__default_autograd(_ks, self, size):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def view__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def view__default_autograd(self, size):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_view__default.cache[_BELOW[_ks]](self, size)
-    _node = ViewBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self_shape = self._shape
-    _result = _S_view__default.cache[_BELOW[_ks]](self, size)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_view__default.cache[_bl](self, size)
+        _node = ViewBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self_shape = self._shape
+        _result = _S_view__default.cache[_bl](self, size)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return view__default_autograd
 
 
 def backward_permute__default(_node, grads):
@@ -2547,34 +2739,38 @@ class PermuteBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def permute__default_autograd(_ks, self, dims):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def permute__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def permute__default_autograd(self, dims):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_permute__default.cache[_BELOW[_ks]](self, dims)
-    _node = PermuteBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dims = dims
-    _result = _S_permute__default.cache[_BELOW[_ks]](self, dims)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_permute__default.cache[_bl](self, dims)
+        _node = PermuteBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dims = dims
+        _result = _S_permute__default.cache[_bl](self, dims)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return permute__default_autograd
 
 
 def backward_transpose__int(_node, grads):
@@ -2595,35 +2791,39 @@ class TransposeBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def transpose__int_autograd(_ks, self, dim0, dim1):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def transpose__int_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def transpose__int_autograd(self, dim0, dim1):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_transpose__int.cache[_BELOW[_ks]](self, dim0, dim1)
-    _node = TransposeBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim0 = dim0
-    _node.s_dim1 = dim1
-    _result = _S_transpose__int.cache[_BELOW[_ks]](self, dim0, dim1)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_transpose__int.cache[_bl](self, dim0, dim1)
+        _node = TransposeBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim0 = dim0
+        _node.s_dim1 = dim1
+        _result = _S_transpose__int.cache[_bl](self, dim0, dim1)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return transpose__int_autograd
 
 
 def backward_select__int(_node, grads):
@@ -2645,36 +2845,40 @@ class SelectBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def select__int_autograd(_ks, self, dim, index):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def select__int_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def select__int_autograd(self, dim, index):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_select__int.cache[_BELOW[_ks]](self, dim, index)
-    _node = SelectBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_index = index
-    _node.s_self_shape = self._shape
-    _result = _S_select__int.cache[_BELOW[_ks]](self, dim, index)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_select__int.cache[_bl](self, dim, index)
+        _node = SelectBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_index = index
+        _node.s_self_shape = self._shape
+        _result = _S_select__int.cache[_bl](self, dim, index)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return select__int_autograd
 
 
 def backward_slice__Tensor(_node, grads):
@@ -2698,38 +2902,42 @@ class SliceBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def slice__Tensor_autograd(_ks, self, dim, start, end, step):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def slice__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def slice__Tensor_autograd(self, dim, start, end, step):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_slice__Tensor.cache[_BELOW[_ks]](self, dim, start, end, step)
-    _node = SliceBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_start = start
-    _node.s_end = end
-    _node.s_step = step
-    _node.s_self_shape = self._shape
-    _result = _S_slice__Tensor.cache[_BELOW[_ks]](self, dim, start, end, step)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_slice__Tensor.cache[_bl](self, dim, start, end, step)
+        _node = SliceBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_start = start
+        _node.s_end = end
+        _node.s_step = step
+        _node.s_self_shape = self._shape
+        _result = _S_slice__Tensor.cache[_bl](self, dim, start, end, step)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return slice__Tensor_autograd
 
 
 def backward_unsqueeze__default(_node, grads):
@@ -2749,34 +2957,38 @@ class UnsqueezeBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def unsqueeze__default_autograd(_ks, self, dim):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def unsqueeze__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def unsqueeze__default_autograd(self, dim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_unsqueeze__default.cache[_BELOW[_ks]](self, dim)
-    _node = UnsqueezeBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _result = _S_unsqueeze__default.cache[_BELOW[_ks]](self, dim)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_unsqueeze__default.cache[_bl](self, dim)
+        _node = UnsqueezeBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _result = _S_unsqueeze__default.cache[_bl](self, dim)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return unsqueeze__default_autograd
 
 
 def backward_squeeze__dim(_node, grads):
@@ -2797,35 +3009,39 @@ class SqueezeBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def squeeze__dim_autograd(_ks, self, dim):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def squeeze__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def squeeze__dim_autograd(self, dim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_squeeze__dim.cache[_BELOW[_ks]](self, dim)
-    _node = SqueezeBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_self_shape = self._shape
-    _result = _S_squeeze__dim.cache[_BELOW[_ks]](self, dim)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_squeeze__dim.cache[_bl](self, dim)
+        _node = SqueezeBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_self_shape = self._shape
+        _result = _S_squeeze__dim.cache[_bl](self, dim)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return squeeze__dim_autograd
 
 
 def backward_expand__default(_node, grads):
@@ -2845,34 +3061,38 @@ class ExpandBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def expand__default_autograd(_ks, self, size, *, implicit):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def expand__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def expand__default_autograd(self, size, *, implicit):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_expand__default.cache[_BELOW[_ks]](self, size, implicit=implicit)
-    _node = ExpandBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_self_shape = self._shape
-    _result = _S_expand__default.cache[_BELOW[_ks]](self, size, implicit=implicit)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    _mark_view(_result, self)
-    return _result
+        if _e0 is None:
+            return _S_expand__default.cache[_bl](self, size, implicit=implicit)
+        _node = ExpandBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self_shape = self._shape
+        _result = _S_expand__default.cache[_bl](self, size, implicit=implicit)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _mark_view(_result, self)
+        return _result
+    return expand__default_autograd
 
 
 def backward_clone__default(_node, grads):
@@ -2891,30 +3111,34 @@ class CloneBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def clone__default_autograd(_ks, self, *, memory_format):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def clone__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def clone__default_autograd(self, *, memory_format):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_clone__default.cache[_BELOW[_ks]](self, memory_format=memory_format)
-    _node = CloneBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_clone__default.cache[_BELOW[_ks]](self, memory_format=memory_format)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        if _e0 is None:
+            return _S_clone__default.cache[_bl](self, memory_format=memory_format)
+        _node = CloneBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_clone__default.cache[_bl](self, memory_format=memory_format)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return clone__default_autograd
 
 
 def backward_copy___default(_node, grads):
@@ -2937,47 +3161,51 @@ class CopyBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def copy___default_autograd(_ks, self, src, non_blocking):
-    _base = _check_inplace(self, 'core::copy_', True)
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def copy___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def copy___default_autograd(self, src, non_blocking):
+        _base = _check_inplace(self, 'core::copy_', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if src.key_bits & _AG:
-        _fn = src.grad_fn
-        if _fn is None:
-            _m = src._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if src.key_bits & _AG:
+            _fn = src.grad_fn
+            if _fn is None:
+                _m = src._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(src)
+            elif src._autograd_meta is None:
+                _e1 = (_fn, src._output_nr)
+            else:
                 _e1 = _edge(src)
-        elif src._autograd_meta is None:
-            _e1 = (_fn, src._output_nr)
-        else:
-            _e1 = _edge(src)
-    if _e0 is None and _e1 is None:
-        return _S_copy___default.cache[_BELOW[_ks]](self, src, non_blocking)
-    _node = CopyBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e1 is not None:
-        _node.s_src_shape = src._shape
-    _result = _S_copy___default.cache[_BELOW[_ks]](self, src, non_blocking)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_copy___default.cache[_bl](self, src, non_blocking)
+        _node = CopyBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e1 is not None:
+            _node.s_src_shape = src._shape
+        _result = _S_copy___default.cache[_bl](self, src, non_blocking)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return copy___default_autograd
 
 
 def backward_cat__default(_node, grads):
@@ -2998,23 +3226,27 @@ class CatBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def cat__default_autograd(_ks, tensors, dim):
-    _e0 = tuple(_edge(_t) for _t in tensors)
-    if not any(_e0):
-        return _S_cat__default.cache[_BELOW[_ks]](tensors, dim)
-    _node = CatBackward0()
-    _node.next_edges = (*_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_dim = dim
-    _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
-    _node.s_tensors_count = len(tensors)
-    _result = _S_cat__default.cache[_BELOW[_ks]](tensors, dim)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+def cat__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def cat__default_autograd(tensors, dim):
+        _e0 = tuple(_edge(_t) for _t in tensors)
+        if not any(_e0):
+            return _S_cat__default.cache[_bl](tensors, dim)
+        _node = CatBackward0()
+        _node.next_edges = (*_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dim = dim
+        _node.s_tensors_shape = tuple(_t.shape for _t in tensors)
+        _node.s_tensors_count = len(tensors)
+        _result = _S_cat__default.cache[_bl](tensors, dim)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return cat__default_autograd
 
 
 def backward__to_copy__default(_node, grads):
@@ -3033,20 +3265,37 @@ class ToCopyBackward0(_Node):
     __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
 
 
-def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def _to_copy__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def _to_copy__default_autograd(self, *, dtype, layout, device, pin_memory, non_blocking, memory_format):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S__to_copy__default.cache[_BELOW[_ks]](
+        if _e0 is None:
+            return _S__to_copy__default.cache[_bl](
+                self,
+                dtype=dtype,
+                layout=layout,
+                device=device,
+                pin_memory=pin_memory,
+                non_blocking=non_blocking,
+                memory_format=memory_format,
+            )
+        _node = ToCopyBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S__to_copy__default.cache[_bl](
             self,
             dtype=dtype,
             layout=layout,
@@ -3055,966 +3304,1091 @@ def _to_copy__default_autograd(_ks, self, *, dtype, layout, device, pin_memory, 
             non_blocking=non_blocking,
             memory_format=memory_format,
         )
-    _node = ToCopyBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S__to_copy__default.cache[_BELOW[_ks]](
-        self,
-        dtype=dtype,
-        layout=layout,
-        device=device,
-        pin_memory=pin_memory,
-        non_blocking=non_blocking,
-        memory_format=memory_format,
-    )
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    return _result
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return _to_copy__default_autograd
 
 
-def add___Tensor_autograd(_ks, self, other, *, alpha):
-    _base = _check_inplace(self, 'core::add_.Tensor', True)
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def add___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def add___Tensor_autograd(self, other, *, alpha):
+        _base = _check_inplace(self, 'core::add_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_add___Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
-    _node = AddBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
-        _node.s_alpha = alpha
-        _node.s_other_shape = other._shape
-    _result = _S_add___Tensor.cache[_BELOW[_ks]](self, other, alpha=alpha)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None and _e1 is None:
+            return _S_add___Tensor.cache[_bl](self, other, alpha=alpha)
+        _node = AddBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_alpha = alpha
+            _node.s_other_shape = other._shape
+        _result = _S_add___Tensor.cache[_bl](self, other, alpha=alpha)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return add___Tensor_autograd
 
 
-def mul___Tensor_autograd(_ks, self, other):
-    _base = _check_inplace(self, 'core::mul_.Tensor', True)
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def mul___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def mul___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::mul_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
                 _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_mul___Tensor.cache[_BELOW[_ks]](self, other)
-    _node = MulBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    if _e0 is not None:
+        if _e0 is None and _e1 is None:
+            return _S_mul___Tensor.cache[_bl](self, other)
+        _node = MulBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _t = _original(self)
+            _node.s_self = _t
+            _st = _t._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_mul___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return mul___Tensor_autograd
+
+
+def div___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def div___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::div_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_div___Tensor.cache[_bl](self, other)
+        _node = DivBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
         _node.s_other = other
         _st = other._storage
         _node.v_other = 0 if _st is None else _st.version
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _t = _original(self)
+            _node.s_self = _t
+            _st = _t._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_div___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return div___Tensor_autograd
+
+
+def exp___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def exp___default_autograd(self):
+        _base = _check_inplace(self, 'core::exp_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_exp___default.cache[_bl](self)
+        _node = ExpBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_exp___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return exp___default_autograd
+
+
+def exp2___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def exp2___default_autograd(self):
+        _base = _check_inplace(self, 'core::exp2_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_exp2___default.cache[_bl](self)
+        _node = Exp2Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_exp2___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return exp2___default_autograd
+
+
+def expm1___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def expm1___default_autograd(self):
+        _base = _check_inplace(self, 'core::expm1_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_expm1___default.cache[_bl](self)
+        _node = Expm1Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_expm1___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return expm1___default_autograd
+
+
+def log___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log___default_autograd(self):
+        _base = _check_inplace(self, 'core::log_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_log___default.cache[_bl](self)
+        _node = LogBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
         _t = _original(self)
         _node.s_self = _t
         _st = _t._storage
         _node.v_self = 0 if _st is None else _st.version
-        _node.s_other_shape = other._shape
-    _result = _S_mul___Tensor.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        _result = _S_log___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return log___default_autograd
 
 
-def div___Tensor_autograd(_ks, self, other):
-    _base = _check_inplace(self, 'core::div_.Tensor', True)
-    _e0 = _e1 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log2___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log2___default_autograd(self):
+        _base = _check_inplace(self, 'core::log2_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if other.key_bits & _AG:
-        _fn = other.grad_fn
-        if _fn is None:
-            _m = other._autograd_meta
-            if _m is None or (_e1 := _m.edge) is None:
-                _e1 = _edge(other)
-        elif other._autograd_meta is None:
-            _e1 = (_fn, other._output_nr)
-        else:
-            _e1 = _edge(other)
-    if _e0 is None and _e1 is None:
-        return _S_div___Tensor.cache[_BELOW[_ks]](self, other)
-    _node = DivBackward0()
-    _node.next_edges = (_e0, _e1)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _node.s_other = other
-    _st = other._storage
-    _node.v_other = 0 if _st is None else _st.version
-    if _e0 is not None:
-        _node.s_self_shape = self._shape
-    if _e1 is not None:
+        if _e0 is None:
+            return _S_log2___default.cache[_bl](self)
+        _node = Log2Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
         _t = _original(self)
         _node.s_self = _t
         _st = _t._storage
         _node.v_self = 0 if _st is None else _st.version
-        _node.s_other_shape = other._shape
-    _result = _S_div___Tensor.cache[_BELOW[_ks]](self, other)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        _result = _S_log2___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return log2___default_autograd
 
 
-def exp___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::exp_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log10___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log10___default_autograd(self):
+        _base = _check_inplace(self, 'core::log10_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_exp___default.cache[_BELOW[_ks]](self)
-    _node = ExpBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_exp___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_log10___default.cache[_bl](self)
+        _node = Log10Backward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log10___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return log10___default_autograd
 
 
-def exp2___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::exp2_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def log1p___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def log1p___default_autograd(self):
+        _base = _check_inplace(self, 'core::log1p_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_exp2___default.cache[_BELOW[_ks]](self)
-    _node = Exp2Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_exp2___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_log1p___default.cache[_bl](self)
+        _node = Log1pBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_log1p___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return log1p___default_autograd
 
 
-def expm1___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::expm1_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sqrt___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sqrt___default_autograd(self):
+        _base = _check_inplace(self, 'core::sqrt_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_expm1___default.cache[_BELOW[_ks]](self)
-    _node = Expm1Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_expm1___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_sqrt___default.cache[_bl](self)
+        _node = SqrtBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_sqrt___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return sqrt___default_autograd
 
 
-def log___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::log_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def rsqrt___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def rsqrt___default_autograd(self):
+        _base = _check_inplace(self, 'core::rsqrt_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log___default.cache[_BELOW[_ks]](self)
-    _node = LogBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_rsqrt___default.cache[_bl](self)
+        _node = RsqrtBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_rsqrt___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return rsqrt___default_autograd
 
 
-def log2___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::log2_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def reciprocal___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def reciprocal___default_autograd(self):
+        _base = _check_inplace(self, 'core::reciprocal_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log2___default.cache[_BELOW[_ks]](self)
-    _node = Log2Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log2___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_reciprocal___default.cache[_bl](self)
+        _node = ReciprocalBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_reciprocal___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return reciprocal___default_autograd
 
 
-def log10___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::log10_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sigmoid___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sigmoid___default_autograd(self):
+        _base = _check_inplace(self, 'core::sigmoid_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log10___default.cache[_BELOW[_ks]](self)
-    _node = Log10Backward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log10___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_sigmoid___default.cache[_bl](self)
+        _node = SigmoidBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_sigmoid___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return sigmoid___default_autograd
 
 
-def log1p___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::log1p_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sin___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sin___default_autograd(self):
+        _base = _check_inplace(self, 'core::sin_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_log1p___default.cache[_BELOW[_ks]](self)
-    _node = Log1pBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_log1p___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_sin___default.cache[_bl](self)
+        _node = SinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_sin___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return sin___default_autograd
 
 
-def sqrt___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::sqrt_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def cos___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def cos___default_autograd(self):
+        _base = _check_inplace(self, 'core::cos_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sqrt___default.cache[_BELOW[_ks]](self)
-    _node = SqrtBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_sqrt___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_cos___default.cache[_bl](self)
+        _node = CosBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_cos___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return cos___default_autograd
 
 
-def rsqrt___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::rsqrt_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def tan___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def tan___default_autograd(self):
+        _base = _check_inplace(self, 'core::tan_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_rsqrt___default.cache[_BELOW[_ks]](self)
-    _node = RsqrtBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_rsqrt___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_tan___default.cache[_bl](self)
+        _node = TanBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_tan___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return tan___default_autograd
 
 
-def reciprocal___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::reciprocal_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def asin___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def asin___default_autograd(self):
+        _base = _check_inplace(self, 'core::asin_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_reciprocal___default.cache[_BELOW[_ks]](self)
-    _node = ReciprocalBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_reciprocal___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_asin___default.cache[_bl](self)
+        _node = AsinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_asin___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return asin___default_autograd
 
 
-def sigmoid___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::sigmoid_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def acos___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def acos___default_autograd(self):
+        _base = _check_inplace(self, 'core::acos_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sigmoid___default.cache[_BELOW[_ks]](self)
-    _node = SigmoidBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_sigmoid___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_acos___default.cache[_bl](self)
+        _node = AcosBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_acos___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return acos___default_autograd
 
 
-def sin___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::sin_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def atan___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def atan___default_autograd(self):
+        _base = _check_inplace(self, 'core::atan_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sin___default.cache[_BELOW[_ks]](self)
-    _node = SinBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_sin___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_atan___default.cache[_bl](self)
+        _node = AtanBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_atan___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return atan___default_autograd
 
 
-def cos___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::cos_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def sinh___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sinh___default_autograd(self):
+        _base = _check_inplace(self, 'core::sinh_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_cos___default.cache[_BELOW[_ks]](self)
-    _node = CosBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_cos___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_sinh___default.cache[_bl](self)
+        _node = SinhBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_sinh___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return sinh___default_autograd
 
 
-def tan___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::tan_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def cosh___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def cosh___default_autograd(self):
+        _base = _check_inplace(self, 'core::cosh_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_tan___default.cache[_BELOW[_ks]](self)
-    _node = TanBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_tan___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+        if _e0 is None:
+            return _S_cosh___default.cache[_bl](self)
+        _node = CoshBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_cosh___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return cosh___default_autograd
 
 
-def asin___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::asin_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
+def tanh___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def tanh___default_autograd(self):
+        _base = _check_inplace(self, 'core::tanh_', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
                 _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_asin___default.cache[_BELOW[_ks]](self)
-    _node = AsinBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_asin___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+        if _e0 is None:
+            return _S_tanh___default.cache[_bl](self)
+        _node = TanhBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_tanh___default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return tanh___default_autograd
 
 
-def acos___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::acos_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
-                _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_acos___default.cache[_BELOW[_ks]](self)
-    _node = AcosBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_acos___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+def add__out_autograd(_ks):
+    def add__out_autograd(self, other, *, alpha, out):
+        raise _out_not_differentiable('core::add.out')
+    return add__out_autograd
 
 
-def atan___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::atan_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
-                _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_atan___default.cache[_BELOW[_ks]](self)
-    _node = AtanBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_atan___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+def mul__out_autograd(_ks):
+    def mul__out_autograd(self, other, *, out):
+        raise _out_not_differentiable('core::mul.out')
+    return mul__out_autograd
 
 
-def sinh___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::sinh_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
-                _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_sinh___default.cache[_BELOW[_ks]](self)
-    _node = SinhBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_sinh___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+def div__out_autograd(_ks):
+    def div__out_autograd(self, other, *, out):
+        raise _out_not_differentiable('core::div.out')
+    return div__out_autograd
 
 
-def cosh___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::cosh_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
-                _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_cosh___default.cache[_BELOW[_ks]](self)
-    _node = CoshBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _t = _original(self)
-    _node.s_self = _t
-    _st = _t._storage
-    _node.v_self = 0 if _st is None else _st.version
-    _result = _S_cosh___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    return _result
+def exp__out_autograd(_ks):
+    def exp__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::exp.out')
+    return exp__out_autograd
 
 
-def tanh___default_autograd(_ks, self):
-    _base = _check_inplace(self, 'core::tanh_', True)
-    _e0 = None
-    if self.key_bits & _AG:
-        _fn = self.grad_fn
-        if _fn is None:
-            _m = self._autograd_meta
-            if _m is None or (_e0 := _m.edge) is None:
-                _e0 = _edge(self)
-        elif self._autograd_meta is None:
-            _e0 = (_fn, self._output_nr)
-        else:
-            _e0 = _edge(self)
-    if _e0 is None:
-        return _S_tanh___default.cache[_BELOW[_ks]](self)
-    _node = TanhBackward0()
-    _node.next_edges = (_e0,)
-    _node.seq = next(_SEQUENCE)
-    _node.pre_hooks = _node.retains = None
-    _node.released = False
-    _result = _S_tanh___default.cache[_BELOW[_ks]](self)
-    _result.key_bits = _WITH_AG[_result.key_bits]
-    _result.grad_fn = _node
-    if _result._output_nr:
-        _result._output_nr = 0
-    _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
-    if _base is not None:
-        _rebase_view(self, _base)
-    _t = _alias(_result)
-    _node.s_result = _t
-    _st = _t._storage
-    _node.v_result = 0 if _st is None else _st.version
-    return _result
+def exp2__out_autograd(_ks):
+    def exp2__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::exp2.out')
+    return exp2__out_autograd
 
 
-def add__out_autograd(_ks, self, other, *, alpha, out):
-    raise _out_not_differentiable('core::add.out')
+def expm1__out_autograd(_ks):
+    def expm1__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::expm1.out')
+    return expm1__out_autograd
 
 
-def mul__out_autograd(_ks, self, other, *, out):
-    raise _out_not_differentiable('core::mul.out')
+def log__out_autograd(_ks):
+    def log__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::log.out')
+    return log__out_autograd
 
 
-def div__out_autograd(_ks, self, other, *, out):
-    raise _out_not_differentiable('core::div.out')
+def log2__out_autograd(_ks):
+    def log2__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::log2.out')
+    return log2__out_autograd
 
 
-def exp__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::exp.out')
+def log10__out_autograd(_ks):
+    def log10__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::log10.out')
+    return log10__out_autograd
 
 
-def exp2__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::exp2.out')
+def log1p__out_autograd(_ks):
+    def log1p__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::log1p.out')
+    return log1p__out_autograd
 
 
-def expm1__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::expm1.out')
+def sqrt__out_autograd(_ks):
+    def sqrt__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::sqrt.out')
+    return sqrt__out_autograd
 
 
-def log__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::log.out')
+def rsqrt__out_autograd(_ks):
+    def rsqrt__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::rsqrt.out')
+    return rsqrt__out_autograd
 
 
-def log2__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::log2.out')
+def reciprocal__out_autograd(_ks):
+    def reciprocal__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::reciprocal.out')
+    return reciprocal__out_autograd
 
 
-def log10__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::log10.out')
+def sigmoid__out_autograd(_ks):
+    def sigmoid__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::sigmoid.out')
+    return sigmoid__out_autograd
 
 
-def log1p__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::log1p.out')
+def sin__out_autograd(_ks):
+    def sin__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::sin.out')
+    return sin__out_autograd
 
 
-def sqrt__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::sqrt.out')
+def cos__out_autograd(_ks):
+    def cos__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::cos.out')
+    return cos__out_autograd
 
 
-def rsqrt__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::rsqrt.out')
+def tan__out_autograd(_ks):
+    def tan__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::tan.out')
+    return tan__out_autograd
 
 
-def reciprocal__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::reciprocal.out')
+def asin__out_autograd(_ks):
+    def asin__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::asin.out')
+    return asin__out_autograd
 
 
-def sigmoid__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::sigmoid.out')
+def acos__out_autograd(_ks):
+    def acos__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::acos.out')
+    return acos__out_autograd
 
 
-def sin__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::sin.out')
+def atan__out_autograd(_ks):
+    def atan__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::atan.out')
+    return atan__out_autograd
 
 
-def cos__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::cos.out')
+def sinh__out_autograd(_ks):
+    def sinh__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::sinh.out')
+    return sinh__out_autograd
 
 
-def tan__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::tan.out')
+def cosh__out_autograd(_ks):
+    def cosh__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::cosh.out')
+    return cosh__out_autograd
 
 
-def asin__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::asin.out')
-
-
-def acos__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::acos.out')
-
-
-def atan__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::atan.out')
-
-
-def sinh__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::sinh.out')
-
-
-def cosh__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::cosh.out')
-
-
-def tanh__out_autograd(_ks, self, *, out):
-    raise _out_not_differentiable('core::tanh.out')
+def tanh__out_autograd(_ks):
+    def tanh__out_autograd(self, *, out):
+        raise _out_not_differentiable('core::tanh.out')
+    return tanh__out_autograd
 
 
 _register_autograd_kernels(_LIBRARY, (

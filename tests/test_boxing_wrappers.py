@@ -32,7 +32,7 @@ from typedops.boxing import (
     unboxing_source,
 )
 from typedops import MemoryFormat, Tensor, tensor
-from typedops.boxing._convert import to_list, to_tuple
+from typedops.boxing._convert import broadcast, to_list, to_tuple
 from typedops.boxing._source import install, numbered
 from typedops.schema import infer_schema, parse_schema
 
@@ -189,6 +189,9 @@ def test_conversions() -> None:
     assert to_list((1, 2)) == [1, 2] and to_list(3, 2) == [3, 3] and to_list(None) is None
     same = (1, 2)
     assert to_tuple(same) is same
+    # a range (any sequence the argument check takes) is its items, not a lone value
+    assert to_tuple(range(2), 2) == (0, 1) and to_list(range(3), 1) == [0, 1, 2]
+    assert broadcast(range(2), 1) == [0, 1] and broadcast(4, 2) == [4, 4]
 
 
 def test_conversions_follow_the_kernels_sequence_annotations() -> None:

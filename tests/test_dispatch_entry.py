@@ -180,6 +180,22 @@ def test_a_lone_int_for_an_int1_list_is_broadcast_on_every_path() -> None:
     assert ops.core.sum.dim_IntList(t, [0, 1]).item() == 10.0  # a list's size is a hint, as in torch
 
 
+def test_a_range_for_a_sized_list_is_its_items_on_every_path() -> None:
+    # A range passes the argument check as a sequence of ints; it was taken for a lone
+    # value and repeated ([range(0, 2)]), which failed inside the kernel.
+    import typedops
+
+    core: Any = typedops.core
+    ops: Any = typedops.ops
+    t: Any = tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert core.sum(t, range(2)).item() == 10.0
+    assert t.sum(range(1, 2), True).tolist() == [[3.0], [7.0]]
+    assert core.amax(t, range(1)).tolist() == [3.0, 4.0]
+    stack: list[Any] = [t, range(2), False, None]
+    ops.core.sum.dim_IntList.call_boxed(stack)
+    assert stack[0].item() == 10.0
+
+
 def test_a_lone_int_for_a_sized_list_becomes_that_many_copies_and_a_bool_does_not() -> None:
     """Note [A lone int for a sized list]: the unboxed entry converts an exact int itself,
     to what the full check would give; a bool still meets the full check's refusal."""

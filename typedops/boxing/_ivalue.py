@@ -129,6 +129,8 @@ def canonical(type_: Type, value: Any) -> Any:
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     if isinstance(inner, ListType) and inner.size is not None and value is not None:
         if not isinstance(value, (list, tuple)):
+            if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+                return list(cast("Sequence[object]", value))  # a range, or another sequence mismatch took
             return [value] * inner.size
         return cast("list[object] | tuple[object, ...]", value)
     return value

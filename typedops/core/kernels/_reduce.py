@@ -120,7 +120,8 @@ def _sum_plan(self: Tensor, dtype: Optional[ScalarType]) -> tuple[ScalarType, An
     if _add_reduce is None:
         import numpy
 
-        _add_reduce, _empty, _true_divide = numpy.add.reduce, numpy.empty, numpy.true_divide
+        _empty, _true_divide = numpy.empty, numpy.true_divide
+        _add_reduce = numpy.add.reduce  # last: the test above reads it (threads may race here)
     result_dtype = _sum_dtype(self, dtype)
     plan = (result_dtype, np_dtype(result_dtype))  # raises for bfloat16
     if dtype is None:

@@ -1,4 +1,4 @@
-"""Lowering a program's calls to the steps of Note [Lowered runs] (from _interpreter.py).
+"""Lowering a program's calls to the steps of Note [Lowered runs], which _interpreter.py runs.
 
 A lowered program runs one loop iteration a call over one frame (inputs, constants, each
 call's returns); ``lower`` makes its steps from an assembly's instructions, and
@@ -14,6 +14,7 @@ from typing import Any, Final, cast
 
 from typing_extensions import assert_never
 
+from ..vocabulary import BoundedCache
 from ..dispatch import OperatorHandle
 from ..runtime import StaticEntry
 from ..schema import FunctionSchema
@@ -78,11 +79,22 @@ def _gather(slots: Sequence[int]) -> Gather:
 _UNUSED: Final = _gather(())
 
 
+# Per schema object: its positional count and keyword-only defaults when its op may take
+# its unboxed entry, else _NO_ENTRY (finding them cost ~0.4 us an op on every load).
+_SHAPES: Final = BoundedCache[int, tuple[int, tuple[Any, ...]]](4096, "unboxed entries of schemas")
+_NO_ENTRY: Final[tuple[int, tuple[Any, ...]]] = (-1, ())
+
+
 def unboxed_entry(handle: OperatorHandle, schema: FunctionSchema) -> Unboxed | None:
     """The unboxed entry of a one-return op, for Note [Lowered runs]."""
-    if len(schema.returns) != 1 or any(a.default is None for a in schema.kwarg_only):
+    shape = _SHAPES.get(id(schema))
+    if shape is None:
+        fits = len(schema.returns) == 1 and all(a.default is not None for a in schema.kwarg_only)
+        made = (len(schema.positional), tuple(a.default_value for a in schema.kwarg_only)) if fits else _NO_ENTRY
+        shape = _SHAPES.put(id(schema), made, keep=schema)
+    if shape is _NO_ENTRY:
         return None
-    return handle.call, len(schema.positional), tuple(a.default_value for a in schema.kwarg_only)
+    return handle.call, shape[0], shape[1]
 
 
 def static_unboxed(static: StaticEntry, schema: FunctionSchema) -> Unboxed | None:
@@ -185,7 +197,7 @@ def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequen
 # tensor constant the call does not write, and every call with a return. The steps,
 # constants and frame slots are exactly those ``lower(assemble(...))`` gives -- the
 # constants in the order assembling pushes them, one a use, then the registers
-# (tests/test_programs_interpreter.py compares the two); anything else (a list, a
+# (tests/test_programs_lowering.py compares the two); anything else (a list, a
 # constant input, a written tensor constant, a call without returns) is assembled and
 # lowered as before. The instructions are assembled when ``assembly`` is first read
 # (``disassemble``, ``straighten``), with the same constants.

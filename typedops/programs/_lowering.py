@@ -274,7 +274,7 @@ def lower_calls(program: Program, calls: list[AssembledCall], ops: Sequence[Boxe
         spec = unboxed[index] if index < len(unboxed) else None
         if spec is not None:
             entry, positional, defaults = spec
-            if _defaults_fit(slots[positional:], inputs, constants, defaults):
+            if (len(slots) == positional and not defaults) or _defaults_fit(slots[positional:], inputs, constants, defaults):
                 steps.append(_unboxed_step(entry, slots[:positional]))
                 continue
         steps.append((BOXED, ops[index], -1, -1, -1, _gather(slots)))

@@ -44,7 +44,7 @@ def _identical(got: Any, expected: Any) -> None:
 
 
 def _planned_ops(compiled: CompiledProgram) -> list[str | None]:
-    from typedops.programs._interpreter import lower
+    from typedops.programs._lowering import lower
 
     lowered: Any = lower(compiled.assembly, len(compiled.program.inputs), compiled._ops, compiled._unboxed, plan=True)  # pyright: ignore[reportPrivateUsage]
     calls, outputs = lowered[3], lowered[4]

@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 from typing import Any, Final, Literal, cast
 
 from typing_extensions import assert_never
@@ -40,8 +39,10 @@ from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, Out
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
+from ._lowering import (BINARY, TERNARY, UNARY, UNBOXED, AssembledCall, Boxed, Lowered, Step, Unboxed, static_unboxed,
+                        unboxed_entry, lower, lower_calls)  # fmt: skip
 from ._planning import in_place_calls
-from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, Planned, straight_line
+from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, straight_line
 from ._instructions import (
     BUILD_LIST,
     CALL,
@@ -61,7 +62,6 @@ __all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_va
 
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
-Boxed = Callable[[list[Any]], None]
 _LITTLE_ENDIAN: Final = sys.byteorder == "little"  # the byte order tensor constants are stored in
 
 
@@ -108,25 +108,37 @@ def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str])
     return found.boxed, found
 
 
+def _unmade(_: TensorConstant) -> None:
+    """No tensor: assembling again keeps the tensors lowering made (``CompiledProgram.assembly``)."""
+
+
 class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single", "_straight", "_countdown", "_unboxed")  # fmt: skip
+    __slots__ = ("program", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
+                 "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
 
-    def __init__(self, program: Program, flavor: Flavor, assembly: Assembly, ops: tuple[Boxed, ...],
-                 dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = ()) -> None:  # fmt: skip
+    def __init__(self, program: Program, flavor: Flavor, assembly: Assembly | None, ops: tuple[Boxed, ...],
+                 dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
+                 direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None) -> None:  # fmt: skip
         self.program = program
         self.flavor: Flavor = flavor
-        self.assembly = assembly
         self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
         self._ops = ops
-        self._constants = assembly.constants
-        self._lowered = lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        self._assembly = assembly
+        lowered: Lowered | None
+        if direct is not None:  # Note [Lowered without instructions] in _lowering.py: assembled when asked for
+            lowered, self._constants, self._calls = direct
+        else:
+            assert assembly is not None
+            self._calls = []
+            self._constants = assembly.constants
+            lowered = lower(assembly, len(program.inputs), ops, unboxed)
+        self._lowered = lowered
         self._unboxed = unboxed  # for straighten, which lowers again, with each call's slots
         # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
-        self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in assembly.instructions)
+        self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in self.assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
         # as it is, else -1.
         self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
@@ -138,6 +150,16 @@ class CompiledProgram:
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
         specs = program.inputs
         self._tensor_inputs = len(specs) if all(isinstance(s, TensorInput) for s in specs) else -1
+
+    @property
+    def assembly(self) -> Assembly:
+        """The program's instructions and constants (a program lowered without them
+        assembles them the first time they are asked for, with the constants a run uses)."""
+        if self._assembly is None:
+            made = assemble(self.program, self._calls, _unmade)
+            assert len(made.constants) == len(self._constants)
+            self._assembly = Assembly(made.instructions, self._constants)
+        return self._assembly
 
     @property
     def instructions(self) -> tuple[Instruction, ...]:
@@ -234,158 +256,6 @@ def _execute(code: tuple[tuple[Opcode, int], ...], inputs: Sequence[Any], consta
     return stack  # not reached: an assembly ends with RETURN
 
 
-# Note [Lowered runs]
-# ~~~~~~~~~~~~~~~~~~~
-# Most programs push only inputs, constants and registers (no ``BUILD_LIST``, no
-# ``LOAD_FRESH``), and every ``CALL`` is followed by its ``STORE``. Such a program runs
-# the same calls in fewer steps, in both flavors: inputs, constants and registers are one
-# list, the frame (inputs, then constants, then each call's returns as ``STORE`` appends
-# them), so each call's loads become one gather of frame slots (``itemgetter``, made once
-# per load) or one to three slots read directly, and the loop does one Python iteration
-# per call instead of one per instruction. A run then returns its one output straight
-# from the frame.
-#
-# A call of one return can take an *unboxed* entry, with its arguments as Python
-# arguments, without building a stack and writing the result back into it:
-#
-# - ``"dispatch"``: the op's unboxed dispatcher entry, as eager code calls it, when its
-#   keyword-only arguments are constants equal to their defaults (``alpha=1``): the same
-#   key set, slot, kernel and functionality (autograd, modes, profiling) as the boxed entry;
-# - ``"static"``: the op's generated unboxed static wrapper (Note [Static unboxing
-#   wrappers]), which takes every argument positionally, so every call of one return
-#   takes it; an op without one takes the dispatcher's unboxed entry as above.
-#
-# The values were checked at load (Note [Calls against changed schemas]) and a run checks
-# its tensor inputs, so the two entries' refusals, which word their errors differently,
-# are not reached. Any other call (several returns, keyword-only arguments off their
-# defaults in the dispatch flavor) takes the op's boxed entry on a gathered stack; any
-# other program ``_execute``, the stack loop, on the boxed entries.
-#
-# A lowered program that has run ``STRAIGHT_AFTER`` times then runs its calls as one
-# compiled straight-line function instead of ``_execute_lowered`` (Note [Straight-line
-# runs] in _straight.py); ``lower`` gives it each call's argument slots and returns.
-Gather = Callable[[list[Any]], Sequence[Any]]
-# (kind, callable, first slot, second slot, third slot, gather of every argument's slot); the kinds:
-UNARY: Final = 1  # unboxed, one positional argument: frame[first]
-BINARY: Final = 2  # unboxed, two: frame[first], frame[second]
-TERNARY: Final = 4  # unboxed, three: frame[first], frame[second], frame[third]
-UNBOXED: Final = 3  # unboxed, the gathered arguments
-BOXED: Final = 0  # boxed, on a stack of the gathered arguments
-Step = tuple[int, Callable[..., Any], int, int, int, Gather]
-Unboxed = tuple[Callable[..., Any], int, tuple[Any, ...]]  # (entry, positional count, keyword-only defaults)
-_PLAIN: Final = (int, float, bool, str, type(None))
-
-
-def _gather(slots: Sequence[int]) -> Gather:
-    if len(slots) == 1:  # itemgetter of one index gives the item itself; a slice gives a list
-        return itemgetter(slice(slots[0], slots[0] + 1))
-    if not slots:
-        return itemgetter(slice(0, 0))
-    return itemgetter(*slots)
-
-
-_UNUSED: Final = _gather(())
-
-
-def _unboxed_entry(handle: OperatorHandle, schema: FunctionSchema) -> Unboxed | None:
-    """The unboxed entry of a one-return op, for Note [Lowered runs]."""
-    if len(schema.returns) != 1 or any(a.default is None for a in schema.kwarg_only):
-        return None
-    return handle.call, len(schema.positional), tuple(a.default_value for a in schema.kwarg_only)
-
-
-def _static_unboxed(static: StaticEntry, schema: FunctionSchema) -> Unboxed | None:
-    """The unboxed static wrapper of a one-return op, for Note [Lowered runs]: it takes
-    every argument positionally."""
-    if len(schema.returns) != 1:
-        return None
-    return static.unboxed, len(schema.arguments), ()
-
-
-def _unboxed_step(entry: Callable[..., Any], slots: list[int]) -> Step:
-    # The gather of a step of one to three arguments is never called: they share _UNUSED.
-    if len(slots) == 1:
-        return UNARY, entry, slots[0], -1, -1, _UNUSED
-    if len(slots) == 2:
-        return BINARY, entry, slots[0], slots[1], -1, _UNUSED
-    if len(slots) == 3:
-        return TERNARY, entry, slots[0], slots[1], slots[2], _UNUSED
-    return UNBOXED, entry, -1, -1, -1, _gather(slots)
-
-
-def _is_default(value: Any, default: Any) -> bool:
-    return type(value) is type(default) and type(value) in _PLAIN and bool(value == default)
-
-
-def _defaults_fit(slots: list[int], inputs: int, constants: tuple[Any, ...], defaults: tuple[Any, ...]) -> bool:
-    """Whether the values in frame ``slots`` are constants equal to ``defaults``, one each."""
-    if len(slots) != len(defaults):
-        return False
-    for slot, default in zip(slots, defaults):
-        number = slot - inputs
-        if not (0 <= number < len(constants) and _is_default(constants[number], default)):
-            return False
-    return True
-
-
-Lowered = tuple[tuple[Step, ...], Gather, int, tuple[Planned, ...], tuple[int, ...]]
-
-
-def lower(assembly: Assembly, inputs: int, ops: Sequence[Boxed], unboxed: Sequence[Unboxed | None] = (),
-          plan: bool = False) -> Lowered | None:  # fmt: skip
-    """``assembly``'s calls as steps, the gather of its outputs, the frame slot of its
-    first output (-1: none), with ``plan`` the calls as Note [Straight-line runs] takes
-    them (else none: a load makes no more than a run needs), and the frame slots of the
-    outputs; None when Note [Lowered runs] does not apply. ``unboxed[k]`` is call ``k``'s
-    unboxed entry, if it may take one."""
-    constants = assembly.constants
-    registers = inputs + len(constants)
-    steps: list[Step] = []
-    planned: list[Planned] = []
-    pending: list[int] = []  # the frame slots of the values loaded since the last call
-    push = pending.append
-    stored = True  # the instruction before was not a CALL (whose STORE must follow it)
-    for instruction in assembly.instructions:
-        op, arg = instruction.opcode, instruction.arg
-        if not stored:
-            if op is not STORE:
-                return None
-            stored = True  # the frame takes the call's returns
-            if plan:
-                boxed, function, slots, _ = planned[-1]
-                planned[-1] = (boxed, function, slots, arg)
-        elif op is LOAD_REGISTER:
-            push(registers + arg)
-        elif op is LOAD_CONSTANT:
-            push(inputs + arg)
-        elif op is LOAD_INPUT:
-            push(arg)
-        elif op is CALL:
-            stored = False
-            spec = unboxed[arg] if arg < len(unboxed) else None
-            if spec is not None:
-                entry, count, defaults = spec
-                if _defaults_fit(pending[count:], inputs, constants, defaults):
-                    steps.append(_unboxed_step(entry, pending[:count]))
-                    if plan:
-                        planned.append((False, entry, tuple(pending[:count]), 1))
-                    pending.clear()
-                    continue
-            steps.append((BOXED, ops[arg], -1, -1, -1, _gather(pending)))
-            if plan:
-                planned.append((True, ops[arg], tuple(pending), 0))
-            pending.clear()
-        elif op is STORE:
-            pass  # the frame takes the call's returns
-        elif op is RETURN:
-            return tuple(steps), _gather(pending), pending[0] if pending else -1, tuple(planned), tuple(pending)
-        elif op is BUILD_LIST or op is LOAD_FRESH:
-            return None
-        else:
-            assert_never(op)
-    return None
-
-
 def _execute_lowered(steps: tuple[Step, ...], inputs: Sequence[Any], constants: tuple[Any, ...]) -> list[Any]:
     """The run of a lowered program (Note [Lowered runs]): its frame, the outputs in it."""
     frame = [*inputs, *constants]
@@ -466,7 +336,7 @@ def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle,
         _CORE_WRAPPERS.append(True)  # they stay registered: once per process
     entry, static = (_dispatch_entry(handle), None) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
     schema = handle.schema
-    unboxed = _unboxed_entry(handle, schema) if static is None else _static_unboxed(static, schema)
+    unboxed = unboxed_entry(handle, schema) if static is None else static_unboxed(static, schema)
     facts = argument_facts(schema)
     return schema, entry, facts, schema_text(schema), unboxed, (facts.writes, len(facts.returns))
 
@@ -486,7 +356,7 @@ def compile_program(
         raise msg.ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
     per_op: dict[tuple[str, str], _Op] = {}  # found once per op
     dispatched: list[str] = []
-    calls: list[tuple[tuple[Value, ...], tuple[bool, ...], int]] = []
+    calls: list[AssembledCall] = []
     returns: list[tuple[Type, ...]] = []
     tensor_returns: list[tuple[bool, ...]] = []
     ops: list[Boxed] = []
@@ -497,7 +367,7 @@ def compile_program(
         found = per_op.get(key)
         if found is None:
             found = per_op[key] = _resolve_op(index, call, resolved, flavor, dispatched)
-        schema, entry, facts, text, unboxed_entry, shape = found
+        schema, entry, facts, text, one_return, shape = found
         saved = resolved[index][1] if resolved is not None else None
         args = call.args if saved is schema else fit_call(index, call, schema, text, saved)
         problems = argument_problems(inputs, index, args, facts, returns, tensor_returns)
@@ -509,10 +379,13 @@ def compile_program(
         returns.append(facts.returns)
         tensor_returns.append(facts.tensor_returns)
         ops.append(entry)
-        unboxed.append(unboxed_entry)
+        unboxed.append(one_return)
     for position, value in enumerate(program.outputs):
         reference = reference_problem(program.inputs, value, len(program.calls), returns)
         if reference is not None:
             raise msg.IncompatibleProgramError(msg.BAD_REFERENCE.format(where=f"output {position}", problem=reference))
+    direct = lower_calls(program, calls, ops, unboxed, make_tensor)
+    if direct is not None:
+        return CompiledProgram(program, flavor, None, tuple(ops), tuple(dispatched), unboxed, (*direct, calls))
     assembly = assemble(program, calls, make_tensor)
     return CompiledProgram(program, flavor, assembly, tuple(ops), tuple(dispatched), unboxed)

@@ -2,7 +2,7 @@
 
 Note [Straight-line runs]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
-A lowered run (Note [Lowered runs] in _interpreter.py) costs, per call, one iteration of
+A lowered run (Note [Lowered runs] in _lowering.py) costs, per call, one iteration of
 the step loop: unpacking the step, comparing its kind, reading the frame slots, appending
 the result. Written out as straight-line code -- one local variable a frame slot, one
 line a call::

@@ -19,7 +19,7 @@ Each op gets two wrappers:
   defaults: the program interpreter fills defaults at load time -- passes them to the
   kernel as its signature takes them, and returns what the kernel returns (a tuple for
   several returns). A lowered run calls it (Note [Lowered runs] in
-  typedops/programs/_interpreter.py): a call costs this one frame above the kernel's;
+  typedops/programs/_lowering.py): a call costs this one frame above the kernel's;
 - the **boxed** one (``_boxed_add__Tensor(stack)``) calls the unboxed one on the stack's
   values (one per schema argument, in schema order) and leaves the returns on the stack,
   for the interpreter's stack loop.

@@ -304,7 +304,6 @@ class _Values:
     def __init__(self, inputs: int, tensors: list[TensorConstant]) -> None:
         self.inputs = _INPUT_REFS[:inputs] + [InputRef(i) for i in range(_SHARED_REFERENCES, inputs)]
         self.tensors = tensors
-        self.results = _RESULT_REFS if len(_RESULT_REFS) < _SHARED_REFERENCES else {}
         self.literals: dict[tuple[type[object], object], Constant] = {}
 
     def values(self, items: list[Any], calls: list[Call]) -> tuple[Value, ...] | None:
@@ -320,12 +319,7 @@ class _Values:
                 if not (type(call) is int and type(output) is int and 0 <= call < len(calls)
                         and 0 <= output < calls[call].num_outputs):  # fmt: skip
                     return None
-                found = self.results.get((call, output))
-                if found is None:
-                    if self.results is _RESULT_REFS and len(_RESULT_REFS) >= _SHARED_REFERENCES:
-                        self.results = {}  # the shared references stay capped; this load's own
-                    found = self.results[(call, output)] = ResultRef(call, output)
-                values.append(found)
+                values.append(_result_ref(call, output))
             elif key == "tensor":
                 if not (type(body) is int and 0 <= body < len(self.tensors)):
                     return None
@@ -438,16 +432,18 @@ def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, Funct
 
 def _results(call: int, outputs: int) -> list[ResultRef]:
     """The results of call ``call``: ``ResultRef``s, shared by every load for the first ones."""
-    refs = _RESULT_REFS
-    found: list[ResultRef] = []
-    for output in range(outputs):
-        ref = refs.get((call, output))
-        if ref is None:
-            ref = ResultRef(call, output)
-            if len(refs) < _SHARED_REFERENCES:
-                refs[(call, output)] = ref
-        found.append(ref)
-    return found
+    return [_result_ref(call, output) for output in range(outputs)]
+
+
+def _result_ref(call: int, output: int) -> ResultRef:
+    """Output ``output`` of call ``call``: one ``ResultRef`` shared by every load, for the
+    first ``_SHARED_REFERENCES`` pairs seen (the table stays capped); a new one past them."""
+    ref = _RESULT_REFS.get((call, output))
+    if ref is None:
+        ref = ResultRef(call, output)
+        if len(_RESULT_REFS) < _SHARED_REFERENCES:
+            _RESULT_REFS[(call, output)] = ref
+    return ref
 
 
 def _constants(rows: list[Any]) -> list[Constant] | None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import enum
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union, cast
 
 from ..vocabulary import ArgumentValueError
 from ..schema import FunctionSchema, ListType, OptionalType, Type
+from ._ivalue import is_sequence
 from ._messages import BAD_CONVERSION_KIND, BAD_CONVERSION_SIZE
 
 __all__ = ["SequenceKind", "Conversion", "conversions_for", "to_tuple", "to_list", "broadcast"]
@@ -120,22 +121,16 @@ def broadcast(value: Any, size: int = 0) -> Any:
     times, as a list (what a kernel taking any sequence gets for ``int[2] stride=1``)."""
     if value is None or not size or isinstance(value, (list, tuple)):
         return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
-    if _is_sequence(value):  # a range or another sequence the argument check took: its items
+    if is_sequence(value):  # a range or another sequence the argument check took: its items
         return list(value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- the same Note
     return [value] * size
-
-
-def _is_sequence(value: object) -> bool:
-    """Whether a value that is not a list or tuple is a sequence of items (as the argument
-    check reads a list argument), not a lone value to repeat."""
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
 def to_tuple(value: Any, size: int = 0) -> Any:
     """``value`` as a tuple; a lone value is repeated ``size`` times; None stays None."""
     if value is None or type(value) is tuple:
         return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
-    if size and not isinstance(value, (list, tuple)) and not _is_sequence(value):
+    if size and not isinstance(value, (list, tuple)) and not is_sequence(value):
         return (value,) * size
     return tuple(value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- the same Note
 
@@ -144,6 +139,6 @@ def to_list(value: Any, size: int = 0) -> Any:
     """``value`` as a list; a lone value is repeated ``size`` times; None stays None."""
     if value is None or type(value) is list:
         return value  # pyright: ignore[reportUnknownVariableType] -- Note [Converters return what they narrowed]
-    if size and not isinstance(value, (list, tuple)) and not _is_sequence(value):
+    if size and not isinstance(value, (list, tuple)) and not is_sequence(value):
         return [value] * size
     return list(value)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- the same Note

@@ -27,7 +27,7 @@ from ..schema import (
     tensor_class,
 )
 
-__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "is_overflow"]
+__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "is_overflow", "is_sequence"]
 
 
 class Tag(enum.Enum):
@@ -122,6 +122,12 @@ def is_overflow(problem: str) -> bool:
     return problem.endswith(_INT64_RANGE)
 
 
+def is_sequence(value: object) -> bool:
+    """Whether ``value`` is what a list argument takes as a sequence of items (any
+    ``Sequence`` but text), rather than a lone value."""
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
 def canonical(type_: Type, value: Any) -> Any:
     """``value`` as a kernel receives it, for a value that fits ``type_`` (``mismatch`` is
     None): a lone value for a sized list (``int[1] dim`` given ``0``) becomes the list it
@@ -129,7 +135,7 @@ def canonical(type_: Type, value: Any) -> Any:
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     if isinstance(inner, ListType) and inner.size is not None and value is not None:
         if not isinstance(value, (list, tuple)):
-            if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+            if is_sequence(value):
                 return list(cast("Sequence[object]", value))  # a range, or another sequence mismatch took
             return [value] * inner.size
         return cast("list[object] | tuple[object, ...]", value)
@@ -153,7 +159,7 @@ def mismatch(type_: Type, value: Any) -> str | None:
     if isinstance(type_, ListType):
         if type_.size is not None and tag_of(value) in (Tag.int, Tag.bool, Tag.float) and mismatch(type_.elem, value) is None:
             return None  # a lone value broadcast to a sized list, as in 'int[2] stride=1'
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        if not is_sequence(value):
             return f"expected a list ({type_}), got {type_name(value)}"
         # A list's size is a hint for broadcasting a lone value, not a length the
         # binding enforces (PyTorch's IntArrayRef[N] takes any length; kernels check).

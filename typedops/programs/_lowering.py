@@ -8,7 +8,8 @@ without instructions]).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
 from operator import itemgetter
 from typing import Any, Final, cast
 
@@ -211,30 +212,22 @@ def _frame_constants(program: Program, calls: list[AssembledCall]) -> list[Any] 
     inputs = program.inputs
     constants: list[Any] = []
     for args, written, returns in calls:
-        if not returns:
+        if not returns or not _frame_constants_of(inputs, args, written, constants):
             return None
-        for value, writes in zip(args, written):
-            kind = type(value)
-            if kind is Constant:
-                constants.append(cast(Constant, value).value)
-            elif kind is TensorConstant and not writes:
-                constants.append(value)
-            elif kind is InputRef:
-                if not isinstance(inputs[cast(InputRef, value).index], TensorInput):
-                    return None
-            elif kind is not ResultRef:
-                return None
-    if not _frame_constants_of(inputs, program.outputs, constants):
+    if not _frame_constants_of(inputs, program.outputs, repeat(False), constants):
         return None
     return constants
 
 
-def _frame_constants_of(inputs: Sequence[Input], values: Sequence[Value], constants: list[Any]) -> bool:
-    for value in values:
+def _frame_constants_of(inputs: Sequence[Input], values: Sequence[Value], written: Iterable[bool],
+                        constants: list[Any]) -> bool:  # fmt: skip
+    """Push the constants among ``values`` onto ``constants`` (a tensor constant that is
+    ``written`` is not one); False for a value the Note does not cover."""
+    for value, writes in zip(values, written):
         kind = type(value)
         if kind is Constant:
             constants.append(cast(Constant, value).value)
-        elif kind is TensorConstant:
+        elif kind is TensorConstant and not writes:
             constants.append(value)
         elif kind is InputRef:
             if not isinstance(inputs[cast(InputRef, value).index], TensorInput):

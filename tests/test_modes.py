@@ -321,6 +321,31 @@ def test_fake_tensors_keep_dispatching_after_the_block_and_programs_run_under_it
     assert isinstance(out, FakeTensor) and out.shape == (16, 4)
 
 
+def test_an_out_argument_resized_under_fake_mode_takes_its_new_shape_as_on_real_and_meta_tensors() -> None:
+    real_out = core.zeros([1])
+    core.add(core.ones([2, 3]), core.ones([2, 3]), out=real_out)
+    meta_out = core.zeros([1], device="meta")
+    core.add(core.ones([2, 3], device="meta"), core.ones([2, 3], device="meta"), out=meta_out)
+    with FakeTensorMode():
+        out = core.zeros([1])
+        result = core.add(core.ones([2, 3]), core.ones([2, 3]), out=out)
+    assert result is out and isinstance(out, FakeTensor)
+    assert out.shape == real_out.shape == meta_out.shape == (2, 3)
+    assert out.stride() == real_out.stride() == (3, 1) and out.numel() == 6
+
+
+def test_backward_and_func_grad_run_under_fake_mode_with_a_fake_seed() -> None:
+    from typedops.func import grad
+
+    with FakeTensorMode() as mode:
+        x = mode.from_tensor(tensor([1.0, 2.0]))
+        x.requires_grad_()
+        core.mul(x, x).sum().backward()
+        g = grad(lambda t: core.mul(t, t).sum())(mode.from_tensor(tensor([[1.0], [2.0]])))
+    assert isinstance(x.grad, FakeTensor) and x.grad.shape == (2,) and x.grad.device == Device("cpu")
+    assert isinstance(g, FakeTensor) and g.shape == (2, 1)
+
+
 _OPS = ["neg", "exp", "abs", "relu", "add", "mul", "sub", "maximum"]
 
 

@@ -57,6 +57,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+from ..dispatch import dispatcher
 from ..tensor import AUTOGRAD_BITS, Tensor, empty_meta, numpy_dtype
 from ..vocabulary import ArgumentValueError, MemoryFormat, ScalarType
 from ._grad_mode import enable_grad, no_grad
@@ -94,6 +95,16 @@ def filled(shape: tuple[int, ...], dtype: ScalarType, device: Any, value: float)
     return Tensor._from_array(array, dtype, device)
 
 
+def filled_like(like: Tensor, value: float) -> Tensor:
+    """``filled(like.shape, like.dtype, like.device, value)``; for a tensor subclass (a fake
+    tensor, a wrapper) made by ops dispatched on ``like``, so the subclass makes its own kind
+    -- the seed torch's engine makes with ``ones_like``."""
+    if type(like) is Tensor:
+        return filled(like.shape, like.dtype, like.device, value)
+    made: Tensor = dispatcher.find_schema_or_throw("core::zeros_like")(like)
+    return made if value == 0 else made.fill_(value)
+
+
 def _root_grads(
     outputs: Sequence[Tensor], grad_outputs: Sequence[Tensor | None] | None
 ) -> list[Tensor]:
@@ -110,7 +121,7 @@ def _root_grads(
                 raise AutogradError(IMPLICIT_GRAD.format(shape=list(out.shape)))
             if out.dtype.is_complex:
                 raise AutogradError(IMPLICIT_COMPLEX.format(dtype=out.dtype.name))
-            g = filled(out.shape, out.dtype, out.device, 1.0)
+            g = filled_like(out, 1.0)
         elif tuple(g.shape) != tuple(out.shape):
             raise AutogradError(GRAD_SHAPE.format(index=i, got=list(g.shape), expected=list(out.shape)))
         elif g.dtype is not out.dtype and (g.dtype.is_complex or out.dtype.is_complex):

@@ -15,7 +15,8 @@ CompositeImplicitAutograd kernel into ops that do. Factories (and any op given a
 other results take their inputs' fake device. A real tensor that wraps a Python number
 (a composite kernel's scalar argument) joins as a meta number on no device, as torch lets
 CPU scalars mix with any device. A result that is one of the plain views
-(an in-place or ``out=`` op) is answered with the fake tensor it views.
+(an in-place or ``out=`` op) is answered with the fake tensor it views, which takes
+the view's shape, strides and offset: ``out=`` resizes, ``transpose_`` restrides.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Final, cast
 
 from ..vocabulary import Device, DispatchKey, NoKernelError
-from ..tensor import CPU, NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view, tensors_in
+from ..tensor import CPU, adopt_geometry, NO_DATA, Tensor, empty_meta, empty_tensor, keys_for_device, make_view, tensors_in
 from ..dispatch import OperatorHandle
 from . import _messages as msg
 from ._mode import DispatchMode, dispatch_on_class
@@ -160,7 +161,8 @@ class FakeTensorMode(DispatchMode):
     def _wrap(self, result: Any, device: Device, fakes: dict[int, FakeTensor]) -> Any:
         if isinstance(result, Tensor):
             known = fakes.get(id(result))
-            if known is not None:
+            if known is not None:  # an in-place or out= op: it may have resized or restrided
+                adopt_geometry(known, result)
                 return known
             if isinstance(result, FakeTensor) or not result.is_meta:
                 return result

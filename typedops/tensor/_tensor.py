@@ -722,6 +722,16 @@ def resize_(self: Tensor, shape: Sequence[int]) -> None:
     self._strides = contiguous_strides(size)
 
 
+def adopt_geometry(self: Tensor, view: Tensor) -> None:
+    """Give ``self`` the shape, strides and storage offset of ``view``, a view of the same
+    storage (an in-place or ``out=`` op ran on ``view`` standing for ``self``)."""
+    if view._storage is not storage_of(self):
+        raise AssertionError("adopt_geometry: not a view of the same storage")
+    if (view._shape, view._strides, view._offset) != (self._shape, self._strides, self._offset):
+        self._array = None  # its geometry changes (Note [Cached numpy view])
+        self._shape, self._strides, self._offset = view._shape, view._strides, view._offset
+
+
 # Note [Wrapped numbers on the fast path]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Every Python number passed as ``Scalar`` (``a + 2.0``, ``add.Scalar``) is wrapped, so

@@ -55,7 +55,7 @@ from ._archive import Archive, Limits
 from ._compat import schema_text
 from ._decode import _DEVICES, _DTYPES, _KINDS, _MAX_RESULTS, _quick_shape, _stored
 
-__all__ = ["fast_read"]
+__all__ = ["fast_read", "fast_numbered", "Numbered", "OpRow"]
 
 _TOP: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
 _TOP_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
@@ -80,6 +80,7 @@ _quick_tensor: Final = TensorConstant.quick
 _JSON: Final = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_refuse)
 _Pairs = tuple[tuple[str, Any], ...]
 FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
+OpRow = tuple[str, str, str, OperatorHandle, FunctionSchema]  # name, overload, recorded text, handle, schema
 
 
 def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
@@ -104,6 +105,13 @@ def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
 def fast_read(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> FastRead | None:
     """The program in ``archive`` whose manifest is ``raw``, with each op row's handle and
     recorded schema and each call's row, or None (Note [The fast path of reading])."""
+    found = fast_numbered(archive, raw, limits, check_data)
+    return found.read() if isinstance(found, Numbered) else found
+
+
+def fast_numbered(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> Numbered | FastRead | None:
+    """``fast_read``, but for a version 3 file the ``Numbered`` values it read, its calls
+    and ``Program`` not made (Note [Compiled from the numbered values] in _direct.py)."""
     try:
         text = raw.decode("utf-8")
         if text.startswith("\ufeff"):
@@ -246,9 +254,9 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bo
     return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
 
 
-def _ops(rows: list[Any], v3: bool = False) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
+def _ops(rows: list[Any], v3: bool = False) -> list[OpRow] | None:
     """Each op row, with its op registered now and the schema it recorded."""
-    ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]] = []
+    ops: list[OpRow] = []
     for row in rows:
         fields = (row if row.__class__ is list and len(row) == 3 else None) if v3 else _fields(row, _OP)
         if fields is None:
@@ -366,8 +374,41 @@ _INT: Final = {int}
 _LIST: Final = {list}
 
 
+class Numbered:
+    """A version 3 manifest as the fast path read and checked it: the inputs, each op row
+    (its name, overload, recorded text, handle and schema), the call rows and each call's
+    values, every value numbered (``slots``: the inputs, the tensor constants, the
+    constants, then the results), the outputs and their kind. ``read()`` is the
+    ``FastRead`` of it, with a ``Call`` per call."""
+
+    __slots__ = ("inputs", "ops", "rows", "args", "slots", "tensors", "results", "outputs", "output_numbers", "kind")
+
+    def __init__(self, inputs: tuple[TensorInput, ...], ops: list[OpRow], rows: list[list[int]],
+                 args: list[tuple[Value, ...]], slots: list[Value], tensors: int, results: int,
+                 outputs: tuple[Value, ...], output_numbers: list[int], kind: OutputKind) -> None:  # fmt: skip
+        self.inputs = inputs
+        self.ops = ops
+        self.rows = rows
+        self.args = args
+        self.slots = slots
+        self.tensors = tensors  # how many tensor constants (the slots after the inputs)
+        self.results = results  # the slot of the first call's first result
+        self.outputs = outputs
+        self.output_numbers = output_numbers
+        self.kind = kind
+
+    def program(self) -> Program:
+        ops = self.ops
+        calls = tuple(_quick_call(*ops[row[0]][:3], args, row[1]) for row, args in zip(self.rows, self.args))
+        return Program(self.inputs, calls, self.outputs, self.kind)
+
+    def read(self) -> FastRead:
+        ops = self.ops
+        return self.program(), [e[3] for e in ops], [e[4] for e in ops], [row[0] for row in self.rows]
+
+
 def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, input_rows: Any, tensor_rows: Any, constant_rows: Any,
-            call_rows: Any, output_values: Any, kind_name: Any) -> FastRead | None:  # fmt: skip
+            call_rows: Any, output_values: Any, kind_name: Any) -> Numbered | None:  # fmt: skip
     if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
             and output_values.__class__ is list and tensor_rows.__class__ is list and constant_rows.__class__ is list
             and type(kind_name) is str):  # fmt: skip
@@ -384,6 +425,7 @@ def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, in
     slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
     slots += tensors
     slots += constants
+    first_result = len(slots)
     calls = _calls(call_rows, ops, slots)
     if calls is None or not _numbers(output_values):
         return None
@@ -393,9 +435,7 @@ def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, in
         return None
     if (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
         return None
-    call_ops: list[int] = [row[0] for row in call_rows]
-    program = Program(inputs, calls, results, kind)
-    return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
+    return Numbered(inputs, ops, call_rows, calls, slots, len(tensors), first_result, results, output_values, kind)
 
 
 def _numbers(values: Any) -> bool:
@@ -403,14 +443,13 @@ def _numbers(values: Any) -> bool:
     return values.__class__ is list and _INT.issuperset(map(type, values)) and (not values or min(values) >= 0)
 
 
-def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]],
-           slots: list[Value]) -> tuple[Call, ...] | None:  # fmt: skip
-    """The calls, each result numbered into ``slots`` as it is made (Note [Numbered values])."""
+def _calls(rows: list[Any], ops: list[OpRow], slots: list[Value]) -> list[tuple[Value, ...]] | None:
+    """Each call's values, each result numbered into ``slots`` as it is made (Note [Numbered values])."""
     if not (_LIST.issuperset(map(type, rows)) and _numbers(list(chain.from_iterable(rows)))):
         return None
     arities = [(len(schema.arguments) + 2, len(schema.returns)) for _, _, _, _, schema in ops]  # + op and outputs
     value = slots.__getitem__
-    calls: list[Call] = []
+    calls: list[tuple[Value, ...]] = []
     try:
         for index, row in enumerate(rows):
             if len(row) < 2 or row[0] >= len(ops):
@@ -419,15 +458,14 @@ def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, Funct
             outputs: int = row[1]
             if (len(row), outputs) != arities[op]:
                 return None
-            op_name, overload, text, _, _ = ops[op]
-            calls.append(_quick_call(op_name, overload, text, tuple(map(value, row[2:])), outputs))
+            calls.append(tuple(map(value, row[2:])))
             if outputs == 1 and index < _SHARED_REFERENCES:
                 slots.append(_FIRST_RESULTS[index])
             else:
                 slots += _results(index, outputs)
     except IndexError:  # a number past the values numbered before the call: the general reader names it
         return None
-    return tuple(calls)
+    return calls
 
 
 def _results(call: int, outputs: int) -> list[ResultRef]:

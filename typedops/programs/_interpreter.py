@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, Protocol, cast
 
 from typing_extensions import assert_never
 
@@ -35,7 +35,7 @@ from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
-from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant,
+from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, Input, ListOf, OutputKind, Program, TensorConstant,
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
@@ -58,7 +58,7 @@ from ._instructions import (
     assemble,
 )
 
-__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value"]
+__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value", "DeferredProgram", "resolve_handle"]
 
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
@@ -108,6 +108,18 @@ def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str])
     return found.boxed, found
 
 
+class DeferredProgram(Protocol):
+    """A program not yet made: its inputs and output kind, and how to make it."""
+
+    @property
+    def inputs(self) -> Sequence[Input]: ...
+
+    @property
+    def kind(self) -> OutputKind: ...
+
+    def program(self) -> Program: ...
+
+
 def _unmade(_: TensorConstant) -> None:
     """No tensor: assembling again keeps the tensors lowering made (``CompiledProgram.assembly``)."""
 
@@ -116,13 +128,20 @@ class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
+    __slots__ = ("_program", "_deferred", "_kind", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants",
+                 "_tensor_inputs", "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
 
-    def __init__(self, program: Program, flavor: Flavor, assembly: Assembly | None, ops: tuple[Boxed, ...],
-                 dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
+    def __init__(self, program: Program | DeferredProgram, flavor: Flavor, assembly: Assembly | None,
+                 ops: tuple[Boxed, ...], dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
                  direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None) -> None:  # fmt: skip
-        self.program = program
+        specs: Sequence[Input]
+        if isinstance(program, Program):
+            self._program: Program | None = program
+            self._deferred: DeferredProgram | None = None
+            specs, self._kind = program.inputs, program.output_kind
+        else:  # Note [Compiled from the numbered values] in _direct.py: made when first asked for
+            self._program, self._deferred = None, program
+            specs, self._kind = program.inputs, program.kind
         self.flavor: Flavor = flavor
         self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
         self._ops = ops
@@ -134,22 +153,31 @@ class CompiledProgram:
             assert assembly is not None
             self._calls = []
             self._constants = assembly.constants
-            lowered = lower(assembly, len(program.inputs), ops, unboxed)
+            lowered = lower(assembly, len(specs), ops, unboxed)
         self._lowered = lowered
         self._unboxed = unboxed  # for straighten, which lowers again, with each call's slots
         # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
         self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in self.assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
         # as it is, else -1.
-        self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
+        self._single = lowered[2] if lowered is not None and self._kind is OutputKind.single else -1
         # Note [Straight-line runs] in _straight.py: the runs left before a lowered
         # program is compiled to one function (-1: never), and that function once it is.
         self._straight: Callable[[Sequence[Any]], Any] | None = None
         self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
-        specs = program.inputs
         self._tensor_inputs = len(specs) if all(isinstance(s, TensorInput) for s in specs) else -1
+
+    @property
+    def program(self) -> Program:
+        """The program compiled (made from the file's values the first time it is asked
+        for, when it was compiled from them: Note [Compiled from the numbered values])."""
+        program = self._program
+        if program is None:
+            assert self._deferred is not None
+            program = self._program = self._deferred.program()  # two threads may make two equal ones: either serves
+        return program
 
     @property
     def assembly(self) -> Assembly:
@@ -190,17 +218,17 @@ class CompiledProgram:
             _check_inputs(self.program, inputs)
         straight = self._straight
         if straight is not None:
-            return straight(inputs) if self._single >= 0 else self.program.output_kind.pack(straight(inputs))
+            return straight(inputs) if self._single >= 0 else self._kind.pack(straight(inputs))
         lowered = self._lowered
         if lowered is None:
-            return self.program.output_kind.pack(_execute(self._code, inputs, self._constants, self._ops))
+            return self._kind.pack(_execute(self._code, inputs, self._constants, self._ops))
         self._countdown -= 1
         if self._countdown == 0:
             self.straighten()
         frame = _execute_lowered(lowered[0], inputs, self._constants)
         if self._single >= 0:
             return frame[self._single]
-        return self.program.output_kind.pack([*lowered[1](frame)])
+        return self._kind.pack([*lowered[1](frame)])
 
     __call__ = run
 
@@ -325,11 +353,17 @@ _CORE_WRAPPERS: Final[list[bool]] = []  # not empty once the core library's stat
 def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None,
                 flavor: Flavor, dispatched: list[str]) -> _Op:  # fmt: skip
     """The op of ``call`` (its first call in the program), found for ``compile_program``."""
-    name = call.full_name
     handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
     if handle is None:
-        raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
-    if flavor == "static" and not _CORE_WRAPPERS and call.op.startswith("core::"):
+        raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=call.full_name))
+    return resolve_handle(handle, call.op, call.full_name, flavor, dispatched)
+
+
+def resolve_handle(handle: OperatorHandle, op: str, name: str, flavor: Flavor, dispatched: list[str]) -> _Op:
+    """What a program calls of op ``name`` (``op``: its qualified name) registered as
+    ``handle``, for ``flavor``; ``dispatched`` gets its name when the static flavor calls
+    it through the dispatcher."""
+    if flavor == "static" and not _CORE_WRAPPERS and op.startswith("core::"):
         from ..core import load_static_wrappers
 
         load_static_wrappers()

@@ -63,8 +63,15 @@ def _comparable(c: CompiledProgram) -> list[Any]:
     constants = [(type(k), k.dtype, k.tolist()) if isinstance(k, Tensor) else (type(k), k)
                  for k in c._constants]  # pyright: ignore[reportPrivateUsage]  # fmt: skip
     return [[(kind, op, a, b, d, list(gather(frame))) for kind, op, a, b, d, gather in steps], list(outputs(frame)),
-            single, planned, slots, constants, c._ops, c._unboxed, c._calls, c.dispatched_ops,  # pyright: ignore[reportPrivateUsage]
+            single, planned, slots, constants, c._ops, c._unboxed, _assembled(c), c.dispatched_ops,  # pyright: ignore[reportPrivateUsage]
             c._single, c._tensor_inputs, c._assembly, c.flavor]  # pyright: ignore[reportPrivateUsage]  # fmt: skip
+
+
+def _assembled(c: CompiledProgram) -> list[Any]:
+    """The calls as assembling takes them (values, written, returns)."""
+    if c._deferred is None:  # pyright: ignore[reportPrivateUsage]
+        return c._calls  # pyright: ignore[reportPrivateUsage]
+    return [(call.args, *shape) for call, shape in zip(c.program.calls, c._shapes)]  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize("function", [mlp, several])
@@ -73,9 +80,9 @@ def test_load_compiles_as_compile_program_does(function: Any, flavor: Any) -> No
     data = _saved(trace(function, X))
     loaded = load(io.BytesIO(data), flavor=flavor)
     assert loaded._deferred is not None  # pyright: ignore[reportPrivateUsage] -- compiled from the numbered values
+    assert loaded._program is None  # pyright: ignore[reportPrivateUsage] -- made when first read
     expected = _compiled(data, flavor)
     assert _comparable(loaded) == _comparable(expected)
-    assert loaded._program is None  # pyright: ignore[reportPrivateUsage] -- made when first read
     assert loaded.program == expected.program
     assert loaded.program is loaded.program  # made once
     assert loaded.disassemble() == expected.disassemble()
@@ -231,3 +238,13 @@ def test_a_constant_fits_as_argument_problems_says_after_one_that_fitted(alpha: 
     outcome = _outcome(changed, "static", True)
     assert outcome == _outcome(changed, "static", False)
     assert isinstance(outcome[0], list) == (type(alpha) in (int, bool, float))
+
+
+def test_a_loaded_program_disassembles_and_straightens_before_its_program_is_read() -> None:
+    data = _saved(trace(several, X))
+    for flavor in ("dispatch", "static"):
+        loaded = load(io.BytesIO(data), flavor=flavor)
+        assert loaded.disassemble() == _compiled(data, flavor).disassemble()
+        fresh = load(io.BytesIO(data), flavor=flavor)
+        assert fresh.straighten() and fresh._program is not None  # pyright: ignore[reportPrivateUsage]
+        assert [t.tolist() for t in fresh.run(X)] == [t.tolist() for t in several(X)]

@@ -28,14 +28,14 @@ first time ``CompiledProgram.program`` is read.
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from ..vocabulary import BoundedCache
 from ..schema import Type
-from ..tracing import Constant, TensorConstant, argument_problems
+from ..tracing import argument_problems
 from ._fast import Numbered
-from ._interpreter import CompiledProgram, Flavor, _Op, make_tensor, resolve_handle
-from ._lowering import BOXED, AssembledCall, Boxed, Lowered, Step, Unboxed, _defaults_fit, _gather, _unboxed_step
+from ._interpreter import CompiledProgram, Flavor, _Op, resolve_handle, tensor_of
+from ._lowering import BOXED, Boxed, Lowered, Step, Unboxed, _defaults_fit, _gather, _unboxed_step
 
 __all__ = ["compile_numbered"]
 
@@ -68,9 +68,9 @@ def _resolved(numbered: Numbered, row: int, flavor: Flavor, dispatched: list[str
 def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | None:
     """``compile_program`` of ``numbered``'s program for ``flavor``, made from its numbered
     values, or None when Note [Compiled from the numbered values] does not apply."""
-    inputs, slots, rows = numbered.inputs, numbered.slots, numbered.rows
+    inputs, rows, layout, blob, values = numbered.inputs, numbered.rows, numbered.layout, numbered.blob, numbered.constants
     count = len(inputs)
-    constants_from = count + numbered.tensors  # the slots of constants (after the tensor constants)
+    constants_from = count + len(layout)  # the numbers of constants (after the tensor constants)
     results_from = numbered.results
     uses = 0  # the uses of tensor constants and constants: their frame slots
     for row in rows:
@@ -89,11 +89,11 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
     returns: list[tuple[Type, ...]] = []  # per call, for argument_problems
     tensor_returns: list[tuple[bool, ...]] = []
     tensor_results: list[bool] = []  # per result, numbered from 0
-    calls: list[AssembledCall] = []
+    shapes: list[tuple[tuple[bool, ...], int]] = []  # per call, what it writes and its returns
     steps: list[Step] = []
     ops: list[Boxed] = []
     unboxed: list[Unboxed | None] = []
-    for index, (row, args) in enumerate(zip(rows, numbered.args)):
+    for index, row in enumerate(rows):
         op = per_row[row[0]]
         if op is None:
             op = per_row[row[0]] = _resolved(numbered, row[0], flavor, dispatched, found)
@@ -115,9 +115,10 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
                     if writes[position]:
                         return None  # a written tensor constant: a fresh tensor a run (assembled)
                     fits = fits and takes_tensor[position]
-                    constants.append(make_tensor(cast(TensorConstant, slots[number])))
+                    dtype, shape, device, start, stop = layout[number - count]
+                    constants.append(tensor_of(dtype, shape, device, blob[start:stop]))
                 else:
-                    value = cast(Constant, slots[number]).value
+                    value = values[number - constants_from]
                     constants.append(value)
                     key = (id(facts), position, value.__class__, value)
                     if fits and _FITS.get(key) is None:
@@ -129,14 +130,14 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
                 frame.append(number + registers)
                 fits = fits and takes_tensor[position] and tensor_results[number - results_from]
         if not fits:
-            if argument_problems(inputs, index, args, facts, returns, tensor_returns):
+            if argument_problems(inputs, index, numbered.values(row[2:]), facts, returns, tensor_returns):
                 return None  # compile_program names the problem
             for key in unchecked:  # every value fits: these constants too
                 _FITS.put(key, True, keep=facts)
         returns.append(facts.returns)
         tensor_returns.append(facts.tensor_returns)
         tensor_results += facts.tensor_returns
-        calls.append((args, writes, returned))
+        shapes.append((writes, returned))
         ops.append(entry)
         unboxed.append(one_return)
         steps.append(_step(entry, one_return, frame, count, constants))
@@ -145,15 +146,18 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
         if number < count:
             outputs.append(number)
         elif number < results_from:
-            output = slots[number]
-            constants.append(make_tensor(cast(TensorConstant, output)) if number < constants_from
-                             else cast(Constant, output).value)  # fmt: skip
+            if number < constants_from:
+                dtype, shape, device, start, stop = layout[number - count]
+                constants.append(tensor_of(dtype, shape, device, blob[start:stop]))
+            else:
+                constants.append(values[number - constants_from])
             outputs.append(constant)
             constant += 1
         else:
             outputs.append(number + registers)
     lowered: Lowered = (tuple(steps), _gather(outputs), outputs[0] if outputs else -1, (), tuple(outputs))
-    return CompiledProgram(numbered, flavor, None, tuple(ops), tuple(dispatched), unboxed, (lowered, tuple(constants), calls))
+    return CompiledProgram(numbered, flavor, None, tuple(ops), tuple(dispatched), unboxed, (lowered, tuple(constants), []),
+                           shapes)  # fmt: skip
 
 
 def _step(entry: Boxed, spec: Unboxed | None, frame: list[int], count: int, constants: list[Any]) -> Step:

@@ -30,7 +30,7 @@ from typing import Any, Final, Literal, Protocol, cast
 
 from typing_extensions import assert_never
 
-from ..vocabulary import ScalarType
+from ..vocabulary import Device, ScalarType
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
@@ -58,7 +58,8 @@ from ._instructions import (
     assemble,
 )
 
-__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value", "DeferredProgram", "resolve_handle"]
+__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value", "DeferredProgram", "resolve_handle",
+           "make_tensor", "tensor_of"]
 
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
@@ -74,21 +75,28 @@ def make_tensor(t: TensorConstant) -> Tensor:
     """A tensor constant as a new tensor."""
     if t.data is None:
         return empty_tensor(t.shape, t.dtype, t.device)
-    found = _NATIVE.get(t.dtype)
+    return tensor_of(t.dtype, t.shape, t.device, t.data)
+
+
+def tensor_of(dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | memoryview) -> Tensor:
+    """A new tensor of a copy of ``data``, a tensor constant's elements (Note [Tensor
+    constants are bytes] in tracing/_values.py)."""
+    found = _NATIVE.get(dtype)
     if found is None:
         import numpy as np
 
-        found = _NATIVE[t.dtype] = (np.ndarray, numpy_dtype(t.dtype))
+        found = _NATIVE[dtype] = (np.ndarray, numpy_dtype(dtype))
     ndarray, native = found
-    if _LITTLE_ENDIAN and len(t.data) == native.itemsize * math.prod(t.shape):
-        array: Any = ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
+    if _LITTLE_ENDIAN and len(data) == native.itemsize * math.prod(shape):
+        array: Any = ndarray(shape, native, bytearray(data))  # over a writable copy, in one numpy call
     else:
         import numpy as np
 
-        array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
-    if t.device.type == "cpu":
-        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
-    return wrap_array(array, t.dtype, t.device)
+        elements = TensorConstant(dtype, shape, device, bytes(data)).elements()
+        array = np.array(elements, dtype=native)  # a writable C-order copy, in native order
+    if device.type == "cpu":
+        return Tensor._from_array(array, dtype, device)  # it owns the copy: no second one
+    return wrap_array(array, dtype, device)
 
 
 def _dispatch_entry(handle: OperatorHandle) -> Boxed:
@@ -129,11 +137,13 @@ class CompiledProgram:
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
     __slots__ = ("_program", "_deferred", "_kind", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants",
-                 "_tensor_inputs", "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
+                 "_tensor_inputs", "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls",
+                 "_shapes")  # fmt: skip
 
     def __init__(self, program: Program | DeferredProgram, flavor: Flavor, assembly: Assembly | None,
                  ops: tuple[Boxed, ...], dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
-                 direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None) -> None:  # fmt: skip
+                 direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None,
+                 shapes: list[tuple[tuple[bool, ...], int]] | None = None) -> None:  # fmt: skip
         specs: Sequence[Input]
         if isinstance(program, Program):
             self._program: Program | None = program
@@ -142,6 +152,8 @@ class CompiledProgram:
         else:  # Note [Compiled from the numbered values] in _direct.py: made when first asked for
             self._program, self._deferred = None, program
             specs, self._kind = program.inputs, program.kind
+        # A deferred program's calls: what each writes and its returns (its values are the program's).
+        self._shapes = shapes or []
         self.flavor: Flavor = flavor
         self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
         self._ops = ops
@@ -184,7 +196,10 @@ class CompiledProgram:
         """The program's instructions and constants (a program lowered without them
         assembles them the first time they are asked for, with the constants a run uses)."""
         if self._assembly is None:
-            made = assemble(self.program, self._calls, _unmade)
+            calls = self._calls
+            if self._deferred is not None:  # the calls' values are the program's (made now, if not yet)
+                calls = [(call.args, *shape) for call, shape in zip(self.program.calls, self._shapes)]
+            made = assemble(self.program, calls, _unmade)
             assert len(made.constants) == len(self._constants)
             self._assembly = Assembly(made.instructions, self._constants)
         return self._assembly

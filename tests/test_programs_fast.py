@@ -47,7 +47,7 @@ def _general(data: bytes, monkeypatch: pytest.MonkeyPatch) -> LoadedProgram | st
     import typedops.programs._load as loading
 
     with monkeypatch.context() as patch:
-        patch.setattr(loading, "fast_read", lambda *args: None)
+        patch.setattr(loading, "fast_numbered", lambda *args: None)
         try:
             return read_program(data, "the stream")
         except ProgramFormatError as error:

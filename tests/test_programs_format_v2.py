@@ -113,7 +113,7 @@ def test_version_2_and_version_1_files_load_the_same_program() -> None:
 
 def test_the_fast_and_the_general_reader_read_version_2_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     fast = read_program(GOOD, "the bytes")
-    monkeypatch.setattr(_load, "fast_read", lambda *_: None)
+    monkeypatch.setattr(_load, "fast_numbered", lambda *_: None)
     general = read_program(GOOD, "the bytes")
     assert fast.program == general.program == PROGRAM and fast.call_ops == general.call_ops
     shown = read_program(GOOD, "the bytes", resolve=False)
@@ -236,7 +236,7 @@ def test_the_fast_reader_takes_no_tensor_table_the_general_reader_refuses(row: i
     if fast is None:
         return
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_load, "fast_read", lambda *_: None)
+        patch.setattr(_load, "fast_numbered", lambda *_: None)
         general = read_program(data, "the stream")  # raises if the general reader refuses it
     assert fast[0] == general.program and fast[3] == list(general.call_ops)
 

@@ -92,7 +92,7 @@ def _fast(data: bytes) -> Any:
 def _general(data: bytes) -> LoadedProgram | str:
     """What the general reader reads (the fast path turned off), or its refusal."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_load, "fast_read", lambda *_: None)
+        patch.setattr(_load, "fast_numbered", lambda *_: None)
         try:
             return read_program(data, "the stream")
         except ProgramFormatError as error:

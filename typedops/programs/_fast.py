@@ -16,7 +16,10 @@ reader checks (the same types, ranges, references, caps and entries), reads the 
 constants through the same archive checks (version 1: each ``.npy`` entry; versions 2
 and 3: ``tensors.bin`` once, its size exactly what the tensor table lays out, then
 sliced), and builds the same ``Program``. A version 3 manifest has one JSON object, the
-top, and its calls are arrays of integers (Note [Numbered values], below).
+top, and its calls are arrays of integers (Note [Numbered values], below); it is read
+into a ``Numbered``, checked, from which the values and the ``Program`` are made only
+when asked for (``load`` compiles it without them: Note [Compiled from the numbered
+values] in _direct.py).
 
 It never raises: anything it does not take -- valid or not, a ``ProgramFormatError`` of
 the archive included -- makes it return None, and the general reader (_decode.py) reads
@@ -31,7 +34,7 @@ import math
 from itertools import chain
 from typing import Any, Final
 
-from ..vocabulary import TypedopsError
+from ..vocabulary import Device, ScalarType, TypedopsError
 from ..dispatch import OperatorHandle, dispatcher, load_lazy_library
 from ..schema import FunctionSchema, parse_schema
 from ..tracing import (
@@ -55,7 +58,7 @@ from ._archive import Archive, Limits
 from ._compat import schema_text
 from ._decode import _DEVICES, _DTYPES, _KINDS, _MAX_RESULTS, _quick_shape, _stored
 
-__all__ = ["fast_read"]
+__all__ = ["fast_read", "fast_numbered", "Numbered", "OpRow"]
 
 _TOP: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
 _TOP_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
@@ -80,6 +83,7 @@ _quick_tensor: Final = TensorConstant.quick
 _JSON: Final = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_refuse)
 _Pairs = tuple[tuple[str, Any], ...]
 FastRead = tuple[Program, list[OperatorHandle], list[FunctionSchema], list[int]]
+OpRow = tuple[str, str, str, OperatorHandle, FunctionSchema]  # name, overload, recorded text, handle, schema
 
 
 def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
@@ -104,6 +108,13 @@ def _fields(x: Any, keys: tuple[str, ...]) -> tuple[Any, ...] | None:
 def fast_read(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> FastRead | None:
     """The program in ``archive`` whose manifest is ``raw``, with each op row's handle and
     recorded schema and each call's row, or None (Note [The fast path of reading])."""
+    found = fast_numbered(archive, raw, limits, check_data)
+    return found.read() if isinstance(found, Numbered) else found
+
+
+def fast_numbered(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> Numbered | FastRead | None:
+    """``fast_read``, but for a version 3 file the ``Numbered`` values it read, its calls
+    and ``Program`` not made (Note [Compiled from the numbered values] in _direct.py)."""
     try:
         text = raw.decode("utf-8")
         if text.startswith("\ufeff"):
@@ -214,16 +225,31 @@ def _tensors(archive: Archive, limits: Limits, rows: list[Any]) -> list[TensorCo
     return constants
 
 
-def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bool,
-               keys: tuple[str, ...] = _TENSOR_2) -> list[TensorConstant] | None:  # fmt: skip
-    """The tensor constants of a version 2 or 3 file (``keys``: ``_ROW_3``), their elements
-    sliced from ``tensors.bin`` (read once; its CRC checked when ``check_data``: Note [Which
-    CRCs are checked] in _archive.py), when every row is a common one with elements and
-    the archive holds exactly the manifest and that entry."""
+def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bool) -> list[TensorConstant] | None:
+    """The tensor constants of a version 2 file, as ``_layout`` finds them."""
+    found = _layout(archive, limits, rows, check_data, _TENSOR_2)
+    return None if found is None else _made(*found)
+
+
+# A tensor constant's dtype, shape, device, and where its elements start and end in ``tensors.bin``.
+Placed = tuple[ScalarType, tuple[int, ...], Device, int, int]
+
+
+def _made(layout: list[Placed], blob: memoryview) -> list[TensorConstant]:
+    """The tensor constants laid out in ``blob``, each with its own ``bytes``."""
+    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in layout]
+
+
+def _layout(archive: Archive, limits: Limits, rows: list[Any], check_data: bool,
+            keys: tuple[str, ...]) -> tuple[list[Placed], memoryview] | None:  # fmt: skip
+    """The tensor constants of a version 2 or 3 file (``keys``: ``_ROW_3``) as laid out in
+    ``tensors.bin``, and its bytes (read once; its CRC checked when ``check_data``: Note
+    [Which CRCs are checked] in _archive.py), when every row is a common one with elements
+    and the archive holds exactly the manifest and that entry."""
     expected = 2 if rows else 1
     if len(rows) > limits.entries - 1 or len(archive.entries) != expected or MANIFEST_ENTRY not in archive.entries:
         return None
-    found: list[tuple[Any, ...]] = []
+    found: list[Placed] = []
     end = total = 0
     for row in rows:
         common = _tensor_row(row, keys)
@@ -239,16 +265,16 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bo
         end = offset + nbytes
         found.append((stored[0], shape, device, offset, end))
     if not found:
-        return []
+        return [], memoryview(b"")
     blob = archive.quick_entry(TENSOR_DATA_ENTRY, check_data)
     if blob is None or len(blob) != end:
         return None
-    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in found]
+    return found, blob
 
 
-def _ops(rows: list[Any], v3: bool = False) -> list[tuple[str, str, str, OperatorHandle, FunctionSchema]] | None:
+def _ops(rows: list[Any], v3: bool = False) -> list[OpRow] | None:
     """Each op row, with its op registered now and the schema it recorded."""
-    ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]] = []
+    ops: list[OpRow] = []
     for row in rows:
         fields = (row if row.__class__ is list and len(row) == 3 else None) if v3 else _fields(row, _OP)
         if fields is None:
@@ -354,10 +380,12 @@ class _Values:
 # constants, the constants, then each call's results as the calls make them (Note [The
 # program file format] in tracing/_saving.py). So reading the calls is: every row a list,
 # every integer in them an int at least 0 (one pass over them all: their types' ``set``,
-# ``min``), then per call its op and result count as its schema's, and its values one
-# ``map`` of the list of values numbered so far over its arguments -- an ``IndexError``
-# is a number past them -- with no Python object per argument and no JSON object
-# anywhere but the top. The checks are the general reader's (_numbered.py):
+# ``min``), then per call its op and result count as its schema's and its largest number
+# below the count of values numbered before it -- with no Python object per argument
+# and no JSON object anywhere but the top. The values themselves (``InputRef``s,
+# ``TensorConstant``s with their bytes, ``Constant``s, ``ResultRef``s) are made only when
+# ``Numbered.slots()`` is first called, by ``read()`` or ``program()``: a ``load`` the
+# direct compiler takes makes none of them. The checks are the general reader's (_numbered.py):
 # an integer that is not a bool, a number below the count of values before the call, so
 # a result is an earlier call's, one value per argument and one result per return of the
 # recorded schema. A call with a list argument, a constant JSON has no literal for, a
@@ -366,36 +394,82 @@ _INT: Final = {int}
 _LIST: Final = {list}
 
 
+class Numbered:
+    """A version 3 manifest as the fast path read and checked it: the inputs, each op row
+    (its name, overload, recorded text, handle and schema), the call rows, the tensor
+    constants' layout in ``blob`` (``tensors.bin``), the constants' values, the number of
+    the first result, the outputs' numbers and their kind. Nothing is made from them until
+    asked for: ``slots()``, every value numbered (the inputs, the tensor constants, the
+    constants, then the results); ``program()``; ``read()``, the ``FastRead`` of it."""
+
+    __slots__ = ("inputs", "ops", "rows", "layout", "blob", "constants", "results", "output_numbers", "kind", "_slots")
+
+    def __init__(self, inputs: tuple[TensorInput, ...], ops: list[OpRow], rows: list[list[int]], layout: list[Placed],
+                 blob: memoryview, constants: list[Any], results: int, output_numbers: list[int],
+                 kind: OutputKind) -> None:  # fmt: skip
+        self.inputs = inputs
+        self.ops = ops
+        self.rows = rows
+        self.layout = layout  # the tensor constants (the slots after the inputs)
+        self.blob = blob  # a view of the file's bytes (immutable: read at once)
+        self.constants = constants  # the constants' values (the slots after the tensor constants)
+        self.results = results  # the slot of the first call's first result
+        self.output_numbers = output_numbers
+        self.kind = kind
+        self._slots: list[Value] | None = None
+
+    def slots(self) -> list[Value]:
+        """Every value numbered, made once (Note [Numbered values])."""
+        if self._slots is not None:
+            return self._slots
+        count = len(self.inputs)
+        slots: list[Value] = []
+        slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
+        slots += _made(self.layout, self.blob)
+        slots += [Constant(value) for value in self.constants]
+        for index, row in enumerate(self.rows):
+            outputs = row[1]
+            if outputs == 1 and index < _SHARED_REFERENCES:
+                slots.append(_FIRST_RESULTS[index])
+            else:
+                slots += _results(index, outputs)
+        self._slots = slots  # made twice by two threads at once: equal values, either serves
+        return slots
+
+    def values(self, numbers: list[int]) -> tuple[Value, ...]:
+        """The values numbered ``numbers``."""
+        return tuple(map(self.slots().__getitem__, numbers))
+
+    def program(self) -> Program:
+        ops, value = self.ops, self.slots().__getitem__
+        calls = tuple(_quick_call(*ops[row[0]][:3], tuple(map(value, row[2:])), row[1]) for row in self.rows)
+        return Program(self.inputs, calls, self.values(self.output_numbers), self.kind)
+
+    def read(self) -> FastRead:
+        ops = self.ops
+        return self.program(), [e[3] for e in ops], [e[4] for e in ops], [row[0] for row in self.rows]
+
+
 def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, input_rows: Any, tensor_rows: Any, constant_rows: Any,
-            call_rows: Any, output_values: Any, kind_name: Any) -> FastRead | None:  # fmt: skip
+            call_rows: Any, output_values: Any, kind_name: Any) -> Numbered | None:  # fmt: skip
     if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
             and output_values.__class__ is list and tensor_rows.__class__ is list and constant_rows.__class__ is list
             and type(kind_name) is str):  # fmt: skip
         return None
     kind = _KINDS.get(kind_name)
-    tensors = _tensors_2(archive, limits, tensor_rows, check_data, _ROW_3)
+    tensors = _layout(archive, limits, tensor_rows, check_data, _ROW_3)
     ops = _ops(op_rows, True)
     inputs = _inputs(input_rows, True)
-    constants = _constants(constant_rows)
-    if kind is None or tensors is None or ops is None or inputs is None or constants is None:
+    if kind is None or tensors is None or ops is None or inputs is None or not _constants(constant_rows):
         return None
-    count = len(inputs)
-    slots: list[Value] = []
-    slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
-    slots += tensors
-    slots += constants
-    calls = _calls(call_rows, ops, slots)
-    if calls is None or not _numbers(output_values):
+    layout, blob = tensors
+    first_result = len(inputs) + len(layout) + len(constant_rows)
+    numbered = _calls(call_rows, ops, first_result)
+    if numbered < 0 or not _numbers(output_values) or (output_values and max(output_values) >= numbered):
+        return None  # a number past the values numbered: the general reader names it
+    if (kind is OutputKind.single and len(output_values) != 1) or (kind is OutputKind.none and output_values):
         return None
-    try:
-        results = tuple(map(slots.__getitem__, output_values))
-    except IndexError:  # a number past the values numbered: the general reader names it
-        return None
-    if (kind is OutputKind.single and len(results) != 1) or (kind is OutputKind.none and results):
-        return None
-    call_ops: list[int] = [row[0] for row in call_rows]
-    program = Program(inputs, calls, results, kind)
-    return program, [entry[3] for entry in ops], [entry[4] for entry in ops], call_ops
+    return Numbered(inputs, ops, call_rows, layout, blob, constant_rows, first_result, output_values, kind)
 
 
 def _numbers(values: Any) -> bool:
@@ -403,31 +477,20 @@ def _numbers(values: Any) -> bool:
     return values.__class__ is list and _INT.issuperset(map(type, values)) and (not values or min(values) >= 0)
 
 
-def _calls(rows: list[Any], ops: list[tuple[str, str, str, OperatorHandle, FunctionSchema]],
-           slots: list[Value]) -> tuple[Call, ...] | None:  # fmt: skip
-    """The calls, each result numbered into ``slots`` as it is made (Note [Numbered values])."""
+def _calls(rows: list[Any], ops: list[OpRow], numbered: int) -> int:
+    """How many values are numbered after the calls (``numbered`` before them), each call
+    checked (Note [Numbered values]); -1 when one is not a common one."""
     if not (_LIST.issuperset(map(type, rows)) and _numbers(list(chain.from_iterable(rows)))):
-        return None
+        return -1
     arities = [(len(schema.arguments) + 2, len(schema.returns)) for _, _, _, _, schema in ops]  # + op and outputs
-    value = slots.__getitem__
-    calls: list[Call] = []
-    try:
-        for index, row in enumerate(rows):
-            if len(row) < 2 or row[0] >= len(ops):
-                return None
-            op: int = row[0]
-            outputs: int = row[1]
-            if (len(row), outputs) != arities[op]:
-                return None
-            op_name, overload, text, _, _ = ops[op]
-            calls.append(_quick_call(op_name, overload, text, tuple(map(value, row[2:])), outputs))
-            if outputs == 1 and index < _SHARED_REFERENCES:
-                slots.append(_FIRST_RESULTS[index])
-            else:
-                slots += _results(index, outputs)
-    except IndexError:  # a number past the values numbered before the call: the general reader names it
-        return None
-    return tuple(calls)
+    for row in rows:
+        if len(row) < 2 or row[0] >= len(ops):
+            return -1
+        outputs: int = row[1]
+        if (len(row), outputs) != arities[row[0]] or (len(row) > 2 and max(row[2:]) >= numbered):
+            return -1  # a number past the values numbered before the call: the general reader names it
+        numbered += outputs
+    return numbered
 
 
 def _results(call: int, outputs: int) -> list[ResultRef]:
@@ -446,12 +509,10 @@ def _result_ref(call: int, output: int) -> ResultRef:
     return ref
 
 
-def _constants(rows: list[Any]) -> list[Constant] | None:
-    """The constants table, when every constant is one JSON has a literal for."""
-    found: list[Constant] = []
+def _constants(rows: list[Any]) -> bool:
+    """Whether every constant is one JSON has a literal for."""
     for body in rows:
         kind = body.__class__
         if not (body is None or kind is bool or kind is int or kind is str or (kind is float and math.isfinite(body))):
-            return None
-        found.append(Constant(body))
-    return found
+            return False
+    return True

@@ -26,16 +26,16 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, Protocol, cast
 
 from typing_extensions import assert_never
 
-from ..vocabulary import ScalarType
+from ..vocabulary import Device, ScalarType
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
-from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant,
+from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, Input, ListOf, OutputKind, Program, TensorConstant,
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
@@ -58,7 +58,8 @@ from ._instructions import (
     assemble,
 )
 
-__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value"]
+__all__ = ["CompiledProgram", "compile_program", "Flavor", "FLAVORS", "traced_value", "DeferredProgram", "resolve_handle",
+           "make_tensor", "tensor_of"]
 
 Flavor = Literal["dispatch", "static"]
 FLAVORS: Final[tuple[Flavor, ...]] = ("dispatch", "static")
@@ -74,21 +75,28 @@ def make_tensor(t: TensorConstant) -> Tensor:
     """A tensor constant as a new tensor."""
     if t.data is None:
         return empty_tensor(t.shape, t.dtype, t.device)
-    found = _NATIVE.get(t.dtype)
+    return tensor_of(t.dtype, t.shape, t.device, t.data)
+
+
+def tensor_of(dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | memoryview) -> Tensor:
+    """A new tensor of a copy of ``data``, a tensor constant's elements (Note [Tensor
+    constants are bytes] in tracing/_values.py)."""
+    found = _NATIVE.get(dtype)
     if found is None:
         import numpy as np
 
-        found = _NATIVE[t.dtype] = (np.ndarray, numpy_dtype(t.dtype))
+        found = _NATIVE[dtype] = (np.ndarray, numpy_dtype(dtype))
     ndarray, native = found
-    if _LITTLE_ENDIAN and len(t.data) == native.itemsize * math.prod(t.shape):
-        array: Any = ndarray(t.shape, native, bytearray(t.data))  # over a writable copy, in one numpy call
+    if _LITTLE_ENDIAN and len(data) == native.itemsize * math.prod(shape):
+        array: Any = ndarray(shape, native, bytearray(data))  # over a writable copy, in one numpy call
     else:
         import numpy as np
 
-        array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
-    if t.device.type == "cpu":
-        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
-    return wrap_array(array, t.dtype, t.device)
+        elements = TensorConstant(dtype, shape, device, bytes(data)).elements()
+        array = np.array(elements, dtype=native)  # a writable C-order copy, in native order
+    if device.type == "cpu":
+        return Tensor._from_array(array, dtype, device)  # it owns the copy: no second one
+    return wrap_array(array, dtype, device)
 
 
 def _dispatch_entry(handle: OperatorHandle) -> Boxed:
@@ -108,6 +116,18 @@ def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str])
     return found.boxed, found
 
 
+class DeferredProgram(Protocol):
+    """A program not yet made: its inputs and output kind, and how to make it."""
+
+    @property
+    def inputs(self) -> Sequence[Input]: ...
+
+    @property
+    def kind(self) -> OutputKind: ...
+
+    def program(self) -> Program: ...
+
+
 def _unmade(_: TensorConstant) -> None:
     """No tensor: assembling again keeps the tensors lowering made (``CompiledProgram.assembly``)."""
 
@@ -116,13 +136,24 @@ class CompiledProgram:
     """A program ready to run (``run(*inputs)``): its calls fitted to the ops registered
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
-    __slots__ = ("program", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
+    __slots__ = ("_program", "_deferred", "_kind", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants",
+                 "_tensor_inputs", "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls",
+                 "_shapes")  # fmt: skip
 
-    def __init__(self, program: Program, flavor: Flavor, assembly: Assembly | None, ops: tuple[Boxed, ...],
-                 dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
-                 direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None) -> None:  # fmt: skip
-        self.program = program
+    def __init__(self, program: Program | DeferredProgram, flavor: Flavor, assembly: Assembly | None,
+                 ops: tuple[Boxed, ...], dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
+                 direct: tuple[Lowered, tuple[Any, ...], list[AssembledCall]] | None = None,
+                 shapes: list[tuple[tuple[bool, ...], int]] | None = None) -> None:  # fmt: skip
+        specs: Sequence[Input]
+        if isinstance(program, Program):
+            self._program: Program | None = program
+            self._deferred: DeferredProgram | None = None
+            specs, self._kind = program.inputs, program.output_kind
+        else:  # Note [Compiled from the numbered values] in _direct.py: made when first asked for
+            self._program, self._deferred = None, program
+            specs, self._kind = program.inputs, program.kind
+        # A deferred program's calls: what each writes and its returns (its values are the program's).
+        self._shapes = shapes or []
         self.flavor: Flavor = flavor
         self.dispatched_ops = dispatched_ops  # static flavor: the ops called through the dispatcher
         self._ops = ops
@@ -134,29 +165,41 @@ class CompiledProgram:
             assert assembly is not None
             self._calls = []
             self._constants = assembly.constants
-            lowered = lower(assembly, len(program.inputs), ops, unboxed)
+            lowered = lower(assembly, len(specs), ops, unboxed)
         self._lowered = lowered
         self._unboxed = unboxed  # for straighten, which lowers again, with each call's slots
         # The instructions as (opcode, arg) pairs, for the stack loop: a lowered program has none.
         self._code = () if lowered is not None else tuple((i.opcode, i.arg) for i in self.assembly.instructions)
         # The frame slot of a lowered program's one output ("single"), which a run returns
         # as it is, else -1.
-        self._single = lowered[2] if lowered is not None and program.output_kind is OutputKind.single else -1
+        self._single = lowered[2] if lowered is not None and self._kind is OutputKind.single else -1
         # Note [Straight-line runs] in _straight.py: the runs left before a lowered
         # program is compiled to one function (-1: never), and that function once it is.
         self._straight: Callable[[Sequence[Any]], Any] | None = None
         self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
-        specs = program.inputs
         self._tensor_inputs = len(specs) if all(isinstance(s, TensorInput) for s in specs) else -1
+
+    @property
+    def program(self) -> Program:
+        """The program compiled (made from the file's values the first time it is asked
+        for, when it was compiled from them: Note [Compiled from the numbered values])."""
+        program = self._program
+        if program is None:
+            assert self._deferred is not None
+            program = self._program = self._deferred.program()  # two threads may make two equal ones: either serves
+        return program
 
     @property
     def assembly(self) -> Assembly:
         """The program's instructions and constants (a program lowered without them
         assembles them the first time they are asked for, with the constants a run uses)."""
         if self._assembly is None:
-            made = assemble(self.program, self._calls, _unmade)
+            calls = self._calls
+            if self._deferred is not None:  # the calls' values are the program's (made now, if not yet)
+                calls = [(call.args, *shape) for call, shape in zip(self.program.calls, self._shapes)]
+            made = assemble(self.program, calls, _unmade)
             assert len(made.constants) == len(self._constants)
             self._assembly = Assembly(made.instructions, self._constants)
         return self._assembly
@@ -190,17 +233,17 @@ class CompiledProgram:
             _check_inputs(self.program, inputs)
         straight = self._straight
         if straight is not None:
-            return straight(inputs) if self._single >= 0 else self.program.output_kind.pack(straight(inputs))
+            return straight(inputs) if self._single >= 0 else self._kind.pack(straight(inputs))
         lowered = self._lowered
         if lowered is None:
-            return self.program.output_kind.pack(_execute(self._code, inputs, self._constants, self._ops))
+            return self._kind.pack(_execute(self._code, inputs, self._constants, self._ops))
         self._countdown -= 1
         if self._countdown == 0:
             self.straighten()
         frame = _execute_lowered(lowered[0], inputs, self._constants)
         if self._single >= 0:
             return frame[self._single]
-        return self.program.output_kind.pack([*lowered[1](frame)])
+        return self._kind.pack([*lowered[1](frame)])
 
     __call__ = run
 
@@ -325,11 +368,17 @@ _CORE_WRAPPERS: Final[list[bool]] = []  # not empty once the core library's stat
 def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle, FunctionSchema]] | None,
                 flavor: Flavor, dispatched: list[str]) -> _Op:  # fmt: skip
     """The op of ``call`` (its first call in the program), found for ``compile_program``."""
-    name = call.full_name
     handle = resolved[index][0] if resolved is not None else dispatcher.find_op(call.op, call.overload)
     if handle is None:
-        raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=name))
-    if flavor == "static" and not _CORE_WRAPPERS and call.op.startswith("core::"):
+        raise msg.IncompatibleProgramError(msg.OP_GONE.format(index=index, op=call.full_name))
+    return resolve_handle(handle, call.op, call.full_name, flavor, dispatched)
+
+
+def resolve_handle(handle: OperatorHandle, op: str, name: str, flavor: Flavor, dispatched: list[str]) -> _Op:
+    """What a program calls of op ``name`` (``op``: its qualified name) registered as
+    ``handle``, for ``flavor``; ``dispatched`` gets its name when the static flavor calls
+    it through the dispatcher."""
+    if flavor == "static" and not _CORE_WRAPPERS and op.startswith("core::"):
         from ..core import load_static_wrappers
 
         load_static_wrappers()

@@ -24,7 +24,8 @@ from . import _messages as msg
 from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
-from ._fast import fast_read
+from ._direct import compile_numbered
+from ._fast import Numbered, fast_numbered
 from ._numbered import check_call, op_table_3, program_3
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
@@ -119,10 +120,25 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
     (``handles`` is empty) and every recorded schema is parsed: enough to show a program
     whose ops this process lacks. ``check_data`` checks the CRC of ``tensors.bin`` too
     (Note [Which CRCs are checked] in _archive.py)."""
+    read = _read(file, source, limits, resolve, check_data, None)
+    assert isinstance(read, LoadedProgram)
+    return read
+
+
+def _read(file: IO[bytes] | bytes, source: str, limits: Limits, resolve: bool, check_data: bool,
+          flavor: Flavor | None) -> LoadedProgram | CompiledProgram:  # fmt: skip
+    """``read_program``; with a ``flavor``, a file the fast path reads into numbered values
+    is compiled for it from them when it can be (Note [Compiled from the numbered values]
+    in _direct.py): then the result is that ``CompiledProgram``."""
     archive = Archive(None, source, limits, file) if isinstance(file, bytes) else Archive(file, source, limits)
     try:
         raw = archive.read(MANIFEST_ENTRY, limits.manifest_bytes)
-        fast = fast_read(archive, raw, limits, check_data) if resolve else None  # Note [The fast path of reading]
+        found = fast_numbered(archive, raw, limits, check_data) if resolve else None  # Note [The fast path of reading]
+        if isinstance(found, Numbered):
+            compiled = None if flavor is None else compile_numbered(found, flavor)
+            if compiled is not None:
+                return compiled
+        fast = found.read() if isinstance(found, Numbered) else found
         if fast is not None:
             program, handles, schemas, call_ops = fast
             return LoadedProgram(program, tuple(handles), tuple(schemas), tuple(call_ops))
@@ -189,14 +205,23 @@ def read_file(file: str | os.PathLike[str] | IO[bytes], *, resolve: bool = True,
     """``read_program`` of the file at ``file`` (a path, or a seekable binary file), read
     at once when it is small; a missing or unreadable path is the ``OSError`` of opening
     it."""
+    read = _read_file(file, resolve, check_data, None)
+    assert isinstance(read, LoadedProgram)
+    return read
+
+
+def _read_file(file: str | os.PathLike[str] | IO[bytes], resolve: bool, check_data: bool,
+               flavor: Flavor | None) -> LoadedProgram | CompiledProgram:  # fmt: skip
+    """``read_file``, or with a ``flavor`` what ``_read`` gives."""
+    limits = DEFAULT_LIMITS
     if isinstance(file, (str, os.PathLike)):
         path = os.fspath(file)
         data = _small_file(path)
         if data is not None:
-            return read_program(data, repr(path), resolve=resolve, check_data=check_data)
+            return _read(data, repr(path), limits, resolve, check_data, flavor)
         with open(path, "rb", buffering=0) as stream:  # unbuffered: a small file is one read
-            return read_program(_contents(stream), repr(path), resolve=resolve, check_data=check_data)
-    return read_program(_contents(file), "the stream", resolve=resolve, check_data=check_data)
+            return _read(_contents(stream), repr(path), limits, resolve, check_data, flavor)
+    return _read(_contents(file), "the stream", limits, resolve, check_data, flavor)
 
 
 def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch",
@@ -215,5 +240,7 @@ def load(file: str | os.PathLike[str] | IO[bytes], *, flavor: Flavor = "dispatch
     _archive.py: by default a bit flipped inside them is not detected)."""
     if flavor not in FLAVORS:
         raise ArgumentValueError(msg.BAD_FLAVOR.format(flavor=flavor))
-    loaded = read_file(file, check_data=check_data)
-    return compile_program(loaded.program, flavor, resolved=loaded.resolved())
+    read = _read_file(file, True, check_data, flavor)
+    if isinstance(read, CompiledProgram):  # Note [Compiled from the numbered values] in _direct.py
+        return read
+    return compile_program(read.program, flavor, resolved=read.resolved())

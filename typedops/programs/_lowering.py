@@ -121,7 +121,7 @@ def _is_default(value: Any, default: Any) -> bool:
     return type(value) is type(default) and type(value) in _PLAIN and bool(value == default)
 
 
-def _defaults_fit(slots: list[int], inputs: int, constants: tuple[Any, ...], defaults: tuple[Any, ...]) -> bool:
+def _defaults_fit(slots: list[int], inputs: int, constants: Sequence[Any], defaults: tuple[Any, ...]) -> bool:
     """Whether the values in frame ``slots`` are constants equal to ``defaults``, one each."""
     if len(slots) != len(defaults):
         return False

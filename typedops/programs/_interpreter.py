@@ -34,13 +34,14 @@ from ..vocabulary import ScalarType
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
-from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
+from ..tensor import CPU, Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, ListOf, OutputKind, Program, TensorConstant,
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
 from ._lowering import (BINARY, TERNARY, UNARY, UNBOXED, AssembledCall, Boxed, Lowered, Step, Unboxed, static_unboxed,
                         unboxed_entry, lower, lower_calls)  # fmt: skip
+from ._arrays import array_line
 from ._planning import in_place_calls
 from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, straight_line
 from ._instructions import (
@@ -87,7 +88,9 @@ def make_tensor(t: TensorConstant) -> Tensor:
 
         array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":
-        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
+        # It owns the copy: no second one. The CPU device is the one object when it is
+        # equal to it (as input tensors' usually is: Note [Array-level runs] tests ``is``).
+        return Tensor._from_array(array, t.dtype, CPU if t.device == CPU else t.device)
     return wrap_array(array, t.dtype, t.device)
 
 
@@ -220,7 +223,13 @@ class CompiledProgram:
             if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
                 names = [call.full_name for call in self.program.calls]
                 in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
-            self._straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
+            straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
+            if self.flavor == "static":  # Note [Array-level runs] in _arrays.py
+                names = [call.full_name for call in self.program.calls]
+                arrays = array_line(names, calls, self.program.inputs, self._constants, outputs, self._single >= 0,
+                                    straight)  # fmt: skip
+                straight = arrays if arrays is not None else straight
+            self._straight = straight
         return self._straight is not None
 
 

@@ -174,6 +174,25 @@ def test_programs_without_array_rules_have_no_array_run() -> None:
         assert _spied(trace(function, x))[0] is None
 
 
+def test_inputs_that_do_not_fit_are_refused_as_before() -> None:
+    x = _input(ScalarType.float32)
+    arrays, tensors, _, _ = _flavors(trace(_mlp(_weights(ScalarType.float32)), x))
+    assert arrays._direct is not None  # pyright: ignore[reportPrivateUsage]
+    for given_inputs in [(), (x, x), (3,), ([1.0],)]:
+        with pytest.raises(TypedopsError) as expected:
+            tensors.run(*given_inputs)
+        with pytest.raises(type(expected.value)) as got:
+            arrays.run(*given_inputs)
+        assert str(got.value) == str(expected.value)
+
+
+def test_the_output_has_its_first_operands_device_object() -> None:
+    x = _input(ScalarType.float32)
+    arrays, tensors, _, _ = _flavors(trace(lambda x: core.relu(core.mul(x, x)), x))
+    assert arrays.run(x).device is x.device
+    assert tensors.run(x).device is x.device
+
+
 def test_the_users_inputs_and_the_constants_are_never_written() -> None:
     weights = _weights(ScalarType.float32)
     x = _input(ScalarType.float32)

@@ -14,7 +14,7 @@ its tensor inputs once, calls each rule's numpy function on arrays, and wraps on
 outputs, as new tensors::
 
     def run(i):
-        i0, = i
+        i0, = i                          # (a wrong count: tensor_run)
         if not (<i0 passes the guard>):
             return tensor_run(i)
         try:
@@ -35,9 +35,11 @@ It is the Tensor-level run (``tensor_run``, the straight-line function of Note
 gives that run's results bit for bit:
 
 - **the guard**, per tensor input the calls use: exactly ``Tensor`` (no subclass), the
-  key bits of a plain CPU tensor (so not meta, not requiring grad, no other key), the CPU
-  device object, the program's dtype ``D``, C-contiguous strides exactly
-  (``contiguous_strides`` of its shape), not a wrapped number, not a batching wrapper.
+  key bits of a plain CPU tensor (so a CPU device, not meta, not requiring grad, no other
+  key: the static wrappers pick the CPU kernels by these bits alone), the program's dtype
+  ``D``, C-contiguous strides exactly (``contiguous_strides`` of its shape), not a wrapped
+  number, not a batching wrapper. A kernel's result takes its first operand's device
+  object; so does the array run's output (a tensor constant's is the CPU device object).
   ``D`` is float32 or float64, and every tensor constant the calls use has it (and
   passes the same tests, checked once when the run is made) and so does every tensor
   input's traced dtype: so every operand of every call has ``D``, no op promotes, each
@@ -59,8 +61,15 @@ gives that run's results bit for bit:
   written), ``relu`` as ``maximum(r, 0, out=r)``. Every result is a new array, so such
   an operand is the run's own.
 - **the outputs** are results, each wrapped once (an output listed twice is one tensor,
-  as in the Tensor-level run) as a new tensor of dtype ``D`` on the CPU device owning its
-  array, which no input, constant or other output shares.
+  as in the Tensor-level run) as a new tensor of dtype ``D`` owning its array, which no
+  input, constant or other output shares.
+
+``CompiledProgram.run`` calls a program's array-level run first, before any check of its
+inputs, when the run guards every input (each is an operand of some call) and returns
+one output: the guard's tests include the run's own (a ``Tensor``), a wrong count of
+inputs fails its unpacking, and whatever fails goes to the checked run, which refuses
+it in its own words. Otherwise the array-level run stands in for the straight-line
+function after the checks.
 
 The source is built as in Note [Straight-line runs]: only from integers (slot, call and
 constant numbers, checked to be ``int``) and fixed text; the callables, arrays and
@@ -84,7 +93,6 @@ __all__ = ["array_line"]
 
 _ADD: Final = "core::add.Tensor"
 _GUARD: Final = ("type({i}) is T and {i}.key_bits == B and {i}._dtype is D"
-                 " and ({i}._device is C or {i}._device == C)"
                  " and {i}._strides == cs({i}._shape) and {i}.is_wrapped_number is False and {i}._batch_level is None")  # fmt: skip
 # A result finished as its kernel finishes it (``finish_array``); the test first lets
 # through, without a call, what ``finish_array`` returns unchanged.
@@ -205,7 +213,10 @@ def array_line(names: Sequence[str], calls: Sequence[Planned], specs: Sequence[I
             wrapped[slot] = f"o{len(wrapped):d}"
             wraps.append(f"        {wrapped[slot]} = w({names_of[slot]}, D, {devices[slot]})\n")
     returned = wrapped[outputs[0]] if single else f"[{', '.join(wrapped[s] for s in outputs)}]"
-    unpack = f"        {''.join(f'i{n:d}, ' for n in range(inputs))}= i\n" if inputs else ""
+    # Unpacked in a try (free until it raises): a run called with the wrong count of
+    # inputs is the fallback's to refuse.
+    unpack = f"        try:\n            {''.join(f'i{n:d}, ' for n in range(inputs))}= i\n" if inputs else ""
+    unpack += "        except ValueError:\n            return t(i)\n" if inputs else ""
     condition = " and ".join(guards) or "True"
     header = "def make(f, k, g):\n    T, B, D, C, cs, ar, N, fin, w = g\n    t = f[0]\n"
     header += "".join(f"    f{n:d} = f[{n:d}]\n" for n in range(1, len(functions)))

@@ -120,7 +120,7 @@ class CompiledProgram:
     now, assembled into instructions, each op's callable resolved for ``flavor``."""
 
     __slots__ = ("program", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants", "_tensor_inputs",
-                 "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls")  # fmt: skip
+                 "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls", "_direct")  # fmt: skip
 
     def __init__(self, program: Program, flavor: Flavor, assembly: Assembly | None, ops: tuple[Boxed, ...],
                  dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
@@ -148,6 +148,9 @@ class CompiledProgram:
         # Note [Straight-line runs] in _straight.py: the runs left before a lowered
         # program is compiled to one function (-1: never), and that function once it is.
         self._straight: Callable[[Sequence[Any]], Any] | None = None
+        # An array-level run that checks its inputs itself (Note [Array-level runs] in
+        # _arrays.py), which ``run`` calls first, once there is one.
+        self._direct: Callable[[Sequence[Any]], Any] | None = None
         self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
@@ -185,6 +188,15 @@ class CompiledProgram:
 
     def run(self, *inputs: Any) -> Any:
         """Run the program on ``inputs`` (one per program input, in order)."""
+        direct = self._direct
+        if direct is not None:
+            return direct(inputs)
+        return self._run(inputs)
+
+    __call__ = run
+
+    def _run(self, inputs: Sequence[Any]) -> Any:
+        """``run`` after its array-level run (if any) declined: every input checked here."""
         if len(inputs) == self._tensor_inputs:
             for value in inputs:
                 if not isinstance(value, Tensor):
@@ -205,8 +217,6 @@ class CompiledProgram:
             return frame[self._single]
         return self.program.output_kind.pack([*lowered[1](frame)])
 
-    __call__ = run
-
     def straighten(self) -> bool:
         """Compile a lowered program to one straight-line function now, rather than after
         ``STRAIGHT_AFTER`` runs (Note [Straight-line runs] in _straight.py); whether it
@@ -223,13 +233,20 @@ class CompiledProgram:
             if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
                 names = [call.full_name for call in self.program.calls]
                 in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
-            straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
+            single = self._single >= 0
+            straight = self._straight = straight_line(calls, inputs, self._constants, outputs, single, in_place)
             if self.flavor == "static":  # Note [Array-level runs] in _arrays.py
                 names = [call.full_name for call in self.program.calls]
-                arrays = array_line(names, calls, self.program.inputs, self._constants, outputs, self._single >= 0,
-                                    straight)  # fmt: skip
-                straight = arrays if arrays is not None else straight
-            self._straight = straight
+                # Called by ``run`` before any check when its guard tests every input (each
+                # is used) and it returns the one output as ``run`` does: it declines to ``_run``.
+                used = {slot for _, _, slots, _ in calls for slot in slots}
+                direct = single and all(n in used for n in range(inputs))
+                arrays = array_line(names, calls, self.program.inputs, self._constants, outputs, single,
+                                    self._run if direct else straight)  # fmt: skip
+                if arrays is not None and direct:
+                    self._direct = arrays
+                elif arrays is not None:
+                    self._straight = arrays
         return self._straight is not None
 
 

@@ -186,6 +186,18 @@ def test_inputs_that_do_not_fit_are_refused_as_before() -> None:
         assert str(got.value) == str(expected.value)
 
 
+def test_a_program_without_inputs_refuses_inputs_as_before() -> None:
+    w = _weights(ScalarType.float64)[0]
+    arrays, tensors, _, _ = _flavors(trace(lambda: core.relu(core.matmul(w[0], w[0]))))
+    assert arrays._direct is not None  # pyright: ignore[reportPrivateUsage]
+    _identical(arrays.run(), tensors.run())
+    with pytest.raises(TypedopsError) as expected:
+        tensors.run(w[0])
+    with pytest.raises(type(expected.value)) as got:
+        arrays.run(w[0])
+    assert str(got.value) == str(expected.value)
+
+
 def test_the_output_has_its_first_operands_device_object() -> None:
     x = _input(ScalarType.float32)
     arrays, tensors, _, _ = _flavors(trace(lambda x: core.relu(core.mul(x, x)), x))

@@ -116,7 +116,10 @@ def _rules(names: Sequence[str], calls: Sequence[Planned], inputs: int, constant
     for name, (boxed, function, slots, returns) in zip(names, calls, strict=True):
         if boxed or returns != 1 or core_wrapper(name, function) is None:
             return None
-        operands = 1 if name == "core::relu" or name == "core::neg" else 2
+        probe = array_rule(name, ScalarType.float32)  # its operand count (every rule takes float32)
+        if probe is None:
+            return None
+        operands = probe.operands
         if len(slots) != operands + (name == _ADD) or (name == _ADD and not is_one(slots[2] - inputs, constants)):
             return None
         for slot in slots[:operands]:
@@ -213,17 +216,7 @@ def array_line(names: Sequence[str], calls: Sequence[Planned], specs: Sequence[I
             wrapped[slot] = f"o{len(wrapped):d}"
             wraps.append(f"        {wrapped[slot]} = w({names_of[slot]}, D, {devices[slot]})\n")
     returned = wrapped[outputs[0]] if single else f"[{', '.join(wrapped[s] for s in outputs)}]"
-    # Unpacked in a try (free until it raises): a run called with the wrong count of
-    # inputs is the fallback's to refuse.
-    unpack = f"        try:\n            {''.join(f'i{n:d}, ' for n in range(inputs))}= i\n" if inputs else ""
-    unpack += "        except ValueError:\n            return t(i)\n" if inputs else ""
-    condition = " and ".join(guards) or "True"
-    header = "def make(f, k, g):\n    T, B, D, C, cs, ar, N, fin, w = g\n    t = f[0]\n"
-    header += "".join(f"    f{n:d} = f[{n:d}]\n" for n in range(1, len(functions)))
-    header += "".join(f"    k{n:d} = k[{n:d}]\n" for n in range(len(arrays)))
-    source = (f"{header}    def run(i):\n{unpack}        if not ({condition}):\n            return t(i)\n"
-              f"        try:\n{''.join(body)}        except Exception:\n            return t(i)\n"
-              f"{''.join(wraps)}        return {returned}\n    return run\n")  # fmt: skip
+    source = _source(inputs, len(functions), len(arrays), guards, body, wraps, returned)
     import numpy as np
 
     helpers = (Tensor, DEVICE_KEY_BITS["cpu"], dtype, CPU, contiguous_strides_cached, array_of, np.ndarray,
@@ -233,3 +226,20 @@ def array_line(names: Sequence[str], calls: Sequence[Planned], specs: Sequence[I
                                                              "Exception": Exception}, namespace)  # fmt: skip
     run: Callable[[Sequence[Any]], Any] = namespace["make"](tuple(functions), tuple(arrays), helpers)
     return run
+
+
+def _source(inputs: int, functions: int, arrays: int, guards: list[str], body: list[str], wraps: list[str],
+            returned: str) -> str:  # fmt: skip
+    """The source of ``make``, which makes the run of Note [Array-level runs]."""
+    if inputs:  # unpacked in a try (free until it raises): a wrong count of inputs is the fallback's to refuse
+        unpack = f"        try:\n            {''.join(f'i{n:d}, ' for n in range(as_int(inputs)))}= i\n"
+        unpack += "        except ValueError:\n            return t(i)\n"
+    else:
+        unpack = "        if i:\n            return t(i)\n"
+    condition = " and ".join(guards) or "True"
+    header = "def make(f, k, g):\n    T, B, D, C, cs, ar, N, fin, w = g\n    t = f[0]\n"
+    header += "".join(f"    f{n:d} = f[{n:d}]\n" for n in range(1, as_int(functions)))
+    header += "".join(f"    k{n:d} = k[{n:d}]\n" for n in range(as_int(arrays)))
+    return (f"{header}    def run(i):\n{unpack}        if not ({condition}):\n            return t(i)\n"
+            f"        try:\n{''.join(body)}        except Exception:\n            return t(i)\n"
+            f"{''.join(wraps)}        return {returned}\n    return run\n")  # fmt: skip

@@ -230,13 +230,12 @@ class CompiledProgram:
             assert again is not None
             calls, outputs = again[3], again[4]
             in_place: list[Callable[..., Any] | None] = []
+            names = [call.full_name for call in self.program.calls]
             if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
-                names = [call.full_name for call in self.program.calls]
                 in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
             single = self._single >= 0
             straight = self._straight = straight_line(calls, inputs, self._constants, outputs, single, in_place)
             if self.flavor == "static":  # Note [Array-level runs] in _arrays.py
-                names = [call.full_name for call in self.program.calls]
                 # Called by ``run`` before any check when its guard tests every input (each
                 # is used) and it returns the one output as ``run`` does: it declines to ``_run``.
                 used = {slot for _, _, slots, _ in calls for slot in slots}

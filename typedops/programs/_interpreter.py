@@ -34,13 +34,14 @@ from ..vocabulary import Device, ScalarType
 from ..dispatch import OperatorHandle, dispatcher
 from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
-from ..tensor import Tensor, empty_tensor, numpy_dtype, wrap_array
+from ..tensor import CPU, Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, Input, ListOf, OutputKind, Program, TensorConstant,
                        TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
 from ._lowering import (BINARY, TERNARY, UNARY, UNBOXED, AssembledCall, Boxed, Lowered, Step, Unboxed, static_unboxed,
                         unboxed_entry, lower, lower_calls)  # fmt: skip
+from ._arrays import array_line
 from ._planning import in_place_calls
 from ._straight import STRAIGHT_AFTER, STRAIGHT_MAX_CALLS, straight_line
 from ._instructions import (
@@ -95,7 +96,9 @@ def tensor_of(dtype: ScalarType, shape: tuple[int, ...], device: Device, data: b
         elements = TensorConstant(dtype, shape, device, bytes(data)).elements()
         array = np.array(elements, dtype=native)  # a writable C-order copy, in native order
     if device.type == "cpu":
-        return Tensor._from_array(array, dtype, device)  # it owns the copy: no second one
+        # It owns the copy: no second one. The CPU device is the one object when it is
+        # equal to it (as input tensors' usually is: Note [Array-level runs] tests ``is``).
+        return Tensor._from_array(array, dtype, CPU if device == CPU else device)
     return wrap_array(array, dtype, device)
 
 
@@ -138,7 +141,7 @@ class CompiledProgram:
 
     __slots__ = ("_program", "_deferred", "_kind", "flavor", "_assembly", "dispatched_ops", "_code", "_ops", "_constants",
                  "_tensor_inputs", "_lowered", "_single", "_straight", "_countdown", "_unboxed", "_calls",
-                 "_shapes")  # fmt: skip
+                 "_shapes", "_direct")  # fmt: skip
 
     def __init__(self, program: Program | DeferredProgram, flavor: Flavor, assembly: Assembly | None,
                  ops: tuple[Boxed, ...], dispatched_ops: tuple[str, ...], unboxed: Sequence[Unboxed | None] = (),
@@ -176,6 +179,9 @@ class CompiledProgram:
         # Note [Straight-line runs] in _straight.py: the runs left before a lowered
         # program is compiled to one function (-1: never), and that function once it is.
         self._straight: Callable[[Sequence[Any]], Any] | None = None
+        # An array-level run that checks its inputs itself (Note [Array-level runs] in
+        # _arrays.py), which ``run`` calls first, once there is one.
+        self._direct: Callable[[Sequence[Any]], Any] | None = None
         self._countdown = STRAIGHT_AFTER if lowered is not None and len(lowered[0]) <= STRAIGHT_MAX_CALLS else -1
         # How many inputs a run takes when all are tensor inputs (a run then checks only
         # that each is a Tensor), else -1: constant inputs are compared with their traced values.
@@ -225,6 +231,15 @@ class CompiledProgram:
 
     def run(self, *inputs: Any) -> Any:
         """Run the program on ``inputs`` (one per program input, in order)."""
+        direct = self._direct
+        if direct is not None:
+            return direct(inputs)
+        return self._run(inputs)
+
+    __call__ = run
+
+    def _run(self, inputs: Sequence[Any]) -> Any:
+        """``run`` after its array-level run (if any) declined: every input checked here."""
         if len(inputs) == self._tensor_inputs:
             for value in inputs:
                 if not isinstance(value, Tensor):
@@ -245,8 +260,6 @@ class CompiledProgram:
             return frame[self._single]
         return self._kind.pack([*lowered[1](frame)])
 
-    __call__ = run
-
     def straighten(self) -> bool:
         """Compile a lowered program to one straight-line function now, rather than after
         ``STRAIGHT_AFTER`` runs (Note [Straight-line runs] in _straight.py); whether it
@@ -260,10 +273,22 @@ class CompiledProgram:
             assert again is not None
             calls, outputs = again[3], again[4]
             in_place: list[Callable[..., Any] | None] = []
+            names = [call.full_name for call in self.program.calls]
             if self.flavor == "static":  # Note [In-place into dead values] in _planning.py
-                names = [call.full_name for call in self.program.calls]
                 in_place = in_place_calls(names, calls, inputs, self._constants, outputs)
-            self._straight = straight_line(calls, inputs, self._constants, outputs, self._single >= 0, in_place)
+            single = self._single >= 0
+            straight = self._straight = straight_line(calls, inputs, self._constants, outputs, single, in_place)
+            if self.flavor == "static":  # Note [Array-level runs] in _arrays.py
+                # Called by ``run`` before any check when its guard tests every input (each
+                # is used) and it returns the one output as ``run`` does: it declines to ``_run``.
+                used = {slot for _, _, slots, _ in calls for slot in slots}
+                direct = single and all(n in used for n in range(inputs))
+                arrays = array_line(names, calls, self.program.inputs, self._constants, outputs, single,
+                                    self._run if direct else straight)  # fmt: skip
+                if arrays is not None and direct:
+                    self._direct = arrays
+                elif arrays is not None:
+                    self._straight = arrays
         return self._straight is not None
 
 

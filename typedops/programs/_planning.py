@@ -30,7 +30,9 @@ guard in the generated code, only when the two calls are provably the same:
   result has ``self``'s shape; ``self`` is C-contiguous, as the result would be).
 
 Otherwise the call runs as written. Only the static flavor plans: in the dispatch flavor
-an in-place op is seen by autograd, modes and the profiler.
+an in-place op is seen by autograd, modes and the profiler. An array-level run (Note
+[Array-level runs] in _arrays.py) plans the same way on arrays, ``relu`` included
+(``maximum(r, 0, out=r)``): there every result is a new array the run alone holds.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from typing import Any, Final
 from ..runtime import static_wrapper
 from ._straight import Planned
 
-__all__ = ["FRESH", "IN_PLACE", "in_place_calls"]
+__all__ = ["FRESH", "IN_PLACE", "in_place_calls", "core_wrapper", "is_one"]
 
 # Ops whose core static wrappers (CPU and Meta kernels) return a new tensor owning a new
 # C-contiguous array: Note [In-place into dead values].
@@ -53,7 +55,7 @@ IN_PLACE: Final[dict[str, tuple[str, int]]] = {"core::add.Tensor": ("core::add_.
 _CORE_WRAPPERS: Final = "typedops.core._generated.unboxing"  # the module of the core library's wrappers
 
 
-def _core_wrapper(name: str, function: Callable[..., Any] | None = None) -> Callable[..., Any] | None:
+def core_wrapper(name: str, function: Callable[..., Any] | None = None) -> Callable[..., Any] | None:
     """The core library's generated unboxed static wrapper registered for ``name`` (and,
     given, the same as ``function``), else None."""
     entry = static_wrapper(name)
@@ -76,12 +78,12 @@ def in_place_calls(names: Sequence[str], calls: Sequence[Planned], inputs: int, 
     slot = registers  # the frame slot of the next call's first return
     for name, (boxed, function, slots, returns) in zip(names, calls, strict=True):
         choice = None
-        core = not boxed and returns == 1 and _core_wrapper(name, function) is not None
+        core = not boxed and returns == 1 and core_wrapper(name, function) is not None
         rewrite = IN_PLACE.get(name) if core else None
         if rewrite is not None and slots and slots[0] in fresh and uses[slots[0]] == 1:
             alpha = rewrite[1]
-            if alpha < 0 or _is_one(slots[alpha] - inputs, constants):
-                choice = _core_wrapper(rewrite[0])
+            if alpha < 0 or is_one(slots[alpha] - inputs, constants):
+                choice = core_wrapper(rewrite[0])
         chosen.append(choice)
         if core and name in FRESH:
             fresh.add(slot)
@@ -89,6 +91,6 @@ def in_place_calls(names: Sequence[str], calls: Sequence[Planned], inputs: int, 
     return chosen
 
 
-def _is_one(number: int, constants: Sequence[Any]) -> bool:
+def is_one(number: int, constants: Sequence[Any]) -> bool:
     """Whether constant ``number`` exists and is the integer 1 (not a bool, not 1.0)."""
     return 0 <= number < len(constants) and type(constants[number]) is int and constants[number] == 1

@@ -32,7 +32,10 @@ The straight-line function keeps every value alive until it returns, as the fram
 of the step loop does; a boxed call's returns are unpacked into exactly as many variables
 as its ``STORE`` moves, as the step loop appends them. In the static flavor a call may
 also be written as a guard choosing between its in-place variant and itself (Note
-[In-place into dead values] in _planning.py; ``_GUARD`` below, fixed text too).
+[In-place into dead values] in _planning.py; ``_GUARD`` below, fixed text too). A static
+program whose calls all have array rules gets, over this function, an array-level run
+that calls numpy between the tensors and falls back to this one (Note [Array-level runs]
+in _arrays.py).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["STRAIGHT_AFTER", "STRAIGHT_MAX_CALLS", "Planned", "straight_line"]
+__all__ = ["STRAIGHT_AFTER", "STRAIGHT_MAX_CALLS", "Planned", "straight_line", "as_int"]
 
 STRAIGHT_AFTER: Final = 100  # runs with the step loop before a program is compiled
 STRAIGHT_MAX_CALLS: Final = 1000  # longer programs keep the step loop
@@ -62,7 +65,7 @@ _GUARD: Final = (
 )
 
 
-def _int(value: object) -> int:
+def as_int(value: object) -> int:
     if type(value) is not int or value < 0:  # the source is made of these alone
         raise AssertionError(f"not a slot number: {value!r}")
     return value
@@ -75,14 +78,14 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
     ``outputs[0]`` when ``single``, else a list of the values in ``outputs``.
     ``in_place[k]``, when given, is the in-place wrapper call ``k`` runs as when its
     operands pass the guard of Note [In-place into dead values] in _planning.py."""
-    registers = _int(inputs) + len(constants)
+    registers = as_int(inputs) + len(constants)
     names = [f"i{n:d}" for n in range(inputs)] + [f"k{n:d}" for n in range(len(constants))]
     body: list[str] = [f"        {''.join(f'{name}, ' for name in names[:inputs])}= i\n"] if inputs else []
     used_constants: set[int] = set()
     functions: list[Callable[..., Any]] = []
 
     def slot(number: int) -> str:
-        number = _int(number)
+        number = as_int(number)
         if inputs <= number < registers:
             used_constants.add(number - inputs)
         return names[number]  # an IndexError for a slot no earlier step filled
@@ -92,7 +95,7 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
         functions.append(function)
         alternative = in_place[number] if number < len(in_place) else None
         arguments = ", ".join(slot(s) for s in slots)
-        results = [f"r{len(names) - registers + n:d}" for n in range(_int(returns))]
+        results = [f"r{len(names) - registers + n:d}" for n in range(as_int(returns))]
         if boxed:
             body.append(f"        s = [{arguments}]\n        {f}(s)\n")
             if results:

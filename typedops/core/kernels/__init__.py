@@ -6,6 +6,7 @@ signatures match their op's schema; they call other core ops only through the
 dispatcher (see Note [Nested op calls] in _common.py).
 """
 
+from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
     arange_backend_select,
@@ -204,6 +205,7 @@ __all__ = [
     "manual_seed",
     "promote_types",
     "result_type",
+    "ARRAY_DTYPES", "ArrayRule", "ArrayRuleDeclined", "array_rule", "finish_array",
     # element-wise
     "add_cpu", "add_meta", "add__cpu", "add__meta", "add_out_cpu", "add_out_meta", "add_scalar_composite",
     "sub_composite", "sub__composite", "sub_out_composite",

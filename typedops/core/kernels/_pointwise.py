@@ -102,9 +102,12 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # raises PyTorch's error. Every other call takes the planned path, which gives the same
 # values.
 # The operators as module constants: one global load on the hot path instead of two loads.
-_ADD: Final[Callable[[Any, Any], Any]] = operator.add
+# ``ADD``, ``MUL`` (and ``NEG``, ``neg_cpu``'s) are also their ops' array rules (Note
+# [Array rules] in _arrays.py).
+ADD: Final[Callable[[Any, Any], Any]] = operator.add
 _SUB: Final[Callable[[Any, Any], Any]] = operator.sub
-_MUL: Final[Callable[[Any, Any], Any]] = operator.mul
+MUL: Final[Callable[[Any, Any], Any]] = operator.mul
+NEG: Final[Callable[[Any], Any]] = operator.neg
 
 
 def _add_planned(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -119,7 +122,7 @@ def _add_planned(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
 
 
 # The fast path runs in the kernel's own frame: Note [One fast path, three signatures].
-add_cpu: Final = fast_binary_kernel("add_cpu", _ADD, _add_planned, alpha=True)
+add_cpu: Final = fast_binary_kernel("add_cpu", ADD, _add_planned, alpha=True)
 
 
 def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -242,7 +245,7 @@ def _mul_planned(self: Tensor, other: Tensor) -> Tensor:
     return fresh(_mul_values(self, other, dtype), dtype, self._device)
 
 
-mul_cpu: Final = fast_binary_kernel("mul_cpu", _MUL, _mul_planned)
+mul_cpu: Final = fast_binary_kernel("mul_cpu", MUL, _mul_planned)
 
 
 def mul_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -398,7 +401,7 @@ def _check_neg(self: Tensor) -> ScalarType:
 
 def neg_cpu(self: Tensor) -> Tensor:
     dtype = _check_neg(self)
-    return fresh(-data(self), dtype, self._device)
+    return fresh(NEG(data(self)), dtype, self._device)
 
 
 def neg_meta(self: Tensor) -> Tensor:
@@ -450,6 +453,18 @@ def _zeros() -> list[Any]:
             table[t.value] = numpy_dtype(t).type(0)
     _ZEROS[:] = table
     return _ZEROS
+
+
+def relu_maximum() -> Any:
+    """``numpy.maximum``, as relu_cpu calls it (its array rule: Note [Array rules] in _arrays.py)."""
+    if _maximum is None:
+        _zeros()
+    return _maximum
+
+
+def typed_zero(dtype: ScalarType) -> Any:
+    """The zero relu_cpu compares ``dtype``'s elements with (Note [Typed zeros])."""
+    return (_ZEROS or _zeros())[dtype._value_]
 
 
 def relu_cpu(self: Tensor) -> Tensor:

@@ -319,6 +319,17 @@ _DOT_EXACT: Final = frozenset({ScalarType.float32, ScalarType.float64})
 _dot: Any = None  # numpy.ndarray.dot, bound on first use (imports stay numpy-free)
 
 
+def dot_function() -> Any:
+    """``numpy.ndarray.dot``, as matmul_cpu and mm_cpu call it (their array rule: Note
+    [Array rules] in _arrays.py)."""
+    global _dot
+    if _dot is None:
+        import numpy
+
+        _dot = numpy.ndarray.dot
+    return _dot
+
+
 def _dot_fits(t: Tensor) -> bool:
     """Whether ``t`` is a C-contiguous 2-D tensor or the transpose of one (Note [2-D
     products by dot])."""

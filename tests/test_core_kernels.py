@@ -746,6 +746,16 @@ def test_2d_products_equal_numpy_matmul_bit_for_bit(
             assert got.dtype == expected.dtype and np.array_equal(got, x @ y)
 
 
+@pytest.mark.parametrize("shapes", [((3,), (3, 2)), ((2, 3), (3,)), ((2, 2, 3), (3, 2)), ((2, 3), (2, 3, 2)), ((3,), (3,))])
+def test_matmul_of_other_ranks_than_two_takes_numpy_matmul(shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    """Only two 2-D operands take the dot path (Note [2-D products by dot]); a 1-D or 3-D
+    one on either side gives numpy's ``a @ b`` too."""
+    a = (np.arange(int(np.prod(shapes[0])), dtype=np.float32) / 7).reshape(shapes[0])
+    b = (np.arange(int(np.prod(shapes[1])), dtype=np.float32) / 3).reshape(shapes[1])
+    got = arr(op("matmul")(Tensor.from_numpy(a), Tensor.from_numpy(b)))
+    assert got.shape == (a @ b).shape and np.array_equal(got, a @ b)
+
+
 def test_matmul_errors() -> None:
     with pytest.raises(RuntimeError) as info:
         op("mm")(tensor([[1.0, 2.0]]), tensor([[1.0, 2.0]]))

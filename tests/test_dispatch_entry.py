@@ -136,6 +136,18 @@ def test_mixed_devices_raise_on_every_path(call: Any, op: str) -> None:
     assert str(info.value) == MIXED.format(op=op)
 
 
+def test_the_several_backends_table_says_whether_two_backend_bits_are_set() -> None:
+    from typedops.dispatch._entry import _BACKENDS, _SEVERAL_BACKENDS
+    from typedops.vocabulary import BACKEND_KEYS
+
+    assert len(_SEVERAL_BACKENDS) == _BACKENDS + 1
+    for bits in range(1 << (max(BACKEND_KEYS) + 3)):  # every backend mix, with keys above them
+        backends = sum(1 for k in BACKEND_KEYS if bits >> k & 1)
+        assert _SEVERAL_BACKENDS[bits & _BACKENDS] is (backends > 1), bits
+    source = entry_source(call_shape(parse_schema("f(Tensor a, Tensor b) -> Tensor")), False)
+    assert f"_SEVERAL_BACKENDS[_b & {_BACKENDS}]" in source
+
+
 def test_a_boxed_mixed_call_leaves_the_stack_as_given() -> None:
     from typedops import ops
     from typedops.vocabulary import TensorError

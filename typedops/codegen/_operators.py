@@ -25,6 +25,16 @@ which op serves which operator, as ``torch.Tensor`` does:
 Only the library of namespace ``core`` (``OPERATOR_NAMESPACE``) generates operators, so
 another generated library never replaces them; an operator whose op (or overload) the
 library lacks -- a selective build -- is left out.
+
+What an operator costs: ``a @ b`` runs ~55-80 ns more than ``core.matmul(a, b)`` and
+``a.matmul(b)``, which call the entry function with no frame of their own (matmul has one
+overload, so there is no chooser). CPython reaches a Python-level ``__matmul__`` through
+the type's slot, which looks the method up and starts a new evaluation of it (~35-40 ns; a
+Python-to-Python call runs in the caller's evaluation loop), and the operator's guard
+(the ``isinstance`` that returns ``NotImplemented`` for other operands) is a frame of its
+own. Returning ``NotImplemented`` is what keeps ``a @ x`` for a foreign ``x`` Python's
+business, so the guard stays. ``a + b`` pays the same, and is still the fastest ``add``:
+``core.add`` and ``a.add`` first choose among add's three overloads.
 """
 
 from __future__ import annotations

@@ -343,12 +343,20 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
     # numpy's matmul rules are PyTorch's.
     global _dot
     dtype = self._dtype
-    a, b = self._strides, other._strides  # _dot_fits for both, in line (this is matmul's hot path)
-    if (
-        dtype in _DOT_EXACT and dtype is other._dtype and len(a) == 2 and len(b) == 2
-        and ((a[1] == 1 and a[0] == self._shape[1]) or (a[0] == 1 and a[1] == self._shape[0]))
-        and ((b[1] == 1 and b[0] == other._shape[1]) or (b[0] == 1 and b[1] == other._shape[0]))
-    ):  # fmt: skip
+    # _dot_fits for both, in line (this is matmul's hot path). Unpacking the strides tests
+    # "2-D" too, in fewer steps than len() and indexing: ~25 ns of an 8x8 product.
+    try:
+        a0, a1 = self._strides
+        b0, b1 = other._strides
+    except ValueError:  # not both 2-D
+        fits = False
+    else:
+        fits = (
+            dtype in _DOT_EXACT and dtype is other._dtype
+            and ((a1 == 1 and a0 == self._shape[1]) or (a0 == 1 and a1 == self._shape[0]))
+            and ((b1 == 1 and b0 == other._shape[1]) or (b0 == 1 and b1 == other._shape[0]))
+        )  # fmt: skip
+    if fits:
         if _dot is None:
             import numpy
 

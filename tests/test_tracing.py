@@ -335,3 +335,37 @@ def test_call_quick_is_the_constructed_one(name: str, overload: str, outputs: in
     assert quick == made and hash(quick) == hash(made) and repr(quick) == repr(made) and quick.full_name == made.full_name
     with pytest.raises(dataclasses.FrozenInstanceError):
         quick.op = "x"  # type: ignore[misc]
+
+
+# -- detach is an op (Note [detach is an op] in typedops/autograd/_methods.py) ----------------
+def test_detach_is_recorded_and_replayed_saved_and_loaded() -> None:
+    import io
+
+    program = trace(lambda a: a.detach() * 2.0, tensor([1.0, 2.0]))
+    assert [c.full_name for c in program.calls] == ["core::detach", "core::mul.Tensor"]
+    assert program.calls[0].args == (InputRef(0),)
+    assert _same(program(tensor([10.0, 20.0])), tensor([20.0, 40.0]))
+    buffer = io.BytesIO()
+    program.save(buffer)
+    for flavor in ("dispatch", "static"):
+        buffer.seek(0)
+        loaded = typedops.load(buffer, flavor=flavor)
+        assert loaded.program == program
+        assert _same(loaded.run(tensor([10.0, 20.0])), tensor([20.0, 40.0]))
+
+
+def test_func_grad_inside_trace_records_its_lifted_arguments() -> None:
+    from typedops.func import grad, grad_and_value
+
+    def g(a: Tensor) -> Any:
+        return grad(lambda t: (t * t).sum())(a)
+
+    def gv(a: Tensor) -> Any:
+        return grad_and_value(lambda t: (t * t).sum())(a)
+
+    new = tensor([10.0, 20.0])
+    for fn in (g, gv):
+        for requires_grad in (False, True):  # a fresh leaf, or an alias of the argument
+            program = trace(fn, tensor([1.0, 2.0], requires_grad=requires_grad))
+            assert program.calls[0].full_name == "core::detach"
+            assert _same(program(new), fn(new))

@@ -86,7 +86,7 @@ class AliasBackward(Node):
 
 
 def _alias(t: Tensor) -> Tensor:
-    view = make_view(t, t._shape, t._strides, t._offset)
+    view = t.detach()  # the op, so a trace records it (Note [detach is an op] in autograd/_methods.py)
     node = AliasBackward()
     node.next_edges = (edge_of(t),)
     set_history(view, node)
@@ -94,7 +94,7 @@ def _alias(t: Tensor) -> Tensor:
 
 
 def _fresh_leaf(t: Tensor) -> Tensor:
-    leaf = make_view(t, t._shape, t._strides, t._offset)  # detach(): no history, no Autograd key
+    leaf = t.detach()  # no history, no Autograd key; the op, so a trace records it
     leaf.requires_grad_()
     return leaf
 
@@ -169,7 +169,7 @@ def lower(t: Tensor, keep: Callable[[Tensor], bool]) -> Tensor:
     """``t`` without its history unless ``keep(t)``: a result of this level."""
     bottom, chain = _unwrap(t)
     if bottom.requires_grad and not keep(bottom):
-        return _wrap(make_view(bottom, bottom._shape, bottom._strides, bottom._offset), chain)
+        return _wrap(bottom.detach(), chain)  # the op, so a trace records it
     return t
 
 

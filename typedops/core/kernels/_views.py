@@ -70,6 +70,12 @@ def as_strided(
     return make_view(self, size, stride, offset)
 
 
+def detach(self: Tensor) -> Tensor:
+    """A view of all of ``self`` with no history: the result carries no Autograd key, and
+    shares ``self``'s storage and so its version counter (Note [Shared version counter])."""
+    return make_view(self, self._shape, self._strides, self._offset)
+
+
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
     old_shape, old_strides = self._shape, self._strides
     shape = infer_size(size, numel_of(old_shape))

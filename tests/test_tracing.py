@@ -369,3 +369,27 @@ def test_func_grad_inside_trace_records_its_lifted_arguments() -> None:
             program = trace(fn, tensor([1.0, 2.0], requires_grad=requires_grad))
             assert program.calls[0].full_name == "core::detach"
             assert _same(program(new), fn(new))
+
+
+# -- wrapped numbers (Note [Wrapped numbers in programs] in typedops/tracing/_values.py) -------
+@pytest.mark.parametrize(
+    ("fn", "example"),
+    [
+        (lambda a: a * 2.5, tensor([1, 2])),
+        (lambda a: 2.5 * a, tensor([1, 2])),
+        (lambda a: a + 1, tensor([True, False])),
+        (lambda a: a - 1.5, tensor([1.0, 2.0], dtype=ScalarType.float16)),
+        (lambda a: a * 2j, tensor([1.0, 2.0])),
+    ],
+    ids=["int*float", "float*int", "bool+int", "half-float", "float*complex"],
+)
+def test_a_python_number_is_recorded_as_a_wrapped_number_and_promotes_as_in_eager(fn: Any, example: Tensor) -> None:
+    program = trace(fn, example)
+    expected = fn(example)
+    assert program(example).dtype is expected.dtype and _same(program(example), expected)
+    wrapped = [v for call in program.calls for v in call.args if isinstance(v, TensorConstant)]
+    assert len(wrapped) == 1 and wrapped[0].wrapped and wrapped[0].shape == ()
+    assert "wrapped(" in str(program)
+    plain = dataclasses.replace(wrapped[0], wrapped=False)
+    assert plain != wrapped[0]  # a program with the plain tensor is another program
+

@@ -26,3 +26,27 @@ def test_detach_is_recorded_as_an_op_as_torchs_tracer_records_aten_detach() -> N
     assert "core::detach" in ours.ops()
     new = [10.0, 20.0]
     assert ours(_ours(new, np.float32)).tolist() == theirs(torch.tensor(new)).tolist()
+
+
+@pytest.mark.parametrize(
+    ("values", "ours_dtype", "theirs_dtype"),
+    [([1, 2], np.int64, "int64"), ([True, False], np.bool_, "bool"), ([1.0, 2.0], np.float16, "float16")],
+)
+def test_a_python_number_promotes_in_the_program_as_in_torchs_traced_function(
+    values: list[Any], ours_dtype: Any, theirs_dtype: str, tmp_path: Any
+) -> None:
+    import typedops
+
+    def fn(a: Any) -> Any:
+        return a * 2.5
+
+    theirs = torch.jit.trace(fn, torch.tensor(values, dtype=getattr(torch, theirs_dtype)))
+    expected = theirs(torch.tensor(values, dtype=getattr(torch, theirs_dtype)))
+    program = trace(fn, _ours(values, ours_dtype))
+    program.save(tmp_path / "scaled.program")
+    runs = [program(_ours(values, ours_dtype))]
+    runs += [typedops.load(tmp_path / "scaled.program", flavor=flavor).run(_ours(values, ours_dtype))
+             for flavor in ("dispatch", "static")]  # fmt: skip
+    for got in runs:
+        assert got.dtype.name == str(expected.dtype).removeprefix("torch.")
+        assert got.tolist() == expected.tolist()

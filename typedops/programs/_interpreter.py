@@ -73,7 +73,10 @@ _NATIVE: Final[dict[ScalarType, tuple[Any, Any]]] = {}
 def make_tensor(t: TensorConstant) -> Tensor:
     """A tensor constant as a new tensor."""
     if t.data is None:
-        return empty_tensor(t.shape, t.dtype, t.device)
+        empty = empty_tensor(t.shape, t.dtype, t.device)
+        if t.wrapped:
+            empty.is_wrapped_number = True
+        return empty
     found = _NATIVE.get(t.dtype)
     if found is None:
         import numpy as np
@@ -87,8 +90,12 @@ def make_tensor(t: TensorConstant) -> Tensor:
 
         array = np.array(t.elements(), dtype=native)  # a writable C-order copy, in native order
     if t.device.type == "cpu":
-        return Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
-    return wrap_array(array, t.dtype, t.device)
+        made = Tensor._from_array(array, t.dtype, t.device)  # it owns the copy: no second one
+    else:
+        made = wrap_array(array, t.dtype, t.device)
+    if t.wrapped:  # Note [Wrapped numbers in programs] in typedops/tracing/_values.py
+        made.is_wrapped_number = True
+    return made
 
 
 def _dispatch_entry(handle: OperatorHandle) -> Boxed:

@@ -25,7 +25,7 @@ from ._archive import DEFAULT_LIMITS, Archive, Limits
 from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
 from ._fast import fast_read
-from ._numbered import check_call, op_table_3, program_3
+from ._numbered import check_call, op_table_3, program_3, wrapped_tensors
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
@@ -136,6 +136,10 @@ def read_program(file: IO[bytes] | bytes, source: str, limits: Limits = DEFAULT_
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
         decoder.tensors = _tensor_constants(archive, decoder, tensors, check_data)
+        if decoder.version >= 4:
+            marked = wrapped_tensors(top["wrapped"], decoder.tensors, decoder)
+            assert marked is not None  # the decoder raised otherwise
+            decoder.tensors = marked
         if decoder.version < 3:
             program = decoder.program(top, ops)
             _check_calls(decoder, program, schemas)

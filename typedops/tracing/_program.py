@@ -173,11 +173,15 @@ def _evaluate(value: Value, inputs: list[Any], results: list[list[Any]]) -> Any:
 
 def _materialize(t: TensorConstant) -> Tensor:
     if t.data is None:
-        return empty_tensor(t.shape, t.dtype, t.device)
-    import numpy as np
+        made = empty_tensor(t.shape, t.dtype, t.device)
+    else:
+        import numpy as np
 
-    array = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable copy, in native order
-    return wrap_array(array, t.dtype, t.device)
+        array = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable copy, in native order
+        made = wrap_array(array, t.dtype, t.device)
+    if t.wrapped:  # Note [Wrapped numbers in programs] in _values.py
+        made.is_wrapped_number = True
+    return made
 
 
 # -- checking ---------------------------------------------------------------------------------

@@ -77,6 +77,7 @@ class TensorConstant:
     shape: tuple[int, ...]
     device: Device
     data: bytes | None
+    wrapped: bool = False  # a Python number an op call wrapped (Note [Wrapped numbers in programs])
 
     def elements(self) -> Any:
         """The elements as a read-only numpy array of ``shape`` (a view of ``data``, no
@@ -89,14 +90,16 @@ class TensorConstant:
         return np.frombuffer(self.data, dtype=dtype).reshape(self.shape)
 
     @classmethod
-    def quick(cls, dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | None) -> TensorConstant:
-        """``TensorConstant(dtype, shape, device, data)``, made faster (Note [Quick construction])."""
+    def quick(cls, dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | None,
+              wrapped: bool = False) -> TensorConstant:  # fmt: skip
+        """``TensorConstant(dtype, shape, device, data, wrapped)``, made faster (Note [Quick construction])."""
         made = _new(cls)
-        set_dtype, set_shape, set_device, set_data = _TENSOR_CONSTANT_SLOTS
+        set_dtype, set_shape, set_device, set_data, set_wrapped = _TENSOR_CONSTANT_SLOTS
         set_dtype(made, dtype)
         set_shape(made, shape)
         set_device(made, device)
         set_data(made, data)
+        set_wrapped(made, wrapped)
         return made
 
 
@@ -118,7 +121,18 @@ def _slot_setters(cls: type[object], names: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
-_TENSOR_CONSTANT_SLOTS: Final = _slot_setters(TensorConstant, ("dtype", "shape", "device", "data"))
+_TENSOR_CONSTANT_SLOTS: Final = _slot_setters(TensorConstant, ("dtype", "shape", "device", "data", "wrapped"))
+
+
+# Note [Wrapped numbers in programs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A Python number passed where an op takes a ``Tensor`` (``a * 2.5``) reaches the op as a
+# *wrapped number*: a 0-dim tensor (float64, int64, complex128 or bool) that promotes as
+# the default dtype of its kind, so an int64 tensor times 2.5 is float32, not float64. A
+# trace records it as a ``TensorConstant`` with ``wrapped=True``; running the program
+# makes it a wrapped number again, so the program promotes as the function did. The file
+# format carries the flag (version 4: the ``wrapped`` list of tensor-table rows); the
+# listing shows it as ``wrapped(2.5)``.
 
 
 # Note [Tensor constants are bytes]
@@ -247,6 +261,13 @@ def format_constant(value: ConstantValue) -> str:
 
 def _format_tensor_constant(t: TensorConstant) -> str:
     where = "" if t.device == Device("cpu") else f", device={str(t.device)!r}"
+    if t.wrapped and t.data is not None and not t.shape and not where:
+        try:
+            number: object = t.elements().item()
+        except (TypedopsError, ValueError):  # a Program made by hand may hold any bytes
+            number = None
+        if number is not None:
+            return f"wrapped({number!r})"
     if t.data is None:
         return f"tensor(shape={list(t.shape)}, dtype={t.dtype.name}{where})"
     try:

@@ -393,3 +393,47 @@ def test_a_python_number_is_recorded_as_a_wrapped_number_and_promotes_as_in_eage
     plain = dataclasses.replace(wrapped[0], wrapped=False)
     assert plain != wrapped[0]  # a program with the plain tensor is another program
 
+
+# -- constants are the same when eager is (Note [Constants are the same when eager is]) -------
+def test_a_program_traced_with_a_nan_input_runs_with_nan_and_loads_equal_to_itself() -> None:
+    import io
+    import math
+
+    program = trace(lambda x, s: core.mul(x, s), tensor([1.0, 2.0]), float("nan"))
+    assert all(math.isnan(v) for v in program(tensor([1.0, 2.0]), float("nan")).tolist())
+    buffer = io.BytesIO()
+    program.save(buffer)
+    for flavor in ("dispatch", "static"):
+        buffer.seek(0)
+        loaded = typedops.load(buffer, flavor=flavor)
+        assert loaded.program == program and hash(loaded.program) == hash(program)
+        assert all(math.isnan(v) for v in loaded.run(tensor([1.0, 2.0]), float("nan")).tolist())
+    zero = trace(lambda x, s: core.mul(x, s), tensor([1.0, 2.0]), 0.0)
+    message = "input 's' was 0.0 when the program was traced, and the program is specialized to that value"
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        zero(tensor([1.0, 2.0]), -0.0)
+    buffer = io.BytesIO()
+    zero.save(buffer)
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        typedops.load(io.BytesIO(buffer.getvalue())).run(tensor([1.0, 2.0]), -0.0)
+
+
+_NUMBERS = st.one_of(st.booleans(), st.integers(), st.floats(allow_nan=True), st.complex_numbers(allow_nan=True))
+
+
+@given(_NUMBERS, _NUMBERS)
+def test_constants_are_equal_exactly_when_of_one_type_and_value_nan_equal_to_nan(a: Any, b: Any) -> None:
+    import math
+
+    def key(v: Any) -> Any:
+        if isinstance(v, float):
+            return ("nan",) if math.isnan(v) else (v, math.copysign(1.0, v))
+        if isinstance(v, complex):
+            return (key(v.real), key(v.imag))
+        return v
+
+    assert Constant(a) == Constant(a)  # NaN too
+    same = type(a) is type(b) and key(a) == key(b)
+    assert (Constant(a) == Constant(b)) is same
+    if same:
+        assert hash(Constant(a)) == hash(Constant(b))

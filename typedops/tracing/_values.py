@@ -15,6 +15,7 @@ it boxed, so the dispatcher checks every value again.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, fields
 from collections.abc import Sequence
 from typing import Any, Final, Union, cast
@@ -39,6 +40,8 @@ __all__ = [
     "format_value",
     "format_constant",
     "storage_dtype",
+    "same_value",
+    "same_constant",
 ]
 
 ConstantValue = Union[None, bool, int, float, complex, str, ScalarType, Layout, MemoryFormat, Device]
@@ -62,9 +65,56 @@ class ResultRef:
 
 @dataclass(frozen=True, slots=True)
 class Constant:
-    """A value fixed when the program was traced."""
+    """A value fixed when the program was traced; equal to another of the same type and
+    value, NaN to NaN and -0.0 not to 0.0 (Note [Constants are the same when eager is])."""
 
     value: ConstantValue
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Constant and same_value(self.value, other.value)
+
+    def __hash__(self) -> int:
+        value = self.value
+        if type(value) is float or type(value) is complex:
+            return hash((type(value), repr(value)))  # repr: 'nan' for every NaN, '-0.0' apart from '0.0'
+        return hash((type(value), value))
+
+
+# Note [Constants are the same when eager is]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Two constants are the same -- in ``Program`` equality, and when a program checks a
+# constant input against the value it was traced with -- when the function would compute
+# the same with either: of one type (``1``, ``1.0`` and ``True`` differ), equal, a NaN
+# the same as a NaN (so a program traced with ``float('nan')`` runs with it, and loads
+# equal to itself), ``-0.0`` not the same as ``0.0`` (``1 / x`` tells them apart). A
+# tensor constant compares its bytes (Note [Tensor constants are bytes]).
+def _same_float(a: float, b: float) -> bool:
+    if a != a:  # NaN
+        return b != b
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def same_value(a: object, b: object) -> bool:
+    """Whether constant values ``a`` and ``b`` are the same (Note [Constants are the same when eager is])."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and isinstance(b, float):
+        return _same_float(a, b)
+    if isinstance(a, complex) and isinstance(b, complex):
+        return _same_float(a.real, b.real) and _same_float(a.imag, b.imag)
+    return bool(a == b)
+
+
+def same_constant(given: object, traced: object) -> bool:
+    """Whether ``given``, a constant input, is the ``traced`` value (a list: a list or tuple
+    of the same items) the program is specialized to."""
+    if isinstance(traced, list):
+        if not isinstance(given, (list, tuple)):
+            return False
+        items = cast("Sequence[object]", given)
+        expected = cast("list[object]", traced)
+        return len(items) == len(expected) and all(same_constant(g, t) for g, t in zip(items, expected))
+    return same_value(given, traced)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from ._messages import (
     CAT_SIZES,
     CONTIGUOUS_PRESERVE_FORMAT,
     EXPAND_MISMATCH,
+    EXPAND_NEGATIVE,
     EXPAND_NEW_MINUS_ONE,
     EXPAND_TOO_FEW,
     FLATTEN_ORDER,
@@ -172,6 +173,8 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
         stride = self.stride()[i - lead]
         if target == -1:
             target = have
+        elif target < 0:
+            raise TensorError(EXPAND_NEGATIVE.format(target=target, dim=i))
         if have != target:
             if have != 1:
                 raise TensorError(

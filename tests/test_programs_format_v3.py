@@ -397,3 +397,13 @@ def test_an_earlier_version_cannot_hold_a_wrapped_number_but_still_loads_without
     three = json.loads(_contents(_saved(PROGRAM, 3))["program.json"])
     assert three["version"] == 3 and "wrapped" not in three
     assert _fast(_saved(PROGRAM, 3)) is not None
+
+
+def test_a_constant_with_no_elements_has_an_offset_and_a_0_byte_tensors_bin() -> None:
+    """docs/programs.md: null offsets are for constants with no data (meta); zero elements is data of 0 bytes."""
+    program = trace(lambda a: core.cat([a, tensor([])]), tensor([1.0]))
+    data = _saved(program)
+    contents = _contents(data)
+    assert json.loads(contents["program.json"])["tensors"] == [["float32", [0], "cpu", 0]]
+    assert contents["tensors.bin"] == b""
+    assert read_program(data, "the bytes").program == program

@@ -371,6 +371,20 @@ def test_func_grad_inside_trace_records_its_lifted_arguments() -> None:
             assert _same(program(new), fn(new))
 
 
+def test_func_grad_under_vmap_inside_trace_records_the_unbatched_argument() -> None:
+    """vmap(grad(f), in_dims=(None, 0)) expands the unbatched argument: through the ops
+    while a trace runs, so the program takes the new argument, not the traced one."""
+    from typedops import vmap
+    from typedops.func import grad
+
+    def fn(p: Tensor, x: Tensor) -> Any:
+        return vmap(grad(lambda p, x: (p * p * x).sum()), in_dims=(None, 0))(p, x)
+
+    program = trace(fn, tensor([1.0, 2.0]), tensor([[1.0, 1.0], [2.0, 2.0]]))
+    p, x = tensor([3.0, 4.0]), tensor([[1.0, 1.0], [2.0, 2.0]])
+    assert _same(program(p, x), fn(p, x)) and program(p, x).tolist() == [[6.0, 8.0], [12.0, 16.0]]
+
+
 # -- wrapped numbers (Note [Wrapped numbers in programs] in typedops/tracing/_values.py) -------
 @pytest.mark.parametrize(
     ("fn", "example"),

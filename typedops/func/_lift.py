@@ -51,11 +51,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ..autograd import AccumulateGrad, Node, edge_of, set_history
 from ..batching import BatchedTensor, Level, current_levels, make_batched
 from ..tensor import Tensor, empty_meta, make_view, numpy_dtype
+from ..dispatch import DispatchKey, DispatchKeySet, local_include
 
 __all__ = ["Lifted", "lift", "lower", "physical", "reaches_outside", "filled_like", "AliasBackward"]
 
@@ -135,9 +136,14 @@ def _materialize(t: Tensor, levels: tuple[Level, ...], outer: bool) -> Tensor:
     return current
 
 
+# The keys that see every op call: while one is on (a trace, a dispatch mode), a view made
+# directly would be a tensor they never saw (typedops.trace would freeze it as a constant).
+_WATCHERS: Final = int(DispatchKeySet([DispatchKey.Tracer, DispatchKey.Python]))
+
+
 def _expand(t: Tensor, size: int, outer: bool) -> Tensor:
     """``t`` as ``size`` equal samples, batch dimension first: a view with stride 0."""
-    if type(t) is Tensor and not (outer and t.requires_grad):
+    if type(t) is Tensor and not (outer and t.requires_grad) and not int(local_include()) & _WATCHERS:
         # Nothing would record the expand: make the view directly, not through two ops.
         return make_view(t, (size, *t._shape), (0, *t._strides), t._offset)
     return t.unsqueeze(0).expand([size, *t.shape])

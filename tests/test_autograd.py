@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import typedops
 from typedops import DispatchKey, ScalarType, Tensor, core, tensor
+from typedops.dispatch import DispatchKeySet
 from typedops.autograd import AutogradError, enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled
 
 F64 = ScalarType.float64
@@ -149,6 +150,23 @@ def test_detach_shares_data_and_drops_history() -> None:
     x = t([1.0, 2.0])
     d = (x * 2).detach()
     assert not d.requires_grad and d.grad_fn is None and d.tolist() == [2.0, 4.0]
+
+
+def test_detach_is_the_op_and_keeps_the_storage_and_version_counter() -> None:
+    """Note [detach is an op]: the method and ``core.detach`` make the same view."""
+    x = t([1.0, 2.0])
+    y = x * 2
+    for d in (y.detach(), core.detach(y)):
+        assert d.keys == DispatchKeySet([DispatchKey.CPU, DispatchKey.ADInplaceOrView])
+        assert not d.requires_grad and d.grad_fn is None and d.is_leaf
+        assert d.storage is y.storage and d.stride() == y.stride() and d.storage_offset() == y.storage_offset()
+        before = y._version
+        d.add_(tensor(1.0, dtype=d.dtype))
+        assert y._version == d._version == before + 1
+    with typedops.no_grad():
+        assert not x.detach().requires_grad
+    y.sum().backward()  # y's history is untouched by the detached writes (mul saved x, not y)
+    assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
 
 
 def test_multi_output_op_with_a_non_differentiable_output() -> None:

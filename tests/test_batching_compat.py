@@ -76,6 +76,7 @@ CASES: dict[str, Case] = {
     "argmax": ([T(2, 3), None, False], {}, False),
     "matmul": ([T(2, 3), T(3, 4)], {}, False),
     "mm": ([T(2, 3), T(3, 4)], {}, False),
+    "detach": ([T(2, 3)], {}, False),
     "view": ([T(2, 3), [3, 2]], {}, False),
     "reshape": ([T(2, 3), [-1]], {}, False),
     "permute": ([T(2, 3, 4), [2, 0, 1]], {}, False),

@@ -229,7 +229,7 @@ PREFIX = "the stream is not a typedops program that can be loaded: "
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda m: m.update(version=4), "version: format version 4 is newer than this typedops reads (versions 1 to 3); "
+        (lambda m: m.update(version=5), "version: format version 5 is newer than this typedops reads (versions 1 to 4); "
                                         "load it with the typedops that saved it, or a newer one"),
         (lambda m: m.update(format="zip"), "format: the format is the string 'zip', not 'typedops.program'"),
         (lambda m: m.update(version=True), "version: expected an integer, got the bool true"),

@@ -135,9 +135,9 @@ def test_a_program_without_elements_has_no_data_entry() -> None:
 
 
 def test_write_program_refuses_a_version_it_does_not_write() -> None:
-    with pytest.raises(ProgramError, match=r"^cannot save the program: there is no program format version 4 to "
-                                           r"write \(versions 1 to 3 are\)$"):  # fmt: skip
-        write_program(PROGRAM, io.BytesIO(), 4)
+    with pytest.raises(ProgramError, match=r"^cannot save the program: there is no program format version 5 to "
+                                           r"write \(versions 1 to 4 are\)$"):  # fmt: skip
+        write_program(PROGRAM, io.BytesIO(), 5)
 
 
 def _changed(index: int, **fields: Any) -> Any:

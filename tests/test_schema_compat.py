@@ -31,6 +31,21 @@ def test_backward_compatibility(new: str, compatible: bool, why: str) -> None:
     assert is_backward_compatible_with(parse_schema(OLD), parse_schema(new)) is compatible, why
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "compatible"),
+    [
+        ("f(int[2] k) -> ()", "f(int[] k) -> ()", False),  # f(3) meant f([3, 3]); int[] takes no lone int
+        ("f(int[2]? k) -> ()", "f(int[]? k) -> ()", False),
+        ("f(int[2] k) -> ()", "f(int[2]? k) -> ()", True),
+        ("f(int[] k) -> ()", "f(int[2] k) -> ()", False),
+        ("f(int[] k) -> ()", "f(int[]? k) -> ()", True),
+        ("f(int[1] k) -> int[2]", "f(int[1] k) -> int[]", False),  # returns: no caller passes them
+    ],
+)
+def test_a_sized_list_argument_stays_sized_since_it_takes_a_lone_value(old: str, new: str, compatible: bool) -> None:
+    assert is_backward_compatible_with(parse_schema(old), parse_schema(new)) is compatible
+
+
 def test_default_change_breaks_callers_that_relied_on_it() -> None:
     old = parse_schema("f(Tensor self, int dim=0) -> Tensor")
     assert not is_backward_compatible_with(old, parse_schema("f(Tensor self, int dim=1) -> Tensor"))

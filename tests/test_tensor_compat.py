@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -26,3 +26,29 @@ def test_tensor_infers_torchs_dtype(data: Any) -> None:
     theirs = torch.tensor(data)
     assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
     assert ours.tolist() == theirs.tolist()
+
+
+# Bad input raises what torch raises, as a builtin (tests/test_errors_rooted.py pins ours).
+@pytest.mark.parametrize(
+    ("ours", "theirs", "builtin", "same_message"),
+    [
+        (lambda: typedops.tensor([[1], [1, 2]]), lambda: torch.tensor([[1], [1, 2]]), ValueError, False),
+        (lambda: typedops.tensor([1.0], dtype=cast(Any, "float32")), lambda: torch.tensor([1.0], dtype="float32"), TypeError,
+         False),
+        (lambda: typedops.tensor([1.0], dtype=cast(Any, np.float32)), lambda: torch.tensor([1.0], dtype=np.float32), TypeError,
+         False),
+        (lambda: typedops.core.arange(float("inf")), lambda: torch.arange(float("inf")), RuntimeError, True),
+        (lambda: typedops.core.arange(float("nan")), lambda: torch.arange(float("nan")), RuntimeError, True),
+        (lambda: typedops.core.cat([]), lambda: torch.cat([]), ValueError, False),
+    ],
+    ids=["ragged", "str dtype", "numpy dtype", "arange inf", "arange nan", "cat []"],
+)  # fmt: skip
+def test_bad_input_raises_the_builtin_torch_raises(ours: Any, theirs: Any, builtin: type[Exception],
+                                                   same_message: bool) -> None:  # fmt: skip
+    with pytest.raises(builtin) as mine:
+        ours()
+    with pytest.raises(builtin) as torchs:
+        theirs()
+    assert isinstance(mine.value, typedops.TypedopsError)
+    if same_message:
+        assert str(mine.value) == str(torchs.value)

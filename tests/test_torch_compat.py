@@ -30,7 +30,7 @@ from tests import schema_fuzz
 from tests.corpus import jit_schemas, native_function_schemas
 from tests.strategies import respace
 from tests.test_schema_properties import check_respaced
-from typedops.schema import FunctionSchema, SchemaParseError, parse_schema
+from typedops.schema import FunctionSchema, SchemaParseError, is_backward_compatible_with, parse_schema
 
 pytestmark = pytest.mark.compat
 
@@ -147,13 +147,39 @@ def test_model_agrees_with_torch(jit_parsed: list[tuple[str, FunctionSchema]]) -
         "f(Tensor x, Tensor x) -> Tensor",  # an argument name used twice
         "f(int a, *, *, int b) -> Tensor",  # two '*' markers
         "f(Tensor? ? x) -> Tensor",  # optional twice
+        "f(int x=0x10) -> ()",  # torch reads the default as 0
+        "f(*) -> ()",  # a '*' with no keyword-only argument after it
+        "f(complex x=1j) -> ()",  # an imaginary literal
     ],
 )
 def test_torch_accepts_what_we_refuse(text: str) -> None:
-    """torch parses these; typedops refuses them with SchemaParseError."""
+    """torch parses these; typedops refuses them with SchemaParseError (docs/schema.md's table)."""
     _torch_parse(text)
     with pytest.raises(SchemaParseError):
         parse_schema(text)
+
+
+def test_we_accept_what_torch_refuses() -> None:
+    """A MemoryFormat default by member name (docs/schema.md's table)."""
+    text = "f(MemoryFormat x=preserve_format) -> ()"
+    with pytest.raises(RuntimeError):
+        _torch_parse(text)
+    assert str(parse_schema(text)) == text
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("f(int[2] k) -> ()", "f(int[] k) -> ()"),
+        ("f(int[2]? k) -> ()", "f(int[]? k) -> ()"),
+        ("f(int[2] k) -> ()", "f(int[2]? k) -> ()"),
+        ("f(int[] k) -> ()", "f(int[2] k) -> ()"),
+        ("f(int[] k) -> ()", "f(int[]? k) -> ()"),
+    ],
+)
+def test_sized_list_arguments_are_backward_compatible_as_torch_judges(old: str, new: str) -> None:
+    theirs = _torch_parse(new).is_backward_compatible_with(_torch_parse(old))
+    assert is_backward_compatible_with(parse_schema(old), parse_schema(new)) is theirs
 
 
 # -- whitespace: every yaml schema, re-spaced, parses the same in both parsers ----------------

@@ -335,3 +335,119 @@ def test_call_quick_is_the_constructed_one(name: str, overload: str, outputs: in
     assert quick == made and hash(quick) == hash(made) and repr(quick) == repr(made) and quick.full_name == made.full_name
     with pytest.raises(dataclasses.FrozenInstanceError):
         quick.op = "x"  # type: ignore[misc]
+
+
+# -- detach is an op (Note [detach is an op] in typedops/autograd/_methods.py) ----------------
+def test_detach_is_recorded_and_replayed_saved_and_loaded() -> None:
+    import io
+
+    program = trace(lambda a: a.detach() * 2.0, tensor([1.0, 2.0]))
+    assert [c.full_name for c in program.calls] == ["core::detach", "core::mul.Tensor"]
+    assert program.calls[0].args == (InputRef(0),)
+    assert _same(program(tensor([10.0, 20.0])), tensor([20.0, 40.0]))
+    buffer = io.BytesIO()
+    program.save(buffer)
+    for flavor in ("dispatch", "static"):
+        buffer.seek(0)
+        loaded = typedops.load(buffer, flavor=flavor)
+        assert loaded.program == program
+        assert _same(loaded.run(tensor([10.0, 20.0])), tensor([20.0, 40.0]))
+
+
+def test_func_grad_inside_trace_records_its_lifted_arguments() -> None:
+    from typedops.func import grad, grad_and_value
+
+    def g(a: Tensor) -> Any:
+        return grad(lambda t: (t * t).sum())(a)
+
+    def gv(a: Tensor) -> Any:
+        return grad_and_value(lambda t: (t * t).sum())(a)
+
+    new = tensor([10.0, 20.0])
+    for fn in (g, gv):
+        for requires_grad in (False, True):  # a fresh leaf, or an alias of the argument
+            program = trace(fn, tensor([1.0, 2.0], requires_grad=requires_grad))
+            assert program.calls[0].full_name == "core::detach"
+            assert _same(program(new), fn(new))
+
+
+def test_func_grad_under_vmap_inside_trace_records_the_unbatched_argument() -> None:
+    """vmap(grad(f), in_dims=(None, 0)) expands the unbatched argument: through the ops
+    while a trace runs, so the program takes the new argument, not the traced one."""
+    from typedops import vmap
+    from typedops.func import grad
+
+    def fn(p: Tensor, x: Tensor) -> Any:
+        return vmap(grad(lambda p, x: (p * p * x).sum()), in_dims=(None, 0))(p, x)
+
+    program = trace(fn, tensor([1.0, 2.0]), tensor([[1.0, 1.0], [2.0, 2.0]]))
+    p, x = tensor([3.0, 4.0]), tensor([[1.0, 1.0], [2.0, 2.0]])
+    assert _same(program(p, x), fn(p, x)) and program(p, x).tolist() == [[6.0, 8.0], [12.0, 16.0]]
+
+
+# -- wrapped numbers (Note [Wrapped numbers in programs] in typedops/tracing/_values.py) -------
+@pytest.mark.parametrize(
+    ("fn", "example"),
+    [
+        (lambda a: a * 2.5, tensor([1, 2])),
+        (lambda a: 2.5 * a, tensor([1, 2])),
+        (lambda a: a + 1, tensor([True, False])),
+        (lambda a: a - 1.5, tensor([1.0, 2.0], dtype=ScalarType.float16)),
+        (lambda a: a * 2j, tensor([1.0, 2.0])),
+    ],
+    ids=["int*float", "float*int", "bool+int", "half-float", "float*complex"],
+)
+def test_a_python_number_is_recorded_as_a_wrapped_number_and_promotes_as_in_eager(fn: Any, example: Tensor) -> None:
+    program = trace(fn, example)
+    expected = fn(example)
+    assert program(example).dtype is expected.dtype and _same(program(example), expected)
+    wrapped = [v for call in program.calls for v in call.args if isinstance(v, TensorConstant)]
+    assert len(wrapped) == 1 and wrapped[0].wrapped and wrapped[0].shape == ()
+    assert "wrapped(" in str(program)
+    plain = dataclasses.replace(wrapped[0], wrapped=False)
+    assert plain != wrapped[0]  # a program with the plain tensor is another program
+
+
+# -- constants are the same when eager is (Note [Constants are the same when eager is]) -------
+def test_a_program_traced_with_a_nan_input_runs_with_nan_and_loads_equal_to_itself() -> None:
+    import io
+    import math
+
+    program = trace(lambda x, s: core.mul(x, s), tensor([1.0, 2.0]), float("nan"))
+    assert all(math.isnan(v) for v in program(tensor([1.0, 2.0]), float("nan")).tolist())
+    buffer = io.BytesIO()
+    program.save(buffer)
+    for flavor in ("dispatch", "static"):
+        buffer.seek(0)
+        loaded = typedops.load(buffer, flavor=flavor)
+        assert loaded.program == program and hash(loaded.program) == hash(program)
+        assert all(math.isnan(v) for v in loaded.run(tensor([1.0, 2.0]), float("nan")).tolist())
+    zero = trace(lambda x, s: core.mul(x, s), tensor([1.0, 2.0]), 0.0)
+    message = "input 's' was 0.0 when the program was traced, and the program is specialized to that value"
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        zero(tensor([1.0, 2.0]), -0.0)
+    buffer = io.BytesIO()
+    zero.save(buffer)
+    with pytest.raises(ProgramError, match=re.escape(message)):
+        typedops.load(io.BytesIO(buffer.getvalue())).run(tensor([1.0, 2.0]), -0.0)
+
+
+_NUMBERS = st.one_of(st.booleans(), st.integers(), st.floats(allow_nan=True), st.complex_numbers(allow_nan=True))
+
+
+@given(_NUMBERS, _NUMBERS)
+def test_constants_are_equal_exactly_when_of_one_type_and_value_nan_equal_to_nan(a: Any, b: Any) -> None:
+    import math
+
+    def key(v: Any) -> Any:
+        if isinstance(v, float):
+            return ("nan",) if math.isnan(v) else (v, math.copysign(1.0, v))
+        if isinstance(v, complex):
+            return (key(v.real), key(v.imag))
+        return v
+
+    assert Constant(a) == Constant(a)  # NaN too
+    same = type(a) is type(b) and key(a) == key(b)
+    assert (Constant(a) == Constant(b)) is same
+    if same:
+        assert hash(Constant(a)) == hash(Constant(b))

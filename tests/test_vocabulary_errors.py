@@ -25,6 +25,7 @@ from typedops.vocabulary import (
     StackError,
     TensorError,
     Device,
+    OutOfMemoryError,
     TypedopsError,
     UnsupportedError,
 )
@@ -46,6 +47,7 @@ EXPECTED_BASES = [
     (TensorError, RuntimeError),
     (DimensionError, IndexError),
     (UnsupportedError, NotImplementedError),
+    (OutOfMemoryError, MemoryError),
 ]
 
 

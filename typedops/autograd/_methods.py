@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from typing import Any, Final
+
 from ..tensor import AUTOGRAD_METHODS, Tensor, make_view
+from ..dispatch import dispatcher
 from ._engine import backward
 from ._graph import Node, autograd_meta
 from ._messages import HOOK_NO_GRAD, NOT_CALLABLE_HOOK, RETAIN_NO_GRAD, AutogradError
@@ -31,9 +34,28 @@ class RemovableHandle:
             self._hooks.remove(self._hook)
 
 
+# Note [detach is an op]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# ``Tensor.detach()`` calls the core op ``core::detach`` (as PyTorch's calls ``aten::detach``),
+# so the keys above autograd see it: ``typedops.trace`` records it and a program replays
+# it, modes and the profiler see it. Its kernel makes the same view this method made
+# before: no history, no Autograd key, the same storage and so the same version counter;
+# its autograd kernel records nothing (``output_differentiability: [False]``). The op is
+# looked up on the first call (core sits above this package) and its entry function then
+# replaces this method's; before the core library is loaded the view is made directly.
+_DETACH_OP: Final = "core::detach"
+
+
 def detach(self: Tensor) -> Tensor:
-    """A view of ``self``'s data with no history and no Autograd key (shares the version counter)."""
-    return make_view(self, self.shape, self.stride(), self.storage_offset())
+    """A view of ``self``'s data with no history and no Autograd key (shares the version
+    counter), made by the op ``core::detach`` (Note [detach is an op])."""
+    handle = dispatcher.find_op(_DETACH_OP)
+    if handle is None:
+        return make_view(self, self.shape, self.stride(), self.storage_offset())
+    entry: Any = handle.call
+    AUTOGRAD_METHODS["detach"] = entry
+    result: Tensor = entry(self)
+    return result
 
 
 def _backward(

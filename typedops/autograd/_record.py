@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from ..dispatch import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet, Library, OperatorHandle, bound_to_keys, boxed
 from ..schema import FunctionSchema
-from ..tensor import Tensor, bump_version, tensors_in
+from ..tensor import Tensor, bump_version, read_only_error, tensors_in
 from ._grad_mode import no_grad
 from ._graph import Node, check_inplace, edge_of, meta_of, set_history
 from ._messages import NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, YAML_NOT_IMPLEMENTED, AutogradError
@@ -133,7 +133,13 @@ def _inplace_or_view(op: OperatorHandle, keys: Any, stack: list[Any]) -> None:
     schema = op.schema
     base = len(stack) - len(schema.arguments)
     written = tensors_in(stack[base + i] for i in _written(schema))
-    op.redispatch_boxed(keys, stack)
+    try:
+        op.redispatch_boxed(keys, stack)
+    except ValueError as error:  # numpy's "assignment destination is read-only", a kernel's own
+        found = read_only_error(written, schema.full_name)
+        if found is None:
+            raise
+        raise found from error
     for t in written:
         bump_version(t)
 

@@ -98,6 +98,10 @@ STACK_TOO_LONG: Final = (
     "({signature}); the stack must hold exactly the arguments"
 )
 STACK_MISSING: Final = "{op}.{entry}(): missing argument(s) {names}; the stack holds {have} value(s) for ({signature})"
+EMPTY_TENSOR_LIST: Final = (
+    "{op}: expected a non-empty list of Tensors for argument '{arg}' (with no tensor, the call "
+    "has nothing to dispatch on); pass at least one tensor"
+)
 NO_DISPATCH_KEY: Final = (
     "{op} was called with no dispatch key: it has no tensor arguments and no BackendSelect, "
     "CompositeExplicitAutograd or CompositeImplicitAutograd kernel. Kernels are registered "

@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from typing_extensions import assert_never
 
-from ..vocabulary import NoKernelError, OperatorNotFoundError
+from ..vocabulary import ArgumentValueError, NoKernelError, OperatorNotFoundError
 from ..boxing import CallShape, conversions_for, make_boxing, make_unboxing, shape_and_defaults
 from ..schema import FunctionSchema
 from ..vocabulary import (
@@ -89,6 +89,7 @@ from ..vocabulary import (
 from ._entry import DEVICE_HINT_SHIFT, backend_by_device, make_entries
 from ._kernel import Boxed, KernelKind, Registration, bind_keys, fallthrough
 from ._messages import (
+    EMPTY_TENSOR_LIST,
     NO_DISPATCH_KEY,
     NO_KERNEL,
     OPERATOR_REMOVED,
@@ -437,10 +438,22 @@ class OperatorEntry:
 
     # -- missing kernels --------------------------------------------------------------
     def _missing(self, keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        if not keys:
+            self._refuse_empty_lists(args, kwargs)
         raise self.no_kernel(keys)
 
     def _missing_boxed(self, op: Any, keys: DispatchKeySet, stack: list[Any]) -> None:
+        if not keys:
+            self._refuse_empty_lists(stack[len(stack) - len(self.schema.arguments) :], {})
         raise self.no_kernel(keys)
+
+    def _refuse_empty_lists(self, args: Any, kwargs: dict[str, Any]) -> None:
+        """A call with no dispatch key whose ``Tensor[]`` argument is empty (``cat([])``)
+        had no tensor to dispatch on: say that, not which kernels are missing."""
+        for index, argument in enumerate(self.schema.arguments):
+            value = args[index] if index < len(args) else kwargs.get(argument.name)
+            if str(argument.type) == "Tensor[]" and isinstance(value, (list, tuple)) and not value:
+                raise ArgumentValueError(EMPTY_TENSOR_LIST.format(op=self.full_name, arg=argument.name))
 
     def no_kernel(self, keys: DispatchKeySet) -> NoKernelError:
         with self._lock:  # Note [Reading the registry]

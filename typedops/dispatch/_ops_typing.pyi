@@ -351,6 +351,9 @@ class _op_as_strided__default(_Handle):
         storage_offset: _t.SymInt | None = ...,
     ) -> _t.Tensor: ...
 
+class _op_detach__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
 class _op_view__default(_Handle):
     def __call__(_h, self: _t.Tensor, size: _Sequence[_t.SymInt]) -> _t.Tensor: ...
 
@@ -1041,6 +1044,11 @@ class _packet_as_strided:
         storage_offset: _t.SymInt | None = ...,
     ) -> _t.Tensor: ...
 
+class _packet_detach:
+    default: _op_detach__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+
 class _packet_view:
     default: _op_view__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1349,6 +1357,7 @@ class Namespace:
     matmul: _packet_matmul
     mm: _packet_mm
     as_strided: _packet_as_strided
+    detach: _packet_detach
     view: _packet_view
     reshape: _packet_reshape
     permute: _packet_permute

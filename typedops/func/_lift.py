@@ -51,11 +51,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ..autograd import AccumulateGrad, Node, edge_of, set_history
 from ..batching import BatchedTensor, Level, current_levels, make_batched
 from ..tensor import Tensor, empty_meta, make_view, numpy_dtype
+from ..dispatch import DispatchKey, DispatchKeySet, local_include
 
 __all__ = ["Lifted", "lift", "lower", "physical", "reaches_outside", "filled_like", "AliasBackward"]
 
@@ -86,7 +87,7 @@ class AliasBackward(Node):
 
 
 def _alias(t: Tensor) -> Tensor:
-    view = make_view(t, t._shape, t._strides, t._offset)
+    view = t.detach()  # the op, so a trace records it (Note [detach is an op] in autograd/_methods.py)
     node = AliasBackward()
     node.next_edges = (edge_of(t),)
     set_history(view, node)
@@ -94,7 +95,7 @@ def _alias(t: Tensor) -> Tensor:
 
 
 def _fresh_leaf(t: Tensor) -> Tensor:
-    leaf = make_view(t, t._shape, t._strides, t._offset)  # detach(): no history, no Autograd key
+    leaf = t.detach()  # no history, no Autograd key; the op, so a trace records it
     leaf.requires_grad_()
     return leaf
 
@@ -135,9 +136,14 @@ def _materialize(t: Tensor, levels: tuple[Level, ...], outer: bool) -> Tensor:
     return current
 
 
+# The keys that see every op call: while one is on (a trace, a dispatch mode), a view made
+# directly would be a tensor they never saw (typedops.trace would freeze it as a constant).
+_WATCHERS: Final = int(DispatchKeySet([DispatchKey.Tracer, DispatchKey.Python]))
+
+
 def _expand(t: Tensor, size: int, outer: bool) -> Tensor:
     """``t`` as ``size`` equal samples, batch dimension first: a view with stride 0."""
-    if type(t) is Tensor and not (outer and t.requires_grad):
+    if type(t) is Tensor and not (outer and t.requires_grad) and not int(local_include()) & _WATCHERS:
         # Nothing would record the expand: make the view directly, not through two ops.
         return make_view(t, (size, *t._shape), (0, *t._strides), t._offset)
     return t.unsqueeze(0).expand([size, *t.shape])
@@ -169,7 +175,7 @@ def lower(t: Tensor, keep: Callable[[Tensor], bool]) -> Tensor:
     """``t`` without its history unless ``keep(t)``: a result of this level."""
     bottom, chain = _unwrap(t)
     if bottom.requires_grad and not keep(bottom):
-        return _wrap(make_view(bottom, bottom._shape, bottom._strides, bottom._offset), chain)
+        return _wrap(bottom.detach(), chain)  # the op, so a trace records it
     return t
 
 

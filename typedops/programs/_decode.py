@@ -49,6 +49,7 @@ __all__ = ["OpEntry", "TensorEntry", "Decoder", "parse_manifest", "shorten"]
 _E = TypeVar("_E")
 _TOP_KEYS: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
 _TOP_KEYS_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
+_TOP_KEYS_4: Final = (*_TOP_KEYS_3, "wrapped")  # Note [Wrapped numbers in programs] in tracing/_values.py
 # Where a row's fields are named: by key (versions 1 and 2: rows are objects), by position (3: arrays).
 _TENSOR_PLACES: Final = (".dtype", ".shape", ".device", ".data")
 _TENSOR_PLACES_2: Final = (".dtype", ".shape", ".device", ".offset")
@@ -300,7 +301,8 @@ class Decoder:
         if type(version) is int and version > FORMAT_VERSION:
             self.fail(msg.NEWER_VERSION.format(version=version, supported=FORMAT_VERSION), "version")
         self.version = self.int_(version, "version", 1, FORMAT_VERSION)
-        return self.obj(top, "program.json", _TOP_KEYS if self.version < 3 else _TOP_KEYS_3)
+        keys = _TOP_KEYS if self.version < 3 else _TOP_KEYS_3 if self.version == 3 else _TOP_KEYS_4
+        return self.obj(top, "program.json", keys)
 
     def row(self, x: Any, where: str, shown: str, size: int) -> list[Any]:
         """A version 3 row: a list of ``size`` fields (``shown`` names them)."""

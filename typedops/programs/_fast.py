@@ -62,6 +62,7 @@ __all__ = ["fast_read", "fast_numbered", "Numbered", "OpRow"]
 
 _TOP: Final = ("format", "version", "ops", "inputs", "calls", "outputs", "output_kind", "tensors")
 _TOP_3: Final = ("format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs", "output_kind")
+_TOP_4: Final = (*_TOP_3, "wrapped")
 _OP: Final = ("name", "overload", "schema")
 _INPUT: Final = ("kind", "name", "dtype", "shape", "device")
 _CALL: Final = ("op", "args", "outputs")
@@ -122,12 +123,16 @@ def fast_numbered(archive: Archive, raw: bytes, limits: Limits, check_data: bool
         document = _JSON.decode(text)
     except (ValueError, RecursionError, _Refused):
         return None
-    top = _fields(document, _TOP_3) if document.__class__ is tuple and len(document) == len(_TOP_3) else None
+    top = _fields(document, _TOP_4) if document.__class__ is tuple and len(document) == len(_TOP_4) else None
+    if top is None and document.__class__ is tuple and len(document) == len(_TOP_3):
+        top = _fields(document, _TOP_3)
     if top is not None:
-        if top[0] != FORMAT_NAME or top[1] != 3 or type(top[1]) is not int:
+        if top[0] != FORMAT_NAME or top[1] != len(top) - 6 or type(top[1]) is not int:  # 3 or 4: as many keys
             return None
         try:
-            return _read_3(archive, limits, check_data, *top[2:])
+            ops, inputs, tensors, constants, calls, outputs, kind = top[2:9]
+            return _read_3(archive, limits, check_data, ops, inputs, tensors, constants, calls, outputs, kind,
+                           top[9] if len(top) > 9 else None)  # fmt: skip
         except (TypedopsError, RecursionError):  # a ProgramFormatError of the archive, a schema that does not parse
             return None
     top = _fields(document, _TOP)
@@ -451,12 +456,16 @@ class Numbered:
 
 
 def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, input_rows: Any, tensor_rows: Any, constant_rows: Any,
-            call_rows: Any, output_values: Any, kind_name: Any) -> Numbered | None:  # fmt: skip
+            call_rows: Any, output_values: Any, kind_name: Any, wrapped: Any = None) -> Numbered | None:  # fmt: skip
     if not (op_rows.__class__ is list and input_rows.__class__ is list and call_rows.__class__ is list
             and output_values.__class__ is list and tensor_rows.__class__ is list and constant_rows.__class__ is list
             and type(kind_name) is str):  # fmt: skip
         return None
     kind = _KINDS.get(kind_name)
+    if wrapped is not None and wrapped != []:
+        # Version 4 with wrapped numbers (Note [Wrapped numbers in programs] in
+        # tracing/_values.py): the general reader marks and checks them.
+        return None
     tensors = _layout(archive, limits, tensor_rows, check_data, _ROW_3)
     ops = _ops(op_rows, True)
     inputs = _inputs(input_rows, True)

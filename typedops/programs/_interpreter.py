@@ -36,7 +36,7 @@ from ..runtime import StaticEntry, static_wrapper
 from ..schema import FunctionSchema, Type
 from ..tensor import CPU, Tensor, empty_tensor, numpy_dtype, wrap_array
 from ..tracing import (ArgumentFacts, Call, Constant, ConstantInput, Input, ListOf, OutputKind, Program, TensorConstant,
-                       TensorInput, Value, argument_facts, argument_problems, reference_problem)  # fmt: skip
+                       TensorInput, Value, argument_facts, argument_problems, reference_problem, same_constant)  # fmt: skip
 from . import _messages as msg
 from ._compat import fit_call, schema_text
 from ._lowering import (BINARY, TERNARY, UNARY, UNBOXED, AssembledCall, Boxed, Lowered, Step, Unboxed, static_unboxed,
@@ -75,8 +75,12 @@ _NATIVE: Final[dict[ScalarType, tuple[Any, Any]]] = {}
 def make_tensor(t: TensorConstant) -> Tensor:
     """A tensor constant as a new tensor."""
     if t.data is None:
-        return empty_tensor(t.shape, t.dtype, t.device)
-    return tensor_of(t.dtype, t.shape, t.device, t.data)
+        made = empty_tensor(t.shape, t.dtype, t.device)
+    else:
+        made = tensor_of(t.dtype, t.shape, t.device, t.data)
+    if t.wrapped:  # Note [Wrapped numbers in programs] in typedops/tracing/_values.py
+        made.is_wrapped_number = True
+    return made
 
 
 def tensor_of(dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | memoryview) -> Tensor:
@@ -353,16 +357,6 @@ def traced_value(value: Value) -> Any:
     return value
 
 
-def _same(given: object, traced: object) -> bool:
-    if isinstance(traced, list):
-        if not isinstance(given, (list, tuple)):
-            return False
-        items = cast("Sequence[object]", given)
-        expected = cast("list[object]", traced)
-        return len(items) == len(expected) and all(_same(g, t) for g, t in zip(items, expected))
-    return type(given) is type(traced) and bool(given == traced)
-
-
 def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
     specs = program.inputs
     if len(inputs) != len(specs):
@@ -375,7 +369,7 @@ def _check_inputs(program: Program, inputs: Sequence[Any]) -> None:
                     raise msg.ProgramError(msg.NOT_A_TENSOR_INPUT.format(name=spec.name, kind=type(value).__name__))
             case ConstantInput():
                 traced = traced_value(spec.value)
-                if not _same(value, traced):
+                if not same_constant(value, traced):
                     raise msg.ProgramError(msg.SPECIALIZED.format(name=spec.name, traced=traced, got=value))
             case _:
                 assert_never(spec)

@@ -26,7 +26,7 @@ from ._compat import schema_text
 from ._decode import Decoder, OpEntry, TensorEntry, parse_manifest, shorten
 from ._direct import compile_numbered
 from ._fast import Numbered, fast_numbered
-from ._numbered import check_call, op_table_3, program_3
+from ._numbered import check_call, op_table_3, program_3, wrapped_tensors
 from ._interpreter import FLAVORS, CompiledProgram, Flavor, compile_program
 
 __all__ = ["Flavor", "FLAVORS", "LoadedProgram", "read_program", "read_file", "load"]
@@ -152,6 +152,10 @@ def _read(file: IO[bytes] | bytes, source: str, limits: Limits, resolve: bool, c
         else:
             handles, schemas = [], [_recorded_schema(decoder, row, entry, None) for row, entry in enumerate(ops)]
         decoder.tensors = _tensor_constants(archive, decoder, tensors, check_data)
+        if decoder.version >= 4:
+            marked = wrapped_tensors(top["wrapped"], decoder.tensors, decoder)
+            assert marked is not None  # the decoder raised otherwise
+            decoder.tensors = marked
         if decoder.version < 3:
             program = decoder.program(top, ops)
             _check_calls(decoder, program, schemas)

@@ -59,6 +59,12 @@ NEWER_VERSION: Final = (
     "load it with the typedops that saved it, or a newer one"
 )
 EXPECTED: Final = "expected {expected}, got {got}"
+WRAPPED_ROWS: Final = "a list of rows of the tensor table"
+NOT_A_TENSOR_ROW: Final = "expected a row of the tensor table (0 to {last}), got {got}"
+WRAPPED_TWICE: Final = "tensor row {row} is listed twice"
+NOT_WRAPPABLE: Final = (
+    "tensor row {row} ({dtype}{shape}) cannot be a wrapped number: one is a 0-dim bool, int64, float64 or complex128"
+)
 OUT_OF_RANGE: Final = "{value} is out of range: expected {low} to {high}"
 TOO_MANY: Final = "{count} items, more than the limit of {limit}"
 KEYS: Final = "expected the keys {expected}, got {got}"

@@ -11,14 +11,53 @@ and leaves everything else here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
+from ..vocabulary import ScalarType
 from ..schema import FunctionSchema
-from ..tracing import Call, Constant, ConstantInput, Input, InputRef, ListOf, Program, ResultRef, TensorInput, Value
+from ..tracing import (Call, Constant, ConstantInput, Input, InputRef, ListOf, Program, ResultRef, TensorConstant,
+                       TensorInput, Value)  # fmt: skip
 from . import _messages as msg
 from ._decode import _DTYPES, _KINDS, _MAX_DIM, _MAX_RESULTS, Decoder, OpEntry, _json_kind, shorten
 
-__all__ = ["op_table_3", "program_3", "check_call"]
+__all__ = ["op_table_3", "program_3", "check_call", "wrapped_tensors"]
+
+# The dtypes of a wrapped number (``wrapped_scalar``): Note [Wrapped numbers in programs].
+_WRAPPED_DTYPES: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64, ScalarType.complex128})
+
+
+def _wrapped_problem(x: Any, tensors: list[TensorConstant]) -> tuple[str, str] | None:
+    """What is wrong with ``wrapped`` (version 4), and where, or None."""
+    if x.__class__ is not list:
+        return msg.EXPECTED.format(expected=msg.WRAPPED_ROWS, got=_json_kind(x)), "wrapped"
+    seen: set[int] = set()
+    for index, row in enumerate(x):
+        where = f"wrapped[{index}]"
+        if type(row) is not int or not 0 <= row < len(tensors):
+            return msg.NOT_A_TENSOR_ROW.format(last=len(tensors) - 1, got=shorten(row)), where
+        if row in seen:
+            return msg.WRAPPED_TWICE.format(row=row), where
+        seen.add(row)
+        t = tensors[row]
+        if t.shape or t.dtype not in _WRAPPED_DTYPES:
+            return msg.NOT_WRAPPABLE.format(row=row, dtype=t.dtype.name, shape=list(t.shape)), where
+    return None
+
+
+def wrapped_tensors(x: Any, tensors: list[TensorConstant], decoder: Decoder | None = None) -> list[TensorConstant] | None:
+    """``tensors`` with the rows ``x`` lists (the ``wrapped`` field of version 4) marked as
+    wrapped numbers; when ``x`` is wrong, None, or -- given a ``decoder`` -- its error."""
+    problem = _wrapped_problem(x, tensors)
+    if problem is not None:
+        if decoder is not None:
+            decoder.fail(*problem)
+        return None
+    marked = list(tensors)
+    rows: list[int] = x
+    for row in rows:
+        t = tensors[row]
+        marked[row] = TensorConstant.quick(t.dtype, t.shape, t.device, t.data, True)
+    return marked
 
 
 def op_table_3(decoder: Decoder, x: Any) -> list[OpEntry]:

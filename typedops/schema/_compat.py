@@ -8,8 +8,9 @@ A runtime can run it against a new schema when:
 
 - the name, overload name and varargs/varret flags are unchanged;
 - each old non-out argument is still there at the same position, with the same name
-  (callers may pass it by keyword), a type that accepts every old value, the same
-  default if it had one, and not moved behind ``*`` (a positional caller would break);
+  (callers may pass it by keyword), a type that accepts every old value -- a sized list
+  (``int[2]``) also takes a lone element, so it stays a sized list, never ``int[]`` --
+  the same default if it had one, and not moved behind ``*`` (a positional caller would break);
 - every new non-out argument after them has a default, so the runtime can fill it in;
 - the out arguments are the same in number, each accepting the old values;
 - each return is still there, with a type whose values the old caller can handle.
@@ -57,9 +58,19 @@ def is_subtype(sub: Type, sup: Type) -> bool:
     return False
 
 
+def _takes_a_lone_value(t: Type) -> bool:
+    """Whether an argument of type ``t`` takes a lone element too: a sized list, ``int[2]``
+    (``f(x, 3)`` means ``[3, 3]``), also when optional."""
+    if isinstance(t, OptionalType):
+        t = t.elem
+    return isinstance(t, ListType) and t.size is not None
+
+
 def _argument_still_fits(old: Argument, new: Argument) -> bool:
     if old.name != new.name or not is_subtype(old.type, new.type):
         return False
+    if _takes_a_lone_value(old.type) and not _takes_a_lone_value(new.type):
+        return False  # int[2] -> int[]: a caller passing a lone int breaks (as torch judges it)
     if old.is_write != new.is_write:
         return False
     return old.default is None or old.default == new.default

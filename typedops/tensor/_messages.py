@@ -19,6 +19,22 @@ BAD_NUMPY_STRIDES: Final = (
     "the numpy array has strides {strides} (bytes) that are negative or not a multiple of its "
     "item size; pass a copy (array.copy())"
 )
+NOT_RECTANGULAR: Final = (
+    "tensor(): the nested sequences are not rectangular: every sequence at one depth must have "
+    "the same length, as in [[1, 2], [3, 4]]"
+)
+DTYPE_NOT_SCALAR_TYPE: Final = "tensor(): dtype must be a typedops ScalarType, got {got}; {fix}"
+DTYPE_FIX_NAMED: Final = "pass dtype=ScalarType.{name}"
+DTYPE_FIX_ANY: Final = "pass one of ScalarType's members, e.g. dtype=ScalarType.float32"
+OUT_OF_MEMORY: Final = (
+    "not enough memory for a tensor of shape {size} and dtype {dtype} ({nbytes} bytes); make a "
+    "smaller tensor, or one on device='meta' to work with its shape only"
+)
+READ_ONLY_WRITE: Final = (
+    "{op} writes into a tensor whose memory is read-only (Tensor.from_numpy shares the memory of a "
+    "read-only numpy array); pass a writable array (array.copy(), or array.setflags(write=True) "
+    "if you own its memory), or call the out-of-place op"
+)
 NOT_TENSOR_DATA: Final = (
     "cannot make a tensor from {kind_name} data (numpy kind {kind!r}); "
     "pass numbers, nested sequences of numbers or a numeric numpy array"

@@ -51,6 +51,7 @@ from ..vocabulary import (
     DispatchKey,
     DispatchKeySet,
     MemoryFormat,
+    OutOfMemoryError,
     ScalarType,
     TensorError,
     autograd_key_for,
@@ -66,6 +67,12 @@ from ._messages import (
     REQUIRES_GRAD_DTYPE,
     AMBIGUOUS_BOOL,
     BAD_NUMPY_STRIDES,
+    DTYPE_FIX_ANY,
+    DTYPE_FIX_NAMED,
+    DTYPE_NOT_SCALAR_TYPE,
+    NOT_RECTANGULAR,
+    OUT_OF_MEMORY,
+    READ_ONLY_WRITE,
     DATA_IFF_NOT_META,
     DATA_SHAPE_MISMATCH,
     IS_CONTIGUOUS_PRESERVE,
@@ -644,7 +651,12 @@ def empty_tensor(
     if device.type != "meta":
         import numpy as np
 
-        data = np.zeros(numel, dtype=numpy_dtype(dtype))
+        np_dtype = numpy_dtype(dtype)
+        try:
+            data = np.zeros(numel, dtype=np_dtype)
+        except MemoryError:
+            nbytes = numel * np_dtype.itemsize
+            raise OutOfMemoryError(OUT_OF_MEMORY.format(size=list(size), dtype=dtype.name, nbytes=nbytes)) from None
     return Tensor._from_parts(Storage(data, numel), size, strides, 0, dtype, device)
 
 
@@ -694,6 +706,17 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     view._array = None
     view._array_buffer = None
     return view
+
+
+def read_only_error(written: Sequence[Tensor], op: str) -> TensorError | None:
+    """The error for a call of ``op`` whose write failed, when one of the ``written``
+    tensors' memory is read-only (``Tensor.from_numpy`` of a read-only array); else None."""
+    for t in written:
+        storage = t._storage
+        buffer = None if storage is None else storage.buffer
+        if buffer is not None and not buffer.flags.writeable:
+            return TensorError(READ_ONLY_WRITE.format(op=op))
+    return None
 
 
 def bump_version(self: Tensor) -> None:
@@ -805,6 +828,22 @@ def _wrapped_scalar_any(value: complex, device: Device) -> Tensor:
     return t
 
 
+def _not_a_scalar_type(dtype: object) -> str:
+    """``DTYPE_NOT_SCALAR_TYPE`` for ``dtype``, naming the member it means when there is one."""
+    import numpy as np
+
+    if isinstance(dtype, str):
+        got, name = f"the str {dtype!r}", dtype
+    else:
+        try:
+            name = np.dtype(cast(Any, dtype)).name
+            got = f"numpy dtype {name!r}"
+        except TypeError:
+            got, name = f"a {type(dtype).__name__}", ""
+    fix = DTYPE_FIX_NAMED.format(name=name) if name in ScalarType.__members__ else DTYPE_FIX_ANY
+    return DTYPE_NOT_SCALAR_TYPE.format(got=got, fix=fix)
+
+
 def _check_int_range(data: Any) -> None:
     """Refuse a Python int beyond int64 in ``data`` (numpy made it an object array)."""
     stack: list[object] = [data]
@@ -830,14 +869,23 @@ def tensor(
     ``dtype`` defaults to int64 for integers, bool for bools, float32 for floats and
     complex64 for complex numbers, as in PyTorch; a numpy array or scalar, or a tensor,
     keeps its own dtype (if typedops has it). On ``device="meta"`` only the shape and
-    dtype are kept.
+    dtype are kept. ``dtype`` is a ``ScalarType``: a string or a numpy dtype is refused
+    with ``ArgumentError`` naming the member to pass, as torch.tensor refuses them.
     """
     import numpy as np
 
+    given = cast(object, dtype)  # a caller without a type checker may pass anything
+    if given is not None and not isinstance(given, ScalarType):
+        raise ArgumentError(_not_a_scalar_type(given))
     dev = Device.parse(device)
     if isinstance(data, Tensor):
         data = array_of(data)
-    array = np.asarray(data)
+    try:
+        array = np.asarray(data)
+    except ValueError:
+        if not isinstance(data, (list, tuple)):
+            raise
+        raise ArgumentValueError(NOT_RECTANGULAR) from None
     if array.dtype.kind == "u" and array.size and int(array.max()) > _INT64_MAX:
         raise TensorError(INT_OVERFLOW.format(value=int(array.max())))  # numpy chose uint64
     if array.dtype.kind == "O":

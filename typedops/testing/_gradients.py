@@ -11,7 +11,9 @@ other arguments. ``gradcheck`` then compares, for each leaf, the gradients the o
 gives (its derivatives.yaml formula, or the rule given to ``register_autograd``) with
 central differences of the op's floating results. An op with no floating argument or no
 floating result has nothing to check, and neither has an ``out=`` variant (not
-differentiable, as in PyTorch). An op without a rule fails: its backward raises the
+differentiable, as in PyTorch) or an op whose own autograd kernel leaves its floating
+results without history (declared not differentiable: ``detach``; an op with no rule at
+all reaches the autograd fallback, and fails). An op without a rule fails: its backward raises the
 "derivative ... is not implemented" error, which names the fix.
 """
 
@@ -21,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..autograd import AutogradError, gradcheck
-from ..dispatch import OperatorHandle
+from ..dispatch import DispatchKey, OperatorHandle
 from ..tensor import Tensor, array_of, wrap_array
 from ..vocabulary import ScalarType
 from . import _messages as msg
@@ -82,11 +84,14 @@ def check_autograd(op: OperatorHandle, args: tuple[Any, ...], kwargs: Mapping[st
             return None
     except Exception as error:  # noqa: BLE001 -- reported as the check's finding
         return msg.AUTOGRAD_NO_FLOAT64.format(error=f"{type(error).__name__}: {error}")
+    own_kernel = op.has_kernel_for(DispatchKey.Autograd)  # not the fallback, which records for any op
     for name, leaf in zip(names, leaves):
 
         def through(value: Tensor, leaf: Tensor = leaf) -> tuple[Tensor, ...]:
             return results({id(leaf): value})
 
+        if own_kernel and not any(t.requires_grad for t in through(leaf)):
+            continue  # its autograd kernel makes no result differentiable (detach)
         try:
             gradcheck(through, [leaf])
         except AutogradError as error:

@@ -24,6 +24,7 @@ from ._values import (
     TensorConstant,
     TensorInput,
     Value,
+    same_constant,
 )
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "InputRef",
     "ResultRef",
     "Constant",
+    "same_constant",
     "TensorConstant",
     "ListOf",
     "Input",

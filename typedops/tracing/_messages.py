@@ -60,7 +60,11 @@ NOT_SAVABLE: Final = (
     "a constant of type {kind} is not one a program holds (None, bool, int, float, complex, str, "
     "a dtype, layout, memory format or device)"
 )
-NO_SUCH_VERSION: Final = "there is no program format version {version} to write (versions 1 to 3 are)"
+NO_SUCH_VERSION: Final = "there is no program format version {version} to write (versions 1 to 4 are)"
+WRAPPED_NEEDS_4: Final = (
+    "format version {version} cannot hold a wrapped number (a Python number an op took as a tensor); "
+    "write version 4"
+)
 SAVED_REFERENCE: Final = "{where} refers to {what}, which the program does not have before it"
 NO_STORAGE: Final = "a tensor constant of dtype {dtype} has elements, and {dtype} has no storage to write them from"
 DATA_LENGTH: Final = (

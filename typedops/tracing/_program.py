@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Final, cast
+from typing import IO, Any, Final
 
 from typing_extensions import assert_never
 
@@ -35,6 +35,7 @@ from ._values import (
     Value,
     format_constant,
     format_value,
+    same_constant,
 )
 
 __all__ = ["Program"]
@@ -140,21 +141,12 @@ def _bind(program: Program, args: Sequence[Any], kwargs: dict[str, Any]) -> list
                 raise msg.ProgramError(msg.NOT_A_TENSOR_INPUT.format(name=spec.name, kind=type(value).__name__))
         elif isinstance(spec, ConstantInput):  # pyright: ignore[reportUnnecessaryIsInstance] -- a new variant reaches assert_never
             traced = _evaluate(spec.value, [], [])
-            if not _same_constant(value, traced):
+            if not same_constant(value, traced):
                 raise msg.ProgramError(msg.SPECIALIZED.format(name=spec.name, traced=traced, got=value))
         else:
             assert_never(spec)
         values.append(value)
     return values
-
-
-def _same_constant(value: Any, traced: Any) -> bool:
-    if isinstance(traced, list):
-        if not isinstance(value, (list, tuple)):
-            return False
-        given, expected = cast("Sequence[object]", value), cast("list[object]", traced)
-        return len(given) == len(expected) and all(_same_constant(v, t) for v, t in zip(given, expected))
-    return type(value) is type(traced) and bool(value == traced)
 
 
 def _evaluate(value: Value, inputs: list[Any], results: list[list[Any]]) -> Any:
@@ -173,11 +165,15 @@ def _evaluate(value: Value, inputs: list[Any], results: list[list[Any]]) -> Any:
 
 def _materialize(t: TensorConstant) -> Tensor:
     if t.data is None:
-        return empty_tensor(t.shape, t.dtype, t.device)
-    import numpy as np
+        made = empty_tensor(t.shape, t.dtype, t.device)
+    else:
+        import numpy as np
 
-    array = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable copy, in native order
-    return wrap_array(array, t.dtype, t.device)
+        array = np.array(t.elements(), dtype=numpy_dtype(t.dtype))  # a writable copy, in native order
+        made = wrap_array(array, t.dtype, t.device)
+    if t.wrapped:  # Note [Wrapped numbers in programs] in _values.py
+        made.is_wrapped_number = True
+    return made
 
 
 # -- checking ---------------------------------------------------------------------------------

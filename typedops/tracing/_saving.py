@@ -22,6 +22,10 @@ bool, an int, a finite float or a string, or a one-key object for what JSON has 
 literal for (``{"float": "nan"}``, ``{"complex": [re, im]}``, ``{"dtype": "float32"}``,
 ``{"layout": ...}``, ``{"memory_format": ...}``, ``{"device": "cpu"}``).
 
+Version 4 is version 3 with one more top-level field, ``wrapped``: the rows of the tensor
+table that are wrapped numbers (Note [Wrapped numbers in programs] in _values.py); a
+program holding one cannot be written in an earlier version.
+
 Versions 1 and 2 (``write_program(..., version=1 or 2)`` still writes them) wrote each
 row as an object and each value as a one-key object: ``{"input": i}``, ``{"result":
 [call, output]}``, ``{"tensor": k}``, ``{"list": [...]}`` or ``{"const": c}``.
@@ -72,7 +76,7 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MANIFEST_ENTRY", "TENSOR_DATA_ENTRY
            "MAX_INPUT_NAME", "tensor_entry", "aligned", "little_endian", "input_name_problem", "write_program"]  # fmt: skip
 
 FORMAT_NAME: Final = "typedops.program"
-FORMAT_VERSION: Final = 3
+FORMAT_VERSION: Final = 4
 MANIFEST_ENTRY: Final = "program.json"
 TENSOR_DATA_ENTRY: Final = "tensors.bin"  # versions 2 and 3: every tensor constant's elements
 TENSOR_ALIGNMENT: Final = 64  # versions 2 and 3: each constant's elements start at a multiple of this in TENSOR_DATA_ENTRY
@@ -208,6 +212,8 @@ def _manifest(encoder: _Encoder, program: Program) -> JSONValue:
         for call in program.calls
     ]
     outputs = [encoder.value(v) for v in program.outputs]
+    if any(t.wrapped for t in encoder.tensors):
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.WRAPPED_NEEDS_4.format(version=encoder.version)))
     kind = program.output_kind
     return {
         "format": FORMAT_NAME,
@@ -313,8 +319,12 @@ def _values(program: Program) -> list[Value]:
 
 
 def _manifest_3(encoder: _Encoder, program: Program) -> JSONValue:
+    """The manifest of versions 3 and 4 (4 adds ``wrapped``: Note [Wrapped numbers in programs])."""
     _check_input_names(program)
     numbered = _Numbered(encoder, program)
+    wrapped = [row for row, t in enumerate(encoder.tensors) if t.wrapped]
+    if wrapped and encoder.version < 4:
+        raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.WRAPPED_NEEDS_4.format(version=encoder.version)))
     inputs: list[JSONValue] = []
     for spec in program.inputs:
         match spec:
@@ -327,9 +337,9 @@ def _manifest_3(encoder: _Encoder, program: Program) -> JSONValue:
     calls: list[JSONValue] = []
     for index, call in enumerate(program.calls):
         calls.append([encoder.op(call), call.num_outputs, *(numbered.number(v, index) for v in call.args)])
-    return {
+    manifest: dict[str, JSONValue] = {
         "format": FORMAT_NAME,
-        "version": 3,
+        "version": encoder.version,
         "ops": [[name, overload, schema] for name, overload, schema in encoder.ops],
         "inputs": inputs,
         "tensors": [[row["dtype"], row["shape"], row["device"], row["offset"]] for row in _tensor_rows(encoder)],
@@ -338,6 +348,9 @@ def _manifest_3(encoder: _Encoder, program: Program) -> JSONValue:
         "outputs": [numbered.number(v, len(program.calls)) for v in program.outputs],
         "output_kind": program.output_kind.value,
     }
+    if encoder.version >= 4:
+        manifest["wrapped"] = wrapped
+    return manifest
 
 
 def _raw(t: TensorConstant) -> bytes:
@@ -382,11 +395,12 @@ def _entry(name: str, compress: int) -> zipfile.ZipInfo:
 
 def write_program(program: Program, file: str | os.PathLike[str] | IO[bytes], version: int = FORMAT_VERSION) -> None:
     """Write ``program`` to ``file``, a path or a binary file open for writing, in format
-    ``version`` (``FORMAT_VERSION``, or 1 or 2: what a typedops that reads only those loads)."""
-    if version not in (1, 2, 3):
+    ``version`` (``FORMAT_VERSION``, or 1 to 3: what a typedops that reads only those loads;
+    they cannot hold a wrapped number, Note [Wrapped numbers in programs])."""
+    if version not in (1, 2, 3, 4):
         raise msg.ProgramError(msg.CANNOT_SAVE.format(problem=msg.NO_SUCH_VERSION.format(version=version)))
     encoder = _Encoder(version)
-    manifest = _manifest_3(encoder, program) if version == 3 else _manifest(encoder, program)
+    manifest = _manifest_3(encoder, program) if version >= 3 else _manifest(encoder, program)
     text = json.dumps(manifest, allow_nan=False, separators=(",", ":"))
     with zipfile.ZipFile(file, "w") as archive:  # everything is encoded before the file is touched
         # Every entry is stored, not compressed: loading reads the bytes as they are.

@@ -98,7 +98,7 @@ def _exactly(kind: type, value: Any) -> Any:
 def tensor_constant(t: Tensor) -> TensorConstant:
     """``t`` as a constant: its elements copied once into bytes (Note [Tensor constants are bytes])."""
     data = None if t.is_meta else array_of(t).astype(storage_dtype(t.dtype), copy=False).tobytes()
-    return TensorConstant(t.dtype, tuple(t.shape), t.device, data)
+    return TensorConstant(t.dtype, tuple(t.shape), t.device, data, t.is_wrapped_number)
 
 
 _RECORDER: Final = contextvars.ContextVar["_Recorder | None"]("typedops_tracer", default=None)

@@ -15,6 +15,7 @@ it boxed, so the dispatcher checks every value again.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, fields
 from collections.abc import Sequence
 from typing import Any, Final, Union, cast
@@ -39,6 +40,8 @@ __all__ = [
     "format_value",
     "format_constant",
     "storage_dtype",
+    "same_value",
+    "same_constant",
 ]
 
 ConstantValue = Union[None, bool, int, float, complex, str, ScalarType, Layout, MemoryFormat, Device]
@@ -62,9 +65,56 @@ class ResultRef:
 
 @dataclass(frozen=True, slots=True)
 class Constant:
-    """A value fixed when the program was traced."""
+    """A value fixed when the program was traced; equal to another of the same type and
+    value, NaN to NaN and -0.0 not to 0.0 (Note [Constants are the same when eager is])."""
 
     value: ConstantValue
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Constant and same_value(self.value, other.value)
+
+    def __hash__(self) -> int:
+        value = self.value
+        if type(value) is float or type(value) is complex:
+            return hash((type(value), repr(value)))  # repr: 'nan' for every NaN, '-0.0' apart from '0.0'
+        return hash((type(value), value))
+
+
+# Note [Constants are the same when eager is]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Two constants are the same -- in ``Program`` equality, and when a program checks a
+# constant input against the value it was traced with -- when the function would compute
+# the same with either: of one type (``1``, ``1.0`` and ``True`` differ), equal, a NaN
+# the same as a NaN (so a program traced with ``float('nan')`` runs with it, and loads
+# equal to itself), ``-0.0`` not the same as ``0.0`` (``1 / x`` tells them apart). A
+# tensor constant compares its bytes (Note [Tensor constants are bytes]).
+def _same_float(a: float, b: float) -> bool:
+    if a != a:  # NaN
+        return b != b
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def same_value(a: object, b: object) -> bool:
+    """Whether constant values ``a`` and ``b`` are the same (Note [Constants are the same when eager is])."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and isinstance(b, float):
+        return _same_float(a, b)
+    if isinstance(a, complex) and isinstance(b, complex):
+        return _same_float(a.real, b.real) and _same_float(a.imag, b.imag)
+    return bool(a == b)
+
+
+def same_constant(given: object, traced: object) -> bool:
+    """Whether ``given``, a constant input, is the ``traced`` value (a list: a list or tuple
+    of the same items) the program is specialized to."""
+    if isinstance(traced, list):
+        if not isinstance(given, (list, tuple)):
+            return False
+        items = cast("Sequence[object]", given)
+        expected = cast("list[object]", traced)
+        return len(items) == len(expected) and all(same_constant(g, t) for g, t in zip(items, expected))
+    return same_value(given, traced)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +127,7 @@ class TensorConstant:
     shape: tuple[int, ...]
     device: Device
     data: bytes | None
+    wrapped: bool = False  # a Python number an op call wrapped (Note [Wrapped numbers in programs])
 
     def elements(self) -> Any:
         """The elements as a read-only numpy array of ``shape`` (a view of ``data``, no
@@ -89,14 +140,16 @@ class TensorConstant:
         return np.frombuffer(self.data, dtype=dtype).reshape(self.shape)
 
     @classmethod
-    def quick(cls, dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | None) -> TensorConstant:
-        """``TensorConstant(dtype, shape, device, data)``, made faster (Note [Quick construction])."""
+    def quick(cls, dtype: ScalarType, shape: tuple[int, ...], device: Device, data: bytes | None,
+              wrapped: bool = False) -> TensorConstant:  # fmt: skip
+        """``TensorConstant(dtype, shape, device, data, wrapped)``, made faster (Note [Quick construction])."""
         made = _new(cls)
-        set_dtype, set_shape, set_device, set_data = _TENSOR_CONSTANT_SLOTS
+        set_dtype, set_shape, set_device, set_data, set_wrapped = _TENSOR_CONSTANT_SLOTS
         set_dtype(made, dtype)
         set_shape(made, shape)
         set_device(made, device)
         set_data(made, data)
+        set_wrapped(made, wrapped)
         return made
 
 
@@ -118,7 +171,18 @@ def _slot_setters(cls: type[object], names: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
-_TENSOR_CONSTANT_SLOTS: Final = _slot_setters(TensorConstant, ("dtype", "shape", "device", "data"))
+_TENSOR_CONSTANT_SLOTS: Final = _slot_setters(TensorConstant, ("dtype", "shape", "device", "data", "wrapped"))
+
+
+# Note [Wrapped numbers in programs]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A Python number passed where an op takes a ``Tensor`` (``a * 2.5``) reaches the op as a
+# *wrapped number*: a 0-dim tensor (float64, int64, complex128 or bool) that promotes as
+# the default dtype of its kind, so an int64 tensor times 2.5 is float32, not float64. A
+# trace records it as a ``TensorConstant`` with ``wrapped=True``; running the program
+# makes it a wrapped number again, so the program promotes as the function did. The file
+# format carries the flag (version 4: the ``wrapped`` list of tensor-table rows); the
+# listing shows it as ``wrapped(2.5)``.
 
 
 # Note [Tensor constants are bytes]
@@ -247,6 +311,13 @@ def format_constant(value: ConstantValue) -> str:
 
 def _format_tensor_constant(t: TensorConstant) -> str:
     where = "" if t.device == Device("cpu") else f", device={str(t.device)!r}"
+    if t.wrapped and t.data is not None and not t.shape and not where:
+        try:
+            number: object = t.elements().item()
+        except (TypedopsError, ValueError):  # a Program made by hand may hold any bytes
+            number = None
+        if number is not None:
+            return f"wrapped({number!r})"
     if t.data is None:
         return f"tensor(shape={list(t.shape)}, dtype={t.dtype.name}{where})"
     try:

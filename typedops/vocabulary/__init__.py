@@ -22,6 +22,7 @@ from ._errors import (
     SchemaParseError,
     StackError,
     TensorError,
+    OutOfMemoryError,
     TypedopsError,
     UnsupportedError,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "ArgumentOverflowError",
     "StackError",
     "TensorError",
+    "OutOfMemoryError",
     "DimensionError",
     "UnsupportedError",
     # value types

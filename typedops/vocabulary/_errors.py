@@ -120,6 +120,11 @@ class TensorError(TypedopsError, RuntimeError):
     not broadcast, a result dtype an in-place op cannot hold, data read from a meta tensor."""
 
 
+class OutOfMemoryError(TypedopsError, MemoryError):
+    """Not enough memory for a new tensor's elements (PyTorch reports a ``RuntimeError`` from
+    its CPU allocator; this is a ``MemoryError``, which is what Python raises)."""
+
+
 class DimensionError(TypedopsError, IndexError):
     """A dimension index out of range for a tensor's rank (PyTorch's ``IndexError``)."""
 

@@ -1522,6 +1522,16 @@ as_strided__default = (
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, _unboxing11),),
 )
 
+# core::detach(Tensor(a) self) -> Tensor(a)
+detach__default = (
+    _schema(
+        'detach', 'core', '',
+        positional=(_argument('self', _t0, alias=_alias(('a',))),),
+        returns=(_return(_t0, alias=_alias(('a',))),),
+    ),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.detach, _unboxing5),),
+)
+
 # core::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 view__default = (
     _schema(
@@ -1938,11 +1948,11 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
     mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
-    clone__default, copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default,
-    full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
-    _to_copy__default, to__dtype,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
+    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
+    arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
     mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
@@ -1957,11 +1967,11 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
     mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
-    clone__default, copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default,
-    full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
-    _to_copy__default, to__dtype,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
+    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
+    arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -1979,11 +1989,11 @@ _check_devices(
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
     mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default,
-    clone__default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, cat__default, stack__default, empty__memory_format, zeros__default,
+    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
+    zeros_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2011,13 +2021,13 @@ _register_vmap_rules(LIBRARY, [
     (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'), (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'),
     (where__self, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
-    (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'), (view__default, 'shape'),
-    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
-    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
-    (expand__default, 'shape'), (flatten__using_ints, 'composite'), (contiguous__default, 'composite'),
-    (clone__default, 'pointwise'), (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'),
-    (randn__default, 'random'), (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'),
-    (to__dtype, 'pointwise'),
+    (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
+    (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
+    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
+    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (expand__default, 'shape'),
+    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
+    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
 
@@ -2028,9 +2038,9 @@ __all__ = [
     'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
     'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
     'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
-    'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten',
-    'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like',
-    '_to_copy',
+    'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
+    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
+    'zeros_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2704,6 +2714,7 @@ _SINGLE = {
     'matmul': matmul__default,
     'mm': mm__default,
     'as_strided': as_strided__default,
+    'detach': detach__default,
     'reshape': reshape__default,
     'permute': permute__default,
     'transpose': transpose__int,

@@ -16,9 +16,9 @@ __all__ = [
     'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
     'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
     'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
-    'mm', 'as_strided', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten',
-    'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like',
-    '_to_copy',
+    'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
+    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
+    'zeros_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -124,6 +124,7 @@ argmax__default: _OperatorHandle
 matmul__default: _OperatorHandle
 mm__default: _OperatorHandle
 as_strided__default: _OperatorHandle
+detach__default: _OperatorHandle
 view__default: _OperatorHandle
 reshape__default: _OperatorHandle
 permute__default: _OperatorHandle
@@ -327,6 +328,7 @@ def as_strided(
     stride: Sequence[SymInt],
     storage_offset: SymInt | None = ...,
 ) -> Tensor: ...
+def detach(self: Tensor) -> Tensor: ...
 def reshape(self: Tensor, shape: Sequence[SymInt]) -> Tensor: ...
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor: ...
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor: ...

@@ -76,6 +76,7 @@ from typedops.core._generated import (
     matmul__default as _op_matmul__default,
     mm__default as _op_mm__default,
     as_strided__default as _op_as_strided__default,
+    detach__default as _op_detach__default,
     view__default as _op_view__default,
     permute__default as _op_permute__default,
     transpose__int as _op_transpose__int,
@@ -184,6 +185,7 @@ _S_max__dim = _slots(_op_max__dim)
 _S_matmul__default = _slots(_op_matmul__default)
 _S_mm__default = _slots(_op_mm__default)
 _S_as_strided__default = _slots(_op_as_strided__default)
+_S_detach__default = _slots(_op_detach__default)
 _S_view__default = _slots(_op_view__default)
 _S_permute__default = _slots(_op_permute__default)
 _S_transpose__int = _slots(_op_transpose__int)
@@ -2671,6 +2673,14 @@ def as_strided__default_autograd(_ks):
     return as_strided__default_autograd
 
 
+def detach__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def detach__default_autograd(self):
+        return _S_detach__default.cache[_bl](self)
+    return detach__default_autograd
+
+
 def backward_view__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -4439,6 +4449,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_matmul__default, matmul__default_autograd),
     (_op_mm__default, mm__default_autograd),
     (_op_as_strided__default, as_strided__default_autograd),
+    (_op_detach__default, detach__default_autograd),
     (_op_view__default, view__default_autograd),
     (_op_permute__default, permute__default_autograd),
     (_op_transpose__int, transpose__int_autograd),

@@ -1535,6 +1535,20 @@ def _boxed_as_strided__default(stack: list[Any]) -> None:
     stack[:] = (as_strided__default(*stack),)
 
 
+def detach__default(self: Any) -> Any:
+    # core::detach
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.detach(self)
+    if _b & 1:  # CPU
+        return _m0.detach(self)
+    raise _no_static_kernel('core::detach', _b, 'CPU, Meta')
+
+
+def _boxed_detach__default(stack: list[Any]) -> None:
+    stack[:] = (detach__default(*stack),)
+
+
 def view__default(self: Any, size: Any) -> Any:
     # core::view
     _b = self.key_bits
@@ -2072,6 +2086,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::matmul': (_boxed_matmul__default, matmul__default),
     'core::mm': (_boxed_mm__default, mm__default),
     'core::as_strided': (_boxed_as_strided__default, as_strided__default),
+    'core::detach': (_boxed_detach__default, detach__default),
     'core::view': (_boxed_view__default, view__default),
     'core::reshape': (_boxed_reshape__default, reshape__default),
     'core::permute': (_boxed_permute__default, permute__default),

@@ -185,6 +185,7 @@ from ._views import (
     contiguous_composite,
     copy__cpu,
     copy__meta,
+    detach,
     expand,
     flatten_composite,
     permute,
@@ -236,7 +237,7 @@ __all__ = [
     "amax_cpu", "amax_meta", "max_dim_cpu", "max_dim_meta", "argmax_composite",
     "matmul_cpu", "matmul_meta", "mm_cpu", "mm_meta",
     # views, copies, joins
-    "as_strided", "view", "permute", "select", "slice_", "unsqueeze", "squeeze_dim", "expand",
+    "as_strided", "detach", "view", "permute", "select", "slice_", "unsqueeze", "squeeze_dim", "expand",
     "reshape_composite", "transpose", "t_composite", "flatten_composite",
     "contiguous_composite", "clone_cpu", "clone_meta", "copy__cpu", "copy__meta",
     "cat_cpu", "cat_meta", "stack_composite",

@@ -27,6 +27,8 @@ from ._common import as_stored, call_op, data, default_dtype_for, device_of, met
 from ._messages import (
     ARANGE_NOT_REAL,
     ARANGE_STEP_SIGN,
+    ARANGE_NAN_STEP,
+    ARANGE_RANGE,
     ARANGE_ZERO_STEP,
     EMPTY_PRESERVE_FORMAT,
     META_COPY,
@@ -143,7 +145,7 @@ def zeros_cpu(
         chosen = _FLOAT32 if dtype is None else dtype
         try:
             array = _numpy_zeros(size, _numpy_float32 if dtype is None else np_dtype(dtype))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, MemoryError):  # MemoryError: the checked path raises OutOfMemoryError
             pass
         else:
             return _from_array(array, chosen, _CPU if device is None else device)
@@ -294,6 +296,10 @@ def _plan_arange(start: Scalar, end: Scalar, step: Scalar, dtype: Optional[Scala
         if isinstance(value, complex):
             raise TensorError(ARANGE_NOT_REAL.format(name=name, value=value))
     lo, hi, by = float(start.real), float(end.real), float(step.real)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise TensorError(ARANGE_RANGE.format(start=start, end=end))
+    if math.isnan(by):
+        raise TensorError(ARANGE_NAN_STEP)
     if by == 0:
         raise TensorError(ARANGE_ZERO_STEP)
     if (hi - lo) * by < 0:

@@ -17,6 +17,8 @@ EMPTY_PRESERVE_FORMAT: Final = "preserve memory format is unsupported by empty()
 RANDN_DTYPE: Final = "randn needs a floating-point or complex dtype, not {dtype}"
 ARANGE_NOT_REAL: Final = "arange: {name} must be a real number, not {value!r}"
 ARANGE_ZERO_STEP: Final = "step must be nonzero"
+ARANGE_RANGE: Final = "unsupported range: {start} -> {end}"
+ARANGE_NAN_STEP: Final = "arange: step must be a number, not nan"
 ARANGE_STEP_SIGN: Final = "upper bound and larger bound inconsistent with step sign"
 
 # -- pointwise -----------------------------------------------------------------------------------
@@ -84,6 +86,10 @@ EXPAND_TOO_FEW: Final = (
     "dimensions in the tensor ({ndim})"
 )
 EXPAND_NEW_MINUS_ONE: Final = "expand: -1 is not allowed in a leading, non-existing dimension {dim}"
+EXPAND_NEGATIVE: Final = (
+    "expand: the size {target} at dimension {dim} is negative; give a size of at least 0, or -1 "
+    "to keep the tensor's size there"
+)
 EXPAND_MISMATCH: Final = (
     "The expanded size of the tensor ({target}) must match the existing size ({have}) at "
     "non-singleton dimension {dim}.  Target sizes: {size}.  Tensor sizes: {shape}"

@@ -32,6 +32,7 @@ from ._messages import (
     CAT_SIZES,
     CONTIGUOUS_PRESERVE_FORMAT,
     EXPAND_MISMATCH,
+    EXPAND_NEGATIVE,
     EXPAND_NEW_MINUS_ONE,
     EXPAND_TOO_FEW,
     FLATTEN_ORDER,
@@ -68,6 +69,12 @@ def as_strided(
                 size=list(size), stride=list(stride), offset=offset, needed=needed, held=self.storage.size
             ))
     return make_view(self, size, stride, offset)
+
+
+def detach(self: Tensor) -> Tensor:
+    """A view of all of ``self`` with no history: the result carries no Autograd key, and
+    shares ``self``'s storage and so its version counter (Note [Shared version counter])."""
+    return make_view(self, self._shape, self._strides, self._offset)
 
 
 def view(self: Tensor, size: Sequence[int]) -> Tensor:
@@ -166,6 +173,8 @@ def expand(self: Tensor, size: Sequence[int], *, implicit: bool) -> Tensor:
         stride = self.stride()[i - lead]
         if target == -1:
             target = have
+        elif target < 0:
+            raise TensorError(EXPAND_NEGATIVE.format(target=target, dim=i))
         if have != target:
             if have != 1:
                 raise TensorError(

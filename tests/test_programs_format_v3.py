@@ -15,7 +15,7 @@ import zipfile
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from typedops import Tensor, core, tensor

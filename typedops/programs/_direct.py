@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from ..vocabulary import BoundedCache
 from ..schema import Type
+from ..tensor import Tensor
 from ..tracing import argument_problems
 from ._fast import Numbered
 from ._interpreter import CompiledProgram, Flavor, _Op, resolve_handle, tensor_of
@@ -68,7 +69,7 @@ def _resolved(numbered: Numbered, row: int, flavor: Flavor, dispatched: list[str
 def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | None:
     """``compile_program`` of ``numbered``'s program for ``flavor``, made from its numbered
     values, or None when Note [Compiled from the numbered values] does not apply."""
-    inputs, rows, layout, blob, values = numbered.inputs, numbered.rows, numbered.layout, numbered.blob, numbered.constants
+    inputs, rows, layout, values = numbered.inputs, numbered.rows, numbered.layout, numbered.constants
     count = len(inputs)
     constants_from = count + len(layout)  # the numbers of constants (after the tensor constants)
     results_from = numbered.results
@@ -115,8 +116,7 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
                     if writes[position]:
                         return None  # a written tensor constant: a fresh tensor a run (assembled)
                     fits = fits and takes_tensor[position]
-                    dtype, shape, device, start, stop = layout[number - count]
-                    constants.append(tensor_of(dtype, shape, device, blob[start:stop]))
+                    constants.append(_tensor_constant(numbered, number - count))
                 else:
                     value = values[number - constants_from]
                     constants.append(value)
@@ -147,8 +147,7 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
             outputs.append(number)
         elif number < results_from:
             if number < constants_from:
-                dtype, shape, device, start, stop = layout[number - count]
-                constants.append(tensor_of(dtype, shape, device, blob[start:stop]))
+                constants.append(_tensor_constant(numbered, number - count))
             else:
                 constants.append(values[number - constants_from])
             outputs.append(constant)
@@ -158,6 +157,16 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
     lowered: Lowered = (tuple(steps), _gather(outputs), outputs[0] if outputs else -1, (), tuple(outputs))
     return CompiledProgram(numbered, flavor, None, tuple(ops), tuple(dispatched), unboxed, (lowered, tuple(constants), []),
                            shapes)  # fmt: skip
+
+
+def _tensor_constant(numbered: Numbered, row: int) -> Tensor:
+    """Tensor constant ``row`` as a new tensor of its own (a wrapped number when the file
+    marks it one: Note [Wrapped numbers in programs] in tracing/_values.py)."""
+    dtype, shape, device, start, stop = numbered.layout[row]
+    made = tensor_of(dtype, shape, device, numbered.blob[start:stop])
+    if row in numbered.wrapped:
+        made.is_wrapped_number = True
+    return made
 
 
 def _step(entry: Boxed, spec: Unboxed | None, frame: list[int], count: int, constants: list[Any]) -> Step:

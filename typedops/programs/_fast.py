@@ -57,6 +57,7 @@ from ..tracing import (
 from ._archive import Archive, Limits
 from ._compat import schema_text
 from ._decode import _DEVICES, _DTYPES, _KINDS, _MAX_RESULTS, _quick_shape, _stored
+from ._numbered import WRAPPED_DTYPES
 
 __all__ = ["fast_read", "fast_numbered", "Numbered", "OpRow"]
 
@@ -240,9 +241,26 @@ def _tensors_2(archive: Archive, limits: Limits, rows: list[Any], check_data: bo
 Placed = tuple[ScalarType, tuple[int, ...], Device, int, int]
 
 
-def _made(layout: list[Placed], blob: memoryview) -> list[TensorConstant]:
-    """The tensor constants laid out in ``blob``, each with its own ``bytes``."""
-    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes()) for dtype, shape, device, start, stop in layout]
+def _made(layout: list[Placed], blob: memoryview, wrapped: frozenset[int] = frozenset()) -> list[TensorConstant]:
+    """The tensor constants laid out in ``blob``, each with its own ``bytes`` (rows in
+    ``wrapped`` marked as wrapped numbers)."""
+    return [_quick_tensor(dtype, shape, device, blob[start:stop].tobytes(), row in wrapped)
+            for row, (dtype, shape, device, start, stop) in enumerate(layout)]  # fmt: skip
+
+
+def _wrapped_rows(x: Any, layout: list[Placed]) -> frozenset[int] | None:
+    """The rows of a version 4 ``wrapped`` field (Note [Wrapped numbers in programs] in
+    tracing/_values.py) when it is right -- distinct rows of 0-dim constants of a wrapped
+    number's dtype -- else None (the general reader names the problem)."""
+    if x is None:  # version 3
+        return frozenset()
+    if x.__class__ is not list:
+        return None
+    rows = frozenset(x)
+    for row in x:
+        if type(row) is not int or not 0 <= row < len(layout) or layout[row][1] or layout[row][0] not in WRAPPED_DTYPES:
+            return None
+    return rows if len(rows) == len(x) else None
 
 
 def _layout(archive: Archive, limits: Limits, rows: list[Any], check_data: bool,
@@ -407,11 +425,12 @@ class Numbered:
     asked for: ``slots()``, every value numbered (the inputs, the tensor constants, the
     constants, then the results); ``program()``; ``read()``, the ``FastRead`` of it."""
 
-    __slots__ = ("inputs", "ops", "rows", "layout", "blob", "constants", "results", "output_numbers", "kind", "_slots")
+    __slots__ = ("inputs", "ops", "rows", "layout", "blob", "constants", "results", "output_numbers", "kind", "wrapped",
+                 "_slots")  # fmt: skip
 
     def __init__(self, inputs: tuple[TensorInput, ...], ops: list[OpRow], rows: list[list[int]], layout: list[Placed],
                  blob: memoryview, constants: list[Any], results: int, output_numbers: list[int],
-                 kind: OutputKind) -> None:  # fmt: skip
+                 kind: OutputKind, wrapped: frozenset[int] = frozenset()) -> None:  # fmt: skip
         self.inputs = inputs
         self.ops = ops
         self.rows = rows
@@ -421,6 +440,7 @@ class Numbered:
         self.results = results  # the slot of the first call's first result
         self.output_numbers = output_numbers
         self.kind = kind
+        self.wrapped = wrapped  # the tensor constants (rows of ``layout``) that are wrapped numbers
         self._slots: list[Value] | None = None
 
     def slots(self) -> list[Value]:
@@ -430,7 +450,7 @@ class Numbered:
         count = len(self.inputs)
         slots: list[Value] = []
         slots += _INPUT_REFS[:count] if count <= _SHARED_REFERENCES else [InputRef(i) for i in range(count)]
-        slots += _made(self.layout, self.blob)
+        slots += _made(self.layout, self.blob, self.wrapped)
         slots += [Constant(value) for value in self.constants]
         for index, row in enumerate(self.rows):
             outputs = row[1]
@@ -462,23 +482,22 @@ def _read_3(archive: Archive, limits: Limits, check_data: bool, op_rows: Any, in
             and type(kind_name) is str):  # fmt: skip
         return None
     kind = _KINDS.get(kind_name)
-    if wrapped is not None and wrapped != []:
-        # Version 4 with wrapped numbers (Note [Wrapped numbers in programs] in
-        # tracing/_values.py): the general reader marks and checks them.
-        return None
     tensors = _layout(archive, limits, tensor_rows, check_data, _ROW_3)
     ops = _ops(op_rows, True)
     inputs = _inputs(input_rows, True)
     if kind is None or tensors is None or ops is None or inputs is None or not _constants(constant_rows):
         return None
     layout, blob = tensors
+    wrapped_rows = _wrapped_rows(wrapped, layout)
+    if wrapped_rows is None:
+        return None
     first_result = len(inputs) + len(layout) + len(constant_rows)
     numbered = _calls(call_rows, ops, first_result)
     if numbered < 0 or not _numbers(output_values) or (output_values and max(output_values) >= numbered):
         return None  # a number past the values numbered: the general reader names it
     if (kind is OutputKind.single and len(output_values) != 1) or (kind is OutputKind.none and output_values):
         return None
-    return Numbered(inputs, ops, call_rows, layout, blob, constant_rows, first_result, output_values, kind)
+    return Numbered(inputs, ops, call_rows, layout, blob, constant_rows, first_result, output_values, kind, wrapped_rows)
 
 
 def _numbers(values: Any) -> bool:

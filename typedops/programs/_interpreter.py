@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, Protocol, cast
+from typing import Any, Final, Literal, Protocol
 
 from typing_extensions import assert_never
 

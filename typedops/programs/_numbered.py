@@ -20,10 +20,10 @@ from ..tracing import (Call, Constant, ConstantInput, Input, InputRef, ListOf, P
 from . import _messages as msg
 from ._decode import _DTYPES, _KINDS, _MAX_DIM, _MAX_RESULTS, Decoder, OpEntry, _json_kind, shorten
 
-__all__ = ["op_table_3", "program_3", "check_call", "wrapped_tensors"]
+__all__ = ["op_table_3", "program_3", "check_call", "wrapped_tensors", "WRAPPED_DTYPES"]
 
 # The dtypes of a wrapped number (``wrapped_scalar``): Note [Wrapped numbers in programs].
-_WRAPPED_DTYPES: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64, ScalarType.complex128})
+WRAPPED_DTYPES: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64, ScalarType.complex128})
 
 
 def _wrapped_problem(x: Any, tensors: list[TensorConstant]) -> tuple[str, str] | None:
@@ -39,7 +39,7 @@ def _wrapped_problem(x: Any, tensors: list[TensorConstant]) -> tuple[str, str] |
             return msg.WRAPPED_TWICE.format(row=row), where
         seen.add(row)
         t = tensors[row]
-        if t.shape or t.dtype not in _WRAPPED_DTYPES:
+        if t.shape or t.dtype not in WRAPPED_DTYPES:
             return msg.NOT_WRAPPABLE.format(row=row, dtype=t.dtype.name, shape=list(t.shape)), where
     return None
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 from typing import Any
 
 import pytest
 
 from typedops import Library, RegistrationError, ScalarType, Tensor, core, dispatcher, op, tensor
-from typedops.autograd import AutogradError, gradcheck, gradgradcheck
+from typedops.autograd import AutogradError, grad, gradcheck, gradgradcheck, no_grad
 from typedops.dispatch import AutogradContext
 
 F64 = ScalarType.float64
@@ -147,3 +149,88 @@ def test_an_op_without_tensor_inputs_has_nothing_to_differentiate() -> None:
     with pytest.raises(RegistrationError, match="has no Tensor input to differentiate"):
         no_tensors.register_autograd(lambda ctx, g: g)
     no_tensors.library.remove()
+
+
+# -- a rule that saves the op's output (Note [Saved outputs without a cycle] in autograd/_graph.py)
+
+
+@op("agcustom::exp_saving_output")
+def exp_saving_output(x: Tensor) -> Tensor:
+    return core.exp(x)
+
+
+def _save_output(ctx: AutogradContext, inputs: tuple[Any, ...], output: Tensor) -> None:
+    ctx.save_for_backward(output)
+
+
+def _exp_backward(ctx: AutogradContext, grad: Tensor) -> Tensor:
+    (result,) = ctx.saved_tensors
+    return grad * result
+
+
+exp_saving_output.register_autograd(_exp_backward, setup_context=_save_output)
+
+
+def test_a_saved_output_makes_no_cycle_through_the_node() -> None:
+    """A graph dropped without a backward is freed by reference counting alone: the node
+    keeps the output's alias, not the output (which holds the node)."""
+    gc.collect()
+    gc.disable()
+    try:
+        x = t([0.5, 1.0])
+        y = exp_saving_output(x)
+        node = weakref.ref(y.grad_fn)
+        del y
+        assert node() is None
+        z = scaled_mul(t([1.0]), t([2.0]), 1.0)  # ctx holds no node either (only while the rule runs)
+        inputs_only = weakref.ref(z.grad_fn)
+        del z
+        assert inputs_only() is None
+    finally:
+        gc.enable()
+
+
+def test_a_saved_output_gives_first_and_second_derivatives() -> None:
+    x = t([0.5, -1.0])
+    y = exp_saving_output(x)
+    (first,) = grad(y.sum(), x, create_graph=True)
+    assert first is not None and first.requires_grad and first.tolist() == core.exp(x).tolist()
+    (second,) = grad(first.sum(), x)
+    assert second is not None and second.tolist() == core.exp(x).tolist()  # through the node again: exp's derivative
+    assert gradgradcheck(exp_saving_output, (t([0.3, -0.2]),))
+
+
+def test_a_saved_output_is_version_checked_as_an_output() -> None:
+    y = exp_saving_output(t([1.0]))
+    with no_grad():
+        y.mul_(tensor([2.0], dtype=F64))
+    with pytest.raises(AutogradError, match="output 0 of exp_saving_outputBackward, is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+@pytest.mark.compat
+def test_a_saved_output_differentiates_twice_as_in_torch() -> None:
+    torch = pytest.importorskip("torch", reason="compares with PyTorch; needs the compat extra: make compat")
+
+    def exp(x: Any) -> Any:
+        return x.exp()
+
+    theirs = torch.library.custom_op("agcustom_compat::exp_saving_output", exp, mutates_args=(), schema="(Tensor x) -> Tensor")
+
+    def setup(ctx: Any, inputs: Any, output: Any) -> None:
+        ctx.save_for_backward(output)
+
+    def backward(ctx: Any, grad_: Any) -> Any:
+        (result,) = ctx.saved_tensors
+        return grad_ * result
+
+    theirs.register_autograd(backward, setup_context=setup)
+    values = [0.5, -1.0, 2.0]
+    tx = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    (tfirst,) = torch.autograd.grad(theirs(tx).sum(), tx, create_graph=True)
+    (tsecond,) = torch.autograd.grad((tfirst * tfirst).sum(), tx)
+    x = t(values)
+    (first,) = grad(exp_saving_output(x).sum(), x, create_graph=True)
+    assert first is not None
+    (second,) = grad((first * first).sum(), x)
+    assert second is not None and first.tolist() == pytest.approx(tfirst.tolist()) and second.tolist() == pytest.approx(tsecond.tolist())

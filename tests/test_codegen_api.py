@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import typedops.core._generated as generated
 from typedops import core, tensor
 from typedops.codegen._api import chooser_lines
-from typedops.dispatch import binding_problem
+from typedops.dispatch import binding_problem, call_overload
+from typedops.vocabulary import ArgumentError
 from typedops.schema import FunctionSchema, parse_schema
 
 
@@ -31,6 +33,8 @@ def test_an_overload_chosen_because_the_others_require_a_keyword_it_lacks() -> N
     plain = parse_schema("ns::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
     out = parse_schema("ns::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
     assert chooser_lines("sub", [plain, out], ["plain.call", "out.call"], "_C")[2:] == [
+        "    if 'out' in kwargs and kwargs['out'] is None:",  # Note [out=None] in dispatch/_ops.py
+        "        del kwargs['out']",
         "    if 'out' not in kwargs:",
         "        return plain.call(*args, **kwargs)",
         "    return out.call(*args, **kwargs)",  # the complement: no unreachable choose after it
@@ -50,7 +54,7 @@ def test_positional_calls_skip_the_keyword_tests() -> None:
     out = parse_schema("ns::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
     scalar = parse_schema("ns::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor")
     lines = chooser_lines("add", [tensor_, out, scalar], ["t.call", "o.call", "s.call"], "_C", positional=True)
-    assert lines[2:10] == [
+    assert lines[2:12] == [
         "    if not kwargs:",
         "        if len(args) == 2:",
         "            _v0, _v1 = args",
@@ -58,6 +62,8 @@ def test_positional_calls_skip_the_keyword_tests() -> None:
         "                return t.call(_v0, _v1)",
         "            if isinstance(_v1, _NUMBERS):",
         "                return s.call(_v0, _v1)",
+        "    if 'out' in kwargs and kwargs['out'] is None:",  # after the fast path: Note [out=None]
+        "        del kwargs['out']",
         "    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)",
     ]
     short = parse_schema("ns::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
@@ -117,7 +123,59 @@ def test_every_core_chooser_picks_the_overload_the_binding_rule_picks(data: st.D
     names = sorted({a.name for s in schemas for a in s.arguments})
     args = tuple(data.draw(st.lists(_VALUES, max_size=4)))
     kwargs = data.draw(st.dictionaries(st.sampled_from(names), _VALUES, max_size=2))
-    expected = next((i for i, s in enumerate(schemas) if binding_problem(s, args, kwargs) is None), None)
+    expected = _bound(name, schemas, args, kwargs)
     if expected is not None:  # a call no overload takes may get any overload's own error
-        assert _chooser(name, schemas, positional=False)(*args, **kwargs) == expected
-        assert _chooser(name, schemas, positional=True)(*args, **kwargs) == expected
+        assert _chooser(name, schemas, positional=False)(*args, **dict(kwargs)) == expected
+        assert _chooser(name, schemas, positional=True)(*args, **dict(kwargs)) == expected
+
+
+def _bound(name: str, schemas: list[FunctionSchema], args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """The index of the overload ``call_overload`` (the binding rule, with Note [out=None])
+    calls, or None when it binds none."""
+    candidates = [(s, (lambda i: lambda *a, **k: i)(i)) for i, s in enumerate(schemas)]
+    try:
+        found: int = call_overload(name, candidates, args, kwargs)
+    except ArgumentError:
+        return None
+    return found
+
+
+def test_out_none_is_no_out_for_every_chooser_with_an_out_overload() -> None:
+    """Note [out=None] in typedops/dispatch/_ops.py: the chooser drops it, then picks as
+    for a call without it (the binding rule refuses None for a Tensor out)."""
+    plain = parse_schema("ns::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    out = parse_schema("ns::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)")
+    x = tensor([1.0])
+    for positional in (False, True):
+        chooser = _chooser("sub", [plain, out], positional)
+        assert chooser(x, x, out=None) == 0 and chooser(x, x, alpha=2, out=None) == 0 and chooser(x, x, out=x) == 1
+    assert binding_problem(out, (x, x), {"out": None}) == "argument 'out': expected Tensor, got None"
+
+
+def test_out_none_through_the_core_choosers_is_the_call_without_out() -> None:
+    a, b = tensor([1.0, 2.0]), tensor([3.0, 5.0])
+    assert core.add(a, b, out=None).tolist() == [4.0, 7.0]  # the chooser with a positional fast path
+    assert core.add(a, 2, out=None).tolist() == [3.0, 4.0]  # no add.Scalar.out: add.Scalar
+    assert core.sub(a, b, alpha=2, out=None).tolist() == [-5.0, -8.0]  # a merged chooser
+    assert core.sub(a, b, out=None).tolist() == [-2.0, -3.0]
+    assert core.exp(a, out=None).tolist() == core.exp(a).tolist()
+    assert core.div(self=a, other=b, out=None).tolist() == core.div(a, b).tolist()
+    result = core.zeros([2])
+    assert core.mul(a, b, out=result) is result and result.tolist() == [3.0, 10.0]
+
+
+@pytest.mark.compat
+def test_out_none_is_no_out_as_in_torch() -> None:
+    torch = pytest.importorskip("torch")
+    a, b = tensor([1.0, 2.0]), tensor([3.0, 5.0])
+    ta, tb = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 5.0])
+    pairs: list[tuple[Any, Any]] = [
+        (core.add(a, b, out=None), torch.add(ta, tb, out=None)),
+        (core.add(a, 2, out=None), torch.add(ta, 2, out=None)),
+        (core.sub(a, b, alpha=2, out=None), torch.sub(ta, tb, alpha=2, out=None)),
+        (core.mul(a, b, out=None), torch.mul(ta, tb, out=None)),
+        (core.div(a, b, out=None), torch.div(ta, tb, out=None)),
+        (core.exp(a, out=None), torch.exp(ta, out=None)),
+    ]
+    for ours, theirs in pairs:
+        assert ours.tolist() == pytest.approx(theirs.tolist(), rel=1e-6)  # exp: numpy and torch round apart

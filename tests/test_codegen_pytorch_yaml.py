@@ -171,9 +171,9 @@ def test_overloads_shadowed_by_defaults_come_first(torchlike: tuple[ModuleType, 
     _, tmp = torchlike
     library = (tmp / "torchlike" / "__init__.pyi").read_text()
     every = [line for line in library.splitlines() if line.startswith("def every(")]
-    assert every == [  # yaml order: dims, dims_out, default, all_out
-        "def every(self: Tensor) -> Tensor: ...",
-        "def every(self: Tensor, dim: int | Sequence[int] | None = ..., keepdim: bool = ...) -> Tensor: ...",
+    assert every == [  # yaml order: dims, dims_out, default, all_out; out=None is no out (Note [out=None])
+        "def every(self: Tensor, *, out: None = ...) -> Tensor: ...",
+        "def every(self: Tensor, dim: int | Sequence[int] | None = ..., keepdim: bool = ..., *, out: None = ...) -> Tensor: ...",
         "def every(self: Tensor, *, out: Tensor) -> Tensor: ...",
         "def every(self: Tensor, dim: int | Sequence[int] | None = ..., keepdim: bool = ..., *, out: Tensor) -> Tensor: ...",
     ]

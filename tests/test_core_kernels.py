@@ -136,6 +136,22 @@ def test_factories_select_their_backend() -> None:
 pytestmark = pytest.mark.usefixtures("core")
 
 
+@pytest.mark.parametrize("device", ["cpu", Device("cpu")])
+def test_factories_given_the_cpu_device_make_tensors_on_the_canonical_one(device: Any) -> None:
+    """Note [Canonical devices] in typedops/vocabulary/_dtypes.py: ``device="cpu"`` (or an
+    equal Device) makes tensors on the CPU device the constructors know by identity."""
+    from typedops.core import arange, empty, full, ones, randn, zeros, zeros_like
+    from typedops.tensor import CPU
+
+    made = [
+        zeros([2], device=device), ones([2], device=device), empty([2], device=device), randn([2], device=device),
+        full([2], 1.0, device=device), arange(3, device=device), zeros_like(zeros([1]), device=device),
+    ]  # fmt: skip
+    assert all(t.device is CPU for t in made)
+    meta = Device.parse("meta")
+    assert zeros([2], device="meta").device is meta and ones([2], device=Device("meta")).device is meta
+
+
 def test_add_broadcasts_with_alpha() -> None:
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.array([10.0, 20.0, 30.0], dtype=np.float32)

@@ -722,6 +722,30 @@ def test_packet_call_takes_definition_order_when_several_bind(ns: str) -> None:
         assert getattr(ops, ns).q(1.5) == "Scalar"
 
 
+def test_packet_call_takes_out_none_as_no_out(ns: str) -> None:
+    """Note [out=None] in typedops/dispatch/_ops.py; the out overload's own handle still
+    requires its tensor (as PyTorch's does)."""
+
+    def plain(x: Tensor) -> str:
+        return "plain"
+
+    def into(x: Tensor, *, out: Tensor) -> str:
+        return "out"
+
+    with Library(ns, "DEF") as lib:
+        lib.define("neg(Tensor x) -> str")
+        lib.define("neg.out(Tensor x, *, Tensor(a!) out) -> str")
+        lib.impl("neg", plain, CEA)
+        lib.impl("neg.out", into, CEA)
+        t, packet = cpu_t(), getattr(ops, ns).neg
+        assert packet(t, out=None) == packet(t) == "plain" and packet(x=t, out=None) == "plain"
+        assert packet(t, out=t) == "out"
+        with pytest.raises(TypeError, match=re.escape("argument 'out' (Tensor): expected a Tensor, got None")):
+            packet.out(t, out=None)
+        with pytest.raises(TypeError, match=re.escape(f"  {ns}::neg(Tensor x) -> str: has no argument 'y'")):
+            packet(t, y=None)  # only an out argument's None is dropped
+
+
 @pytest.mark.parametrize(
     ("args", "kwargs", "reasons"),
     [

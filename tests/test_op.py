@@ -947,3 +947,21 @@ def test_unboxed_and_boxed_calls_agree(ns: str) -> None:
         assert two(x, y) == (y, x)
         result = boxed(two, x, y)
         assert len(result) == 2 and result[0] is y and result[1] is x
+
+
+def test_an_op_out_overload_takes_out_none_as_no_out_through_its_packet(ns: str) -> None:
+    """Note [out=None] in typedops/dispatch/_ops.py, for ops ``@op`` defines."""
+    with Library(ns, "FRAGMENT") as lib:
+
+        @op(f"{ns}::twice", lib=lib)
+        def twice(x: Tensor) -> Tensor:
+            return typedops.core.add(x, x)
+
+        @op(f"{ns}::twice.out", mutates_args=["out"], lib=lib)
+        def twice_out(x: Tensor, *, out: Tensor) -> None:
+            typedops.core.add(x, x, out=out)
+
+        x, out = tensor([1.0, 2.0]), tensor([0.0, 0.0])
+        packet = getattr(ops, ns).twice
+        assert packet(x, out=None).tolist() == [2.0, 4.0]
+        assert packet(x, out=out) is None and out.tolist() == [2.0, 4.0]

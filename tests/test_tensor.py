@@ -332,6 +332,20 @@ def test_key_bits_are_the_same_whichever_device_object_names_the_device() -> Non
     assert make_view(meta, (1,), (1,), 1).keys == meta.keys
 
 
+def test_parsing_a_device_type_gives_its_canonical_device() -> None:
+    """Note [Canonical devices] in typedops/vocabulary/_dtypes.py: the CPU device parsed
+    from text or from an equal Device is the tensor layer's own, so the constructors'
+    ``device is CPU`` shortcut applies; an indexed device is a device of its own."""
+    from typedops.tensor import CPU as LAYER_CPU
+
+    assert Device.parse("cpu") is LAYER_CPU and Device.parse(Device("cpu")) is LAYER_CPU
+    assert Device.parse("meta") is Device.parse(Device("meta")) is Device.parse("meta")
+    assert Device.parse("privateuseone") is Device.parse("privateuseone")
+    indexed = Device("cpu", 0)
+    assert Device.parse(indexed) is indexed and Device.parse("cpu:0") == indexed and str(Device.parse("cpu:0")) == "cpu:0"
+    assert Device.parse("cpu:0") is not LAYER_CPU
+
+
 def test_array_of_a_meta_tensor_raises() -> None:
     with pytest.raises(RuntimeError) as info:
         array_of(empty_meta((2,), ScalarType.float32))

@@ -17,10 +17,12 @@ x = tensor([1.0])
 y: Tensor = demo.add(x, x)
 demo.add(x, 2.0, 3)
 demo.add(x, x, alpha=2, out=x)
+demo.add(x, x, out=None)  # no out, as in PyTorch (Note [out=None])
+demo.add(x, 2.0, out=None)
 demo.cat([x, x], dim=0)
 demo.clamp(x, max=1.0)
 demo.full([2, 2], 1.0, device=Device("meta"))
-demo.add(x, "2") # E: No overload variant of "add" matches argument types "Tensor", "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self: Tensor, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ..., out: Tensor) -> Tensor  # P: Argument of type "Literal['2']" cannot be assigned to parameter "other" of type "Scalar" in function "add"  [reportArgumentType]  # P: No overloads for "add" match the provided arguments  [reportCallIssue]
+demo.add(x, "2") # E: No overload variant of "add" matches argument types "Tensor", "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ..., out: None = ...) -> Tensor  # N:     def add(self: Tensor, other: bool | int | float | complex, alpha: bool | int | float | complex = ..., *, out: None = ...) -> Tensor  # N:     def add(self: Tensor, other: Tensor, *, alpha: bool | int | float | complex = ..., out: Tensor) -> Tensor  # P: Argument of type "Literal['2']" cannot be assigned to parameter "other" of type "Scalar" in function "add"  [reportArgumentType]  # P: No overloads for "add" match the provided arguments  [reportCallIssue]
 demo.double(x, x) # E: Too many arguments for "double"  [call-arg]  # P: Expected 1 positional argument  [reportCallIssue]
 demo.cat(x) # E: Argument 1 to "cat" has incompatible type "Tensor"; expected "Sequence[Tensor]"  [arg-type]  # P: Argument of type "Tensor" cannot be assigned to parameter "tensors" of type "Sequence[Tensor]" in function "cat"  [reportArgumentType]
 demo.full([2], 1.0, dtype="float") # E: Argument "dtype" to "full" has incompatible type "str"; expected "ScalarType | None"  [arg-type]  # P: Argument of type "Literal['float']" cannot be assigned to parameter "dtype" of type "ScalarType | None" in function "full"  [reportArgumentType]

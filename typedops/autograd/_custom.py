@@ -17,6 +17,11 @@ Registration checks what can be checked before any call: ``backward`` takes exac
 return annotation has one entry per differentiable input. The static types come from the
 op's ``R`` (see ``TypedOperatorHandle.register_autograd``): mypy refuses a rule whose
 gradient parameter does not fit the op's result, or that takes the wrong number of them.
+
+A saved output is kept as an alias without its history once the node exists, and ``ctx``
+points at its node only while the rule runs: neither makes a cycle through the node, so a
+dropped graph is freed by reference counting (Note [Saved outputs without a cycle] in
+_graph.py).
 """
 
 from __future__ import annotations
@@ -28,10 +33,10 @@ from typing import Any, cast
 
 from ..dispatch import RULE_REGISTRARS, DispatchKey, DispatchKeySet, Library, OperatorHandle, bound_to_keys
 from ..schema import BaseType, FunctionSchema, OptionalType
-from ..tensor import Tensor
+from ..tensor import Tensor, alias_of
 from ..vocabulary import ArgumentError, RegistrationError
 from ._grad_mode import no_grad
-from ._graph import Node, SavedTensor, edge_of, set_history, unpack
+from ._graph import Node, SavedTensor, edge_of, set_history, unpack, unpack_output
 from ._messages import (
     CTX_NOT_OUTPUT,
     CTX_SAVE_TYPE,
@@ -82,7 +87,22 @@ class BackwardContext:
     def saved_tensors(self) -> tuple[Tensor, ...]:
         node = self._node
         assert node is not None, "saved_tensors is read in backward"
-        return tuple(unpack(s, node) for s in self._saved)
+        return tuple(
+            unpack(s, node) if s is None or s.output_nr < 0 else unpack_output(s.tensor, s.version, node, s.output_nr)
+            for s in self._saved
+        )
+
+    def _forget_outputs(self, node: Node, outputs: Sequence[Any]) -> None:
+        """Keep each saved output of ``node`` as an alias without its history (Note [Saved
+        outputs without a cycle] in _graph.py; ``saved_tensors`` restores the history when
+        grad mode is on): saving the output itself made a cycle, node -> output -> node."""
+        saved = list(self._saved)
+        for index, s in enumerate(saved):
+            nr = next((nr for nr, o in enumerate(outputs) if s is not None and s.tensor is o), -1)
+            if s is not None and nr >= 0 and s.tensor.grad_fn is node:
+                kept = saved[index] = SavedTensor(alias_of(s.tensor), nr)
+                kept.version = s.version  # the same storage: the version when it was saved
+        self._saved = tuple(saved)
 
     def mark_non_differentiable(self, *outputs: Tensor) -> None:
         self._non_differentiable.extend(outputs)
@@ -102,7 +122,12 @@ class CustomBackward(Node):
         return self._name_
 
     def apply(self, grads: list[Tensor | None]) -> Sequence[Tensor | None]:
-        result = self.rule(self.ctx, grads[0] if self.single else tuple(grads))
+        ctx = self.ctx
+        ctx._node = self  # only while the rule runs: a node -> ctx -> node cycle otherwise
+        try:
+            result = self.rule(ctx, grads[0] if self.single else tuple(grads))
+        finally:
+            ctx._node = None
         results = cast("tuple[Tensor | None, ...]", result) if isinstance(result, tuple) else (result,)
         if len(results) != len(self.next_edges):
             raise AutogradError(
@@ -196,7 +221,6 @@ def register_autograd(
                 setup_context(ctx, tuple(values), output)
             node = CustomBackward(op, backward, ctx, single, names)
             node.next_edges = edges
-            ctx._node = node
             outputs = [output] if single else list(output)
             for nr, out in enumerate(outputs):
                 if isinstance(out, Tensor):
@@ -208,6 +232,8 @@ def register_autograd(
             for index, t in enumerate(ctx._non_differentiable):
                 if not any(t is o for o in outputs):
                     raise ArgumentError(CTX_NOT_OUTPUT.format(index=index))
+            if ctx._saved:
+                ctx._forget_outputs(node, outputs)
             return output
 
         return kernel

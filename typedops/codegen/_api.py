@@ -34,7 +34,7 @@ from typing_extensions import assert_never
 
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
-from ._merged import GIVEN_LINES, merged_chooser_lines
+from ._merged import GIVEN_LINES, merged_chooser_lines, out_names
 from ._model import OpEntry, Options, Variant, self_index
 from ._operators import operator_lines, operators
 from ._text import (
@@ -264,6 +264,8 @@ def chooser_lines(
     lines.append(f'    """{qualified}: {", ".join(s.overload_name or "default" for s in schemas)}."""')
     if positional:
         lines += _positional_lines(schemas, branches)
+    for out in out_names(schemas):  # Note [out=None] in typedops/dispatch/_ops.py
+        lines += [f"    if {out!r} in kwargs and kwargs[{out!r}] is None:", f"        del kwargs[{out!r}]"]
     for index in sorted(used):
         lines.append(f"    _v{index} = args[{index}] if len(args) > {index} else kwargs.get({used[index]!r}, _MISSING)")
     single: set[_Condition] = set()  # the branches' one-test conditions so far
@@ -380,11 +382,15 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
     """``def`` stubs (with ``@overload`` for several overloads) for each group."""
     lines: list[str] = []
     for name, members in groups.items():
+        outs = out_names([e.schema for e in members])
         for index in stub_order([e.schema for e in members], skip_self=method):
             entry = members[index]
             params = parameters(entry.schema, skip_self=method)
             if method:
                 params.insert(0, "self")
+            absent = [n for n in outs if n not in {python_name(a.name) for a in entry.schema.arguments}]
+            if absent:  # ``out=None`` is no out (Note [out=None] in typedops/dispatch/_ops.py)
+                params += [*([] if "*" in params else ["*"]), *(f"{n}: None = ..." for n in absent)]
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
             lines += stub_def(indent, name, params, returns_annotation(entry.schema))

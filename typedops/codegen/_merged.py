@@ -7,7 +7,7 @@ from typing import Final
 from ..boxing import python_name
 from ..schema import FunctionSchema
 
-__all__ = ["merged_chooser_lines", "GIVEN_LINES"]
+__all__ = ["merged_chooser_lines", "GIVEN_LINES", "out_names"]
 
 # Note [Choosers with one signature]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -27,6 +27,9 @@ __all__ = ["merged_chooser_lines", "GIVEN_LINES"]
 # (``_any_<name>``), which raises the error it raised before. Python's own errors for a
 # call the signature refuses (an unknown keyword, an argument given twice) read as
 # before; only "takes from M to N positional arguments" counts the merged signature.
+# An out argument (``sub.out``'s ``out``) defaults to None instead, and None counts as
+# not given (Note [out=None] in typedops/dispatch/_ops.py): ``out is None`` costs the
+# plain call what ``out is _MISSING`` did.
 GIVEN_LINES = [
     "",
     "",
@@ -34,6 +37,15 @@ GIVEN_LINES = [
     '    """The arguments a call gave (Note [Choosers with one signature] in typedops/codegen/_merged.py)."""',
     "    return {k: v for k, v in kwargs.items() if v is not _MISSING}",
 ]
+
+
+def out_names(schemas: list[FunctionSchema]) -> list[str]:
+    """The Python names some overload writes its results into and none takes otherwise:
+    a None given for one of them means it was not given (Note [out=None] in
+    typedops/dispatch/_ops.py)."""
+    outs = {python_name(a.name) for s in schemas for a in s.out_arguments if not a.has_default}
+    others = {python_name(a.name) for s in schemas for a in s.arguments if a not in s.out_arguments}
+    return sorted(outs - others)
 
 
 def _merged(schemas: list[FunctionSchema]) -> tuple[list[str], list[str]] | None:
@@ -113,11 +125,16 @@ def _calls(target: str, schema: FunctionSchema, given: list[str], optional: list
     ]
 
 
-def _branch(schema: FunctionSchema, target: str, all_names: list[str]) -> list[str]:
-    """``if <the call binds schema by names>: return target(...)``."""
+def _branch(schema: FunctionSchema, target: str, all_names: list[str], outs: list[str]) -> list[str]:
+    """``if <the call binds schema by names>: return target(...)``; an out argument of
+    ``outs`` is missing when None (its default: Note [out=None] in dispatch/_ops.py)."""
     required, optional = _names(schema)
     have = set(required + optional)
-    tests = [f"{n} is not _MISSING" for n in required] + [f"{n} is _MISSING" for n in all_names if n not in have]
+
+    def absent(n: str) -> str:
+        return "None" if n in outs else "_MISSING"
+
+    tests = [f"{n} is not {absent(n)}" for n in required] + [f"{n} is {absent(n)}" for n in all_names if n not in have]
     return [f"    if {' and '.join(tests)}:" if tests else "    if True:", *_calls(target, schema, required, optional, " " * 8)]
 
 
@@ -129,9 +146,10 @@ def merged_chooser_lines(name: str, schemas: list[FunctionSchema], targets: list
     if merged is None or not _unique(schemas):
         return None
     positional, keywords = merged
-    params = [f"{n}: Any = _MISSING" for n in positional]
+    outs = out_names(schemas)
+    params = [f"{n}: Any = {'None' if n in outs else '_MISSING'}" for n in positional]
     if keywords:
-        params += ["*", *(f"{n}: Any = _MISSING" for n in keywords)]
+        params += ["*", *(f"{n}: Any = {'None' if n in outs else '_MISSING'}" for n in keywords)]
     all_names = positional + keywords
     overloads = ", ".join(s.overload_name or "default" for s in schemas)
     lines = [
@@ -139,6 +157,6 @@ def merged_chooser_lines(name: str, schemas: list[FunctionSchema], targets: list
         f'    """{schemas[0].qualified_name}: {overloads} (Note [Choosers with one signature])."""',
     ]
     for schema, target in zip(schemas, targets):
-        lines += _branch(schema, target, all_names)
+        lines += _branch(schema, target, all_names, outs)
     lines.append(f"    return {general}(**_given({', '.join(f'{n}={n}' for n in all_names)}))")
     return lines

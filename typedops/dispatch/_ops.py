@@ -72,6 +72,29 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
 # these classes). Either hook is what gives a missing name our error (and makes
 # namespaces and lazily loaded libraries on first use), and no hook-free object can
 # raise anything but a bare ``AttributeError`` on a miss, so the hooks stay.
+# Note [out=None]
+# ~~~~~~~~~~~~~~~
+# PyTorch's Python functions take ``out=None`` as no ``out`` at all: ``torch.add(a, b,
+# out=None)`` is ``torch.add(a, b)``. So does every overloaded name here: the generated
+# choosers (typedops/codegen/_api.py, _merged.py) and ``choose`` below, which serves
+# ``ops.<ns>.<name>(...)`` too (PyTorch's ``torch.ops`` packets refuse ``out=None``;
+# here one rule serves both). An argument counts as an out argument when some overload
+# writes into it by that name (``Tensor(a!) out``); a None given for it is dropped
+# before the overload is chosen. An out overload called by its own handle
+# (``ops.core.add.out``) still requires its tensor, as PyTorch's does.
+def _without_absent_outs(
+    candidates: Iterable[tuple[FunctionSchema, Callable[..., Any]]], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """``kwargs`` without the out arguments given as None (Note [out=None])."""
+    absent = [k for k, v in kwargs.items() if v is None]
+    if not absent:
+        return kwargs
+    outs = {python_name(a.name) for schema, _ in candidates for a in schema.out_arguments}
+    if not outs.intersection(absent):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if v is not None or k not in outs}
+
+
 def call_overload(
     name: str,
     candidates: Iterable[tuple[FunctionSchema, Callable[..., Any]]],
@@ -81,6 +104,9 @@ def call_overload(
     """Call the first candidate whose schema binds ``args`` and ``kwargs`` -- the one
     overload-resolution rule, used by ``ops.<ns>.<name>(...)`` and by the generated
     functional API when its quick tests cannot tell the overloads apart."""
+    candidates = tuple(candidates)
+    if kwargs:
+        kwargs = _without_absent_outs(candidates, kwargs)
     reasons: list[tuple[FunctionSchema, str]] = []
     for schema, fn in candidates:
         problem = binding_problem(schema, args, kwargs)

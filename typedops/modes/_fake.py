@@ -31,7 +31,7 @@ from ._mode import DispatchMode, dispatch_on_class
 
 __all__ = ["FakeTensor", "FakeTensorMode"]
 
-_META: Final = Device("meta")
+_META: Final = Device.parse("meta")
 # The tensor layer's own CPU device: a real tensor made on a fake tensor's device (outside
 # the mode) takes the constructors' ``device is CPU`` shortcut for its key bits.
 _CPU: Final = CPU

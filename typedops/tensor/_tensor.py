@@ -115,9 +115,9 @@ _NUMPY_NAMES: Final = {
 }  # fmt: skip
 _FROM_NUMPY_NAME: Final = {v: k for k, v in _NUMPY_NAMES.items()}
 
-_META: Final = Device("meta")
+_META: Final = Device.parse("meta")  # the canonical devices: Note [Canonical devices] in vocabulary
 _INT64_MAX: Final = 2**63 - 1
-_CPU: Final = Device("cpu")
+_CPU: Final = Device.parse("cpu")
 CPU: Final = _CPU  # the CPU device the hot constructors recognise by identity (_CPU_KEY_BITS)
 
 

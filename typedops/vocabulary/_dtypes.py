@@ -114,9 +114,13 @@ class Device:
 
     @classmethod
     def parse(cls, spec: str | Device) -> Device:
-        """A device from ``"cpu"``, ``"meta"``, ``"cpu:0"`` (or a Device, returned as is)."""
+        """A device from ``"cpu"``, ``"meta"``, ``"cpu:0"`` (or a Device). A device type
+        without an index gives that type's canonical device (Note [Canonical devices])."""
         if isinstance(spec, Device):
-            return spec
+            return _CANONICAL.get(spec.type, spec) if spec.index is None and type(spec) is Device else spec
+        found = _CANONICAL.get(spec) if cls is Device else None
+        if found is not None:
+            return found
         kind, sep, index = spec.partition(":")
         if sep and not index.isdigit():
             raise ArgumentValueError(BAD_DEVICE_INDEX.format(spec=spec))
@@ -124,6 +128,19 @@ class Device:
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+# Note [Canonical devices]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# Each device type without an index has one canonical Device object, which
+# ``Device.parse`` returns for ``"cpu"`` and for any ``Device("cpu")`` (so a factory given
+# ``device="cpu"`` or ``device=Device("cpu")`` makes a tensor on it):
+# the tensor layer's constructors recognise the CPU device by identity (``device is
+# CPU``, a cheaper test than the dict lookup of its key bits), and a device equal but
+# not identical to it would miss that shortcut on every op of its tensors. ``Device(...)``
+# itself still makes a new object (a frozen dataclass; equal devices compare equal),
+# which takes the slower path to the same key bits until something parses it.
+_CANONICAL: Final[dict[str, Device]] = {kind: Device(kind) for kind in _DEVICE_TYPES}
 
 
 class Generator:

@@ -280,6 +280,8 @@ def add(*args: Any, **kwargs: Any) -> Any:
                 return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
                 return _call_add__Scalar(_v0, _v1)
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return _call_add__out(*args, **kwargs)

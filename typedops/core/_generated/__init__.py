@@ -2121,6 +2121,8 @@ def add(*args: Any, **kwargs: Any) -> Any:
                 return _call_add__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
                 return _call_add__Scalar(_v0, _v1)
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return _call_add__out(*args, **kwargs)
@@ -2136,17 +2138,19 @@ _CANDIDATES_sub = (
 )
 def _any_sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_sub__Tensor(*args, **kwargs)
     return _call_sub__out(*args, **kwargs)
 
-def sub(self: Any = _MISSING, other: Any = _MISSING, *, alpha: Any = _MISSING, out: Any = _MISSING) -> Any:
+def sub(self: Any = _MISSING, other: Any = _MISSING, *, alpha: Any = _MISSING, out: Any = None) -> Any:
     """core::sub: Tensor, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and other is not _MISSING and out is _MISSING:
+    if self is not _MISSING and other is not _MISSING and out is None:
         if alpha is _MISSING:
             return _call_sub__Tensor(self, other)
         return _call_sub__Tensor(self, other, alpha=alpha)
-    if self is not _MISSING and other is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and other is not _MISSING and out is not None:
         if alpha is _MISSING:
             return _call_sub__out(self, other, out=out)
         return _call_sub__out(self, other, alpha=alpha, out=out)
@@ -2166,6 +2170,8 @@ def mul(*args: Any, **kwargs: Any) -> Any:
                 return _call_mul__Tensor(_v0, _v1)
             if isinstance(_v1, _NUMBERS):
                 return _call_mul__Scalar(_v0, _v1)
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
     if 'out' in kwargs and isinstance(_v1, _Tensor):
         return _call_mul__out(*args, **kwargs)
@@ -2181,15 +2187,17 @@ _CANDIDATES_div = (
 )
 def _any_div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_div__Tensor(*args, **kwargs)
     return _call_div__out(*args, **kwargs)
 
-def div(self: Any = _MISSING, other: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def div(self: Any = _MISSING, other: Any = _MISSING, *, out: Any = None) -> Any:
     """core::div: Tensor, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and other is not _MISSING and out is _MISSING:
+    if self is not _MISSING and other is not _MISSING and out is None:
         return _call_div__Tensor(self, other)
-    if self is not _MISSING and other is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and other is not _MISSING and out is not None:
         return _call_div__out(self, other, out=out)
     return _any_div(**_given(self=self, other=other, out=out))
 
@@ -2199,15 +2207,17 @@ _CANDIDATES_exp = (
 )
 def _any_exp(*args: Any, **kwargs: Any) -> Any:
     """core::exp: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_exp__default(*args, **kwargs)
     return _call_exp__out(*args, **kwargs)
 
-def exp(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def exp(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::exp: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_exp__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_exp__out(self, out=out)
     return _any_exp(**_given(self=self, out=out))
 
@@ -2217,15 +2227,17 @@ _CANDIDATES_exp2 = (
 )
 def _any_exp2(*args: Any, **kwargs: Any) -> Any:
     """core::exp2: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_exp2__default(*args, **kwargs)
     return _call_exp2__out(*args, **kwargs)
 
-def exp2(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def exp2(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::exp2: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_exp2__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_exp2__out(self, out=out)
     return _any_exp2(**_given(self=self, out=out))
 
@@ -2235,15 +2247,17 @@ _CANDIDATES_expm1 = (
 )
 def _any_expm1(*args: Any, **kwargs: Any) -> Any:
     """core::expm1: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_expm1__default(*args, **kwargs)
     return _call_expm1__out(*args, **kwargs)
 
-def expm1(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def expm1(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::expm1: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_expm1__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_expm1__out(self, out=out)
     return _any_expm1(**_given(self=self, out=out))
 
@@ -2253,15 +2267,17 @@ _CANDIDATES_log = (
 )
 def _any_log(*args: Any, **kwargs: Any) -> Any:
     """core::log: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_log__default(*args, **kwargs)
     return _call_log__out(*args, **kwargs)
 
-def log(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def log(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::log: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_log__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_log__out(self, out=out)
     return _any_log(**_given(self=self, out=out))
 
@@ -2271,15 +2287,17 @@ _CANDIDATES_log2 = (
 )
 def _any_log2(*args: Any, **kwargs: Any) -> Any:
     """core::log2: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_log2__default(*args, **kwargs)
     return _call_log2__out(*args, **kwargs)
 
-def log2(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def log2(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::log2: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_log2__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_log2__out(self, out=out)
     return _any_log2(**_given(self=self, out=out))
 
@@ -2289,15 +2307,17 @@ _CANDIDATES_log10 = (
 )
 def _any_log10(*args: Any, **kwargs: Any) -> Any:
     """core::log10: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_log10__default(*args, **kwargs)
     return _call_log10__out(*args, **kwargs)
 
-def log10(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def log10(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::log10: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_log10__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_log10__out(self, out=out)
     return _any_log10(**_given(self=self, out=out))
 
@@ -2307,15 +2327,17 @@ _CANDIDATES_log1p = (
 )
 def _any_log1p(*args: Any, **kwargs: Any) -> Any:
     """core::log1p: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_log1p__default(*args, **kwargs)
     return _call_log1p__out(*args, **kwargs)
 
-def log1p(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def log1p(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::log1p: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_log1p__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_log1p__out(self, out=out)
     return _any_log1p(**_given(self=self, out=out))
 
@@ -2325,15 +2347,17 @@ _CANDIDATES_sqrt = (
 )
 def _any_sqrt(*args: Any, **kwargs: Any) -> Any:
     """core::sqrt: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_sqrt__default(*args, **kwargs)
     return _call_sqrt__out(*args, **kwargs)
 
-def sqrt(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def sqrt(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::sqrt: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_sqrt__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_sqrt__out(self, out=out)
     return _any_sqrt(**_given(self=self, out=out))
 
@@ -2343,15 +2367,17 @@ _CANDIDATES_rsqrt = (
 )
 def _any_rsqrt(*args: Any, **kwargs: Any) -> Any:
     """core::rsqrt: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_rsqrt__default(*args, **kwargs)
     return _call_rsqrt__out(*args, **kwargs)
 
-def rsqrt(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def rsqrt(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::rsqrt: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_rsqrt__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_rsqrt__out(self, out=out)
     return _any_rsqrt(**_given(self=self, out=out))
 
@@ -2361,15 +2387,17 @@ _CANDIDATES_reciprocal = (
 )
 def _any_reciprocal(*args: Any, **kwargs: Any) -> Any:
     """core::reciprocal: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_reciprocal__default(*args, **kwargs)
     return _call_reciprocal__out(*args, **kwargs)
 
-def reciprocal(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def reciprocal(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::reciprocal: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_reciprocal__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_reciprocal__out(self, out=out)
     return _any_reciprocal(**_given(self=self, out=out))
 
@@ -2379,15 +2407,17 @@ _CANDIDATES_sigmoid = (
 )
 def _any_sigmoid(*args: Any, **kwargs: Any) -> Any:
     """core::sigmoid: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_sigmoid__default(*args, **kwargs)
     return _call_sigmoid__out(*args, **kwargs)
 
-def sigmoid(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def sigmoid(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::sigmoid: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_sigmoid__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_sigmoid__out(self, out=out)
     return _any_sigmoid(**_given(self=self, out=out))
 
@@ -2397,15 +2427,17 @@ _CANDIDATES_sin = (
 )
 def _any_sin(*args: Any, **kwargs: Any) -> Any:
     """core::sin: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_sin__default(*args, **kwargs)
     return _call_sin__out(*args, **kwargs)
 
-def sin(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def sin(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::sin: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_sin__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_sin__out(self, out=out)
     return _any_sin(**_given(self=self, out=out))
 
@@ -2415,15 +2447,17 @@ _CANDIDATES_cos = (
 )
 def _any_cos(*args: Any, **kwargs: Any) -> Any:
     """core::cos: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_cos__default(*args, **kwargs)
     return _call_cos__out(*args, **kwargs)
 
-def cos(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def cos(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::cos: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_cos__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_cos__out(self, out=out)
     return _any_cos(**_given(self=self, out=out))
 
@@ -2433,15 +2467,17 @@ _CANDIDATES_tan = (
 )
 def _any_tan(*args: Any, **kwargs: Any) -> Any:
     """core::tan: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_tan__default(*args, **kwargs)
     return _call_tan__out(*args, **kwargs)
 
-def tan(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def tan(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::tan: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_tan__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_tan__out(self, out=out)
     return _any_tan(**_given(self=self, out=out))
 
@@ -2451,15 +2487,17 @@ _CANDIDATES_asin = (
 )
 def _any_asin(*args: Any, **kwargs: Any) -> Any:
     """core::asin: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_asin__default(*args, **kwargs)
     return _call_asin__out(*args, **kwargs)
 
-def asin(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def asin(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::asin: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_asin__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_asin__out(self, out=out)
     return _any_asin(**_given(self=self, out=out))
 
@@ -2469,15 +2507,17 @@ _CANDIDATES_acos = (
 )
 def _any_acos(*args: Any, **kwargs: Any) -> Any:
     """core::acos: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_acos__default(*args, **kwargs)
     return _call_acos__out(*args, **kwargs)
 
-def acos(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def acos(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::acos: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_acos__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_acos__out(self, out=out)
     return _any_acos(**_given(self=self, out=out))
 
@@ -2487,15 +2527,17 @@ _CANDIDATES_atan = (
 )
 def _any_atan(*args: Any, **kwargs: Any) -> Any:
     """core::atan: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_atan__default(*args, **kwargs)
     return _call_atan__out(*args, **kwargs)
 
-def atan(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def atan(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::atan: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_atan__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_atan__out(self, out=out)
     return _any_atan(**_given(self=self, out=out))
 
@@ -2505,15 +2547,17 @@ _CANDIDATES_sinh = (
 )
 def _any_sinh(*args: Any, **kwargs: Any) -> Any:
     """core::sinh: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_sinh__default(*args, **kwargs)
     return _call_sinh__out(*args, **kwargs)
 
-def sinh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def sinh(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::sinh: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_sinh__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_sinh__out(self, out=out)
     return _any_sinh(**_given(self=self, out=out))
 
@@ -2523,15 +2567,17 @@ _CANDIDATES_cosh = (
 )
 def _any_cosh(*args: Any, **kwargs: Any) -> Any:
     """core::cosh: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_cosh__default(*args, **kwargs)
     return _call_cosh__out(*args, **kwargs)
 
-def cosh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def cosh(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::cosh: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_cosh__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_cosh__out(self, out=out)
     return _any_cosh(**_given(self=self, out=out))
 
@@ -2541,15 +2587,17 @@ _CANDIDATES_tanh = (
 )
 def _any_tanh(*args: Any, **kwargs: Any) -> Any:
     """core::tanh: default, out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if 'out' not in kwargs:
         return _call_tanh__default(*args, **kwargs)
     return _call_tanh__out(*args, **kwargs)
 
-def tanh(self: Any = _MISSING, *, out: Any = _MISSING) -> Any:
+def tanh(self: Any = _MISSING, *, out: Any = None) -> Any:
     """core::tanh: default, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and out is _MISSING:
+    if self is not _MISSING and out is None:
         return _call_tanh__default(self)
-    if self is not _MISSING and out is not _MISSING:
+    if self is not _MISSING and out is not None:
         return _call_tanh__out(self, out=out)
     return _any_tanh(**_given(self=self, out=out))
 

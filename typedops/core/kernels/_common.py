@@ -21,6 +21,7 @@ from ._messages import CANNOT_CAST_RESULT, SCALAR_NOT_REAL, SCALAR_OVERFLOW
 
 __all__ = [
     "NUMPY_FLOATING",
+    "FULL_FLOATING",
     "SCALAR_BOUNDS",
     "scalar_overflow",
     "as_stored",
@@ -216,6 +217,9 @@ _from_array: Final = Tensor._from_array
 
 # The floating dtypes numpy computes in natively (the kernels' fast paths apply to them).
 NUMPY_FLOATING: Final = frozenset({ScalarType.float16, ScalarType.float32, ScalarType.float64})
+# Those whose product and quotient with a scalar numpy computes as PyTorch does: not
+# float16 (Note [Half products with a scalar] in _pointwise.py).
+FULL_FLOATING: Final = frozenset({ScalarType.float32, ScalarType.float64})
 # The dtypes of wrapped bools, ints and floats (wrapped_scalar's exact storage).
 _WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, ScalarType.float64})
 
@@ -244,7 +248,7 @@ def _make(op, planned):
     def {name}({params}){returns}:
 {gate}        dtype = self._dtype
         if dtype is not other._dtype:
-            if not (dtype in NUMPY_FLOATING and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
+            if not (dtype in {floating} and other._dtype in _WEAK_INTO_FLOATING and other.is_wrapped_number):
                 return {fallback}
             if self.is_wrapped_number:
                 return {fallback}
@@ -279,10 +283,11 @@ _ALPHA_GATE: Final = (
 
 
 def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns: str, gate: str,
-                       fallback: str, result_dtype: str) -> Any:  # fmt: skip
-    """One function running the fast path (Note [One fast path, three signatures])."""
+                       fallback: str, result_dtype: str, floating: str = "NUMPY_FLOATING") -> Any:  # fmt: skip
+    """One function running the fast path (Note [One fast path, three signatures]); a
+    tensor of a dtype in ``floating`` (this module's global) takes a wrapped number."""
     source = _FAST_PATH.format(name=name, params=params, returns=returns, gate=gate, fallback=fallback,
-                               result_dtype=result_dtype)  # fmt: skip
+                               result_dtype=result_dtype, floating=floating)  # fmt: skip
     filename = f"<fast path: {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show the lines
     namespace: dict[str, Any] = {}
@@ -310,17 +315,20 @@ that do not broadcast). See Note [One fast path, three signatures]."""
 
 
 def fast_binary_kernel(
-    name: str, op: Callable[[Any, Any], Any], planned: Callable[..., Tensor], *, alpha: bool = False
-) -> Callable[..., Tensor]:
+    name: str, op: Callable[[Any, Any], Any], planned: Callable[..., Tensor], *, alpha: bool = False,
+    half_scalars: bool = True,
+) -> Callable[..., Tensor]:  # fmt: skip
     """The CPU kernel ``name``: ``op(self, other)`` by the fast path, else ``planned``
     with the kernel's arguments. With ``alpha`` the kernel takes ``*, alpha`` (``add``)
-    and runs the fast path only for ``alpha == 1``. See Note [One fast path, three
-    signatures]."""
+    and runs the fast path only for ``alpha == 1``; without ``half_scalars`` a float16
+    tensor with a wrapped number takes the plan (``mul``: Note [Half products with a
+    scalar] in _pointwise.py). See Note [One fast path, three signatures]."""
     kernel: Callable[..., Tensor] = _compile_fast_path(
         name, op, planned,
         params="self: Tensor, other: Tensor, *, alpha: Scalar" if alpha else "self: Tensor, other: Tensor",
         returns=" -> Tensor", gate=_ALPHA_GATE if alpha else "",
         fallback="planned(self, other, alpha=alpha)" if alpha else "planned(self, other)", result_dtype="dtype",
+        floating="NUMPY_FLOATING" if half_scalars else "FULL_FLOATING",
     )  # fmt: skip
     kernel.__module__ = planned.__module__
     return kernel

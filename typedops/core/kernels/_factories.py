@@ -148,7 +148,7 @@ def zeros_cpu(
         except (ValueError, TypeError, MemoryError):  # MemoryError: the checked path raises OutOfMemoryError
             pass
         else:
-            return _from_array(array, chosen, _CPU if device is None else device)
+            return _from_array(array, chosen, _CPU if device is None else device_of(device))
     return _make(size, dtype, layout, device, fill=0)
 
 

@@ -7,6 +7,7 @@ and computes the result's shape and dtype, so the two cannot disagree.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from typing import Any, Final
@@ -25,6 +26,7 @@ from ._messages import (
     WHERE_CONDITION_DTYPE,
 )
 from ._common import (
+    FULL_FLOATING,
     NUMPY_FLOATING,
     SCALAR_BOUNDS,
     as_stored,
@@ -108,6 +110,7 @@ ADD: Final[Callable[[Any, Any], Any]] = operator.add
 _SUB: Final[Callable[[Any, Any], Any]] = operator.sub
 MUL: Final[Callable[[Any, Any], Any]] = operator.mul
 NEG: Final[Callable[[Any], Any]] = operator.neg
+_DIV: Final[Callable[[Any, Any], Any]] = operator.truediv  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] -- untyped in typeshed
 
 
 def _add_planned(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
@@ -216,7 +219,41 @@ def _plan_mul(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
     return broadcast_shapes(self.shape, other.shape), result_type(self, other)
 
 
+# Note [Half products with a scalar]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch multiplies and divides a float16 tensor by a one-element operand of another
+# dtype (a Python number, a 0-dim tensor) in float32, its "opmath" type: the tensor's
+# values widened, the operand's own value converted to float32 once, the result rounded
+# to float16. Converting the operand to float16 first, as numpy does with a Python
+# number, gives other values: ``zeros * 2**62`` is nan there (0 * inf) and 0 in PyTorch,
+# ``3 * 0.1`` rounds twice. So ``mul`` and ``div`` with such an operand compute in
+# float32 (``_in_float32``), in every form (functional, in-place, ``out=``); the float16
+# fast paths take only float16 operands (FULL_FLOATING in _common.py), and float32 and
+# float64 keep theirs untouched. PyTorch's ``add`` and ``sub``, and comparisons, convert
+# the operand to float16 first (tests/test_core_half.py checks each against torch).
+# Only ``other`` counts, as in PyTorch: a number on the left of ``/`` (``2 / a``) is not
+# such an operand. (bfloat16 has no numpy dtype here, so no kernel computes in it.)
+_F16: Final = ScalarType.float16
+
+
+def _opmath(other: Tensor) -> bool:
+    """Whether float16 ``mul``/``div`` computes in float32 with ``other`` (one element, not float16)."""
+    return other._dtype is not _F16 and math.prod(other._shape) == 1
+
+
+def _in_float32(op: Callable[[Any, Any], Any], self: Tensor, other: Tensor) -> Any:
+    """``op`` of ``self`` (as float16) and ``other``'s own value, in float32, rounded to
+    float16: Note [Half products with a scalar]."""
+    import numpy as np
+
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        a = _cast(self, _F16).astype(np.float32)
+        return op(a, _cast(other, ScalarType.float32)).astype(np.float16)
+
+
 def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
+    if dtype is _F16 and _opmath(other):
+        return _in_float32(MUL, self, other)
     return _cast(self, dtype) * _cast(other, dtype)
 
 
@@ -245,7 +282,7 @@ def _mul_planned(self: Tensor, other: Tensor) -> Tensor:
     return fresh(_mul_values(self, other, dtype), dtype, self._device)
 
 
-mul_cpu: Final = fast_binary_kernel("mul_cpu", MUL, _mul_planned)
+mul_cpu: Final = fast_binary_kernel("mul_cpu", MUL, _mul_planned, half_scalars=False)
 
 
 def mul_meta(self: Tensor, other: Tensor) -> Tensor:
@@ -292,6 +329,8 @@ def _plan_div(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
 def _div_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
     import numpy as np
 
+    if dtype is _F16 and _opmath(other):
+        return _in_float32(_DIV, self, other)
     with np.errstate(divide="ignore", invalid="ignore"):
         return _cast(self, dtype) / _cast(other, dtype)
 
@@ -309,7 +348,8 @@ def _true_divide(a: Any, b: Any) -> Any:
 
 
 def div_cpu(self: Tensor, other: Tensor) -> Tensor:
-    if self._dtype in NUMPY_FLOATING:  # true division keeps a floating dtype: the fast path applies
+    dtype = self._dtype  # true division keeps a floating dtype: the fast path applies
+    if dtype in FULL_FLOATING or (dtype is _F16 and other._dtype is _F16):  # Note [Half products with a scalar]
         result = binary_fast(self, other, _true_divide)
         if result is not None:
             return result

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 import typedops.core._generated as generated
 from typedops import core, tensor
 from typedops.codegen._api import chooser_lines
-from typedops.dispatch import binding_problem, call_overload
-from typedops.vocabulary import ArgumentError
+from typedops.dispatch import binding_problem
 from typedops.schema import FunctionSchema, parse_schema
+from tests.helpers import bound_overload
 
 
 def test_an_overload_that_takes_fewer_positional_arguments_than_the_others_require() -> None:
@@ -123,21 +123,11 @@ def test_every_core_chooser_picks_the_overload_the_binding_rule_picks(data: st.D
     names = sorted({a.name for s in schemas for a in s.arguments})
     args = tuple(data.draw(st.lists(_VALUES, max_size=4)))
     kwargs = data.draw(st.dictionaries(st.sampled_from(names), _VALUES, max_size=2))
-    expected = _bound(name, schemas, args, kwargs)
+    expected = bound_overload(name, schemas, args, kwargs)
     if expected is not None:  # a call no overload takes may get any overload's own error
         assert _chooser(name, schemas, positional=False)(*args, **dict(kwargs)) == expected
         assert _chooser(name, schemas, positional=True)(*args, **dict(kwargs)) == expected
 
-
-def _bound(name: str, schemas: list[FunctionSchema], args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    """The index of the overload ``call_overload`` (the binding rule, with Note [out=None])
-    calls, or None when it binds none."""
-    candidates = [(s, (lambda i: lambda *a, **k: i)(i)) for i, s in enumerate(schemas)]
-    try:
-        found: int = call_overload(name, candidates, args, kwargs)
-    except ArgumentError:
-        return None
-    return found
 
 
 def test_out_none_is_no_out_for_every_chooser_with_an_out_overload() -> None:

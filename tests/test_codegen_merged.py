@@ -12,9 +12,9 @@ import typedops.core._generated as generated
 from typedops import core, tensor
 from typedops.codegen._api import chooser_lines
 from typedops.codegen._merged import GIVEN_LINES, merged_chooser_lines
-from typedops.dispatch import binding_problem, call_overload
-from typedops.vocabulary import ArgumentError
+from typedops.dispatch import binding_problem
 from typedops.schema import FunctionSchema, parse_schema
+from tests.helpers import bound_overload
 
 _SUM = parse_schema("ns::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
 _SUM_DIM = parse_schema("ns::sum.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
@@ -156,16 +156,6 @@ def _choosers(name: str, schemas: list[FunctionSchema]) -> tuple[Any, Any]:
 _VALUES = st.sampled_from([tensor([1.0, 2.0]), 0, 2.5, [0], None, True, "a"])
 
 
-def _bound(name: str, schemas: list[FunctionSchema], args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
-    """The index of the overload ``call_overload`` (the binding rule, with Note [out=None])
-    calls, or None when it binds none."""
-    candidates = [(s, (lambda i: lambda *a, **k: i)(i)) for i, s in enumerate(schemas)]
-    try:
-        found: int = call_overload(name, candidates, args, kwargs)
-    except ArgumentError:
-        return None
-    return found
-
 
 @given(st.data())
 @settings(max_examples=400, deadline=None)
@@ -176,7 +166,7 @@ def test_a_one_signature_chooser_picks_what_the_general_one_picks(data: st.DataO
     kwargs = data.draw(st.dictionaries(st.sampled_from([*names, "other_name"]), _VALUES, max_size=3))
     general, merged = _choosers(name, schemas)
     picked = general(*args, **kwargs)
-    expected = _bound(name, schemas, args, kwargs)
+    expected = bound_overload(name, schemas, args, kwargs)
     try:
         got = merged(*args, **kwargs)
     except TypeError:  # Python's binding refused the call: so does the binding rule

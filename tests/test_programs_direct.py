@@ -23,6 +23,7 @@ from typedops.programs._archive import DEFAULT_LIMITS, Archive
 from typedops.programs._fast import Numbered, fast_numbered
 from typedops.tracing import Program, TensorConstant, trace, write_program
 from typedops.vocabulary import TypedopsError
+from tests.helpers import with_manifest
 
 _FUZZ = settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 W = tensor([[0.5, -1.0, 2.0], [2.0, 0.25, -3.0]])
@@ -151,18 +152,8 @@ def _manifest_bytes(data: bytes) -> bytes:
 
 
 def _with(data: bytes, manifest: Any) -> bytes:
-    return _with_text(data, json.dumps(manifest, separators=(",", ":")).encode())
+    return with_manifest(data, json.dumps(manifest, separators=(",", ":")).encode())
 
-
-def _with_text(data: bytes, text: bytes) -> bytes:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        contents = {name: archive.read(name) for name in archive.namelist()}
-    contents["program.json"] = text
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    return out.getvalue()
 
 
 def _outcome(data: bytes, flavor: Any, direct: bool) -> Any:
@@ -221,7 +212,7 @@ def test_a_damaged_file_loads_or_is_refused_as_without_it(flips: list[tuple[int,
     text = bytearray(_manifest_bytes(good) if manifest_only else good)
     for at, bit in flips:
         text[at % len(text)] ^= 1 << bit
-    data = _with_text(good, bytes(text)) if manifest_only else bytes(text)
+    data = with_manifest(good, bytes(text)) if manifest_only else bytes(text)
     assert _outcome(data, flavor, True) == _outcome(data, flavor, False)
 
 

@@ -18,6 +18,7 @@ from typedops.programs import DEFAULT_LIMITS, LoadedProgram, ProgramFormatError,
 from typedops.programs._archive import Archive
 from typedops.programs._fast import fast_read
 from typedops.tracing import Program, trace, write_program
+from tests.helpers import with_manifest
 
 _FUZZ = settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 W1, B1 = tensor([[0.5, -1.0, 0.25], [2.0, 0.0, 1.0]]), tensor([0.1, 0.2, 0.3])
@@ -82,16 +83,6 @@ def test_it_leaves_what_it_does_not_take_to_the_general_reader(f: Any, monkeypat
     assert isinstance(_general(data, monkeypatch), LoadedProgram)
 
 
-def _rewritten(data: bytes, text: bytes) -> bytes:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        contents = {name: archive.read(name) for name in archive.namelist()}
-    contents["program.json"] = text
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    return out.getvalue()
-
 
 MANIFEST = zipfile.ZipFile(io.BytesIO(MLP)).read("program.json")
 
@@ -102,7 +93,7 @@ def test_a_damaged_manifest_reads_the_same_or_goes_to_the_general_reader(flips: 
     text = bytearray(MANIFEST)
     for at, bit in flips:
         text[at] ^= 1 << bit
-    data = _rewritten(MLP, bytes(text))
+    data = with_manifest(MLP, bytes(text))
     fast = _fast(data)
     if fast is not None:
         with pytest.MonkeyPatch.context() as patch:
@@ -128,7 +119,7 @@ def _reordered(m: dict[str, Any]) -> None:
 def test_other_manifests_are_read_by_the_general_reader(change: Any, outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
     manifest = json.loads(MANIFEST)
     change(manifest)
-    data = _rewritten(MLP, json.dumps(manifest, separators=(",", ":")).encode())
+    data = with_manifest(MLP, json.dumps(manifest, separators=(",", ":")).encode())
     fast = _fast(data)
     general = _general(data, monkeypatch)
     if outcome == "same":
@@ -139,7 +130,7 @@ def test_other_manifests_are_read_by_the_general_reader(change: Any, outcome: st
 
 
 def test_a_key_given_twice_is_the_general_readers_to_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
-    data = _rewritten(MLP, MANIFEST.replace(b'"outputs":1}', b'"outputs":1,"outputs":1}', 1))
+    data = with_manifest(MLP, MANIFEST.replace(b'"outputs":1}', b'"outputs":1,"outputs":1}', 1))
     assert _fast(data) is None
     assert _general(data, monkeypatch) == "the key 'outputs' appears twice"
 

@@ -296,3 +296,20 @@ def test_zero_dim_samples_promote_like_torch(left: str, right: str) -> None:
         ours = vmap(f(ops.core.mul.Tensor, tensor(vector)))(tensor(scalars))
     theirs = torch.vmap(f(torch.mul, torch.from_numpy(vector)))(torch.from_numpy(scalars))
     _compare(ours, theirs)
+
+
+@pytest.mark.parametrize("case", ["sample @ matrix", "sample @ sample", "vector @ sample"])
+def test_matmul_of_zero_dim_samples_raises_like_torch(case: str) -> None:
+    def run(matmul: Callable[[Any, Any], Any], make: Callable[[Any], Any], vmap_: Callable[..., Any]) -> str:
+        m, v, s = make(np.arange(6.0).reshape(2, 3)), make(np.array([1.0, 2.0])), make(np.array([3.0, 4.0]))
+        fns: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
+            "sample @ matrix": (lambda a: matmul(a, m), (s,)),
+            "sample @ sample": (matmul, (s, v)),
+            "vector @ sample": (lambda b: matmul(v, b), (s,)),
+        }
+        fn, args = fns[case]
+        with pytest.raises(RuntimeError) as info:
+            vmap_(fn)(*args)
+        return str(info.value)
+
+    assert run(ops.core.matmul.default, tensor, vmap) == run(torch.matmul, torch.from_numpy, torch.vmap)

@@ -189,6 +189,19 @@ def test_dims_are_checked_against_one_sample() -> None:
         vmap(lambda a: op("transpose.int")(a, 0, 2))(x)
 
 
+MATMUL_0D = r"both arguments to matmul need to be at least 1D, but they are {}D and {}D"
+
+
+def test_matmul_of_zero_dim_samples_raises_what_each_sample_raises() -> None:
+    m = core.arange(6.0).view([2, 3])
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(0, 2)):
+        vmap(lambda a: core.matmul(a, m))(tensor([1.0, 1.0]))
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(0, 0)):
+        vmap(core.matmul)(tensor([1.0, 2.0]), tensor([3.0, 4.0]))
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(1, 0)):
+        vmap(lambda b: core.matmul(tensor([1.0, 2.0]), b))(tensor([1.0, 2.0]))
+
+
 def test_expand_refuses_minus_one_for_a_new_dimension() -> None:
     x = tensor(arr(B, 3))
     with pytest.raises(VmapError, match=r"expand: -1 is not allowed in a leading, non-existing dimension 0 of a sample \(inside vmap the sample has 1 dimensions\)"):

@@ -12,8 +12,11 @@ from typing import Final
 
 from ..dispatch import OperatorHandle, ops
 from ..tensor import Tensor
+from ..vocabulary import Device
 
-__all__ = ["core_op", "movedim", "to_front", "pad_to_rank", "expand_batch"]
+__all__ = ["core_op", "movedim", "to_front", "pad_to_rank", "expand_batch", "sample_probe"]
+
+_META: Final = Device("meta")
 
 _HANDLES: Final[dict[tuple[str, str], OperatorHandle]] = {}
 
@@ -59,4 +62,11 @@ def expand_batch(t: Tensor, batch_size: int) -> Tensor:
     first; an expand view, no copy)."""
     front: Tensor = core_op("unsqueeze").call(t, 0)
     result: Tensor = core_op("expand").call(front, [batch_size, *t.shape])
+    return result
+
+
+def sample_probe(t: Tensor) -> Tensor:
+    """A meta tensor shaped like one sample of ``t`` (its logical shape and dtype): calling
+    an op on probes raises exactly the error the op raises on the samples, without data."""
+    result: Tensor = core_op("empty", "memory_format").call(list(t.shape), dtype=t.dtype, device=_META)
     return result

@@ -31,7 +31,7 @@ from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle
 from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
-from ._core import core_op, movedim, pad_to_rank, to_front
+from ._core import core_op, movedim, pad_to_rank, sample_probe, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import RUNNING, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
@@ -284,8 +284,9 @@ def _batched_matmul(op: OperatorHandle, keys: DispatchKeySet, x: Tensor, y: Tens
     rx, ry = x.ndim, y.ndim
     px = to_front(x._batch_value, x._batch_dim) if isinstance(x, BatchedTensor) and xb else x
     py = to_front(y._batch_value, y._batch_dim) if isinstance(y, BatchedTensor) and yb else y
-    if rx == 0 or ry == 0:
-        return call_below(op, keys, [px, py], {}), 0  # raises matmul's own error
+    if rx == 0 or ry == 0:  # matmul's own error for the samples (the physical tensors have dims)
+        op.call(sample_probe(x), sample_probe(y))
+        raise AssertionError("matmul accepted a 0-dim operand")
     if xb and yb:
         if rx == 1 and ry == 1:  # a dot per sample: (B,1,k) @ (B,k,1)
             product = call_below(op, keys, [core_op("unsqueeze").call(px, 1), core_op("unsqueeze").call(py, 2)], {})

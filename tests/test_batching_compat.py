@@ -313,3 +313,44 @@ def test_matmul_of_zero_dim_samples_raises_like_torch(case: str) -> None:
         return str(info.value)
 
     assert run(ops.core.matmul.default, tensor, vmap) == run(torch.matmul, torch.from_numpy, torch.vmap)
+
+
+ZERO_DIM_STEPS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "squeeze(0)": (lambda a: ops.core.squeeze.dim(a, 0), lambda a: a.squeeze(0)),
+    "squeeze(-1)": (lambda a: ops.core.squeeze.dim(a, -1), lambda a: a.squeeze(-1)),
+    "transpose(0, -1)": (lambda a: ops.core.transpose.int(a, 0, -1), lambda a: a.transpose(0, -1)),
+    "transpose(0, 1)": (lambda a: ops.core.transpose.int(a, 0, 1), lambda a: a.transpose(0, 1)),
+    "select(0, 0)": (lambda a: ops.core.select.int(a, 0, 0), lambda a: a.select(0, 0)),
+    "unsqueeze(-1)": (lambda a: ops.core.unsqueeze.default(a, -1), lambda a: a.unsqueeze(-1)),
+    "sum([0])": (lambda a: ops.core.sum.dim_IntList(a, [0]), lambda a: a.sum([0])),
+    "mean([-1])": (lambda a: ops.core.mean.dim(a, [-1]), lambda a: a.mean([-1])),
+    "amax([0])": (lambda a: ops.core.amax.default(a, [0]), lambda a: a.amax([0])),
+    "permute([])": (lambda a: ops.core.permute.default(a, []), lambda a: a.permute([])),
+    "cat": (lambda a: ops.core.cat.default([a, a], 0), lambda a: torch.cat([a, a], 0)),
+}
+
+
+def _ours(fn: Callable[[Any], Any], x: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fallback's slow-loop warning (reductions of 0-dim samples)
+        return vmap(fn)(tensor(x))
+
+
+@pytest.mark.parametrize("step", sorted(ZERO_DIM_STEPS))
+def test_vmap_of_zero_dim_samples_equals_torch(step: str) -> None:
+    """Against torch's own loop over the samples, and torch.vmap where it agrees with that
+    loop (torch.vmap raises for squeeze(-1) of a 0-dim sample, which torch itself takes)."""
+    ours_fn, theirs_fn = ZERO_DIM_STEPS[step]
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    try:
+        theirs = torch.stack([theirs_fn(s) for s in torch.from_numpy(x)])
+    except (RuntimeError, IndexError):
+        with pytest.raises((RuntimeError, IndexError)):
+            _ours(ours_fn, x)
+        with pytest.raises((RuntimeError, IndexError)):
+            torch.vmap(theirs_fn)(torch.from_numpy(x))
+        return
+    ours = _ours(ours_fn, x)
+    _compare(ours, theirs)
+    if step != "squeeze(-1)":
+        _compare(ours, torch.vmap(theirs_fn)(torch.from_numpy(x)))

@@ -31,7 +31,7 @@ from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle
 from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
-from ._core import core_op, movedim, pad_to_rank, sample_probe, to_front
+from ._core import core_op, movedim, pad_to_rank, probe, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._levels import RUNNING, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
@@ -285,7 +285,7 @@ def _batched_matmul(op: OperatorHandle, keys: DispatchKeySet, x: Tensor, y: Tens
     px = to_front(x._batch_value, x._batch_dim) if isinstance(x, BatchedTensor) and xb else x
     py = to_front(y._batch_value, y._batch_dim) if isinstance(y, BatchedTensor) and yb else y
     if rx == 0 or ry == 0:  # matmul's own error for the samples (the physical tensors have dims)
-        op.call(sample_probe(x), sample_probe(y))
+        probe(op, [x, y])
         raise AssertionError("matmul accepted a 0-dim operand")
     if xb and yb:
         if rx == 1 and ry == 1:  # a dot per sample: (B,1,k) @ (B,k,1)

@@ -15,6 +15,7 @@ from typing import Any, Final, cast
 from ..dispatch import DispatchKeySet, OperatorHandle
 from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
+from ..vocabulary import TypedopsError
 from ._core import core_op, expand_batch, pad_to_rank, probe, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._messages import EXPAND_NEW_MINUS_ONE, VmapError
@@ -65,8 +66,14 @@ def _self_view(handle: OperatorHandle, adjust: Callable[[list[Any], int, int], N
             escaped(self._batch_level)
         p = to_front(self._batch_value, self._batch_dim)
         new = [p, *args[1:]]
-        adjust(new, len(self._shape), p.shape[0])
-        return make_batched(call_below(handle, keys, new, kwargs), 0, self._batch_level)
+        try:
+            adjust(new, len(self._shape), p.shape[0])
+            out = call_below(handle, keys, new, kwargs)
+        except TypedopsError as error:  # the op's own error for the sample (sizes of expand, view, permute)
+            if not isinstance(error, VmapError):
+                probe(handle, list(args), kwargs)
+            raise
+        return make_batched(out, 0, self._batch_level)
 
     return rule
 
@@ -112,15 +119,7 @@ def _dims(handle: OperatorHandle) -> Kernel:
     def adjust(new: list[Any], rank: int, batch: int) -> None:
         new[1] = [0, *(wrap_dim(d, rank) + 1 for d in new[1])]
 
-    shifted = _self_view(handle, adjust)
-
-    def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
-        self = args[0]
-        if type(self) is BatchedTensor and len(args[1]) != len(self._shape):
-            probe(handle, list(args), kwargs)  # the op's own error, naming the sample's rank
-        return shifted(keys, *args, **kwargs)
-
-    return rule
+    return _self_view(handle, adjust)
 
 
 def _fits_dims(schema: FunctionSchema) -> str | None:

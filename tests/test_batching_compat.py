@@ -354,3 +354,20 @@ def test_vmap_of_zero_dim_samples_equals_torch(step: str) -> None:
     _compare(ours, theirs)
     if step != "squeeze(-1)":
         _compare(ours, torch.vmap(theirs_fn)(torch.from_numpy(x)))
+
+
+@pytest.mark.parametrize("randomness", ["same", "different"])
+def test_chunked_randomness_matches_torch_in_kind(randomness: str) -> None:
+    """The generators differ, so: which rows are equal, and chunked equal to unchunked."""
+
+    def rows(run: Callable[..., Any], seed: Callable[[int], Any], randn: Callable[[list[int]], Any], zeros: Any, chunk: int | None) -> list[tuple[float, ...]]:
+        seed(0)
+        return [tuple(r) for r in run(lambda a: randn([2]) + a * 0, randomness=randomness, chunk_size=chunk)(zeros).tolist()]
+
+    from typedops.core.kernels import manual_seed
+
+    ours = [rows(vmap, manual_seed, ops.core.randn.default, ops.core.zeros.default([4]), c) for c in (1, 3, None)]
+    theirs = [rows(torch.vmap, torch.manual_seed, lambda s: torch.randn(s), torch.zeros(4), c) for c in (1, 3, None)]
+    for o, t in zip(ours, theirs):
+        assert len(set(o)) == len(set(t))
+    assert (ours[0] == ours[1] == ours[2]) == (theirs[0] == theirs[1] == theirs[2])

@@ -370,3 +370,31 @@ def test_dim_rules_on_zero_dim_samples_keep_aliasing() -> None:
     x = tensor([1.0, 2.0])
     vmap(lambda a: op("transpose.int")(op("squeeze.dim")(a, 0), 0, -1).add_(tensor(1.0)))(x)
     assert x.tolist() == [2.0, 3.0]
+
+
+# -- randomness with chunk_size: Note [Same draws across chunks] in _levels.py -----------------
+def _draws(a: Any) -> Any:
+    return op("randn")([2]) + op("randn")([3]).sum() * 0 + a * 0
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 4])
+def test_same_randomness_draws_once_across_chunks(chunk_size: int) -> None:
+    from typedops.core.kernels import manual_seed
+
+    manual_seed(5)
+    rows = vmap(_draws, randomness="same", chunk_size=chunk_size)(core.zeros([5])).tolist()
+    assert all(row == rows[0] for row in rows)
+    after = op("randn")([2]).tolist()
+    manual_seed(5)
+    unchunked = vmap(_draws, randomness="same")(core.zeros([5])).tolist()
+    assert rows == unchunked and op("randn")([2]).tolist() == after  # the generator advanced as without chunks
+
+
+def test_different_randomness_with_chunks_draws_as_without() -> None:
+    from typedops.core.kernels import manual_seed
+
+    manual_seed(5)
+    chunked = vmap(lambda a: op("randn")([2]) + a * 0, randomness="different", chunk_size=2)(core.zeros([5])).tolist()
+    manual_seed(5)
+    assert chunked == vmap(lambda a: op("randn")([2]) + a * 0, randomness="different")(core.zeros([5])).tolist()
+    assert len({tuple(row) for row in chunked}) == 5

@@ -563,3 +563,33 @@ def test_mean_dtype_argument_and_integer_inputs_as_torch() -> None:
     with pytest.raises(RuntimeError) as info:
         core.mean(tensor([1, 2]))
     assert str(info.value) == str(t_info.value).replace("Long", "int64")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "uint8", "float64", "complex64"])
+def test_casts_record_like_torch(dtype: str) -> None:
+    ours = tensor([1.5, 2.5], requires_grad=True).to(getattr(ScalarType, dtype))
+    theirs = torch.tensor([1.5, 2.5], requires_grad=True).to(getattr(torch, dtype))
+    assert ours.requires_grad == theirs.requires_grad
+    assert (ours.grad_fn is None) == (theirs.grad_fn is None)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float64"])
+@pytest.mark.parametrize("dims", [None, [0]])
+def test_sum_to_a_chosen_dtype_records_or_raises_like_torch(dtype: str, dims: list[int] | None) -> None:
+    def outcome(x: Any, kind: Any) -> str:
+        try:
+            out = x.sum(dtype=kind) if dims is None else x.sum(dims, dtype=kind)
+        except RuntimeError:
+            return "raises"
+        return f"requires_grad={out.requires_grad}"
+
+    ours = outcome(tensor([1.5, 2.5], requires_grad=True), getattr(ScalarType, dtype))
+    assert ours == outcome(torch.tensor([1.5, 2.5], requires_grad=True), getattr(torch, dtype))
+
+
+def test_func_grad_of_a_cast_to_int_equals_torch() -> None:
+    from typedops.func import grad as func_grad
+
+    ours = func_grad(lambda x: (x * 2).sum().to(ScalarType.int64))(tensor([1.5, 2.5]))
+    theirs = torch.func.grad(lambda x: (x * 2).sum().to(torch.int64))(torch.tensor([1.5, 2.5]))
+    assert ours.tolist() == theirs.tolist()

@@ -346,3 +346,41 @@ def test_the_mean_of_an_empty_tensor_is_nan_and_its_gradient_empty() -> None:
     assert x.grad is not None and x.grad.shape == (0, 3)
     z = core.mean(rand(2, 0), [1], False)
     assert z.shape == (2,) and np.isnan(z.detach().numpy()).all()
+
+
+# -- outputs of a chosen dtype: Note [Outputs of a chosen dtype] in codegen/_derivatives_source.py
+UNDIFFERENTIABLE = (
+    r"core::{op}\(\): autograd does not support outputs of dtype {dtype} \(only floating point and complex "
+    r"tensors have gradients\), but an input requires grad\. Call it under typedops\.no_grad\(\) or on detach\(\)ed inputs"
+)
+
+
+@pytest.mark.parametrize("dtype", [ScalarType.int64, ScalarType.int32, ScalarType.bool, ScalarType.uint8])
+def test_a_cast_to_an_undifferentiable_dtype_records_nothing(dtype: ScalarType) -> None:
+    x = tensor([1.5, 2.5], requires_grad=True)
+    y = x.to(dtype)
+    assert (y.requires_grad, y.grad_fn, y.dtype) == (False, None, dtype)
+    z = x.to(ScalarType.complex64)
+    assert z.requires_grad and z.grad_fn is not None and z.grad_fn.name() == "ToCopyBackward0"
+
+
+@pytest.mark.parametrize(
+    ("op", "call"),
+    [
+        ("sum", lambda x: core.sum(x, dtype=ScalarType.int64)),
+        ("sum.dim_IntList", lambda x: core.sum(x, [0], dtype=ScalarType.int64)),
+    ],
+)
+def test_a_reduction_to_an_undifferentiable_dtype_raises(op: str, call: Callable[[Any], Any]) -> None:
+    x = tensor([1.5, 2.5], requires_grad=True)
+    with pytest.raises(AutogradError, match=UNDIFFERENTIABLE.format(op=op, dtype="int64")):
+        call(x)
+    assert not call(x.detach()).requires_grad
+    assert core.sum(x, dtype=ScalarType.float64).grad_fn is not None
+
+
+def test_grad_of_a_cast_to_int_is_zero() -> None:
+    from typedops.func import grad
+
+    g = grad(lambda x: (x * 2).sum().to(ScalarType.int64))(tensor([1.5, 2.5]))
+    assert g.tolist() == [0.0, 0.0]

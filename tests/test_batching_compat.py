@@ -297,3 +297,78 @@ def test_zero_dim_samples_promote_like_torch(left: str, right: str) -> None:
         ours = vmap(f(ops.core.mul.Tensor, tensor(vector)))(tensor(scalars))
     theirs = torch.vmap(f(torch.mul, torch.from_numpy(vector)))(torch.from_numpy(scalars))
     _compare(ours, theirs)
+
+
+@pytest.mark.parametrize("case", ["sample @ matrix", "sample @ sample", "vector @ sample"])
+def test_matmul_of_zero_dim_samples_raises_like_torch(case: str) -> None:
+    def run(matmul: Callable[[Any, Any], Any], make: Callable[[Any], Any], vmap_: Callable[..., Any]) -> str:
+        m, v, s = make(np.arange(6.0).reshape(2, 3)), make(np.array([1.0, 2.0])), make(np.array([3.0, 4.0]))
+        fns: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
+            "sample @ matrix": (lambda a: matmul(a, m), (s,)),
+            "sample @ sample": (matmul, (s, v)),
+            "vector @ sample": (lambda b: matmul(v, b), (s,)),
+        }
+        fn, args = fns[case]
+        with pytest.raises(RuntimeError) as info:
+            vmap_(fn)(*args)
+        return str(info.value)
+
+    assert run(ops.core.matmul.default, tensor, vmap) == run(torch.matmul, torch.from_numpy, torch.vmap)
+
+
+ZERO_DIM_STEPS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "squeeze(0)": (lambda a: ops.core.squeeze.dim(a, 0), lambda a: a.squeeze(0)),
+    "squeeze(-1)": (lambda a: ops.core.squeeze.dim(a, -1), lambda a: a.squeeze(-1)),
+    "transpose(0, -1)": (lambda a: ops.core.transpose.int(a, 0, -1), lambda a: a.transpose(0, -1)),
+    "transpose(0, 1)": (lambda a: ops.core.transpose.int(a, 0, 1), lambda a: a.transpose(0, 1)),
+    "select(0, 0)": (lambda a: ops.core.select.int(a, 0, 0), lambda a: a.select(0, 0)),
+    "unsqueeze(-1)": (lambda a: ops.core.unsqueeze.default(a, -1), lambda a: a.unsqueeze(-1)),
+    "sum([0])": (lambda a: ops.core.sum.dim_IntList(a, [0]), lambda a: a.sum([0])),
+    "mean([-1])": (lambda a: ops.core.mean.dim(a, [-1]), lambda a: a.mean([-1])),
+    "amax([0])": (lambda a: ops.core.amax.default(a, [0]), lambda a: a.amax([0])),
+    "permute([])": (lambda a: ops.core.permute.default(a, []), lambda a: a.permute([])),
+    "cat": (lambda a: ops.core.cat.default([a, a], 0), lambda a: torch.cat([a, a], 0)),
+}
+
+
+def _ours(fn: Callable[[Any], Any], x: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fallback's slow-loop warning (reductions of 0-dim samples)
+        return vmap(fn)(tensor(x))
+
+
+@pytest.mark.parametrize("step", sorted(ZERO_DIM_STEPS))
+def test_vmap_of_zero_dim_samples_equals_torch(step: str) -> None:
+    """Against torch's own loop over the samples, and torch.vmap where it agrees with that
+    loop (torch.vmap raises for squeeze(-1) of a 0-dim sample, which torch itself takes)."""
+    ours_fn, theirs_fn = ZERO_DIM_STEPS[step]
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    try:
+        theirs = torch.stack([theirs_fn(s) for s in torch.from_numpy(x)])
+    except (RuntimeError, IndexError):
+        with pytest.raises((RuntimeError, IndexError)):
+            _ours(ours_fn, x)
+        with pytest.raises((RuntimeError, IndexError)):
+            torch.vmap(theirs_fn)(torch.from_numpy(x))
+        return
+    ours = _ours(ours_fn, x)
+    _compare(ours, theirs)
+    if step != "squeeze(-1)":
+        _compare(ours, torch.vmap(theirs_fn)(torch.from_numpy(x)))
+
+
+@pytest.mark.parametrize("randomness", ["same", "different"])
+def test_chunked_randomness_matches_torch_in_kind(randomness: str) -> None:
+    """The generators differ, so: which rows are equal, and chunked equal to unchunked."""
+
+    def rows(run: Callable[..., Any], seed: Callable[[int], Any], randn: Callable[[list[int]], Any], zeros: Any, chunk: int | None) -> list[tuple[float, ...]]:
+        seed(0)
+        return [tuple(r) for r in run(lambda a: randn([2]) + a * 0, randomness=randomness, chunk_size=chunk)(zeros).tolist()]
+
+    from typedops.core.kernels import manual_seed
+
+    ours = [rows(vmap, manual_seed, ops.core.randn.default, ops.core.zeros.default([4]), c) for c in (1, 3, None)]
+    theirs = [rows(torch.vmap, torch.manual_seed, lambda s: torch.randn(s), torch.zeros(4), c) for c in (1, 3, None)]
+    for o, t in zip(ours, theirs):
+        assert len(set(o)) == len(set(t))
+    assert (ours[0] == ours[1] == ours[2]) == (theirs[0] == theirs[1] == theirs[2])

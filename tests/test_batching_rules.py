@@ -189,6 +189,19 @@ def test_dims_are_checked_against_one_sample() -> None:
         vmap(lambda a: op("transpose.int")(a, 0, 2))(x)
 
 
+MATMUL_0D = r"both arguments to matmul need to be at least 1D, but they are {}D and {}D"
+
+
+def test_matmul_of_zero_dim_samples_raises_what_each_sample_raises() -> None:
+    m = core.arange(6.0).view([2, 3])
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(0, 2)):
+        vmap(lambda a: core.matmul(a, m))(tensor([1.0, 1.0]))
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(0, 0)):
+        vmap(core.matmul)(tensor([1.0, 2.0]), tensor([3.0, 4.0]))
+    with pytest.raises(RuntimeError, match=MATMUL_0D.format(1, 0)):
+        vmap(lambda b: core.matmul(tensor([1.0, 2.0]), b))(tensor([1.0, 2.0]))
+
+
 def test_expand_refuses_minus_one_for_a_new_dimension() -> None:
     x = tensor(arr(B, 3))
     with pytest.raises(VmapError, match=r"expand: -1 is not allowed in a leading, non-existing dimension 0 of a sample \(inside vmap the sample has 1 dimensions\)"):
@@ -292,3 +305,96 @@ def test_vmap_equals_stacking_the_samples(steps: list[str], shaped: str, in_dim:
         result = vmap(f, in_dims=in_dim)(x)
         expected = core.stack([f(core.select(x, in_dim, i)) for i in range(size)], 0)
     close(result, expected)  # exp chains may overflow to inf or nan alike in both (assert_allclose: NaN == NaN)
+
+
+# -- 0-dim samples: Note [Dims of 0-dim samples] in _view_rules.py ---------------------------
+ZERO_DIM_CASES: dict[str, Callable[[Any], Any]] = {
+    "squeeze(0)": lambda a: op("squeeze.dim")(a, 0),
+    "squeeze(-1)": lambda a: op("squeeze.dim")(a, -1),
+    "squeeze(1)": lambda a: op("squeeze.dim")(a, 1),
+    "transpose(0, -1)": lambda a: op("transpose.int")(a, 0, -1),
+    "transpose(-1, -1)": lambda a: op("transpose.int")(a, -1, -1),
+    "transpose(0, 1)": lambda a: op("transpose.int")(a, 0, 1),
+    "select(0, 0)": lambda a: op("select.int")(a, 0, 0),
+    "slice(0)": lambda a: op("slice.Tensor")(a, 0, 0, 1, 1),
+    "unsqueeze(0)": lambda a: op("unsqueeze")(a, 0),
+    "unsqueeze(-1)": lambda a: op("unsqueeze")(a, -1),
+    "unsqueeze(2)": lambda a: op("unsqueeze")(a, 2),
+    "sum([0])": lambda a: op("sum.dim_IntList")(a, [0]),
+    "sum([-1], keepdim)": lambda a: op("sum.dim_IntList")(a, [-1], True),
+    "sum()": lambda a: op("sum")(a),
+    "mean([0])": lambda a: op("mean.dim")(a, [0]),
+    "amax([0])": lambda a: op("amax")(a, [0]),
+    "max(0)": lambda a: op("max.dim")(a, 0),
+    "argmax(0)": lambda a: op("argmax")(a, 0),
+    "permute([])": lambda a: op("permute")(a, []),
+    "view([1])": lambda a: op("view")(a, [1]),
+    "reshape([])": lambda a: op("reshape")(a, []),
+    "expand([3])": lambda a: op("expand")(a, [3], implicit=False),
+    "flatten": lambda a: op("flatten.using_ints")(a, 0, -1),
+    "t": lambda a: op("t")(a),
+    "cat": lambda a: op("cat")([a, a], 0),
+    "stack": lambda a: op("stack")([a, a], 0),
+}
+
+
+def _outcome(call: Callable[[], Any]) -> Any:
+    """A call's result, or its error's type and message."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fallback's slow-loop warning
+            return call()
+    except Exception as error:  # noqa: BLE001 -- the error is the outcome compared
+        return (type(error), str(error))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(sorted(ZERO_DIM_CASES)), min_size=1, max_size=3), st.integers(1, 3))
+def test_vmap_of_zero_dim_samples_equals_the_loop(steps: list[str], size: int) -> None:
+    def f(a: Any) -> Any:
+        for step in steps:
+            a = ZERO_DIM_CASES[step](a)
+            a = a[0] if isinstance(a, tuple) else a
+        return a
+
+    x = tensor(arr(size))
+    ours = _outcome(lambda: vmap(f)(x))
+    expected = _outcome(lambda: core.stack([f(core.select(x, 0, i)) for i in range(size)], 0))
+    if isinstance(expected, tuple):
+        assert ours == expected
+    else:
+        close(ours, expected)
+
+
+def test_dim_rules_on_zero_dim_samples_keep_aliasing() -> None:
+    x = tensor([1.0, 2.0])
+    vmap(lambda a: op("transpose.int")(op("squeeze.dim")(a, 0), 0, -1).add_(tensor(1.0)))(x)
+    assert x.tolist() == [2.0, 3.0]
+
+
+# -- randomness with chunk_size: Note [Same draws across chunks] in _levels.py -----------------
+def _draws(a: Any) -> Any:
+    return op("randn")([2]) + op("randn")([3]).sum() * 0 + a * 0
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 4])
+def test_same_randomness_draws_once_across_chunks(chunk_size: int) -> None:
+    from typedops.core.kernels import manual_seed
+
+    manual_seed(5)
+    rows = vmap(_draws, randomness="same", chunk_size=chunk_size)(core.zeros([5])).tolist()
+    assert all(row == rows[0] for row in rows)
+    after = op("randn")([2]).tolist()
+    manual_seed(5)
+    unchunked = vmap(_draws, randomness="same")(core.zeros([5])).tolist()
+    assert rows == unchunked and op("randn")([2]).tolist() == after  # the generator advanced as without chunks
+
+
+def test_different_randomness_with_chunks_draws_as_without() -> None:
+    from typedops.core.kernels import manual_seed
+
+    manual_seed(5)
+    chunked = vmap(lambda a: op("randn")([2]) + a * 0, randomness="different", chunk_size=2)(core.zeros([5])).tolist()
+    manual_seed(5)
+    assert chunked == vmap(lambda a: op("randn")([2]) + a * 0, randomness="different")(core.zeros([5])).tolist()
+    assert len({tuple(row) for row in chunked}) == 5

@@ -35,12 +35,14 @@ from ._record import (
     AUTOGRAD_OTHER_BIT,
     BELOW_AUTOGRAD,
     BELOW_AUTOGRAD_MASK,
+    DIFFERENTIABLE_DTYPES,
     add_output_meta,
     below_autograd,
     install_fallbacks,
     not_implemented,
     out_not_differentiable,
     register_autograd_kernels,
+    undifferentiable_dtype,
 )
 
 __all__ = [
@@ -76,6 +78,8 @@ __all__ = [
     "mark_view",
     "rebase_view",
     "not_implemented",
+    "DIFFERENTIABLE_DTYPES",
+    "undifferentiable_dtype",
     "out_not_differentiable",
     "register_autograd_kernels",
     "save",

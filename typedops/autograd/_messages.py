@@ -62,6 +62,11 @@ OUT_NOT_DIFFERENTIABLE: Final = (
     "{op}(): functions with out=... arguments don't support automatic differentiation, but one "
     "of the arguments requires grad. Call the functional form, or call it under typedops.no_grad()"
 )
+UNDIFFERENTIABLE_DTYPE: Final = (
+    "{op}(): autograd does not support outputs of dtype {dtype} (only floating point and complex "
+    "tensors have gradients), but an input requires grad. Call it under typedops.no_grad() or on "
+    "detach()ed inputs"
+)
 NOT_IMPLEMENTED: Final = (
     "the derivative for '{op}' is not implemented: {why}. Register one with "
     "register_autograd(backward) on the op, or call it under typedops.no_grad() / on detach()ed inputs"

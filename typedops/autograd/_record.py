@@ -38,7 +38,10 @@ from ..schema import FunctionSchema
 from ..tensor import Tensor, bump_version, read_only_error, tensors_in
 from ._grad_mode import no_grad
 from ._graph import Node, check_inplace, edge_of, meta_of, set_history
-from ._messages import NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, YAML_NOT_IMPLEMENTED, AutogradError
+from ..vocabulary import ScalarType
+from ._messages import (
+    NO_FORMULA, NOT_IMPLEMENTED, OUT_NOT_DIFFERENTIABLE, UNDIFFERENTIABLE_DTYPE, YAML_NOT_IMPLEMENTED, AutogradError,
+)  # fmt: skip
 
 __all__ = [
     "below_autograd",
@@ -48,6 +51,8 @@ __all__ = [
     "add_output_meta",
     "not_implemented",
     "out_not_differentiable",
+    "DIFFERENTIABLE_DTYPES",
+    "undifferentiable_dtype",
     "register_autograd_kernels",
     "install_fallbacks",
     "NotImplementedBackward",
@@ -91,6 +96,20 @@ def not_implemented(op: str, input_name: str) -> AutogradError:
 
 def out_not_differentiable(op: str) -> AutogradError:
     return AutogradError(OUT_NOT_DIFFERENTIABLE.format(op=op))
+
+
+# The dtypes a recorded output may have: a gradient is a floating point or complex tensor.
+DIFFERENTIABLE_DTYPES: Final = frozenset(
+    {ScalarType.float16, ScalarType.bfloat16, ScalarType.float32, ScalarType.float64,
+     ScalarType.complex64, ScalarType.complex128}
+)  # fmt: skip
+
+
+def undifferentiable_dtype(op: str, dtype: ScalarType) -> AutogradError:
+    """The error of an op that, with an input requiring grad, made an output of ``dtype``
+    (not in ``DIFFERENTIABLE_DTYPES``): Note [Outputs of a chosen dtype] in
+    typedops/codegen/_derivatives_source.py."""
+    return AutogradError(UNDIFFERENTIABLE_DTYPE.format(op=op, dtype=dtype.name))
 
 
 def register_autograd_kernels(library: Library, kernels: Iterable[tuple[OperatorHandle, Any]]) -> None:
@@ -160,7 +179,7 @@ def _autograd_fallback(op: OperatorHandle, keys: Any, stack: list[Any]) -> None:
     check_written(args, _written(schema), schema.full_name)
     with no_grad():
         op.redispatch_boxed(below, stack)
-    outputs = [t for t in tensors_in(stack[base:]) if t.dtype.is_floating_point or t.dtype.is_complex]
+    outputs = [t for t in tensors_in(stack[base:]) if t._dtype in DIFFERENTIABLE_DTYPES]
     if outputs:
         node = NotImplementedBackward(schema.full_name)
         node.next_edges = tuple(edges)

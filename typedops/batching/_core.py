@@ -8,12 +8,15 @@ read. Calls go through the dispatcher, so autograd records them and tracing sees
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final, cast
 
-from ..dispatch import OperatorHandle, ops
+from ..dispatch import DispatchKey, OperatorHandle, exclude_keys, ops
 from ..tensor import Tensor
+from ..vocabulary import Device
 
-__all__ = ["core_op", "movedim", "to_front", "pad_to_rank", "expand_batch"]
+__all__ = ["core_op", "movedim", "to_front", "pad_to_rank", "expand_batch", "probe"]
+
+_META: Final = Device("meta")
 
 _HANDLES: Final[dict[tuple[str, str], OperatorHandle]] = {}
 
@@ -60,3 +63,27 @@ def expand_batch(t: Tensor, batch_size: int) -> Tensor:
     front: Tensor = core_op("unsqueeze").call(t, 0)
     result: Tensor = core_op("expand").call(front, [batch_size, *t.shape])
     return result
+
+
+# Note [Probing a sample]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# Where the physical tensors cannot stand for the samples -- a batch of 0-dim samples is a
+# 1-d tensor, which matmul accepts and whose dims differ -- a rule calls the op on meta
+# tensors shaped like the samples: it raises exactly the error the op raises without vmap,
+# and its result says the rank of a sample's result. No data is touched, and the keys that
+# watch calls (a trace, a dispatch mode, the profiler) are excluded: they never see it.
+_UNSEEN: Final = [DispatchKey.Python, DispatchKey.Tracer, DispatchKey.Profiler, DispatchKey.Batched]
+
+
+def probe(handle: OperatorHandle, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
+    """``handle`` called on meta tensors shaped like one sample of each tensor of ``args``
+    (and of the lists among them): Note [Probing a sample]."""
+    empty = core_op("empty", "memory_format")
+
+    def sample(a: Any) -> Any:
+        if isinstance(a, Tensor):
+            return empty.call(list(a.shape), dtype=a.dtype, device=_META)
+        return [sample(t) for t in cast("list[object]", a)] if isinstance(a, list) else a
+
+    with exclude_keys(_UNSEEN):
+        return handle.call(*(sample(a) for a in args), **(kwargs or {}))

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import contextvars
 import itertools
-from typing import Final, Literal, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, NamedTuple
 
 from ..dispatch import VmapInfo
 
-__all__ = ["Level", "VmapInfo", "Randomness", "RUNNING", "push_level", "pop_level", "current_levels", "level_alive", "innermost"]
+__all__ = ["Level", "VmapInfo", "Randomness", "RUNNING", "push_level", "pop_level", "current_levels", "level_alive", "innermost", "SameDraws", "SAME_DRAWS"]
 
 Randomness = Literal["error", "different", "same"]
 
@@ -80,3 +81,23 @@ def innermost() -> Level | None:
 def level_alive(number: int) -> Level | None:
     """The running level numbered ``number``, or None when its vmap has returned."""
     return RUNNING.get(number)
+
+
+# Note [Same draws across chunks]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``vmap(f, randomness="same", chunk_size=k)`` runs ``f`` once per chunk of samples, and each
+# run would draw anew: the chunks would differ where PyTorch gives every sample the same
+# values. So the chunked run keeps a ``SameDraws`` here while its chunks run: the first
+# chunk's "same" draws are kept in order, and each later chunk, from its start (``cursor``
+# back at 0), is given copies of them, a draw of another op or size drawing anew. The
+# generator thus advances once, as without chunks. ("different" draws need nothing: each
+# chunk draws its own samples' values, in order, as one unchunked draw does.)
+@dataclass(slots=True)
+class SameDraws:
+    """The draws of a chunked "same" vmap: Note [Same draws across chunks]."""
+
+    draws: list[tuple[Any, Any]] = field(default_factory=lambda: [])  # (the call's key, a copy of its result)
+    cursor: int = 0
+
+
+SAME_DRAWS: Final = contextvars.ContextVar["SameDraws | None"]("typedops_vmap_same_draws", default=None)

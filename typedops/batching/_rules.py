@@ -31,9 +31,9 @@ from ..dispatch import DispatchKey, DispatchKeySet, Library, OperatorHandle
 from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
 from ..vocabulary import RegistrationError
-from ._core import core_op, movedim, pad_to_rank, to_front
+from ._core import core_op, movedim, pad_to_rank, probe, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
-from ._levels import RUNNING, current_levels
+from ._levels import RUNNING, SAME_DRAWS, SameDraws, current_levels
 from ._messages import INPLACE, RANDOM_ERROR, RULE_DOES_NOT_FIT, UNKNOWN_RULE, VmapError
 from ._tensor import BATCHED_BIT, BatchedTensor, escaped, make_batched
 from ._view_rules import VIEW_FAMILIES, Family, call_below, tensor_positions
@@ -284,8 +284,9 @@ def _batched_matmul(op: OperatorHandle, keys: DispatchKeySet, x: Tensor, y: Tens
     rx, ry = x.ndim, y.ndim
     px = to_front(x._batch_value, x._batch_dim) if isinstance(x, BatchedTensor) and xb else x
     py = to_front(y._batch_value, y._batch_dim) if isinstance(y, BatchedTensor) and yb else y
-    if rx == 0 or ry == 0:
-        return call_below(op, keys, [px, py], {}), 0  # raises matmul's own error
+    if rx == 0 or ry == 0:  # matmul's own error for the samples (the physical tensors have dims)
+        probe(op, [x, y])
+        raise AssertionError("matmul accepted a 0-dim operand")
     if xb and yb:
         if rx == 1 and ry == 1:  # a dot per sample: (B,1,k) @ (B,k,1)
             product = call_below(op, keys, [core_op("unsqueeze").call(px, 1), core_op("unsqueeze").call(py, 2)], {})
@@ -328,13 +329,30 @@ def _random(handle: OperatorHandle) -> Kernel:
             raise VmapError(RANDOM_ERROR.format(op=name))
         different = [level for level in levels if level.randomness == "different"]
         if not different:
-            return handle.redispatch(keys, size, *args, **kwargs)
+            same = SAME_DRAWS.get()
+            if same is None:
+                return handle.redispatch(keys, size, *args, **kwargs)
+            return _same_draw(same, handle, keys, size, args, kwargs)
         out = handle.redispatch(keys, [*(level.batch_size for level in different), *size], *args, **kwargs)
         for level in different:  # outermost first: each wrap peels one leading dimension
             out = make_batched(out, 0, level.level)
         return out
 
     return rule
+
+
+def _same_draw(same: SameDraws, handle: OperatorHandle, keys: DispatchKeySet, size: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A "same" draw in a chunked vmap: Note [Same draws across chunks] in _levels.py."""
+    key = (handle.schema.full_name, list(size), args, kwargs)
+    clone = core_op("clone")
+    if same.cursor < len(same.draws) and same.draws[same.cursor][0] == key:
+        out = clone.call(same.draws[same.cursor][1])
+    else:
+        out = handle.redispatch(keys, size, *args, **kwargs)
+        del same.draws[same.cursor :]
+        same.draws.append((key, clone.call(out)))
+    same.cursor += 1
+    return out
 
 
 # -- composite ops ------------------------------------------------------------------------

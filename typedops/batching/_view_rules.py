@@ -15,7 +15,8 @@ from typing import Any, Final, cast
 from ..dispatch import DispatchKeySet, OperatorHandle
 from ..schema import FunctionSchema
 from ..tensor import Tensor, wrap_dim
-from ._core import expand_batch, pad_to_rank, to_front
+from ..vocabulary import TypedopsError
+from ._core import core_op, expand_batch, pad_to_rank, probe, to_front
 from ._fallback import _open_blocks, forced, level_of, run_fallback
 from ._messages import EXPAND_NEW_MINUS_ONE, VmapError
 from ._levels import RUNNING
@@ -65,8 +66,14 @@ def _self_view(handle: OperatorHandle, adjust: Callable[[list[Any], int, int], N
             escaped(self._batch_level)
         p = to_front(self._batch_value, self._batch_dim)
         new = [p, *args[1:]]
-        adjust(new, len(self._shape), p.shape[0])
-        return make_batched(call_below(handle, keys, new, kwargs), 0, self._batch_level)
+        try:
+            adjust(new, len(self._shape), p.shape[0])
+            out = call_below(handle, keys, new, kwargs)
+        except TypedopsError as error:  # the op's own error for the sample (sizes of expand, view, permute)
+            if not isinstance(error, VmapError):
+                probe(handle, list(args), kwargs)
+            raise
+        return make_batched(out, 0, self._batch_level)
 
     return rule
 
@@ -132,7 +139,45 @@ def _dim_rule(handle: OperatorHandle, extra: int) -> Kernel:
         for i in indices:
             new[i] = wrap_dim(new[i], rank + extra) + 1
 
-    return _self_view(handle, adjust)
+    shifted = _self_view(handle, adjust)
+    if extra:
+        return shifted
+
+    def rule(keys: DispatchKeySet, *args: Any, **kwargs: Any) -> Any:
+        self = args[0]
+        if type(self) is not BatchedTensor or self._shape or (_open_blocks and forced()):
+            return shifted(keys, *args, **kwargs)
+        return _zero_dim_samples(handle, keys, indices, args, kwargs)
+
+    return rule
+
+
+def _zero_dim_samples(handle: OperatorHandle, keys: DispatchKeySet, indices: list[int], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Note [Dims of 0-dim samples]."""
+    self = args[0]
+    if self._batch_level not in RUNNING:
+        escaped(self._batch_level)
+    sample = probe(handle, list(args), kwargs)  # the op's own error for a 0-dim sample, else its result's rank
+    p = core_op("unsqueeze").call(to_front(self._batch_value, self._batch_dim), 1)
+    new = [p, *args[1:]]
+    for i in indices:
+        new[i] = wrap_dim(new[i], 1) + 1
+    out = call_below(handle, keys, new, kwargs)
+    if out.ndim - 1 > sample.ndim:
+        out = core_op("squeeze", "dim").call(out, 1)
+    return make_batched(out, 0, self._batch_level)
+
+
+# Note [Dims of 0-dim samples]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A 0-dim tensor takes dim 0 and -1 as if it had one dimension (``transpose(0, -1)`` and
+# ``squeeze(0)`` return it), but a batch of 0-dim samples is a 1-d physical tensor, which
+# has no dimension after the batch dimension for them to shift to. The rule probes the op
+# on a 0-dim meta sample first (Note [Probing a sample] in _core.py), which raises what the
+# op raises without vmap (``select() cannot be applied to a 0-dim tensor.``); then it gives
+# each sample the dimension of size 1 the op sees (``unsqueeze(p, 1)``), calls the op on
+# that, and drops the dimension again where the probe's result has none. Every step is a
+# view, so the result still aliases the input.
 
 
 def _fits_dim(schema: FunctionSchema) -> str | None:
@@ -152,6 +197,8 @@ def _cat(handle: OperatorHandle) -> Kernel:
             return run_fallback(handle, keys, (tensors, dim), {})
         if level not in RUNNING:
             escaped(level)
+        if any(not t._shape for t in tensors):  # cat's own error for 0-dim samples (1-d physical tensors)
+            probe(handle, [tensors, dim])
         batch = next(t._batch_value.shape[t._batch_dim] for t in tensors
                      if type(t) is BatchedTensor and t._batch_level == level)  # fmt: skip
         physical = [

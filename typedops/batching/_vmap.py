@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar, cast
 from ..dispatch import DispatchKey, include_keys
 from ..tensor import Tensor
 from ._core import core_op, expand_batch, movedim
-from ._levels import Level, Randomness, pop_level, push_level
+from ._levels import SAME_DRAWS, Level, Randomness, SameDraws, pop_level, push_level
 from ._messages import (
     BAD_CHUNK_SIZE,
     BAD_RANDOMNESS,
@@ -289,10 +289,17 @@ def _chunked(
     """vmap over ``chunk_size`` samples at a time, the outputs concatenated along their out_dims."""
     slice_op = core_op("slice", "Tensor")
     chunks: list[Any] = []
-    for start in range(0, size, chunk_size):
-        end = min(start + chunk_size, size)
-        part = [v if d is None else slice_op.call(v, d, start, end, 1) for v, d in zip(leaves, dims)]
-        chunks.append(_run(fn, out_dims, randomness, part, dims, spec, end - start, kwargs))
+    same = SameDraws() if randomness == "same" else None
+    token = SAME_DRAWS.set(same)
+    try:
+        for start in range(0, size, chunk_size):
+            end = min(start + chunk_size, size)
+            part = [v if d is None else slice_op.call(v, d, start, end, 1) for v, d in zip(leaves, dims)]
+            if same is not None:
+                same.cursor = 0  # Note [Same draws across chunks] in _levels.py
+            chunks.append(_run(fn, out_dims, randomness, part, dims, spec, end - start, kwargs))
+    finally:
+        SAME_DRAWS.reset(token)
     flat_chunks = [flatten(c) for c in chunks]
     out_spec = flat_chunks[0][1]
     dims_out = broadcast_dims(_single(out_dims) if out_spec.kind == "leaf" else out_dims, out_spec)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..schema import FunctionSchema, OptionalType
 from ._derivatives import CORE_HELPERS, Derivative, Formula, _formula_names, _is_tensor_list
@@ -320,6 +321,7 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
             before.append(f"    _node.s_{formula.input}_count = len({formula.input})")
     lines += before
     lines += _redispatch(entry, "    _result = ")
+    lines += _dtype_check(schema)
     lines += _history(d, schema)
     if mutated:
         lines += ["    if _base is not None:", f"        _rebase_view({mutated[0]}, _base)"]
@@ -330,6 +332,28 @@ def _kernel(d: Derivative, functions: frozenset[str], node_name: str) -> list[st
 
 # What a kernel saves for ``x.shape``/``x.dtype`` is read from the tensor's slots, without the property.
 _SLOT = {"shape": "_shape", "dtype": "_dtype"}
+
+
+# Note [Outputs of a chosen dtype]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Only floating point and complex tensors have gradients. An op's output has such a dtype
+# when its inputs do, except where a ScalarType argument chooses the output's dtype
+# (``_to_copy``, ``sum(dtype=)``): only those kernels check it, after the op, so the
+# recording path of every other op pays nothing. As in PyTorch, a cast (``_CASTS``) to an
+# integer or bool dtype quietly records nothing (``x.to(int64)`` does not require grad);
+# any other op raises ``undifferentiable_dtype`` (PyTorch: "Autograd not support dtype").
+# The boxed fallback (autograd/_record.py) records only differentiable outputs too.
+_CASTS: Final = frozenset({"_to_copy"})
+
+
+def _dtype_check(schema: FunctionSchema) -> list[str]:
+    """The check of a one-output kernel whose op chooses its output's dtype: Note [Outputs
+    of a chosen dtype]."""
+    if len(schema.returns) != 1 or not any("ScalarType" in str(a.type) for a in schema.arguments):
+        return []
+    if schema.name in _CASTS:
+        return ["    if _result._dtype not in _DIFF_DTYPES:", "        return _result"]
+    return ["    if _result._dtype not in _DIFF_DTYPES:", f"        raise _undifferentiable_dtype({schema.full_name!r}, _result._dtype)"]
 
 
 def _guarded(needs: dict[str, list[str]], formulas: int) -> list[str]:
@@ -441,6 +465,8 @@ def autograd_module(
         "    rebase_view as _rebase_view,",
         "    not_implemented as _not_implemented,",
         "    out_not_differentiable as _out_not_differentiable,",
+        "    DIFFERENTIABLE_DTYPES as _DIFF_DTYPES,",
+        "    undifferentiable_dtype as _undifferentiable_dtype,",
         "    register_autograd_kernels as _register_autograd_kernels,",
         "    save as _save,",
         "    set_history as _set_history,",

@@ -19,9 +19,9 @@ from ..boxing import broadcast, default_value, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device, unboxed_slots
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..autograd import (
-    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD, BELOW_AUTOGRAD_MASK, NODE_SEQUENCE, Node, SavedTensor, add_output_meta,
+    AUTOGRAD_OTHER_BIT, BELOW_AUTOGRAD, BELOW_AUTOGRAD_MASK, DIFFERENTIABLE_DTYPES, NODE_SEQUENCE, Node, SavedTensor, add_output_meta,
     below_autograd, check_inplace, edge_of, mark_view, rebase_view, not_implemented,
-    out_not_differentiable, register_autograd_kernels, save, save_output, set_history, unpack, unpack_saved,
+    out_not_differentiable, register_autograd_kernels, undifferentiable_dtype, save, save_output, set_history, unpack, unpack_saved,
     unpack_output, WITH_AUTOGRAD,
 )  # fmt: skip
 from ..batching import register_vmap_rules
@@ -49,7 +49,7 @@ __all__ = [
     "AUTOGRAD_BITS", "AUTOGRAD_BIT_FOR_DEVICE", "AUTOGRAD_OTHER_BIT", "BELOW_AUTOGRAD", "BELOW_AUTOGRAD_MASK", "NODE_SEQUENCE",
     "Node", "SavedTensor", "add_output_meta",
     "below_autograd", "check_inplace", "edge_of", "unboxed_slots", "mark_view", "rebase_view", "not_implemented",
-    "out_not_differentiable", "register_autograd_kernels", "save", "save_output", "set_history", "unpack", "unpack_saved", "WITH_AUTOGRAD",
+    "out_not_differentiable", "DIFFERENTIABLE_DTYPES", "undifferentiable_dtype", "register_autograd_kernels", "save", "save_output", "set_history", "unpack", "unpack_saved", "WITH_AUTOGRAD",
     "alias_of", "unpack_output",
 ]  # fmt: skip
 

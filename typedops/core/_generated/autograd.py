@@ -15,6 +15,8 @@ from typedops.runtime import (
     rebase_view as _rebase_view,
     not_implemented as _not_implemented,
     out_not_differentiable as _out_not_differentiable,
+    DIFFERENTIABLE_DTYPES as _DIFF_DTYPES,
+    undifferentiable_dtype as _undifferentiable_dtype,
     register_autograd_kernels as _register_autograd_kernels,
     save as _save,
     set_history as _set_history,
@@ -2183,6 +2185,8 @@ def sum__default_autograd(_ks):
         _node.released = False
         _node.s_self_shape = self._shape
         _result = _S_sum__default.cache[_bl](self, dtype=dtype)
+        if _result._dtype not in _DIFF_DTYPES:
+            raise _undifferentiable_dtype('core::sum', _result._dtype)
         _result.key_bits = _WITH_AG[_result.key_bits]
         _result.grad_fn = _node
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
@@ -2235,6 +2239,8 @@ def sum__dim_IntList_autograd(_ks):
         _node.s_keepdim = keepdim
         _node.s_self_shape = self._shape
         _result = _S_sum__dim_IntList.cache[_bl](self, dim, keepdim, dtype=dtype)
+        if _result._dtype not in _DIFF_DTYPES:
+            raise _undifferentiable_dtype('core::sum.dim_IntList', _result._dtype)
         _result.key_bits = _WITH_AG[_result.key_bits]
         _result.grad_fn = _node
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
@@ -2283,6 +2289,8 @@ def mean__default_autograd(_ks):
         _node.released = False
         _node.s_self_shape = self._shape
         _result = _S_mean__default.cache[_bl](self, dtype=dtype)
+        if _result._dtype not in _DIFF_DTYPES:
+            raise _undifferentiable_dtype('core::mean', _result._dtype)
         _result.key_bits = _WITH_AG[_result.key_bits]
         _result.grad_fn = _node
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
@@ -2335,6 +2343,8 @@ def mean__dim_autograd(_ks):
         _node.s_keepdim = keepdim
         _node.s_self_shape = self._shape
         _result = _S_mean__dim.cache[_bl](self, dim, keepdim, dtype=dtype)
+        if _result._dtype not in _DIFF_DTYPES:
+            raise _undifferentiable_dtype('core::mean.dim', _result._dtype)
         _result.key_bits = _WITH_AG[_result.key_bits]
         _result.grad_fn = _node
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
@@ -3314,6 +3324,8 @@ def _to_copy__default_autograd(_ks):
             non_blocking=non_blocking,
             memory_format=memory_format,
         )
+        if _result._dtype not in _DIFF_DTYPES:
+            return _result
         _result.key_bits = _WITH_AG[_result.key_bits]
         _result.grad_fn = _node
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)

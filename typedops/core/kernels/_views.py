@@ -201,7 +201,9 @@ def reshape_composite(self: Tensor, shape: Sequence[int]) -> Tensor:
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with two dimensions swapped (its own kernel: a view op on the hot path)."""
     shape, strides = self._shape, self._strides
-    if not shape:
+    if not shape:  # a scalar takes dims 0 and -1 (and checks them, as PyTorch does)
+        wrap_dim(dim0, 0)
+        wrap_dim(dim1, 0)
         return make_view(self, shape, strides, self._offset)
     n = len(shape)
     a = dim0 if 0 <= dim0 < n else wrap_dim(dim0, n)  # wrap_dim only for negative (or bad) dims

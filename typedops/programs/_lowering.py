@@ -117,17 +117,19 @@ def _unboxed_step(entry: Callable[..., Any], slots: list[int]) -> Step:
     return UNBOXED, entry, -1, -1, -1, _gather(slots)
 
 
-def _is_default(value: Any, default: Any) -> bool:
-    return type(value) is type(default) and type(value) in _PLAIN and bool(value == default)
-
-
 def _defaults_fit(slots: list[int], inputs: int, constants: Sequence[Any], defaults: tuple[Any, ...]) -> bool:
-    """Whether the values in frame ``slots`` are constants equal to ``defaults``, one each."""
+    """Whether the values in frame ``slots`` are constants equal to ``defaults``, one each:
+    of the default's own type, a plain one (so ``==`` is the value's), and equal."""
     if len(slots) != len(defaults):
         return False
+    count = len(constants)
     for slot, default in zip(slots, defaults):
         number = slot - inputs
-        if not (0 <= number < len(constants) and _is_default(constants[number], default)):
+        if not 0 <= number < count:
+            return False
+        value: object = constants[number]
+        kind = type(value)
+        if kind is not type(default) or kind not in _PLAIN or not value == default:
             return False
     return True
 

@@ -282,6 +282,19 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::gt.Scalar": ((x, 1.0), {}),
         "core::add.Scalar": ((x, 2), {}),
         "core::mul.Scalar": ((x, 2), {}),
+        "core::add_.Scalar": ((x, 2.5), {}),
+        "core::sub.Scalar": ((x, 2), {}),
+        "core::sub_.Scalar": ((x, 0.5), {}),
+        "core::mul_.Scalar": ((x, 3), {}),
+        "core::div.Scalar": ((x, 2), {}),
+        "core::div_.Scalar": ((x, 4.0), {}),
+        "core::ne.Scalar": ((x, 1.0), {}),
+        "core::lt.Scalar": ((x, 1.0), {}),
+        "core::le.Scalar": ((x, 1.0), {}),
+        "core::ge.Scalar": ((x, 1.0), {}),
+        "core::where.ScalarSelf": ((x > 0.5, 2.0, x), {}),
+        "core::where.ScalarOther": ((x > 0.5, x, 0), {}),
+        "core::where.Scalar": ((x > 0.5, 1.0, 0.0), {}),
         "core::threshold_backward": ((x * 2, x - 3, 0.5), {}),
     }
 
@@ -302,7 +315,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 130
+    assert len(handles) == 143
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

@@ -33,9 +33,28 @@ ops.other.anything  # other namespaces stay untyped
 b: Tensor = x.add(x, alpha=2)
 x.add(1)
 x.where(c, x)
+# A Python number as a tensor operand: the .Scalar overloads (Note [Scalar overloads]).
+x.sub(2)
+x.div(2.5)
+x.ne(2)
+x.lt(2)
+x.le(2)
+x.ge(2)
+x.add_(2)
+x.sub_(2)
+x.mul_(2)
+x.div_(2)
+x.where(c, 0.0)
+core.sub(x, 2)
+core.div(x, 2)
+core.where(c, x, 0.0)
+core.where(c, 1.0, x)
+core.where(c, 1.0, 0.0)
+ops.core.sub(x, 2)
+ops.core.where(c, x, 0.0)
 x.contiguous(memory_format=MemoryFormat.channels_last)
 x.sum(dtype=None)
-x.where(c) # E: Missing positional argument "other" in call to "where" of "TensorMethods"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+x.where(c) # E: No overload variant of "where" of "TensorMethods" matches argument type "Tensor"  [call-overload]  # N: Possible overload variants:  # N:     def where(self, condition: Tensor, other: Tensor) -> Tensor  # N:     def where(self, condition: Tensor, other: bool | int | float | complex) -> Tensor  # P: No overloads for "where" match the provided arguments  [reportCallIssue]
 x.add("1") # E: No overload variant of "add" of "TensorMethods" matches argument type "str"  [call-overload]  # N: Possible overload variants:  # N:     def add(self, other: Tensor, *, alpha: bool | int | float | complex = ...) -> Tensor  # N:     def add(self, other: bool | int | float | complex, alpha: bool | int | float | complex = ...) -> Tensor  # P: Argument of type "Literal['1']" cannot be assigned to parameter "other" of type "Scalar" in function "add"  [reportArgumentType]  # P: No overloads for "add" match the provided arguments  [reportCallIssue]
 x.neg(1) # E: Too many arguments for "neg" of "TensorMethods"  [call-arg]  # P: Expected 0 positional arguments  [reportCallIssue]
 x.no_such_method() # E: "Tensor" has no attribute "no_such_method"  [attr-defined]  # P: Cannot access attribute "no_such_method" for class "Tensor"  [reportAttributeAccessIssue]  # P: Type of "no_such_method" is unknown  [reportUnknownMemberType]
@@ -50,7 +69,7 @@ core.empty((2,), device="meta")
 x.sum(0)
 core.mean(x, 0, keepdim=True)
 core.empty((2,), device=0) # E: Argument "device" to "empty" has incompatible type "int"; expected "Device | str | None"  [arg-type]  # P: Argument of type "Literal[0]" cannot be assigned to parameter "device" of type "Device | str | None" in function "empty"  [reportArgumentType]
-core.where(c, x) # E: Missing positional argument "other" in call to "where"  [call-arg]  # P: Argument missing for parameter "other"  [reportCallIssue]
+core.where(c, x) # E: No overload variant of "where" matches argument types "Tensor", "Tensor"  [call-overload]  # N: Possible overload variants:  # N:     def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor  # N:     def where(condition: Tensor, self: Tensor, other: bool | int | float | complex) -> Tensor  # N:     def where(condition: Tensor, self: bool | int | float | complex, other: Tensor) -> Tensor  # N:     def where(condition: Tensor, self: bool | int | float | complex, other: bool | int | float | complex) -> Tensor  # P: No overloads for "where" match the provided arguments  [reportCallIssue]
 s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]
 
 # The operators (Note [Tensor operators]): tensors and Python numbers, reflected, in place.

@@ -449,6 +449,20 @@ add__Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.add_scalar_composite, _unboxing2),),
 )
 
+# core::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+add___Scalar = (
+    _schema(
+        'add_', 'core', 'Scalar',
+        positional=(
+            _argument('self', _t0, alias=_alias(('a',), is_write=True)),
+            _argument('other', _t1),
+            _argument('alpha', _t1, default='1'),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.add__scalar_composite, _unboxing2),),
+)
+
 # core::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 sub__Tensor = (
     _schema(
@@ -480,6 +494,30 @@ sub__out = (
         returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.sub_out_composite, _unboxing1),),
+)
+
+# core::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+sub__Scalar = (
+    _schema(
+        'sub', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1), _argument('alpha', _t1, default='1')),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.sub_scalar_composite, _unboxing2),),
+)
+
+# core::sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+sub___Scalar = (
+    _schema(
+        'sub_', 'core', 'Scalar',
+        positional=(
+            _argument('self', _t0, alias=_alias(('a',), is_write=True)),
+            _argument('other', _t1),
+            _argument('alpha', _t1, default='1'),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.sub__scalar_composite, _unboxing2),),
 )
 
 # core::mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -523,6 +561,16 @@ mul__Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.mul_scalar_composite, _unboxing3),),
 )
 
+# core::mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+mul___Scalar = (
+    _schema(
+        'mul_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.mul__scalar_composite, _unboxing3),),
+)
+
 # core::div.Tensor(Tensor self, Tensor other) -> Tensor
 div__Tensor = (
     _schema(
@@ -552,6 +600,26 @@ div__out = (
         returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
     ),
     (_kernel(_DispatchKey.CPU, _m0.div_out_cpu, _unboxing4), _kernel(_DispatchKey.Meta, _m0.div_out_meta, _unboxing4)),
+)
+
+# core::div.Scalar(Tensor self, Scalar other) -> Tensor
+div__Scalar = (
+    _schema(
+        'div', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.div_scalar_composite, _unboxing3),),
+)
+
+# core::div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+div___Scalar = (
+    _schema(
+        'div_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.div__scalar_composite, _unboxing3),),
 )
 
 # core::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
@@ -1393,6 +1461,46 @@ gt__Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.gt_scalar_composite, _unboxing3),),
 )
 
+# core::ne.Scalar(Tensor self, Scalar other) -> Tensor
+ne__Scalar = (
+    _schema(
+        'ne', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.ne_scalar_composite, _unboxing3),),
+)
+
+# core::lt.Scalar(Tensor self, Scalar other) -> Tensor
+lt__Scalar = (
+    _schema(
+        'lt', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.lt_scalar_composite, _unboxing3),),
+)
+
+# core::le.Scalar(Tensor self, Scalar other) -> Tensor
+le__Scalar = (
+    _schema(
+        'le', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.le_scalar_composite, _unboxing3),),
+)
+
+# core::ge.Scalar(Tensor self, Scalar other) -> Tensor
+ge__Scalar = (
+    _schema(
+        'ge', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.ge_scalar_composite, _unboxing3),),
+)
+
 # core::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 where__self = (
     _schema(
@@ -1401,6 +1509,36 @@ where__self = (
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CPU, _m0.where_cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.where_meta, _unboxing2)),
+)
+
+# core::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+where__ScalarSelf = (
+    _schema(
+        'where', 'core', 'ScalarSelf',
+        positional=(_argument('condition', _t0), _argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.where_scalar_self_composite, _unboxing2),),
+)
+
+# core::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+where__ScalarOther = (
+    _schema(
+        'where', 'core', 'ScalarOther',
+        positional=(_argument('condition', _t0), _argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.where_scalar_other_composite, _unboxing2),),
+)
+
+# core::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+where__Scalar = (
+    _schema(
+        'where', 'core', 'Scalar',
+        positional=(_argument('condition', _t0), _argument('self', _t1), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.where_scalar_composite, _unboxing2),),
 )
 
 # core::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -1935,74 +2073,81 @@ to__dtype = (
 # Define every op above with its kernels in one call, which rebinds each name to its op's handle
 # (see Note [One name per op, from entry to handle] in typedops/codegen/_registration.py).
 (
-    add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
-    mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
-    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
-    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
-    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+    add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
+    sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
+    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
+    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
+    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
+    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 ) = LIBRARY._define_generated((
-    add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
-    mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
-    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
-    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
-    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+    add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
+    sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
+    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
+    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
+    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
+    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
 _check_devices(
-    add__Tensor, add___Tensor, add__out, add__Scalar, sub__Tensor, sub___Tensor, sub__out, mul__Tensor, mul___Tensor,
-    mul__out, mul__Scalar, div__Tensor, div___Tensor, div__out, pow__Tensor_Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, where__self, sum__default, sum__dim_IntList,
-    mean__default, mean__dim, amax__default, max__dim, argmax__default, matmul__default, mm__default,
-    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
-    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, cat__default, stack__default, empty__memory_format, zeros__default,
-    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
-    zeros_like__default, _to_copy__default, to__dtype,
+    add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
+    sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
+    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
+    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
+    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
+    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
 _register_vmap_rules(LIBRARY, [
-    (add__Tensor, 'pointwise'), (add___Tensor, 'pointwise'), (add__Scalar, 'pointwise'), (sub__Tensor, 'pointwise'),
-    (sub___Tensor, 'pointwise'), (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'),
-    (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
-    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
-    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (add__Tensor, 'pointwise'), (add___Tensor, 'pointwise'), (add__Scalar, 'pointwise'), (add___Scalar, 'pointwise'),
+    (sub__Tensor, 'pointwise'), (sub___Tensor, 'pointwise'), (sub__Scalar, 'pointwise'), (sub___Scalar, 'pointwise'),
+    (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'), (mul___Scalar, 'pointwise'),
+    (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (div__Scalar, 'pointwise'), (div___Scalar, 'pointwise'),
+    (pow__Tensor_Scalar, 'pointwise'), (maximum__default, 'pointwise'), (minimum__default, 'pointwise'),
+    (neg__default, 'pointwise'), (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
     (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
     (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
     (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
@@ -2019,7 +2164,9 @@ _register_vmap_rules(LIBRARY, [
     (threshold_backward__default, 'pointwise'), (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'),
     (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'), (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'),
     (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'), (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'),
-    (where__self, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
+    (ne__Scalar, 'pointwise'), (lt__Scalar, 'pointwise'), (le__Scalar, 'pointwise'), (ge__Scalar, 'pointwise'),
+    (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
+    (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
     (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
     (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
@@ -2051,11 +2198,13 @@ _call_add__out = _lazy_entry(globals(), '_call_add__out', add__out)
 _call_add__Scalar = _lazy_entry(globals(), '_call_add__Scalar', add__Scalar)
 _call_sub__Tensor = _lazy_entry(globals(), '_call_sub__Tensor', sub__Tensor)
 _call_sub__out = _lazy_entry(globals(), '_call_sub__out', sub__out)
+_call_sub__Scalar = _lazy_entry(globals(), '_call_sub__Scalar', sub__Scalar)
 _call_mul__Tensor = _lazy_entry(globals(), '_call_mul__Tensor', mul__Tensor)
 _call_mul__out = _lazy_entry(globals(), '_call_mul__out', mul__out)
 _call_mul__Scalar = _lazy_entry(globals(), '_call_mul__Scalar', mul__Scalar)
 _call_div__Tensor = _lazy_entry(globals(), '_call_div__Tensor', div__Tensor)
 _call_div__out = _lazy_entry(globals(), '_call_div__out', div__out)
+_call_div__Scalar = _lazy_entry(globals(), '_call_div__Scalar', div__Scalar)
 _call_exp__default = _lazy_entry(globals(), '_call_exp__default', exp__default)
 _call_exp__out = _lazy_entry(globals(), '_call_exp__out', exp__out)
 _call_exp2__default = _lazy_entry(globals(), '_call_exp2__default', exp2__default)
@@ -2098,8 +2247,20 @@ _call_tanh__default = _lazy_entry(globals(), '_call_tanh__default', tanh__defaul
 _call_tanh__out = _lazy_entry(globals(), '_call_tanh__out', tanh__out)
 _call_eq__Tensor = _lazy_entry(globals(), '_call_eq__Tensor', eq__Tensor)
 _call_eq__Scalar = _lazy_entry(globals(), '_call_eq__Scalar', eq__Scalar)
+_call_ne__Tensor = _lazy_entry(globals(), '_call_ne__Tensor', ne__Tensor)
+_call_ne__Scalar = _lazy_entry(globals(), '_call_ne__Scalar', ne__Scalar)
+_call_lt__Tensor = _lazy_entry(globals(), '_call_lt__Tensor', lt__Tensor)
+_call_lt__Scalar = _lazy_entry(globals(), '_call_lt__Scalar', lt__Scalar)
+_call_le__Tensor = _lazy_entry(globals(), '_call_le__Tensor', le__Tensor)
+_call_le__Scalar = _lazy_entry(globals(), '_call_le__Scalar', le__Scalar)
 _call_gt__Tensor = _lazy_entry(globals(), '_call_gt__Tensor', gt__Tensor)
 _call_gt__Scalar = _lazy_entry(globals(), '_call_gt__Scalar', gt__Scalar)
+_call_ge__Tensor = _lazy_entry(globals(), '_call_ge__Tensor', ge__Tensor)
+_call_ge__Scalar = _lazy_entry(globals(), '_call_ge__Scalar', ge__Scalar)
+_call_where__self = _lazy_entry(globals(), '_call_where__self', where__self)
+_call_where__ScalarSelf = _lazy_entry(globals(), '_call_where__ScalarSelf', where__ScalarSelf)
+_call_where__ScalarOther = _lazy_entry(globals(), '_call_where__ScalarOther', where__ScalarOther)
+_call_where__Scalar = _lazy_entry(globals(), '_call_where__Scalar', where__Scalar)
 _call_sum__default = _lazy_entry(globals(), '_call_sum__default', sum__default)
 _call_sum__dim_IntList = _lazy_entry(globals(), '_call_sum__dim_IntList', sum__dim_IntList)
 _call_mean__default = _lazy_entry(globals(), '_call_mean__default', mean__default)
@@ -2135,26 +2296,27 @@ def add(*args: Any, **kwargs: Any) -> Any:
 _CANDIDATES_sub = (
     (sub__Tensor.schema, sub__Tensor),
     (sub__out.schema, sub__out),
+    (sub__Scalar.schema, sub__Scalar),
 )
-def _any_sub(*args: Any, **kwargs: Any) -> Any:
-    """core::sub: Tensor, out."""
+def sub(*args: Any, **kwargs: Any) -> Any:
+    """core::sub: Tensor, out, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_sub__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_sub__Scalar(_v0, _v1)
     if 'out' in kwargs and kwargs['out'] is None:
         del kwargs['out']
-    if 'out' not in kwargs:
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if 'out' in kwargs and isinstance(_v1, _Tensor):
+        return _call_sub__out(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
         return _call_sub__Tensor(*args, **kwargs)
-    return _call_sub__out(*args, **kwargs)
-
-def sub(self: Any = _MISSING, other: Any = _MISSING, *, alpha: Any = _MISSING, out: Any = None) -> Any:
-    """core::sub: Tensor, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and other is not _MISSING and out is None:
-        if alpha is _MISSING:
-            return _call_sub__Tensor(self, other)
-        return _call_sub__Tensor(self, other, alpha=alpha)
-    if self is not _MISSING and other is not _MISSING and out is not None:
-        if alpha is _MISSING:
-            return _call_sub__out(self, other, out=out)
-        return _call_sub__out(self, other, alpha=alpha, out=out)
-    return _any_sub(**_given(self=self, other=other, alpha=alpha, out=out))
+    if isinstance(_v1, _NUMBERS):
+        return _call_sub__Scalar(*args, **kwargs)
+    return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2184,22 +2346,27 @@ def mul(*args: Any, **kwargs: Any) -> Any:
 _CANDIDATES_div = (
     (div__Tensor.schema, div__Tensor),
     (div__out.schema, div__out),
+    (div__Scalar.schema, div__Scalar),
 )
-def _any_div(*args: Any, **kwargs: Any) -> Any:
-    """core::div: Tensor, out."""
+def div(*args: Any, **kwargs: Any) -> Any:
+    """core::div: Tensor, out, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_div__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_div__Scalar(_v0, _v1)
     if 'out' in kwargs and kwargs['out'] is None:
         del kwargs['out']
-    if 'out' not in kwargs:
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if 'out' in kwargs and isinstance(_v1, _Tensor):
+        return _call_div__out(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
         return _call_div__Tensor(*args, **kwargs)
-    return _call_div__out(*args, **kwargs)
-
-def div(self: Any = _MISSING, other: Any = _MISSING, *, out: Any = None) -> Any:
-    """core::div: Tensor, out (Note [Choosers with one signature])."""
-    if self is not _MISSING and other is not _MISSING and out is None:
-        return _call_div__Tensor(self, other)
-    if self is not _MISSING and other is not _MISSING and out is not None:
-        return _call_div__out(self, other, out=out)
-    return _any_div(**_given(self=self, other=other, out=out))
+    if isinstance(_v1, _NUMBERS):
+        return _call_div__Scalar(*args, **kwargs)
+    return _choose('core::div', _CANDIDATES_div, args, kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -2621,6 +2788,66 @@ def eq(*args: Any, **kwargs: Any) -> Any:
         return _call_eq__Scalar(*args, **kwargs)
     return _choose('core::eq', _CANDIDATES_eq, args, kwargs)
 
+_CANDIDATES_ne = (
+    (ne__Tensor.schema, ne__Tensor),
+    (ne__Scalar.schema, ne__Scalar),
+)
+def ne(*args: Any, **kwargs: Any) -> Any:
+    """core::ne: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_ne__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_ne__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_ne__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_ne__Scalar(*args, **kwargs)
+    return _choose('core::ne', _CANDIDATES_ne, args, kwargs)
+
+_CANDIDATES_lt = (
+    (lt__Tensor.schema, lt__Tensor),
+    (lt__Scalar.schema, lt__Scalar),
+)
+def lt(*args: Any, **kwargs: Any) -> Any:
+    """core::lt: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_lt__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_lt__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_lt__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_lt__Scalar(*args, **kwargs)
+    return _choose('core::lt', _CANDIDATES_lt, args, kwargs)
+
+_CANDIDATES_le = (
+    (le__Tensor.schema, le__Tensor),
+    (le__Scalar.schema, le__Scalar),
+)
+def le(*args: Any, **kwargs: Any) -> Any:
+    """core::le: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_le__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_le__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_le__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_le__Scalar(*args, **kwargs)
+    return _choose('core::le', _CANDIDATES_le, args, kwargs)
+
 _CANDIDATES_gt = (
     (gt__Tensor.schema, gt__Tensor),
     (gt__Scalar.schema, gt__Scalar),
@@ -2640,6 +2867,57 @@ def gt(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v1, _NUMBERS):
         return _call_gt__Scalar(*args, **kwargs)
     return _choose('core::gt', _CANDIDATES_gt, args, kwargs)
+
+_CANDIDATES_ge = (
+    (ge__Tensor.schema, ge__Tensor),
+    (ge__Scalar.schema, ge__Scalar),
+)
+def ge(*args: Any, **kwargs: Any) -> Any:
+    """core::ge: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_ge__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_ge__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_ge__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_ge__Scalar(*args, **kwargs)
+    return _choose('core::ge', _CANDIDATES_ge, args, kwargs)
+
+_CANDIDATES_where = (
+    (where__self.schema, where__self),
+    (where__ScalarSelf.schema, where__ScalarSelf),
+    (where__ScalarOther.schema, where__ScalarOther),
+    (where__Scalar.schema, where__Scalar),
+)
+def where(*args: Any, **kwargs: Any) -> Any:
+    """core::where: self, ScalarSelf, ScalarOther, Scalar."""
+    if not kwargs:
+        if len(args) == 3:
+            _v0, _v1, _v2 = args
+            if isinstance(_v1, _Tensor) and isinstance(_v2, _Tensor):
+                return _call_where__self(_v0, _v1, _v2)
+            if isinstance(_v1, _NUMBERS) and isinstance(_v2, _Tensor):
+                return _call_where__ScalarSelf(_v0, _v1, _v2)
+            if isinstance(_v1, _Tensor) and isinstance(_v2, _NUMBERS):
+                return _call_where__ScalarOther(_v0, _v1, _v2)
+            if isinstance(_v1, _NUMBERS) and isinstance(_v2, _NUMBERS):
+                return _call_where__Scalar(_v0, _v1, _v2)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('self', _MISSING)
+    _v2 = args[2] if len(args) > 2 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor) and isinstance(_v2, _Tensor):
+        return _call_where__self(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS) and isinstance(_v2, _Tensor):
+        return _call_where__ScalarSelf(*args, **kwargs)
+    if isinstance(_v1, _Tensor) and isinstance(_v2, _NUMBERS):
+        return _call_where__ScalarOther(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS) and isinstance(_v2, _NUMBERS):
+        return _call_where__Scalar(*args, **kwargs)
+    return _choose('core::where', _CANDIDATES_where, args, kwargs)
 
 _CANDIDATES_sum = (
     (sum__default.schema, sum__default),
@@ -2751,11 +3029,6 @@ _SINGLE = {
     'threshold_backward': threshold_backward__default,
     'fill_': fill___Scalar,
     'zero_': zero___default,
-    'ne': ne__Tensor,
-    'lt': lt__Tensor,
-    'le': le__Tensor,
-    'ge': ge__Tensor,
-    'where': where__self,
     'amax': amax__default,
     'max': max__dim,
     'argmax': argmax__default,
@@ -2799,19 +3072,18 @@ def __getattr__(name: str) -> Any:
 # -- the Tensor methods
 
 # entry functions, bound on first call (Note [Entry functions as globals] in typedops/codegen/_api.py)
-_call_where__self = _lazy_entry(globals(), '_call_where__self', where__self)
 _call_add___Tensor = _lazy_entry(globals(), '_call_add___Tensor', add___Tensor)
+_call_add___Scalar = _lazy_entry(globals(), '_call_add___Scalar', add___Scalar)
 _call_sub___Tensor = _lazy_entry(globals(), '_call_sub___Tensor', sub___Tensor)
+_call_sub___Scalar = _lazy_entry(globals(), '_call_sub___Scalar', sub___Scalar)
 _call_mul___Tensor = _lazy_entry(globals(), '_call_mul___Tensor', mul___Tensor)
+_call_mul___Scalar = _lazy_entry(globals(), '_call_mul___Scalar', mul___Scalar)
 _call_div___Tensor = _lazy_entry(globals(), '_call_div___Tensor', div___Tensor)
+_call_div___Scalar = _lazy_entry(globals(), '_call_div___Scalar', div___Scalar)
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
 _call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
-_call_ne__Tensor = _lazy_entry(globals(), '_call_ne__Tensor', ne__Tensor)
-_call_lt__Tensor = _lazy_entry(globals(), '_call_lt__Tensor', lt__Tensor)
-_call_le__Tensor = _lazy_entry(globals(), '_call_le__Tensor', le__Tensor)
-_call_ge__Tensor = _lazy_entry(globals(), '_call_ge__Tensor', ge__Tensor)
 
 _METHOD_CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
@@ -2833,6 +3105,66 @@ def _method_add(*args: Any, **kwargs: Any) -> Any:
         return _call_add__Scalar(*args, **kwargs)
     return _choose('core::add', _METHOD_CANDIDATES_add, args, kwargs)
 
+_METHOD_CANDIDATES_add_ = (
+    (add___Tensor.schema, add___Tensor),
+    (add___Scalar.schema, add___Scalar),
+)
+def _method_add_(*args: Any, **kwargs: Any) -> Any:
+    """core::add_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_add___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_add___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_add___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_add___Scalar(*args, **kwargs)
+    return _choose('core::add_', _METHOD_CANDIDATES_add_, args, kwargs)
+
+_METHOD_CANDIDATES_sub = (
+    (sub__Tensor.schema, sub__Tensor),
+    (sub__Scalar.schema, sub__Scalar),
+)
+def _method_sub(*args: Any, **kwargs: Any) -> Any:
+    """core::sub: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_sub__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_sub__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_sub__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_sub__Scalar(*args, **kwargs)
+    return _choose('core::sub', _METHOD_CANDIDATES_sub, args, kwargs)
+
+_METHOD_CANDIDATES_sub_ = (
+    (sub___Tensor.schema, sub___Tensor),
+    (sub___Scalar.schema, sub___Scalar),
+)
+def _method_sub_(*args: Any, **kwargs: Any) -> Any:
+    """core::sub_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_sub___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_sub___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_sub___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_sub___Scalar(*args, **kwargs)
+    return _choose('core::sub_', _METHOD_CANDIDATES_sub_, args, kwargs)
+
 _METHOD_CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
     (mul__Scalar.schema, mul__Scalar),
@@ -2853,10 +3185,90 @@ def _method_mul(*args: Any, **kwargs: Any) -> Any:
         return _call_mul__Scalar(*args, **kwargs)
     return _choose('core::mul', _METHOD_CANDIDATES_mul, args, kwargs)
 
+_METHOD_CANDIDATES_mul_ = (
+    (mul___Tensor.schema, mul___Tensor),
+    (mul___Scalar.schema, mul___Scalar),
+)
+def _method_mul_(*args: Any, **kwargs: Any) -> Any:
+    """core::mul_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_mul___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_mul___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_mul___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_mul___Scalar(*args, **kwargs)
+    return _choose('core::mul_', _METHOD_CANDIDATES_mul_, args, kwargs)
+
+_METHOD_CANDIDATES_div = (
+    (div__Tensor.schema, div__Tensor),
+    (div__Scalar.schema, div__Scalar),
+)
+def _method_div(*args: Any, **kwargs: Any) -> Any:
+    """core::div: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_div__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_div__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_div__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_div__Scalar(*args, **kwargs)
+    return _choose('core::div', _METHOD_CANDIDATES_div, args, kwargs)
+
+_METHOD_CANDIDATES_div_ = (
+    (div___Tensor.schema, div___Tensor),
+    (div___Scalar.schema, div___Scalar),
+)
+def _method_div_(*args: Any, **kwargs: Any) -> Any:
+    """core::div_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_div___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_div___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_div___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_div___Scalar(*args, **kwargs)
+    return _choose('core::div_', _METHOD_CANDIDATES_div_, args, kwargs)
+
+_METHOD_CANDIDATES_where = (
+    (where__self.schema, where__self),
+    (where__ScalarOther.schema, where__ScalarOther),
+)
+def _ordered_where(*args: Any, **kwargs: Any) -> Any:
+    """core::where: self, ScalarOther."""
+    if not kwargs:
+        if len(args) == 3:
+            _v0, _v1, _v2 = args
+            if isinstance(_v2, _Tensor):
+                return _call_where__self(_v0, _v1, _v2)
+            if isinstance(_v2, _NUMBERS):
+                return _call_where__ScalarOther(_v0, _v1, _v2)
+    _v2 = args[2] if len(args) > 2 else kwargs.get('other', _MISSING)
+    if isinstance(_v2, _Tensor):
+        return _call_where__self(*args, **kwargs)
+    if isinstance(_v2, _NUMBERS):
+        return _call_where__ScalarOther(*args, **kwargs)
+    return _choose('core::where', _METHOD_CANDIDATES_where, args, kwargs)
+
 
 def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:
-    """core::where.self as a method: self moves to its place in the schema."""
-    return _call_where__self(condition, self, *args, **kwargs)
+    """core::where.self, core::where.ScalarOther as a method: self moves to its place in the schema."""
+    return _ordered_where(condition, self, *args, **kwargs)
 
 
 # -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
@@ -3048,13 +3460,13 @@ def _operator__ge__(self: Any, other: Any) -> Any:
 def install() -> None:
     """Set the methods on typedops.Tensor (idempotent)."""
     setattr(_Tensor, 'add', _method_add)
-    setattr(_Tensor, 'add_', _lazy_method(_Tensor, 'add_', add___Tensor))
-    setattr(_Tensor, 'sub', _lazy_method(_Tensor, 'sub', sub__Tensor))
-    setattr(_Tensor, 'sub_', _lazy_method(_Tensor, 'sub_', sub___Tensor))
+    setattr(_Tensor, 'add_', _method_add_)
+    setattr(_Tensor, 'sub', _method_sub)
+    setattr(_Tensor, 'sub_', _method_sub_)
     setattr(_Tensor, 'mul', _method_mul)
-    setattr(_Tensor, 'mul_', _lazy_method(_Tensor, 'mul_', mul___Tensor))
-    setattr(_Tensor, 'div', _lazy_method(_Tensor, 'div', div__Tensor))
-    setattr(_Tensor, 'div_', _lazy_method(_Tensor, 'div_', div___Tensor))
+    setattr(_Tensor, 'mul_', _method_mul_)
+    setattr(_Tensor, 'div', _method_div)
+    setattr(_Tensor, 'div_', _method_div_)
     setattr(_Tensor, 'pow', _lazy_method(_Tensor, 'pow', pow__Tensor_Scalar))
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
@@ -3104,11 +3516,11 @@ def install() -> None:
     setattr(_Tensor, 'fill_', _lazy_method(_Tensor, 'fill_', fill___Scalar))
     setattr(_Tensor, 'zero_', _lazy_method(_Tensor, 'zero_', zero___default))
     setattr(_Tensor, 'eq', eq)
-    setattr(_Tensor, 'ne', _lazy_method(_Tensor, 'ne', ne__Tensor))
-    setattr(_Tensor, 'lt', _lazy_method(_Tensor, 'lt', lt__Tensor))
-    setattr(_Tensor, 'le', _lazy_method(_Tensor, 'le', le__Tensor))
+    setattr(_Tensor, 'ne', ne)
+    setattr(_Tensor, 'lt', lt)
+    setattr(_Tensor, 'le', le)
     setattr(_Tensor, 'gt', gt)
-    setattr(_Tensor, 'ge', _lazy_method(_Tensor, 'ge', ge__Tensor))
+    setattr(_Tensor, 'ge', ge)
     setattr(_Tensor, 'where', _method_where)
     setattr(_Tensor, 'sum', sum)
     setattr(_Tensor, 'mean', mean)

@@ -81,6 +81,20 @@ def _boxed_add__Scalar(stack: list[Any]) -> None:
     stack[:] = (add__Scalar(*stack),)
 
 
+def add___Scalar(self: Any, other: Any, alpha: Any) -> Any:
+    # core::add_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.add__scalar_composite(self, other, alpha)
+    if _b & 1:  # CPU
+        return _m0.add__scalar_composite(self, other, alpha)
+    raise _no_static_kernel('core::add_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_add___Scalar(stack: list[Any]) -> None:
+    stack[:] = (add___Scalar(*stack),)
+
+
 def sub__Tensor(self: Any, other: Any, alpha: Any) -> Any:
     # core::sub.Tensor
     _b = self.key_bits | other.key_bits
@@ -127,6 +141,34 @@ def sub__out(self: Any, other: Any, alpha: Any, out: Any) -> Any:
 
 def _boxed_sub__out(stack: list[Any]) -> None:
     stack[:] = (sub__out(*stack),)
+
+
+def sub__Scalar(self: Any, other: Any, alpha: Any) -> Any:
+    # core::sub.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.sub_scalar_composite(self, other, alpha)
+    if _b & 1:  # CPU
+        return _m0.sub_scalar_composite(self, other, alpha)
+    raise _no_static_kernel('core::sub.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_sub__Scalar(stack: list[Any]) -> None:
+    stack[:] = (sub__Scalar(*stack),)
+
+
+def sub___Scalar(self: Any, other: Any, alpha: Any) -> Any:
+    # core::sub_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.sub__scalar_composite(self, other, alpha)
+    if _b & 1:  # CPU
+        return _m0.sub__scalar_composite(self, other, alpha)
+    raise _no_static_kernel('core::sub_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_sub___Scalar(stack: list[Any]) -> None:
+    stack[:] = (sub___Scalar(*stack),)
 
 
 def mul__Tensor(self: Any, other: Any) -> Any:
@@ -191,6 +233,20 @@ def _boxed_mul__Scalar(stack: list[Any]) -> None:
     stack[:] = (mul__Scalar(*stack),)
 
 
+def mul___Scalar(self: Any, other: Any) -> Any:
+    # core::mul_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.mul__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.mul__scalar_composite(self, other)
+    raise _no_static_kernel('core::mul_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_mul___Scalar(stack: list[Any]) -> None:
+    stack[:] = (mul___Scalar(*stack),)
+
+
 def div__Tensor(self: Any, other: Any) -> Any:
     # core::div.Tensor
     _b = self.key_bits | other.key_bits
@@ -237,6 +293,34 @@ def div__out(self: Any, other: Any, out: Any) -> Any:
 
 def _boxed_div__out(stack: list[Any]) -> None:
     stack[:] = (div__out(*stack),)
+
+
+def div__Scalar(self: Any, other: Any) -> Any:
+    # core::div.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.div_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.div_scalar_composite(self, other)
+    raise _no_static_kernel('core::div.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_div__Scalar(stack: list[Any]) -> None:
+    stack[:] = (div__Scalar(*stack),)
+
+
+def div___Scalar(self: Any, other: Any) -> Any:
+    # core::div_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.div__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.div__scalar_composite(self, other)
+    raise _no_static_kernel('core::div_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_div___Scalar(stack: list[Any]) -> None:
+    stack[:] = (div___Scalar(*stack),)
 
 
 def pow__Tensor_Scalar(self: Any, exponent: Any) -> Any:
@@ -1375,6 +1459,62 @@ def _boxed_gt__Scalar(stack: list[Any]) -> None:
     stack[:] = (gt__Scalar(*stack),)
 
 
+def ne__Scalar(self: Any, other: Any) -> Any:
+    # core::ne.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.ne_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.ne_scalar_composite(self, other)
+    raise _no_static_kernel('core::ne.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_ne__Scalar(stack: list[Any]) -> None:
+    stack[:] = (ne__Scalar(*stack),)
+
+
+def lt__Scalar(self: Any, other: Any) -> Any:
+    # core::lt.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.lt_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.lt_scalar_composite(self, other)
+    raise _no_static_kernel('core::lt.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_lt__Scalar(stack: list[Any]) -> None:
+    stack[:] = (lt__Scalar(*stack),)
+
+
+def le__Scalar(self: Any, other: Any) -> Any:
+    # core::le.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.le_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.le_scalar_composite(self, other)
+    raise _no_static_kernel('core::le.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_le__Scalar(stack: list[Any]) -> None:
+    stack[:] = (le__Scalar(*stack),)
+
+
+def ge__Scalar(self: Any, other: Any) -> Any:
+    # core::ge.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.ge_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.ge_scalar_composite(self, other)
+    raise _no_static_kernel('core::ge.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_ge__Scalar(stack: list[Any]) -> None:
+    stack[:] = (ge__Scalar(*stack),)
+
+
 def where__self(condition: Any, self: Any, other: Any) -> Any:
     # core::where.self
     _b = condition.key_bits | self.key_bits | other.key_bits
@@ -1389,6 +1529,52 @@ def where__self(condition: Any, self: Any, other: Any) -> Any:
 
 def _boxed_where__self(stack: list[Any]) -> None:
     stack[:] = (where__self(*stack),)
+
+
+def where__ScalarSelf(condition: Any, self: Any, other: Any) -> Any:
+    # core::where.ScalarSelf
+    _b = condition.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::where.ScalarSelf', _b, (condition, other))
+    if _b & 2:  # Meta
+        return _m0.where_scalar_self_composite(condition, self, other)
+    if _b & 1:  # CPU
+        return _m0.where_scalar_self_composite(condition, self, other)
+    raise _no_static_kernel('core::where.ScalarSelf', _b, 'CPU, Meta')
+
+
+def _boxed_where__ScalarSelf(stack: list[Any]) -> None:
+    stack[:] = (where__ScalarSelf(*stack),)
+
+
+def where__ScalarOther(condition: Any, self: Any, other: Any) -> Any:
+    # core::where.ScalarOther
+    _b = condition.key_bits | self.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::where.ScalarOther', _b, (condition, self))
+    if _b & 2:  # Meta
+        return _m0.where_scalar_other_composite(condition, self, other)
+    if _b & 1:  # CPU
+        return _m0.where_scalar_other_composite(condition, self, other)
+    raise _no_static_kernel('core::where.ScalarOther', _b, 'CPU, Meta')
+
+
+def _boxed_where__ScalarOther(stack: list[Any]) -> None:
+    stack[:] = (where__ScalarOther(*stack),)
+
+
+def where__Scalar(condition: Any, self: Any, other: Any) -> Any:
+    # core::where.Scalar
+    _b = condition.key_bits
+    if _b & 2:  # Meta
+        return _m0.where_scalar_composite(condition, self, other)
+    if _b & 1:  # CPU
+        return _m0.where_scalar_composite(condition, self, other)
+    raise _no_static_kernel('core::where.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_where__Scalar(stack: list[Any]) -> None:
+    stack[:] = (where__Scalar(*stack),)
 
 
 def sum__default(self: Any, dtype: Any) -> Any:
@@ -1988,16 +2174,22 @@ _register_static_wrappers('CPU, Meta', {
     'core::add_.Tensor': (_boxed_add___Tensor, add___Tensor),
     'core::add.out': (_boxed_add__out, add__out),
     'core::add.Scalar': (_boxed_add__Scalar, add__Scalar),
+    'core::add_.Scalar': (_boxed_add___Scalar, add___Scalar),
     'core::sub.Tensor': (_boxed_sub__Tensor, sub__Tensor),
     'core::sub_.Tensor': (_boxed_sub___Tensor, sub___Tensor),
     'core::sub.out': (_boxed_sub__out, sub__out),
+    'core::sub.Scalar': (_boxed_sub__Scalar, sub__Scalar),
+    'core::sub_.Scalar': (_boxed_sub___Scalar, sub___Scalar),
     'core::mul.Tensor': (_boxed_mul__Tensor, mul__Tensor),
     'core::mul_.Tensor': (_boxed_mul___Tensor, mul___Tensor),
     'core::mul.out': (_boxed_mul__out, mul__out),
     'core::mul.Scalar': (_boxed_mul__Scalar, mul__Scalar),
+    'core::mul_.Scalar': (_boxed_mul___Scalar, mul___Scalar),
     'core::div.Tensor': (_boxed_div__Tensor, div__Tensor),
     'core::div_.Tensor': (_boxed_div___Tensor, div___Tensor),
     'core::div.out': (_boxed_div__out, div__out),
+    'core::div.Scalar': (_boxed_div__Scalar, div__Scalar),
+    'core::div_.Scalar': (_boxed_div___Scalar, div___Scalar),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),
     'core::minimum': (_boxed_minimum__default, minimum__default),
@@ -2075,7 +2267,14 @@ _register_static_wrappers('CPU, Meta', {
     'core::ge.Tensor': (_boxed_ge__Tensor, ge__Tensor),
     'core::eq.Scalar': (_boxed_eq__Scalar, eq__Scalar),
     'core::gt.Scalar': (_boxed_gt__Scalar, gt__Scalar),
+    'core::ne.Scalar': (_boxed_ne__Scalar, ne__Scalar),
+    'core::lt.Scalar': (_boxed_lt__Scalar, lt__Scalar),
+    'core::le.Scalar': (_boxed_le__Scalar, le__Scalar),
+    'core::ge.Scalar': (_boxed_ge__Scalar, ge__Scalar),
     'core::where.self': (_boxed_where__self, where__self),
+    'core::where.ScalarSelf': (_boxed_where__ScalarSelf, where__ScalarSelf),
+    'core::where.ScalarOther': (_boxed_where__ScalarOther, where__ScalarOther),
+    'core::where.Scalar': (_boxed_where__Scalar, where__Scalar),
     'core::sum': (_boxed_sum__default, sum__default),
     'core::sum.dim_IntList': (_boxed_sum__dim_IntList, sum__dim_IntList),
     'core::mean': (_boxed_mean__default, mean__default),

@@ -92,6 +92,21 @@ from ._pointwise import (
     where_meta,
     zero__composite,
 )
+from ._scalars import (
+    sub_scalar_composite,
+    div_scalar_composite,
+    add__scalar_composite,
+    sub__scalar_composite,
+    mul__scalar_composite,
+    div__scalar_composite,
+    ne_scalar_composite,
+    lt_scalar_composite,
+    le_scalar_composite,
+    ge_scalar_composite,
+    where_scalar_self_composite,
+    where_scalar_other_composite,
+    where_scalar_composite,
+)
 from ._reduce import (
     amax_cpu,
     amax_meta,
@@ -219,6 +234,20 @@ __all__ = [
     "eq_cpu", "eq_meta", "ne_cpu", "ne_meta", "lt_cpu", "lt_meta", "le_cpu", "le_meta",
     "gt_cpu", "gt_meta", "ge_cpu", "ge_meta", "eq_scalar_composite", "gt_scalar_composite",
     "where_cpu", "where_meta",
+    # the .Scalar overloads (Note [Scalar overloads] in _scalars.py)
+    "sub_scalar_composite",
+    "div_scalar_composite",
+    "add__scalar_composite",
+    "sub__scalar_composite",
+    "mul__scalar_composite",
+    "div__scalar_composite",
+    "ne_scalar_composite",
+    "lt_scalar_composite",
+    "le_scalar_composite",
+    "ge_scalar_composite",
+    "where_scalar_self_composite",
+    "where_scalar_other_composite",
+    "where_scalar_composite",
     # unary math, each in three forms (see _unary.py)
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta", "exp_cpu", "exp__cpu",
     "exp_out_cpu", "exp2_cpu", "exp2__cpu", "exp2_out_cpu", "expm1_cpu", "expm1__cpu",

@@ -484,3 +484,36 @@ def test_straight_line_source_is_made_of_slot_numbers_alone() -> None:
     run = straight_line([(False, core.neg, (0,), 1), (True, boxed, (2, 1), 1)], 1, (3,), (3, 2, 1), False)
     three, negated, constant = run((X,))
     assert three.tolist() == (-X * 3).tolist() and negated.tolist() == (-X).tolist() and constant == 3
+
+
+_redefined = itertools.count()
+
+
+def test_a_dispatch_flavor_load_resolves_each_op_once_per_handle_and_a_redefined_op_afresh(tmp_path: Path) -> None:
+    # Note [Dispatch-flavor ops resolved once]: the second load takes the first one's
+    # resolved op; an op defined again is a new handle, whose kernel the next load calls.
+    from typedops.programs import _interpreter
+
+    ns = f"resolved_once_{next(_redefined)}"
+    x = tensor([1.0, 2.0])
+
+    def compiled_under(kernel: Any) -> list[Any]:
+        lib = typedops.Library(ns, "DEF")
+        try:
+            lib.define("f(Tensor x) -> Tensor")
+            lib.impl("f", kernel, "CPU", check=False)
+            handle = typedops.ops.__getattr__(ns).f.default
+            path = tmp_path / f"{ns}.program"
+            trace(lambda a: handle(a), x).save(path)
+            first = typedops.load(path)
+            resolved = _interpreter._DISPATCH_OPS.get(id(handle))
+            second = typedops.load(path)
+            assert resolved is not None and _interpreter._DISPATCH_OPS.get(id(handle)) is resolved
+            return [first.run(x).tolist(), second.run(x).tolist(), resolved[1]]
+        finally:
+            lib.remove()
+
+    before = compiled_under(lambda t: core.mul(t, 10))
+    after = compiled_under(lambda t: core.mul(t, 100))
+    assert before[:2] == [[10.0, 20.0]] * 2 and after[:2] == [[100.0, 200.0]] * 2
+    assert before[2] is not after[2]  # the redefined op's own entry, not the first one's

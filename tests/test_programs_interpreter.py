@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -489,15 +489,17 @@ def test_straight_line_source_is_made_of_slot_numbers_alone() -> None:
 _redefined = itertools.count()
 
 
-def test_a_dispatch_flavor_load_resolves_each_op_once_per_handle_and_a_redefined_op_afresh(tmp_path: Path) -> None:
-    # Note [Dispatch-flavor ops resolved once]: the second load takes the first one's
-    # resolved op; an op defined again is a new handle, whose kernel the next load calls.
+def test_an_op_is_resolved_once_per_handle_and_afresh_when_redefined_or_given_new_static_wrappers(tmp_path: Path) -> None:
+    # Note [Ops resolved once]: a second load takes the first one's resolved op; an op
+    # defined again is a new handle, whose kernel the next load calls; static wrappers
+    # registered later replace what the static flavor calls.
     from typedops.programs import _interpreter
 
     ns = f"resolved_once_{next(_redefined)}"
     x = tensor([1.0, 2.0])
 
-    def compiled_under(kernel: Any) -> list[Any]:
+    def loads_under(kernel: Any, wrapper: Any = None) -> list[Any]:
+        flavors: tuple[tuple[bool, Literal["dispatch", "static"]], ...] = ((False, "dispatch"), (True, "static"))
         lib = typedops.Library(ns, "DEF")
         try:
             lib.define("f(Tensor x) -> Tensor")
@@ -505,15 +507,25 @@ def test_a_dispatch_flavor_load_resolves_each_op_once_per_handle_and_a_redefined
             handle = typedops.ops.__getattr__(ns).f.default
             path = tmp_path / f"{ns}.program"
             trace(lambda a: handle(a), x).save(path)
-            first = typedops.load(path)
-            resolved = _interpreter._DISPATCH_OPS.get(id(handle))
-            second = typedops.load(path)
-            assert resolved is not None and _interpreter._DISPATCH_OPS.get(id(handle)) is resolved
-            return [first.run(x).tolist(), second.run(x).tolist(), resolved[1]]
+            runs: list[Any] = []
+            for static, flavor in flavors:
+                first = typedops.load(path, flavor=flavor)
+                resolved = _interpreter._RESOLVED.get((id(handle), static))
+                if static and wrapper is not None:  # a module registering wrappers after the first load
+                    register_static_wrappers("CPU", {f"{ns}::f": (lambda stack: stack.__setitem__(slice(None), (
+                        wrapper(*stack),)), wrapper)})  # fmt: skip
+                second = typedops.load(path, flavor=flavor)
+                again = _interpreter._RESOLVED.get((id(handle), static))
+                assert resolved is not None and again is not None
+                assert (again is resolved) == (not static or wrapper is None)
+                runs += [first.run(x).tolist(), second.run(x).tolist(), resolved[1][1]]
+            return runs
         finally:
             lib.remove()
 
-    before = compiled_under(lambda t: core.mul(t, 10))
-    after = compiled_under(lambda t: core.mul(t, 100))
-    assert before[:2] == [[10.0, 20.0]] * 2 and after[:2] == [[100.0, 200.0]] * 2
+    before = loads_under(lambda t: core.mul(t, 10))
+    after = loads_under(lambda t: core.mul(t, 100), wrapper=lambda t: core.mul(t, 1000))
+    assert before[0:2] == before[3:5] == [[10.0, 20.0]] * 2
+    assert after[0:2] == [[100.0, 200.0]] * 2  # the redefined op's kernel
+    assert after[3:5] == [[100.0, 200.0], [1000.0, 2000.0]]  # the static wrappers registered after the first load
     assert before[2] is not after[2]  # the redefined op's own entry, not the first one's

@@ -115,14 +115,6 @@ def _dispatch_entry(handle: OperatorHandle) -> Boxed:
     return entry
 
 
-def _static_entry(handle: OperatorHandle, full_name: str, dispatched: list[str]) -> tuple[Boxed, StaticEntry | None]:
-    found = static_wrapper(full_name)
-    if found is None:
-        dispatched.append(full_name)
-        return _dispatch_entry(handle), None
-    return found.boxed, found
-
-
 class DeferredProgram(Protocol):
     """A program not yet made: its inputs and output kind, and how to make it."""
 
@@ -393,38 +385,44 @@ def _resolve_op(index: int, call: Call, resolved: Sequence[tuple[OperatorHandle,
     return resolve_handle(handle, call.op, call.full_name, flavor, dispatched)
 
 
-# Note [Dispatch-flavor ops resolved once]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Note [Ops resolved once]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
 # What the dispatch flavor calls of an op depends on its handle alone: the handle's
 # schema, its entry functions (generated once per op and never replaced: ``entries`` in
 # typedops/dispatch/_operator.py) and what the schema implies. A handle belongs to one
 # registration of one op (a redefined op gets a new handle), so the resolved op is kept
 # per handle -- the handle kept alive with it, so its id is not reused -- and a program
 # loaded again takes it without resolving (~0.5 us an op). The static flavor's answer
-# depends on the static wrappers registered now, so it is resolved each time.
-_DISPATCH_OPS: Final = BoundedCache[int, "_Op"](1024, "ops resolved for the dispatch flavor")
+# also depends on the static wrappers registered for the op's name now (a later module
+# may replace them: ``register_static_wrappers``), so it is kept with the wrappers it was
+# resolved against and taken only while they are still the ones registered.
+_RESOLVED: Final = BoundedCache[tuple[int, bool], "tuple[StaticEntry | None, _Op]"](2048, "ops resolved for programs")
 
 
 def resolve_handle(handle: OperatorHandle, op: str, name: str, flavor: Flavor, dispatched: list[str]) -> _Op:
     """What a program calls of op ``name`` (``op``: its qualified name) registered as
     ``handle``, for ``flavor``; ``dispatched`` gets its name when the static flavor calls
     it through the dispatcher."""
-    if flavor == "dispatch":  # Note [Dispatch-flavor ops resolved once]
-        known = _DISPATCH_OPS.get(id(handle))
-        if known is not None:
-            return known
-    if flavor == "static" and not _CORE_WRAPPERS and op.startswith("core::"):
-        from ..core import load_static_wrappers
+    static: StaticEntry | None = None
+    if flavor == "static":
+        if not _CORE_WRAPPERS and op.startswith("core::"):
+            from ..core import load_static_wrappers
 
-        load_static_wrappers()
-        _CORE_WRAPPERS.append(True)  # they stay registered: once per process
-    entry, static = (_dispatch_entry(handle), None) if flavor == "dispatch" else _static_entry(handle, name, dispatched)
+            load_static_wrappers()
+            _CORE_WRAPPERS.append(True)  # they stay registered: once per process
+        static = static_wrapper(name)
+        if static is None:
+            dispatched.append(name)
+    key = (id(handle), flavor == "static")
+    known = _RESOLVED.get(key)  # Note [Ops resolved once]
+    if known is not None and known[0] is static:
+        return known[1]
+    entry = _dispatch_entry(handle) if static is None else static.boxed
     schema = handle.schema
     unboxed = unboxed_entry(handle, schema) if static is None else static_unboxed(static, schema)
     facts = argument_facts(schema)
     made: _Op = (schema, entry, facts, schema_text(schema), unboxed, (facts.writes, len(facts.returns)))
-    if flavor == "dispatch":
-        _DISPATCH_OPS.put(id(handle), made, keep=handle)
+    _RESOLVED.put(key, (static, made), keep=handle)
     return made
 
 

@@ -571,6 +571,20 @@ def test_scalar_comparisons() -> None:
     assert op("gt", "Scalar")(tensor([1.0, 2.5]), 2).tolist() == [False, True]
 
 
+@pytest.mark.parametrize("name", ["lt", "le", "gt", "ge"])
+def test_ordering_comparisons_refuse_complex_numbers_as_torch_does(name: str) -> None:
+    from typedops.vocabulary import UnsupportedError
+
+    message = f"{name} is not implemented for complex64: complex numbers have no order; compare their .real or .abs() instead"
+    for a, b in ((tensor([1j]), tensor([1.0])), (tensor([1.0]), tensor([2j]))):
+        with pytest.raises(UnsupportedError) as info:
+            op(name, "Tensor")(a, b)
+        assert str(info.value) == message and isinstance(info.value, NotImplementedError)
+    with pytest.raises(UnsupportedError, match="complex128"):
+        getattr(tensor([1.0], dtype=ScalarType.float64), name)(1j)
+    assert op("eq", "Tensor")(tensor([1j]), tensor([1j])).tolist() == [True]  # equality has no order to need
+
+
 def test_where() -> None:
     cond = tensor([[True], [False]])
     result = op("where", "self")(cond, tensor([1, 2]), tensor(0.5))

@@ -42,6 +42,7 @@ BOOL_NEGATION: Final = (
 )
 NEGATIVE_INT_POWER: Final = "Integers to negative integer powers are not allowed."
 NOT_FOR_COMPLEX: Final = "{name} not implemented for complex tensors."
+ORDER_COMPLEX: Final = "{name} is not implemented for {dtype}: complex numbers have no order; compare their .real or .abs() instead"
 RELU_DTYPE: Final = "relu is not implemented for {dtype} tensors"
 WHERE_CONDITION_DTYPE: Final = (
     "where expected condition to be a boolean tensor, but got a tensor with dtype {dtype}"

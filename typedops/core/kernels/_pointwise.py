@@ -12,7 +12,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, Final
 
-from ...vocabulary import Scalar, ScalarType, TensorError
+from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_COMPLEX_FOR_REAL,
@@ -21,6 +21,7 @@ from ._messages import (
     BOOL_SUBTRACTION,
     NEGATIVE_INT_POWER,
     NOT_FOR_COMPLEX,
+    ORDER_COMPLEX,
     OUT_SHAPE_MISMATCH,
     RELU_DTYPE,
     WHERE_CONDITION_DTYPE,
@@ -576,10 +577,18 @@ _UFUNCS: Final = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_eq
                   "gt": "greater", "ge": "greater_equal"}  # fmt: skip
 
 
+# Complex numbers have no order: ``lt``/``le``/``gt``/``ge`` refuse them (numpy would
+# compare them lexicographically), as PyTorch's CPU kernels do, with a NotImplementedError.
+_COMPLEX: Final = frozenset(t for t in ScalarType if t.is_complex)
+
+
 def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callable[[Tensor, Tensor], Tensor]]:
     compare = getattr(operator, name)
+    ordered = name not in ("eq", "ne")
 
     def cpu(self: Tensor, other: Tensor) -> Tensor:
+        if ordered and (self._dtype in _COMPLEX or other._dtype in _COMPLEX):
+            raise UnsupportedError(ORDER_COMPLEX.format(name=name, dtype=result_type(self, other).name))
         result = binary_fast(self, other, compare, ScalarType.bool)
         if result is not None:
             return result

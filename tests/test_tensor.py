@@ -13,12 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from typedops import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, Tensor, tensor
+from typedops import Device, DispatchKey, DispatchKeySet, MemoryFormat, ScalarType, Tensor, core, tensor
 from typedops.tensor import Storage
 from typedops.tensor import (
     broadcast_shapes,
     contiguous_strides,
+    dense_strides_like,
     infer_size,
+    is_non_overlapping_and_dense,
     is_channels_last_strides,
     strides_for_format,
     suggest_memory_format,
@@ -134,6 +136,22 @@ def test_memory_format_errors() -> None:
         tensor([1]).is_contiguous(memory_format=MemoryFormat.preserve_format)
     assert suggest_memory_format((2, 3, 4, 5), (60, 1, 15, 3)) is CL
     assert suggest_memory_format((2, 3, 1, 1), (3, 1, 1, 1)) is MemoryFormat.contiguous_format
+
+
+def test_preserve_format_keeps_dense_strides_and_the_order_of_others() -> None:
+    # As PyTorch's empty_like: a permutation of a dense layout is kept stride for stride;
+    # a sliced tensor's dims keep their order, laid out densely (values checked by
+    # tests/test_tensor_compat.py against torch).
+    assert is_non_overlapping_and_dense((4, 2, 3), (1, 12, 4)) and is_non_overlapping_and_dense((0, 5), (7, 3))
+    assert not is_non_overlapping_and_dense((4, 2), (2, 8)) and not is_non_overlapping_and_dense((2, 2), (1, 1))
+    assert dense_strides_like((4, 2, 2), (2, 24, 8)) == (1, 8, 4)
+    assert dense_strides_like((2, 1, 1), (2, 4, 2)) == (1, 2, 1)
+    permuted = core.arange(24.0).view([2, 3, 4]).permute([2, 0, 1])
+    copy = permuted.clone()
+    assert copy.stride() == (1, 12, 4) and copy.tolist() == permuted.tolist()
+    assert permuted.clone(memory_format=MemoryFormat.contiguous_format).stride() == (6, 3, 1)
+    sliced = core.slice(permuted, 0, 0, None, 2)
+    assert sliced.clone().stride() == (1, 6, 2) and sliced.clone().tolist() == sliced.tolist()
 
 
 def test_meta_tensors_have_no_data() -> None:

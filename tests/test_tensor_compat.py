@@ -6,6 +6,8 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import typedops
 
@@ -52,3 +54,23 @@ def test_bad_input_raises_the_builtin_torch_raises(ours: Any, theirs: Any, built
     assert isinstance(mine.value, typedops.TypedopsError)
     if same_message:
         assert str(mine.value) == str(torchs.value)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=1, max_size=4), data=st.data())
+def test_clone_preserves_the_strides_torch_preserves(shape: list[int], data: st.DataObject) -> None:
+    # preserve_format copies a non-overlapping and dense tensor stride for stride (a
+    # permutation, with or without size-1 dims); a sliced one gets the suggested format.
+    from typedops import core
+
+    order = data.draw(st.permutations(range(len(shape))))
+    step = data.draw(st.sampled_from([1, 2]))
+    numel = int(np.prod(shape))
+    ours = core.arange(float(numel)).view(shape).permute(list(order))
+    theirs = torch.arange(float(numel)).view(shape).permute(order)
+    if step == 2 and ours.shape[-1] > 1:
+        ours, theirs = core.slice(ours, -1, 0, None, 2), theirs[..., ::2]
+    assert ours.stride() == theirs.stride()
+    ours_clone, theirs_clone = ours.clone(), theirs.clone()
+    assert ours_clone.stride() == theirs_clone.stride()
+    assert ours_clone.tolist() == theirs_clone.tolist()

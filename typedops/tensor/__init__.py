@@ -20,6 +20,8 @@ from ._strides import (
     numel_of,
     strides_for_format,
     suggest_memory_format,
+    is_non_overlapping_and_dense,
+    dense_strides_like,
     view_strides,
     wrap_dim,
 )
@@ -98,6 +100,8 @@ __all__ = [
     "is_contiguous_strides",
     "is_channels_last_strides",
     "suggest_memory_format",
+    "is_non_overlapping_and_dense",
+    "dense_strides_like",
     "broadcast_shapes",
     "infer_size",
     "view_strides",

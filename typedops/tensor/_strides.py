@@ -28,6 +28,8 @@ __all__ = [
     "is_contiguous_strides",
     "is_channels_last_strides",
     "suggest_memory_format",
+    "is_non_overlapping_and_dense",
+    "dense_strides_like",
     "broadcast_shapes",
     "infer_size",
     "view_strides",
@@ -109,6 +111,56 @@ def is_channels_last_strides(shape: Sequence[int], strides: Sequence[int], memor
                 return False
             expected *= shape[d]
     return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """Whether the elements fill ``numel`` slots exactly once in some order of the dims (a
+    permutation of a row-major layout; size-1 dims are ignored), as PyTorch's test of the
+    same name: what ``preserve_format`` copies stride for stride."""
+    if 0 in shape:  # no elements: nothing overlaps
+        return True
+    dims = sorted((stride, size) for size, stride in zip(shape, strides) if size != 1)
+    expected = 1
+    for stride, size in dims:
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def dense_strides_like(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """Dense strides laying the dims out in the order ``strides`` does (PyTorch's
+    ``infer_dense_strides``: what ``preserve_format`` gives a tensor that is not
+    non-overlapping and dense). Dims are ordered innermost first by stride, a dim of stride
+    0 keeping its row-major place, equal strides putting the smaller size inside; the order
+    is found by a stable insertion sort starting from the row-major order."""
+    ndim = len(shape)
+    order = list(range(ndim - 1, -1, -1))  # innermost first
+
+    def after(d0: int, d1: int) -> int:  # 1: d0 goes outside d1; -1: inside; 0: either
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            compared = after(order[j], order[moving])
+            if compared > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif compared < 0:
+                break
+    result = [0] * ndim
+    step = 1
+    for d in order:
+        result[d] = step
+        if shape[d] > 1:
+            step *= shape[d]
+    return tuple(result)
 
 
 def suggest_memory_format(shape: Sequence[int], strides: Sequence[int]) -> MemoryFormat:

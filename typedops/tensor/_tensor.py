@@ -637,13 +637,16 @@ def empty_tensor(
     dtype: ScalarType,
     device: Device,
     memory_format: MemoryFormat = MemoryFormat.contiguous_format,
+    dense_strides: Sequence[int] | None = None,
 ) -> Tensor:
-    """A new tensor with uninitialized (zeroed, on CPU) data laid out in ``memory_format``."""
+    """A new tensor with uninitialized (zeroed, on CPU) data laid out in ``memory_format``,
+    or with ``dense_strides`` (strides that fill exactly ``numel`` elements, as a
+    non-overlapping and dense tensor's do: ``is_non_overlapping_and_dense``)."""
     size = tuple(int(n) for n in shape)
     for n in size:
         if n < 0:
             raise TensorError(NEGATIVE_DIMENSION.format(n=n, size=list(size)))
-    strides = strides_for_format(size, memory_format)
+    strides = strides_for_format(size, memory_format) if dense_strides is None else tuple(dense_strides)
     numel = numel_of(size)
     if numel > _INT64_MAX or any(n > _INT64_MAX for n in size):  # as PyTorch, meta tensors too
         raise TensorError(SIZE_OVERFLOW.format(size=list(size)))

@@ -16,7 +16,8 @@ from ...tensor import (
     broadcast_shapes,
     infer_size,
     numel_of,
-    suggest_memory_format,
+    is_non_overlapping_and_dense,
+    dense_strides_like,
     view_strides,
     wrap_dim,
 )
@@ -257,7 +258,12 @@ def contiguous_composite(self: Tensor, *, memory_format: MemoryFormat) -> Tensor
 def _clone_target(self: Tensor, memory_format: Optional[MemoryFormat]) -> Tensor:
     fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
     if fmt is MemoryFormat.preserve_format:
-        fmt = suggest_memory_format(self.shape, self.stride())
+        # As PyTorch's empty_like: a non-overlapping and dense tensor's strides are kept
+        # stride for stride; any other's dims keep their order, laid out densely.
+        strides = self.stride()
+        if not is_non_overlapping_and_dense(self.shape, strides):
+            strides = dense_strides_like(self.shape, strides)
+        return empty_tensor(self.shape, self.dtype, self.device, dense_strides=strides)
     return empty_tensor(self.shape, self.dtype, self.device, fmt)
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from typedops import Tensor, core, tensor
 from typedops.programs import DEFAULT_LIMITS, ProgramFormatError, load, read_program
+from tests.helpers import archive_contents, load_outcome, zipped
 from typedops.programs import _load
 from typedops.programs._archive import Archive
 from typedops.programs._fast import fast_read
@@ -48,22 +49,11 @@ def _saved(version: int = 2) -> bytes:
 GOOD = _saved()
 
 
-def _contents(data: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
-
-
-def _zipped(contents: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    return out.getvalue()
 
 
 def _with(manifest: Any = None, **entries: bytes) -> bytes:
     """GOOD with its manifest replaced by ``manifest`` and entries replaced (b"-": removed)."""
-    contents = _contents(GOOD)
+    contents = archive_contents(GOOD)
     if manifest is not None:
         contents["program.json"] = json.dumps(manifest).encode()
     for name, content in entries.items():
@@ -72,24 +62,16 @@ def _with(manifest: Any = None, **entries: bytes) -> bytes:
             del contents[name]
         else:
             contents[name] = content
-    return _zipped(contents)
+    return zipped(contents)
 
 
-MANIFEST = json.loads(_contents(GOOD)["program.json"])
-DATA = _contents(GOOD)["tensors.bin"]
+MANIFEST = json.loads(archive_contents(GOOD)["program.json"])
+DATA = archive_contents(GOOD)["tensors.bin"]
 
-
-def _outcome(data: bytes) -> str:
-    """'loaded' or the ProgramFormatError's ``where: problem``; anything else fails the test."""
-    try:
-        load(io.BytesIO(data))
-    except ProgramFormatError as error:
-        return f"{error.where}: {error.problem}"
-    return "loaded"
 
 
 def test_save_writes_version_2_with_the_elements_in_one_aligned_entry() -> None:
-    contents = _contents(GOOD)
+    contents = archive_contents(GOOD)
     assert list(contents) == ["program.json", "tensors.bin"] and MANIFEST["version"] == 2
     rows = MANIFEST["tensors"]
     assert [(r["shape"], r["offset"]) for r in rows] == [([2, 3], 0), ([3], 64), ([2, 2], 128)]
@@ -103,7 +85,7 @@ def test_save_writes_version_2_with_the_elements_in_one_aligned_entry() -> None:
 
 def test_version_2_and_version_1_files_load_the_same_program() -> None:
     v1 = _saved(1)
-    assert list(_contents(v1)) == ["program.json", "tensors/0.npy", "tensors/1.npy", "tensors/2.npy"]
+    assert list(archive_contents(v1)) == ["program.json", "tensors/0.npy", "tensors/1.npy", "tensors/2.npy"]
     assert load(io.BytesIO(GOOD)).program == load(io.BytesIO(v1)).program == PROGRAM
     x = tensor([[3.0, -1.0]])
     for flavor in ("dispatch", "static"):
@@ -124,13 +106,13 @@ def test_a_program_without_elements_has_no_data_entry() -> None:
     program = trace(lambda x: core.add(x, x), tensor([1.0]))
     out = io.BytesIO()
     write_program(program, out, 2)
-    assert list(_contents(out.getvalue())) == ["program.json"]
+    assert list(archive_contents(out.getvalue())) == ["program.json"]
     assert load(io.BytesIO(out.getvalue())).program == program
     # A constant without elements (a meta tensor's) has a null offset and takes no room.
     meta = _with(_changed(2, device="meta", offset=None), tensors_bin=DATA[:76])
     constant = load(io.BytesIO(meta)).program.calls[2].args[0]
     assert isinstance(constant, TensorConstant) and constant.data is None and constant.device == Device("meta")
-    assert _outcome(_with(_changed(2, device="meta", offset=None))) == (
+    assert load_outcome(_with(_changed(2, device="meta", offset=None))) == (
         ": the entry 'tensors.bin' declares 160 bytes, more than the limit of 76")
 
 
@@ -174,14 +156,14 @@ _LAYOUT = "(the constants' elements are laid out in table order, each at the fir
     ],
 )  # fmt: skip
 def test_damaged_version_2_files_are_refused_naming_the_problem(data: Any, problem: str) -> None:
-    assert _outcome(data()).startswith(problem)
+    assert load_outcome(data()).startswith(problem)
 
 
 def test_a_version_1_manifest_row_in_a_version_2_file_is_refused() -> None:
-    v1_rows = json.loads(_contents(_saved(1))["program.json"])["tensors"]
+    v1_rows = json.loads(archive_contents(_saved(1))["program.json"])["tensors"]
     manifest = json.loads(json.dumps(MANIFEST))
     manifest["tensors"] = v1_rows
-    assert _outcome(_with(manifest)).startswith("tensors[0]: expected the keys dtype, shape, device, offset")
+    assert load_outcome(_with(manifest)).startswith("tensors[0]: expected the keys dtype, shape, device, offset")
 
 
 def test_every_truncation_is_refused() -> None:
@@ -196,7 +178,7 @@ def test_bit_flips_load_or_give_a_format_error(flips: list[tuple[int, int]]) -> 
     data = bytearray(GOOD)
     for at, bit in flips:
         data[at] ^= 1 << bit
-    _outcome(bytes(data))
+    load_outcome(bytes(data))
 
 
 _json = st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 63, 64, 2**31, 2**64]),
@@ -206,14 +188,14 @@ _json = st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 
 @_FUZZ
 @given(st.integers(0, 2), st.sampled_from(["dtype", "shape", "device", "offset"]), _json)
 def test_wrong_types_and_oversized_values_in_the_tensor_table_give_a_format_error(row: int, key: str, value: Any) -> None:
-    _outcome(_with(_changed(row, **{key: value})))
+    load_outcome(_with(_changed(row, **{key: value})))
 
 
 def test_a_hostile_tensor_table_is_refused_in_bounded_memory() -> None:
     manifest = _changed(2, shape=[2**28])  # 2 GiB of int64 declared, 32 bytes held
     tracemalloc.start()
     try:
-        outcome = _outcome(_with(manifest))
+        outcome = load_outcome(_with(manifest))
     finally:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -253,7 +235,7 @@ def test_a_long_program_leaves_the_shared_result_references_capped() -> None:
 
     out = io.BytesIO()
     write_program(trace(chain, tensor([1.0])), out, 2)
-    assert fast_read(Archive(None, "the stream", DEFAULT_LIMITS, out.getvalue()), _contents(out.getvalue())["program.json"],
+    assert fast_read(Archive(None, "the stream", DEFAULT_LIMITS, out.getvalue()), archive_contents(out.getvalue())["program.json"],
                      DEFAULT_LIMITS) is not None  # fmt: skip
     loaded = read_program(out.getvalue(), "the stream")
     assert len(loaded.program.calls) == 1500 and len(_RESULT_REFS) <= _SHARED_REFERENCES

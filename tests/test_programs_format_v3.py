@@ -11,7 +11,6 @@ import copy
 import io
 import json
 import tracemalloc
-import zipfile
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from typedops.programs import DEFAULT_LIMITS, LoadedProgram, ProgramFormatError,
 from typedops.programs import _load
 from typedops.programs._archive import Archive
 from typedops.programs._fast import fast_read
+from tests.helpers import archive_contents, load_outcome, manifest_paths, with_manifest
 from typedops.tracing import (FORMAT_VERSION, Call, InputRef, Program, ProgramError, ResultRef, TensorInput, trace,
                               write_program)  # fmt: skip
 from typedops.tracing import OutputKind
@@ -57,31 +57,13 @@ def _saved(program: Program, version: int = FORMAT_VERSION) -> bytes:
 GOOD = _saved(PROGRAM)
 
 
-def _contents(data: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
 
-
-MANIFEST = json.loads(_contents(GOOD)["program.json"])
+MANIFEST = json.loads(archive_contents(GOOD)["program.json"])
 
 
 def _with(manifest: Any, data: bytes = GOOD) -> bytes:
-    contents = _contents(data)
-    contents["program.json"] = json.dumps(manifest).encode()
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    return out.getvalue()
+    return with_manifest(data, json.dumps(manifest).encode())
 
-
-def _outcome(data: bytes) -> str:
-    """'loaded' or the ProgramFormatError's ``where: problem``; anything else fails the test."""
-    try:
-        load(io.BytesIO(data))
-    except ProgramFormatError as error:
-        return f"{error.where}: {error.problem}"
-    return "loaded"
 
 
 def _fast(data: bytes) -> Any:
@@ -101,7 +83,7 @@ def _general(data: bytes) -> LoadedProgram | str:
 
 def test_save_writes_version_4_with_numbered_values() -> None:
     """Version 4 is version 3 and ``wrapped`` (Note [Wrapped numbers in programs]): none here."""
-    assert FORMAT_VERSION == 4 and list(_contents(GOOD)) == ["program.json", "tensors.bin"]
+    assert FORMAT_VERSION == 4 and list(archive_contents(GOOD)) == ["program.json", "tensors.bin"]
     assert list(MANIFEST) == ["format", "version", "ops", "inputs", "tensors", "constants", "calls", "outputs",
                               "output_kind", "wrapped"]  # fmt: skip
     assert MANIFEST["version"] == 4 and MANIFEST["wrapped"] == []
@@ -116,7 +98,7 @@ def test_save_writes_version_4_with_numbered_values() -> None:
 
 
 def test_lists_constants_and_constant_inputs_are_numbered() -> None:
-    manifest = json.loads(_contents(_saved(OTHER))["program.json"])
+    manifest = json.loads(archive_contents(_saved(OTHER))["program.json"])
     assert manifest["inputs"][1] == ["constant", "n", 2]  # the constant 3, number 2 (after x, n and no tensors)
     assert manifest["constants"][0] == 3 and {"float": "inf"} in manifest["constants"]
     cat = next(call for call in manifest["calls"] if manifest["ops"][call[0]][0] == "core::cat")
@@ -146,7 +128,7 @@ def test_the_fast_reader_reads_what_typedops_writes_and_leaves_lists_to_the_gene
 
 def test_the_results_of_calls_of_several_results_are_numbered_in_order() -> None:
     program = trace(lambda x: core.max(x, 1)[1], tensor([[1.0, 2.0]]))
-    manifest = json.loads(_contents(_saved(program))["program.json"])
+    manifest = json.loads(archive_contents(_saved(program))["program.json"])
     assert manifest["calls"][0][:2] == [0, 2] and manifest["outputs"] == [len(manifest["constants"]) + 2]
     assert read_program(_saved(program), "the bytes").program == program
 
@@ -225,9 +207,9 @@ _VALUES = "(the inputs, the tensor constants, the constants, then each earlier c
 )  # fmt: skip
 def test_damaged_version_3_manifests_are_refused_naming_the_problem(change: Any, problem: str) -> None:
     data = _with(_changed(change))
-    assert _outcome(data).startswith(problem)
+    assert load_outcome(data).startswith(problem)
     assert _fast(data) is None
-    assert _general(data) == _outcome(data)
+    assert _general(data) == load_outcome(data)
 
 
 def test_check_data_checks_the_crc_of_the_tensor_data() -> None:
@@ -245,7 +227,7 @@ def test_check_data_checks_the_crc_of_the_tensor_data() -> None:
             read()
     manifest = bytearray(GOOD)
     manifest[manifest.index(b'"constants":[2,1]') + 13] ^= 1  # 2 -> 3: JSON still, and the manifest's CRC fails
-    assert _outcome(bytes(manifest)) == ": the entry 'program.json' fails its CRC check (the file is damaged)"
+    assert load_outcome(bytes(manifest)) == ": the entry 'program.json' fails its CRC check (the file is damaged)"
 
 
 def test_every_truncation_is_refused() -> None:
@@ -254,7 +236,7 @@ def test_every_truncation_is_refused() -> None:
             load(io.BytesIO(GOOD[:length]))
 
 
-MANIFEST_BYTES = _contents(GOOD)["program.json"]
+MANIFEST_BYTES = archive_contents(GOOD)["program.json"]
 
 
 @_FUZZ
@@ -263,18 +245,12 @@ def test_a_damaged_manifest_reads_the_same_or_goes_to_the_general_reader(flips: 
     text = bytearray(MANIFEST_BYTES)
     for at, bit in flips:
         text[at] ^= 1 << bit
-    contents = _contents(GOOD)
-    contents["program.json"] = bytes(text)
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    data = out.getvalue()
+    data = with_manifest(GOOD, bytes(text))
     fast = _fast(data)
     general = _general(data)
     if fast is not None:
         assert isinstance(general, LoadedProgram) and fast[0] == general.program and fast[3] == list(general.call_ops)
-    _outcome(data)
+    load_outcome(data)
 
 
 @_FUZZ
@@ -283,21 +259,11 @@ def test_bit_flips_load_or_give_a_format_error(flips: list[tuple[int, int]]) -> 
     data = bytearray(GOOD)
     for at, bit in flips:
         data[at] ^= 1 << bit
-    _outcome(bytes(data))
+    load_outcome(bytes(data))
 
 
-def _paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found += _paths(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found += _paths(value, (*path, index))
-    return found
 
-
-PATHS = _paths(MANIFEST)[1:]
+PATHS = manifest_paths(MANIFEST)[1:]
 _json = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.sampled_from([-1, 0, 1, 5, 8, 9, 2**63, 2**64, 10**30]),
               st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
@@ -324,7 +290,7 @@ def test_wrong_types_and_absurd_numbers_anywhere_give_a_format_error_and_the_rea
         except (KeyError, IndexError, TypeError):
             continue  # an earlier change removed the place
     data = _with(manifest)
-    outcome = _outcome(data)
+    outcome = load_outcome(data)
     fast = _fast(data)
     if fast is not None:
         # What the fast reader reads, the general one reads the same; a program both read
@@ -334,7 +300,7 @@ def test_wrong_types_and_absurd_numbers_anywhere_give_a_format_error_and_the_rea
         assert isinstance(general, LoadedProgram) and fast[0] == general.program
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_load, "fast_numbered", lambda *_: None)
-            assert outcome == _outcome(data)
+            assert outcome == load_outcome(data)
 
 
 def test_calls_declaring_many_results_are_refused_in_bounded_memory() -> None:
@@ -343,7 +309,7 @@ def test_calls_declaring_many_results_are_refused_in_bounded_memory() -> None:
     rows = _changed(lambda m: m.__setitem__("calls", [[0, 65536, 0, 0]] * 20 + m["calls"]))
     tracemalloc.start()
     try:
-        outcome = _outcome(_with(rows))
+        outcome = load_outcome(_with(rows))
     finally:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
@@ -356,7 +322,7 @@ def test_deep_lists_are_refused_in_bounded_memory() -> None:
     deep: Any = 0
     for _ in range(40):
         deep = [deep]
-    assert _outcome(_with(_changed(lambda m: m["outputs"].__setitem__(0, deep)))) == (
+    assert load_outcome(_with(_changed(lambda m: m["outputs"].__setitem__(0, deep)))) == (
         "outputs[0]" + "[0]" * 32 + ": values nest more than 32 levels deep")
     wide = _with(_changed(lambda m: m["outputs"].__setitem__(0, [[0] * 300] * 300)))  # 90,000 numbers, 180 KB of JSON
     tracemalloc.start()
@@ -382,7 +348,7 @@ def test_a_wrapped_number_is_saved_in_wrapped_and_loads_as_one() -> None:
     assert str(WRAPPED).splitlines()[1:3] == ["  %0: Tensor = core::mul.Tensor(a, wrapped(2.5))",
                                               "  %1: Tensor = core::add.Tensor(%0, wrapped(1), alpha=1)"]  # fmt: skip
     data = _saved(WRAPPED)
-    manifest = json.loads(_contents(data)["program.json"])
+    manifest = json.loads(archive_contents(data)["program.json"])
     assert manifest["tensors"] == [["float64", [], "cpu", 0], ["int64", [], "cpu", 64]] and manifest["wrapped"] == [0, 1]
     fast, general = _fast(data), _general(data)
     assert fast is not None and isinstance(general, LoadedProgram)
@@ -401,7 +367,7 @@ def test_an_earlier_version_cannot_hold_a_wrapped_number_but_still_loads_without
                                                r"version 4$"):  # fmt: skip
             write_program(WRAPPED, io.BytesIO(), version)
         assert read_program(_saved(PROGRAM, version), "the bytes").program == PROGRAM
-    three = json.loads(_contents(_saved(PROGRAM, 3))["program.json"])
+    three = json.loads(archive_contents(_saved(PROGRAM, 3))["program.json"])
     assert three["version"] == 3 and "wrapped" not in three
     assert _fast(_saved(PROGRAM, 3)) is not None
 
@@ -410,7 +376,7 @@ def test_a_constant_with_no_elements_has_an_offset_and_a_0_byte_tensors_bin() ->
     """docs/programs.md: null offsets are for constants with no data (meta); zero elements is data of 0 bytes."""
     program = trace(lambda a: core.cat([a, tensor([])]), tensor([1.0]))
     data = _saved(program)
-    contents = _contents(data)
+    contents = archive_contents(data)
     assert json.loads(contents["program.json"])["tensors"] == [["float32", [0], "cpu", 0]]
     assert contents["tensors.bin"] == b""
     assert read_program(data, "the bytes").program == program

@@ -29,6 +29,7 @@ from typedops import Tensor, core, tensor
 from typedops.programs import DEFAULT_LIMITS, ProgramFormatError, load
 from typedops.programs._archive import Archive, _quick_directory
 from typedops.tracing import Program, trace, write_program
+from tests.helpers import archive_contents, manifest_paths, zipped
 
 _FUZZ = settings(max_examples=300, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _MIB = 2**20
@@ -131,30 +132,15 @@ def _manifest() -> dict[str, Any]:
 
 
 def _rezip(manifest: Any, extra: dict[str, bytes] | None = None) -> bytes:
-    with zipfile.ZipFile(io.BytesIO(GOOD)) as archive:
-        contents = {name: archive.read(name) for name in archive.namelist()}
+    contents = archive_contents(GOOD)
     contents["program.json"] = json.dumps(manifest).encode()
     contents.update(extra or {})
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, content in contents.items():
-            archive.writestr(name, content)
-    return out.getvalue()
+    return zipped(contents)
 
-
-def _paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found += _paths(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found += _paths(value, (*path, index))
-    return found
 
 
 MANIFEST = _manifest()
-PATHS = _paths(MANIFEST)[1:]
+PATHS = manifest_paths(MANIFEST)[1:]
 _numbers = st.one_of(
     st.integers(), st.sampled_from([-1, 0, 1, 2**31, 2**63, 2**64, 10**30, -(2**63) - 1]),
     st.floats(allow_nan=False, allow_infinity=False),

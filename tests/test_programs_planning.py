@@ -17,6 +17,7 @@ from typedops.programs._planning import FRESH, in_place_calls
 from typedops.runtime import register_static_wrappers, static_wrapper
 from typedops.tracing import trace
 from typedops.vocabulary import ScalarType, TensorError
+from tests.helpers import identical_tensors
 
 _DTYPES = ["float32", "float64", "int64", "int32", "bool", "float16"]
 
@@ -33,14 +34,6 @@ def _pair(program: Any) -> tuple[CompiledProgram, CompiledProgram]:
     return looped, planned
 
 
-def _identical(got: Any, expected: Any) -> None:
-    gots = got if isinstance(got, (tuple, list)) else [got]
-    expecteds = expected if isinstance(expected, (tuple, list)) else [expected]
-    assert type(got) is type(expected) and len(gots) == len(expecteds)
-    for a, b in zip(gots, expecteds):
-        assert (a.dtype, a.shape, a.stride(), a.device) == (b.dtype, b.shape, b.stride(), b.device)
-        if a.device.type == "cpu":
-            assert _array(a).tobytes() == _array(b).tobytes()
 
 
 def _planned_ops(compiled: CompiledProgram) -> list[str | None]:
@@ -68,7 +61,7 @@ def test_an_mlps_adds_write_into_the_dead_products() -> None:
     for seed in range(3):
         inputs = tensor(np.random.default_rng(seed).standard_normal((2, 2)).astype(np.float32).tolist())
         before = _array(inputs).copy()
-        _identical(planned.run(inputs), looped.run(inputs))
+        identical_tensors(planned.run(inputs), looped.run(inputs))
         assert np.array_equal(_array(inputs), before)  # an input is never written
 
 
@@ -94,7 +87,7 @@ def test_only_a_fresh_self_used_once_is_written(fn: Callable[..., Any], planned:
     x = tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
     looped, straight = _pair(trace(fn, x))
     assert _planned_ops(straight) == planned
-    _identical(straight.run(x), looped.run(x))
+    identical_tensors(straight.run(x), looped.run(x))
 
 
 def test_a_value_used_twice_or_returned_is_not_written() -> None:
@@ -111,7 +104,7 @@ def test_a_value_used_twice_or_returned_is_not_written() -> None:
     for fn, expected in ((used_twice, [None, None, "mul___Tensor"]), (returned, [None, None])):
         looped, straight = _pair(trace(fn, x))
         assert _planned_ops(straight) == expected
-        _identical(straight.run(x), looped.run(x))
+        identical_tensors(straight.run(x), looped.run(x))
 
 
 def test_an_apps_own_wrapper_for_a_core_op_turns_planning_off() -> None:
@@ -145,14 +138,14 @@ def test_the_guard_keeps_every_case_as_the_loop_runs_it(x: Tensor, other: Tensor
     for fn in (lambda a: core.add(core.add(a, a), other), lambda a: core.mul(core.add(a, a), other)):
         looped, straight = _pair(trace(fn, x))
         assert _planned_ops(straight)[1] is not None
-        _identical(straight.run(x), looped.run(x))
+        identical_tensors(straight.run(x), looped.run(x))
 
 
 def test_meta_tensors_and_two_devices_run_as_in_the_loop() -> None:
     meta = core.empty([2, 3], device="meta")
     other = core.empty([3], device="meta")
     looped, straight = _pair(trace(lambda a: core.add(core.relu(a), other), meta))
-    _identical(straight.run(meta), looped.run(meta))
+    identical_tensors(straight.run(meta), looped.run(meta))
     cpu = tensor([1.0, 2.0, 3.0])
     looped, straight = _pair(trace(lambda a: core.add(core.relu(a), cpu), tensor([1.0, 2.0, 3.0])))
     with pytest.raises(TensorError) as loop_error:
@@ -238,6 +231,6 @@ def test_a_planned_chain_gives_the_loops_bits_and_writes_no_input(steps: list[st
 
     looped, planned = _pair(trace(chain, x))
     before = [_array(t).copy() for t in (x, b, w)]
-    _identical(planned.run(x), looped.run(x))
-    _identical(planned.run(x), chain(x))
+    identical_tensors(planned.run(x), looped.run(x))
+    identical_tensors(planned.run(x), chain(x))
     assert all(np.array_equal(_array(t), v) for t, v in zip((x, b, w), before))

@@ -36,7 +36,7 @@ from ..tensor import Tensor
 from ..tracing import argument_problems
 from ._fast import Numbered
 from ._interpreter import CompiledProgram, Flavor, _Op, resolve_handle, tensor_of
-from ._lowering import BOXED, Boxed, Lowered, Step, Unboxed, _defaults_fit, _gather, _unboxed_step
+from ._lowering import Boxed, Lowered, Step, Unboxed, _gather, call_step
 
 __all__ = ["compile_numbered"]
 
@@ -140,7 +140,7 @@ def compile_numbered(numbered: Numbered, flavor: Flavor) -> CompiledProgram | No
         shapes.append((writes, returned))
         ops.append(entry)
         unboxed.append(one_return)
-        steps.append(_step(entry, one_return, frame, count, constants))
+        steps.append(call_step(entry, one_return, frame, count, constants))
     outputs: list[int] = []
     for number in numbered.output_numbers:
         if number < count:
@@ -168,11 +168,3 @@ def _tensor_constant(numbered: Numbered, row: int) -> Tensor:
         made.is_wrapped_number = True
     return made
 
-
-def _step(entry: Boxed, spec: Unboxed | None, frame: list[int], count: int, constants: list[Any]) -> Step:
-    """A call's step, as ``lower_calls`` makes it."""
-    if spec is not None:
-        unboxed, positional, defaults = spec
-        if (len(frame) == positional and not defaults) or _defaults_fit(frame[positional:], count, constants, defaults):
-            return _unboxed_step(unboxed, frame[:positional])
-    return BOXED, entry, -1, -1, -1, _gather(frame)

@@ -23,7 +23,7 @@ from ..tracing import Constant, Input, InputRef, Program, ResultRef, TensorConst
 from ._instructions import BUILD_LIST, CALL, LOAD_CONSTANT, LOAD_FRESH, LOAD_INPUT, LOAD_REGISTER, RETURN, STORE, Assembly
 from ._straight import Planned
 
-__all__ = ["unboxed_entry", "static_unboxed", "lower", "lower_calls", "Lowered", "Unboxed", "Boxed", "AssembledCall", "Step"]
+__all__ = ["unboxed_entry", "static_unboxed", "lower", "lower_calls", "call_step", "Lowered", "Unboxed", "Boxed", "AssembledCall", "Step"]
 
 Boxed = Callable[[list[Any]], None]
 
@@ -132,6 +132,17 @@ def _defaults_fit(slots: list[int], inputs: int, constants: Sequence[Any], defau
         if kind is not type(default) or kind not in _PLAIN or not value == default:
             return False
     return True
+
+
+def call_step(entry: Boxed, spec: Unboxed | None, slots: list[int], inputs: int, constants: Sequence[Any]) -> Step:
+    """The step of a call of boxed ``entry`` on frame ``slots``: its unboxed entry
+    (``spec``) when its trailing slots are constants equal to the defaults the unboxed
+    entry leaves out, else the boxed entry."""
+    if spec is not None:
+        unboxed, positional, defaults = spec
+        if (len(slots) == positional and not defaults) or _defaults_fit(slots[positional:], inputs, constants, defaults):
+            return _unboxed_step(unboxed, slots[:positional])
+    return BOXED, entry, -1, -1, -1, _gather(slots)
 
 
 Lowered = tuple[tuple[Step, ...], Gather, int, tuple[Planned, ...], tuple[int, ...]]
@@ -266,13 +277,7 @@ def lower_calls(program: Program, calls: list[AssembledCall], ops: Sequence[Boxe
                 constant += 1
         first.append(registers)
         registers += returns
-        spec = unboxed[index] if index < len(unboxed) else None
-        if spec is not None:
-            entry, positional, defaults = spec
-            if (len(slots) == positional and not defaults) or _defaults_fit(slots[positional:], inputs, constants, defaults):
-                steps.append(_unboxed_step(entry, slots[:positional]))
-                continue
-        steps.append((BOXED, ops[index], -1, -1, -1, _gather(slots)))
+        steps.append(call_step(ops[index], unboxed[index] if index < len(unboxed) else None, slots, inputs, constants))
     pending: list[int] = []
     for value in program.outputs:
         kind = type(value)

@@ -182,11 +182,6 @@ def add_out_meta(self: Tensor, other: Tensor, *, alpha: Scalar, out: Tensor) -> 
     return write_out(out, None, shape, dtype)
 
 
-def add_scalar_composite(self: Tensor, other: Scalar, alpha: Scalar) -> Tensor:
-    result: Tensor = call_op("add", "Tensor")(self, wrapped_scalar(other, self.device), alpha=alpha)
-    return result
-
-
 def _negated(alpha: Scalar) -> Scalar:
     if isinstance(alpha, bool):
         raise TensorError(BOOL_SUBTRACTION)
@@ -312,11 +307,6 @@ def mul_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
 def mul_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_mul(self, other)
     return write_out(out, None, shape, dtype)
-
-
-def mul_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
-    result: Tensor = call_op("mul", "Tensor")(self, wrapped_scalar(other, self.device))
-    return result
 
 
 def _plan_div(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
@@ -613,16 +603,6 @@ lt_cpu, lt_meta = _make_compare("lt")
 le_cpu, le_meta = _make_compare("le")
 gt_cpu, gt_meta = _make_compare("gt")
 ge_cpu, ge_meta = _make_compare("ge")
-
-
-def eq_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
-    result: Tensor = call_op("eq", "Tensor")(self, wrapped_scalar(other, self.device))
-    return result
-
-
-def gt_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
-    result: Tensor = call_op("gt", "Tensor")(self, wrapped_scalar(other, self.device))
-    return result
 
 
 def _plan_where(condition: Tensor, self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:

@@ -20,11 +20,22 @@ from ...tensor import Tensor, wrapped_scalar
 from ._common import call_op
 
 __all__ = [
-    "sub_scalar_composite", "div_scalar_composite",
+    "add_scalar_composite", "mul_scalar_composite", "sub_scalar_composite", "div_scalar_composite",
     "add__scalar_composite", "sub__scalar_composite", "mul__scalar_composite", "div__scalar_composite",
-    "ne_scalar_composite", "lt_scalar_composite", "le_scalar_composite", "ge_scalar_composite",
+    "eq_scalar_composite", "ne_scalar_composite", "lt_scalar_composite", "le_scalar_composite",
+    "gt_scalar_composite", "ge_scalar_composite",
     "where_scalar_self_composite", "where_scalar_other_composite", "where_scalar_composite",
 ]  # fmt: skip
+
+
+def add_scalar_composite(self: Tensor, other: Scalar, alpha: Scalar) -> Tensor:
+    result: Tensor = call_op("add", "Tensor")(self, wrapped_scalar(other, self.device), alpha=alpha)
+    return result
+
+
+def mul_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
+    result: Tensor = call_op("mul", "Tensor")(self, wrapped_scalar(other, self.device))
+    return result
 
 
 def sub_scalar_composite(self: Tensor, other: Scalar, alpha: Scalar) -> Tensor:
@@ -62,6 +73,10 @@ def _compare(name: str, self: Tensor, other: Scalar) -> Tensor:
     return result
 
 
+def eq_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
+    return _compare("eq", self, other)
+
+
 def ne_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
     return _compare("ne", self, other)
 
@@ -72,6 +87,10 @@ def lt_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
 
 def le_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
     return _compare("le", self, other)
+
+
+def gt_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
+    return _compare("gt", self, other)
 
 
 def ge_scalar_composite(self: Tensor, other: Scalar) -> Tensor:

@@ -115,7 +115,7 @@ def fast_read(archive: Archive, raw: bytes, limits: Limits, check_data: bool = F
 
 
 def fast_numbered(archive: Archive, raw: bytes, limits: Limits, check_data: bool = False) -> Numbered | FastRead | None:
-    """``fast_read``, but for a version 3 file the ``Numbered`` values it read, its calls
+    """``fast_read``, but for a version 3 or 4 file the ``Numbered`` values it read, its calls
     and ``Program`` not made (Note [Compiled from the numbered values] in _direct.py)."""
     try:
         text = raw.decode("utf-8")

@@ -711,6 +711,25 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     return view
 
 
+def view_with(self: Tensor, shape: tuple[int, ...], strides: tuple[int, ...]) -> Tensor:
+    """``make_view(self, shape, strides, self.storage_offset())`` for a shape and strides
+    that are tuples already (the view kernels' cached geometry: Note [View geometry caches]
+    in typedops/core/kernels/_views.py), without converting them: ~20 ns less a view."""
+    view = _new_tensor(Tensor)
+    storage = self._storage
+    view._storage = storage if storage is not None else storage_of(self)
+    view._shape = shape
+    view._strides = strides
+    view._offset = self._offset
+    view._dtype = self._dtype
+    view._device = device = self._device
+    view.key_bits = _CPU_KEY_BITS if device is _CPU else DEVICE_KEY_BITS[device.type]
+    view.grad_fn = None
+    view._array = None
+    view._array_buffer = None
+    return view
+
+
 def read_only_error(written: Sequence[Tensor], op: str) -> TensorError | None:
     """The error for a call of ``op`` whose write failed, when one of the ``written``
     tensors' memory is read-only (``Tensor.from_numpy`` of a read-only array); else None."""

@@ -34,6 +34,7 @@ from typedops.tensor import (
     empty_tensor,
     make_view,
     resize_,
+    view_with,
     wrapped_scalar,
 )
 
@@ -93,6 +94,21 @@ def test_views_share_storage_offset_and_version() -> None:
     bump_version(row)
     assert base._version == col._version == row._version == 1
     assert tensor([1])._version == 0  # a separate storage has its own counter
+
+
+def test_view_with_is_make_view_at_the_inputs_offset() -> None:
+    base = tensor([[0, 1, 2], [3, 4, 5]])
+    row = make_view(base, (3,), (1,), 3)
+    viewed = view_with(row, (3, 1), (1, 1))
+    assert (viewed.shape, viewed.stride(), viewed.storage_offset()) == ((3, 1), (1, 1), 3)
+    assert viewed.storage is base.storage and viewed.tolist() == [[3], [4], [5]]
+    assert viewed.keys == row.keys and viewed.grad_fn is None
+    # It sets a Tensor's fields itself, as make_view does: every slot must be set (a
+    # field added to Tensor and not set here would raise AttributeError when read).
+    owned = Tensor._from_array(np.zeros((2, 2), np.float32), ScalarType.float32)  # no storage yet
+    for made in (viewed, view_with(owned, (4,), (1,)), make_view(owned, [4], [1], 0)):
+        assert [name for name in Tensor.__slots__ if name != "__dict__" and not hasattr(made, name)] == []
+    assert owned.storage is view_with(owned, (4,), (1,)).storage
 
 
 def test_channels_last_strides_from_the_issue() -> None:

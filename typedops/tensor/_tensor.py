@@ -695,7 +695,8 @@ def wrap_array(array: npt.NDArray[Any], dtype: ScalarType | None = None, device:
 
 
 def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset: int) -> Tensor:
-    """A view of ``self``'s storage with its own shape, strides and storage offset."""
+    """A view of ``self``'s storage with its own shape, strides and storage offset.
+    (``view_with`` below sets the same fields: keep the two in step.)"""
     view = _new_tensor(Tensor)
     storage = self._storage
     view._storage = storage if storage is not None else storage_of(self)

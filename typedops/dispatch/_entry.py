@@ -533,7 +533,8 @@ def _call(shape: CallShape, trace: bool, names: _Names, params: tuple[str, ...])
     values = "(" + "".join(f"{p}, " for p in params) + ")"  # every argument, in schema order
     device = None if trace else _device_hinted(shape)
     if device is None:
-        keys = _key_lines([(p, a.tensors) for a, p in zip(shape.args, params)], f"{names.bad_args}({names.op}, {values})", names)
+        refs = [(p, a.tensors) for a, p in zip(shape.args, params)]
+        keys = _key_lines(refs, f"{names.bad_args}({names.op}, {values})", names)
         head = [*keys, *_value_checks(shape, names, params)]
     else:  # no tensor argument: Note [Factories in one hop]
         head = [

@@ -979,6 +979,29 @@ def test_factory_options() -> None:
         op("zeros")([2, -1])
 
 
+@given(st.lists(st.integers(0, 4), max_size=3), st.booleans())
+def test_zeros_with_its_defaults_is_zeros_with_them_spelled_out(size: list[int], as_tuple: bool) -> None:
+    """The all-defaults call takes its own path (Note [Zeros in one frame] in
+    typedops/tensor/_zeros.py): the same tensor as the defaults given by name."""
+    from tests.helpers import identical_tensors
+    from typedops import Layout
+    from typedops.core import zeros
+
+    shape = tuple(size) if as_tuple else size
+    made = zeros(shape)
+    for spelled in (zeros(shape, dtype=F32), zeros(shape, device="cpu"), zeros(shape, layout=Layout.strided)):
+        identical_tensors(made, spelled)
+        assert made.device is spelled.device and made.keys == spelled.keys and made.is_contiguous()
+
+
+@pytest.mark.parametrize("size", [[-1], (-3,), [2, -1], [-1, 2]])
+def test_zeros_with_its_defaults_refuses_negative_sizes_in_pytorchs_words(size: list[int]) -> None:
+    bad = next(n for n in size if n < 0)
+    with pytest.raises(RuntimeError) as info:
+        op("zeros")(size)
+    assert str(info.value) == f"Trying to create tensor with negative dimension {bad}: {list(size)}"
+
+
 def test_zeros_like_to_and_to_copy() -> None:
     x = op("contiguous")(op("ones")([2, 3, 4, 5], dtype=I64), memory_format=CL)
     z = op("zeros_like")(x)

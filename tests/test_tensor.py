@@ -458,6 +458,50 @@ def test_a_wrapped_array_gets_its_storage_when_first_needed() -> None:
     assert w.tolist() == [1.0, 2.0, 0.0] and w.storage.size == 3
 
 
+def _slot_state(t: Tensor) -> dict[str, object]:
+    """Every slot of ``t`` (a missing one as "unset"), the array by its dtype, shape, flags and bytes."""
+    state: dict[str, object] = {}
+    for name in Tensor.__slots__:
+        value = getattr(t, name, "unset") if name != "__dict__" else getattr(t, "__dict__", {})
+        if isinstance(value, np.ndarray):
+            value = (value.dtype, value.shape, value.flags.c_contiguous, value.flags.writeable, value.tobytes())
+        state[name] = value
+    return state
+
+
+_SIZES = st.lists(st.integers(0, 5), max_size=3)
+
+
+@given(_SIZES | _SIZES.map(tuple))
+def test_zeros_float32_makes_what_from_array_makes_of_numpys_zeros(size: list[int] | tuple[int, ...]) -> None:
+    """Note [Zeros in one frame]: the same tensor, slot for slot, as wrapping numpy's zeros;
+    a shape of exact ints, and an array of its own."""
+    from typedops.tensor import CPU as LAYER_CPU, zeros_float32
+
+    made = zeros_float32(size)
+    expected = Tensor._from_array(np.zeros(size, np.float32), ScalarType.float32)
+    assert _slot_state(made) == _slot_state(expected)
+    assert made._dtype is ScalarType.float32 and made._device is LAYER_CPU
+    assert all(type(n) is int for n in made.shape + made.stride())
+    again = zeros_float32(size)
+    assert not np.shares_memory(array_of(made), array_of(again))
+
+
+@pytest.mark.parametrize("size", [[-1], (-2,), [2, -1], [2.5], [True], [np.int64(3)], [2**70], [2**62]])
+def test_zeros_float32_raises_what_numpy_raises_and_takes_what_it_takes(size: list[object]) -> None:
+    from typedops.tensor import zeros_float32
+
+    try:
+        expected = Tensor._from_array(np.zeros(size, np.float32), ScalarType.float32)  # type: ignore[arg-type]
+    except (ValueError, TypeError) as error:
+        with pytest.raises(type(error)) as info:
+            zeros_float32(size)  # type: ignore[arg-type]
+        assert str(info.value) == str(error)
+    else:
+        made = zeros_float32(size)  # type: ignore[arg-type]
+        assert _slot_state(made) == _slot_state(expected) and all(type(n) is int for n in made.shape)
+
+
 def test_a_wrapped_arrays_storage_keeps_its_cached_view() -> None:
     # _from_array stores no _array_buffer: storage_of sets it with the storage, so the
     # cached view stays valid (no rebuild) and an in-place write through a view shows.

@@ -27,6 +27,7 @@ from ._strides import (
 )
 from ._messages import NO_DATA
 from ._collect import tensors_in
+from ._zeros import zeros_float32
 from ._tensor import (
     AUTOGRAD_BIT_FOR_DEVICE,
     AUTOGRAD_BITS,
@@ -75,6 +76,7 @@ __all__ = [
     "empty_meta",
     "wrap_array",
     "wrapped_scalar",
+    "zeros_float32",
     "tensors_in",
     "make_view",
     "view_with",

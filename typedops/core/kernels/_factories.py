@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Optional
 
 from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import suggest_memory_format
-from ...tensor import CPU, NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype
+from ...tensor import CPU, NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype, zeros_float32
 from ...dispatch import DispatchKey, DispatchKeySet, selects_backend_by_device
 from ._common import as_stored, call_op, data, default_dtype_for, device_of, meta_like, np_dtype, scalar_overflow
 from ._messages import (
@@ -133,6 +133,11 @@ def zeros_cpu(
     size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
     device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
+    if dtype is None and layout is None and device is None:
+        try:
+            return zeros_float32(size)  # the defaults: Note [Zeros in one frame] in tensor/_zeros.py
+        except (ValueError, TypeError, MemoryError):
+            pass  # as below: the checked path reports it
     if layout is None and (device is None or type(device) is Device):
         # The fast path: numpy's zeros becomes the storage. numpy refuses what empty_tensor
         # refuses (a negative size, a non-integer), and the checked path then says so in

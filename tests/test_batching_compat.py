@@ -82,10 +82,16 @@ CASES: dict[str, Case] = {
     "where.Scalar": ([T(2, 3, kind="b"), 1.0, 0.0], {}, False),
     "sum": ([T(2, 3)], {"dtype": None}, False),
     "sum.dim_IntList": ([T(2, 3, 4), [0, -1], True], {"dtype": None}, False),
+    # the out tensor is made like the input: a reduction over size-1 dims keeps its shape
+    # (under vmap, the fallback cannot resize a batched out=; torch.vmap refuses out= ops)
+    "sum.IntList_out": ([T(2, 1, 3, 1), [1, -1], True], {"dtype": None, "out": OUT}, False),
     "mean": ([T(2, 3)], {"dtype": None}, False),
     "mean.dim": ([T(2, 3), [1], False], {"dtype": None}, False),
     "amax": ([T(2, 3), [], False], {}, False),
     "max.dim": ([T(2, 3), -1, True], {}, False),
+    "max": ([T(2, 3)], {}, False),
+    "min": ([T(2, 3)], {}, False),
+    "min.dim": ([T(2, 3), 0, False], {}, False),
     "argmax": ([T(2, 3), None, False], {}, False),
     "matmul": ([T(2, 3), T(3, 4)], {}, False),
     "mm": ([T(2, 3), T(3, 4)], {}, False),
@@ -99,6 +105,7 @@ CASES: dict[str, Case] = {
     "slice.Tensor": ([T(2, 5), 1, 1, 4, 2], {}, False),
     "unsqueeze": ([T(2, 3), 1], {}, False),
     "squeeze.dim": ([T(2, 1, 3), 1], {}, False),
+    "squeeze": ([T(2, 1, 3, 1)], {}, False),
     "expand": ([T(3, 1), [2, 3, 4]], {"implicit": False}, False),
     "flatten.using_ints": ([T(2, 3, 4), 1, 2], {}, False),
     "contiguous": ([T(2, 3)], {"memory_format": MemoryFormat.contiguous_format}, False),
@@ -180,7 +187,7 @@ def _function(name: str, args: list[Any], kwargs: dict[str, Any], inplace: bool,
     if lib == "torch" and writes_out:
         # torch.vmap refuses out= ops ("the fallback path doesn't work on out= or view ops"):
         # compare with its functional op, which computes the same values.
-        overload = "Tensor" if base in ("add", "sub", "mul", "div") else ""
+        overload = "Tensor" if base in ("add", "sub", "mul", "div") else "dim_IntList" if base == "sum" else ""
         kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     handle = getattr(getattr(ops.core if lib == "typedops" else torch.ops.aten, base), overload or "default")
 

@@ -119,6 +119,7 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "mean.dim": (lambda a: op("mean.dim")(a, [1], False, dtype=None), [x], (0,)),
         "amax": (lambda a: op("amax")(a, [], False), [x], (0,)),
         "max.dim": (lambda a: op("max.dim")(a, -1, True), [x1], (1,)),
+        "min.dim": (lambda a: op("min.dim")(a, 0, False), [x1], (1,)),
         "argmax": (lambda a: op("argmax")(a, None, False), [x], (0,)),
         "matmul": (op("matmul"), [x, m], (0, 0)),
         "mm": (op("mm"), [m, tensor(arr(5, 2))], (0, None)),
@@ -131,6 +132,7 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "slice.Tensor": (lambda a: op("slice.Tensor")(a, 1, 1, 3, 1), [x], (0,)),
         "unsqueeze": (lambda a: op("unsqueeze")(a, -1), [x], (0,)),
         "squeeze.dim": (lambda a: op("squeeze.dim")(a, 0), [tensor(arr(B, 1, 4))], (0,)),
+        "squeeze": (op("squeeze"), [tensor(arr(1, B, 1, 4))], (1,)),  # the batch dim's size-1 neighbours only
         "expand": (lambda a: op("expand")(a, [2, 2, 4], implicit=False), [x1], (1,)),
         "flatten.using_ints": (lambda a: op("flatten.using_ints")(a, 0, -1), [x], (0,)),
         "contiguous": (lambda a: op("contiguous")(a, memory_format=MemoryFormat.contiguous_format), [x2], (2,)),

@@ -331,7 +331,7 @@ class _op_where__Scalar(_Handle):
     def __call__(_h, condition: _t.Tensor, self: _t.Scalar, other: _t.Scalar) -> _t.Tensor: ...
 
 class _op_sum__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_h, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
 
 class _op_sum__dim_IntList(_Handle):
     def __call__(
@@ -340,11 +340,22 @@ class _op_sum__dim_IntList(_Handle):
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_sum__IntList_out(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int | _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.DType | None = ...,
+        out: _t.Tensor,
     ) -> _t.Tensor: ...
 
 class _op_mean__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_h, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
 
 class _op_mean__dim(_Handle):
     def __call__(
@@ -353,7 +364,7 @@ class _op_mean__dim(_Handle):
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
     ) -> _t.Tensor: ...
 
 class _op_amax__default(_Handle):
@@ -371,6 +382,20 @@ class _op_max__dim(_Handle):
         dim: _builtins.int,
         keepdim: _builtins.bool = ...,
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
+
+class _op_max__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
+class _op_min__dim(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
+
+class _op_min__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
 class _op_argmax__default(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
@@ -427,6 +452,9 @@ class _op_unsqueeze__default(_Handle):
 class _op_squeeze__dim(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int) -> _t.Tensor: ...
 
+class _op_squeeze__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
 class _op_expand__default(_Handle):
     def __call__(_h, self: _t.Tensor, size: _Sequence[_t.SymInt], *, implicit: _builtins.bool = ...) -> _t.Tensor: ...
 
@@ -453,7 +481,7 @@ class _op_empty__memory_format(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -465,7 +493,7 @@ class _op_zeros__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -476,7 +504,7 @@ class _op_ones__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -488,7 +516,7 @@ class _op_full__default(_Handle):
         size: _Sequence[_t.SymInt],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -499,7 +527,7 @@ class _op_scalar_tensor__default(_Handle):
         _h,
         s: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -510,7 +538,7 @@ class _op_randn__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -521,7 +549,7 @@ class _op_arange__default(_Handle):
         _h,
         end: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -534,7 +562,7 @@ class _op_arange__start_step(_Handle):
         end: _t.Scalar,
         step: _t.Scalar = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -545,7 +573,7 @@ class _op_zeros_like__default(_Handle):
         _h,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -557,7 +585,7 @@ class _op__to_copy__default(_Handle):
         _h,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -569,7 +597,7 @@ class _op_to__dtype(_Handle):
     def __call__(
         _h,
         self: _t.Tensor,
-        dtype: _t.ScalarType,
+        dtype: _t.DType,
         non_blocking: _builtins.bool = ...,
         copy: _builtins.bool = ...,
         memory_format: _t.MemoryFormat | None = ...,
@@ -1056,9 +1084,10 @@ class _packet_where:
 class _packet_sum:
     default: _op_sum__default
     dim_IntList: _op_sum__dim_IntList
+    IntList_out: _op_sum__IntList_out
     def overloads(self) -> list[_builtins.str]: ...
     @overload
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_p, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
     @overload
     def __call__(
         _p,
@@ -1066,7 +1095,17 @@ class _packet_sum:
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int | _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.DType | None = ...,
+        out: _t.Tensor,
     ) -> _t.Tensor: ...
 
 class _packet_mean:
@@ -1074,7 +1113,7 @@ class _packet_mean:
     dim: _op_mean__dim
     def overloads(self) -> list[_builtins.str]: ...
     @overload
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_p, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
     @overload
     def __call__(
         _p,
@@ -1082,7 +1121,7 @@ class _packet_mean:
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
     ) -> _t.Tensor: ...
 
 class _packet_amax:
@@ -1097,13 +1136,31 @@ class _packet_amax:
 
 class _packet_max:
     dim: _op_max__dim
+    default: _op_max__default
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(
         _p,
         self: _t.Tensor,
         dim: _builtins.int,
         keepdim: _builtins.bool = ...,
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_min:
+    dim: _op_min__dim
+    default: _op_min__default
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_argmax:
     default: _op_argmax__default
@@ -1185,8 +1242,12 @@ class _packet_unsqueeze:
 
 class _packet_squeeze:
     dim: _op_squeeze__dim
+    default: _op_squeeze__default
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(_p, self: _t.Tensor, dim: _builtins.int) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_expand:
     default: _op_expand__default
@@ -1230,7 +1291,7 @@ class _packet_empty:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1244,7 +1305,7 @@ class _packet_zeros:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1257,7 +1318,7 @@ class _packet_ones:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1271,7 +1332,7 @@ class _packet_full:
         size: _Sequence[_t.SymInt],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1284,7 +1345,7 @@ class _packet_scalar_tensor:
         _p,
         s: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1297,7 +1358,7 @@ class _packet_randn:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1312,7 +1373,7 @@ class _packet_arange:
         _p,
         end: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1324,7 +1385,7 @@ class _packet_arange:
         end: _t.Scalar,
         step: _t.Scalar = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1337,7 +1398,7 @@ class _packet_zeros_like:
         _p,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1351,7 +1412,7 @@ class _packet__to_copy:
         _p,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1365,7 +1426,7 @@ class _packet_to:
     def __call__(
         _p,
         self: _t.Tensor,
-        dtype: _t.ScalarType,
+        dtype: _t.DType,
         non_blocking: _builtins.bool = ...,
         copy: _builtins.bool = ...,
         memory_format: _t.MemoryFormat | None = ...,
@@ -1440,6 +1501,7 @@ class Namespace:
     mean: _packet_mean
     amax: _packet_amax
     max: _packet_max
+    min: _packet_min
     argmax: _packet_argmax
     matmul: _packet_matmul
     mm: _packet_mm

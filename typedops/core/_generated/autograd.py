@@ -75,6 +75,9 @@ from typedops.core._generated import (
     mean__dim as _op_mean__dim,
     amax__default as _op_amax__default,
     max__dim as _op_max__dim,
+    max__default as _op_max__default,
+    min__dim as _op_min__dim,
+    min__default as _op_min__default,
     matmul__default as _op_matmul__default,
     mm__default as _op_mm__default,
     as_strided__default as _op_as_strided__default,
@@ -137,6 +140,7 @@ from typedops.core._generated import (
     sinh__out as _op_sinh__out,
     cosh__out as _op_cosh__out,
     tanh__out as _op_tanh__out,
+    sum__IntList_out as _op_sum__IntList_out,
 )
 
 # Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
@@ -184,6 +188,9 @@ _S_mean__default = _slots(_op_mean__default)
 _S_mean__dim = _slots(_op_mean__dim)
 _S_amax__default = _slots(_op_amax__default)
 _S_max__dim = _slots(_op_max__dim)
+_S_max__default = _slots(_op_max__default)
+_S_min__dim = _slots(_op_min__dim)
+_S_min__default = _slots(_op_min__default)
 _S_matmul__default = _slots(_op_matmul__default)
 _S_mm__default = _slots(_op_mm__default)
 _S_as_strided__default = _slots(_op_as_strided__default)
@@ -2476,6 +2483,185 @@ def max__dim_autograd(_ks):
     return max__dim_autograd
 
 
+def backward_max__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        _g0 = _H.evenly_distribute_backward(grad, self, result)
+    return (_g0,)
+
+
+class MaxBackward1(_Node):
+    __slots__ = ('s_self', 'v_self', 's_result', 'v_result')
+    _name = 'MaxBackward1'
+    apply = backward_max__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_result = None
+        self.released = True
+
+
+def max__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def max__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_max__default.cache[_bl](self)
+        _node = MaxBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_max__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return max__default_autograd
+
+
+def backward_min__dim(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        dim = _node.s_dim
+        indices = _unpack_output(_node.s_indices, _node.v_indices, _node, 1)
+        keepdim = _node.s_keepdim
+        self_shape = _node.s_self_shape
+        _g0 = _H.max_dim_backward(grad, self_shape, dim, indices, keepdim)
+    return (_g0,)
+
+
+class MinBackward0(_Node):
+    __slots__ = ('s_dim', 's_indices', 'v_indices', 's_keepdim', 's_self_shape')
+    _name = 'MinBackward0'
+    apply = backward_min__dim
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_indices = None
+        self.released = True
+
+
+def min__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def min__dim_autograd(self, dim, keepdim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_min__dim.cache[_bl](self, dim, keepdim)
+        _node = MinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.out_meta = ()
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _node.s_self_shape = self._shape
+        _result = _S_min__dim.cache[_bl](self, dim, keepdim)
+        _set_history(_result[0], _node, 0)
+        _add_output(_node, _result[1])
+        _t = _alias(_result[1])
+        _node.s_indices = _t
+        _st = _t._storage
+        _node.v_indices = 0 if _st is None else _st.version
+        return _result
+    return min__dim_autograd
+
+
+def backward_min__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        _g0 = _H.evenly_distribute_backward(grad, self, result)
+    return (_g0,)
+
+
+class MinBackward1(_Node):
+    __slots__ = ('s_self', 'v_self', 's_result', 'v_result')
+    _name = 'MinBackward1'
+    apply = backward_min__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_result = None
+        self.released = True
+
+
+def min__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def min__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_min__default.cache[_bl](self)
+        _node = MinBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_min__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return min__default_autograd
+
+
 def backward_matmul__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -4413,6 +4599,12 @@ def tanh__out_autograd(_ks):
     return tanh__out_autograd
 
 
+def sum__IntList_out_autograd(_ks):
+    def sum__IntList_out_autograd(self, dim, keepdim, *, dtype, out):
+        raise _out_not_differentiable('core::sum.IntList_out')
+    return sum__IntList_out_autograd
+
+
 _register_autograd_kernels(_LIBRARY, (
     (_op_add__Tensor, add__Tensor_autograd),
     (_op_mul__Tensor, mul__Tensor_autograd),
@@ -4458,6 +4650,9 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_mean__dim, mean__dim_autograd),
     (_op_amax__default, amax__default_autograd),
     (_op_max__dim, max__dim_autograd),
+    (_op_max__default, max__default_autograd),
+    (_op_min__dim, min__dim_autograd),
+    (_op_min__default, min__default_autograd),
     (_op_matmul__default, matmul__default_autograd),
     (_op_mm__default, mm__default_autograd),
     (_op_as_strided__default, as_strided__default_autograd),
@@ -4520,4 +4715,5 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_sinh__out, sinh__out_autograd),
     (_op_cosh__out, cosh__out_autograd),
     (_op_tanh__out, tanh__out_autograd),
+    (_op_sum__IntList_out, sum__IntList_out_autograd),
 ))

@@ -1605,6 +1605,22 @@ def _boxed_sum__dim_IntList(stack: list[Any]) -> None:
     stack[:] = (sum__dim_IntList(*stack),)
 
 
+def sum__IntList_out(self: Any, dim: Any, keepdim: Any, dtype: Any, out: Any) -> Any:
+    # core::sum.IntList_out
+    _b = self.key_bits | out.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sum.IntList_out', _b, (self, out))
+    if _b & 2:  # Meta
+        return _m0.sum_intlist_out_meta(self, dim, keepdim, dtype=dtype, out=out)
+    if _b & 1:  # CPU
+        return _m0.sum_intlist_out_cpu(self, dim, keepdim, dtype=dtype, out=out)
+    raise _no_static_kernel('core::sum.IntList_out', _b, 'CPU, Meta')
+
+
+def _boxed_sum__IntList_out(stack: list[Any]) -> None:
+    stack[:] = (sum__IntList_out(*stack),)
+
+
 def mean__default(self: Any, dtype: Any) -> Any:
     # core::mean
     _b = self.key_bits
@@ -1659,6 +1675,48 @@ def max__dim(self: Any, dim: Any, keepdim: Any) -> Any:
 
 def _boxed_max__dim(stack: list[Any]) -> None:
     stack[:] = max__dim(*stack)
+
+
+def max__default(self: Any) -> Any:
+    # core::max
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.max_meta(self)
+    if _b & 1:  # CPU
+        return _m0.max_cpu(self)
+    raise _no_static_kernel('core::max', _b, 'CPU, Meta')
+
+
+def _boxed_max__default(stack: list[Any]) -> None:
+    stack[:] = (max__default(*stack),)
+
+
+def min__dim(self: Any, dim: Any, keepdim: Any) -> Any:
+    # core::min.dim
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.min_dim_meta(self, dim, keepdim)
+    if _b & 1:  # CPU
+        return _m0.min_dim_cpu(self, dim, keepdim)
+    raise _no_static_kernel('core::min.dim', _b, 'CPU, Meta')
+
+
+def _boxed_min__dim(stack: list[Any]) -> None:
+    stack[:] = min__dim(*stack)
+
+
+def min__default(self: Any) -> Any:
+    # core::min
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.min_meta(self)
+    if _b & 1:  # CPU
+        return _m0.min_cpu(self)
+    raise _no_static_kernel('core::min', _b, 'CPU, Meta')
+
+
+def _boxed_min__default(stack: list[Any]) -> None:
+    stack[:] = (min__default(*stack),)
 
 
 def argmax__default(self: Any, dim: Any, keepdim: Any) -> Any:
@@ -1859,6 +1917,20 @@ def squeeze__dim(self: Any, dim: Any) -> Any:
 
 def _boxed_squeeze__dim(stack: list[Any]) -> None:
     stack[:] = (squeeze__dim(*stack),)
+
+
+def squeeze__default(self: Any) -> Any:
+    # core::squeeze
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.squeeze_composite(self)
+    if _b & 1:  # CPU
+        return _m0.squeeze_composite(self)
+    raise _no_static_kernel('core::squeeze', _b, 'CPU, Meta')
+
+
+def _boxed_squeeze__default(stack: list[Any]) -> None:
+    stack[:] = (squeeze__default(*stack),)
 
 
 def expand__default(self: Any, size: Any, implicit: Any) -> Any:
@@ -2277,10 +2349,14 @@ _register_static_wrappers('CPU, Meta', {
     'core::where.Scalar': (_boxed_where__Scalar, where__Scalar),
     'core::sum': (_boxed_sum__default, sum__default),
     'core::sum.dim_IntList': (_boxed_sum__dim_IntList, sum__dim_IntList),
+    'core::sum.IntList_out': (_boxed_sum__IntList_out, sum__IntList_out),
     'core::mean': (_boxed_mean__default, mean__default),
     'core::mean.dim': (_boxed_mean__dim, mean__dim),
     'core::amax': (_boxed_amax__default, amax__default),
     'core::max.dim': (_boxed_max__dim, max__dim),
+    'core::max': (_boxed_max__default, max__default),
+    'core::min.dim': (_boxed_min__dim, min__dim),
+    'core::min': (_boxed_min__default, min__default),
     'core::argmax': (_boxed_argmax__default, argmax__default),
     'core::matmul': (_boxed_matmul__default, matmul__default),
     'core::mm': (_boxed_mm__default, mm__default),
@@ -2295,6 +2371,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::slice.Tensor': (_boxed_slice__Tensor, slice__Tensor),
     'core::unsqueeze': (_boxed_unsqueeze__default, unsqueeze__default),
     'core::squeeze.dim': (_boxed_squeeze__dim, squeeze__dim),
+    'core::squeeze': (_boxed_squeeze__default, squeeze__default),
     'core::expand': (_boxed_expand__default, expand__default),
     'core::flatten.using_ints': (_boxed_flatten__using_ints, flatten__using_ints),
     'core::contiguous': (_boxed_contiguous__default, contiguous__default),

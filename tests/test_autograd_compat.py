@@ -39,6 +39,8 @@ CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
     ("rdiv", lambda a: 2.0 / a, lambda a: 2.0 / a, lambda: arrays((3,), low=0.5, high=2)),
     ("pow", lambda a: a ** 3, lambda a: a ** 3, lambda: arrays((4,))),
     ("pow fractional", lambda a: a ** 1.5, lambda a: a ** 1.5, lambda: arrays((4,), low=0.5, high=2)),
+    ("remainder", lambda a, b: a % (b + 2.0), lambda a, b: a % (b + 2.0), lambda: arrays((2, 3), (3,))),
+    # (2.5 % x: torch has no derivative for remainder.Scalar_Tensor; ours is remainder.Tensor's)
     ("maximum", core.maximum, torch.maximum, lambda: arrays((2, 3), (3,))),
     ("minimum", core.minimum, torch.minimum, lambda: arrays((2, 3), (2, 3))),
     ("neg", lambda a: -a, lambda a: -a, lambda: arrays((3,))),

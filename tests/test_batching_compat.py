@@ -56,6 +56,10 @@ CASES: dict[str, Case] = {
     "div_.Tensor": ([T(2, 3), T(3)], {}, True),
     "div.out": ([T(2, 3), T(2, 3)], {"out": OUT}, False),
     "pow.Tensor_Scalar": ([T(2, 3), 2], {}, False),
+    "floor_divide": ([T(2, 3), T(3)], {}, False),
+    "floor_divide.Scalar": ([T(2, 3), 0.25], {}, False),
+    "remainder.Tensor": ([T(2, 3), T(3)], {}, False),
+    "remainder.Scalar": ([T(2, 3), 0.25], {}, False),
     "maximum": ([T(2, 3), T(3)], {}, False),
     "minimum": ([T(2, 3), T(3)], {}, False),
     "neg": ([T(2, 3)], {}, False),
@@ -129,6 +133,7 @@ for _name in _UNARY:
 
 # Core ops left out, and why.
 LEFT_OUT = {
+    "remainder.Scalar_Tensor": "its tensor is its second argument: compared through remainder.Tensor, which it calls",
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",
     **{name: "a factory: no tensor argument to map over" for name in (

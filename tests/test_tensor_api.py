@@ -221,3 +221,42 @@ def test_sum_into_out() -> None:
     with pytest.raises(typedops.TypedopsError) as graded:
         core.sum(tensor([1.0], requires_grad=True), 0, out=core.zeros([]))
     assert "functions with out=... arguments don't support automatic differentiation" in str(graded.value)
+
+
+def test_floor_division_and_remainder_round_toward_negative_infinity() -> None:
+    a, b = tensor([5, -7, 3, -4]), tensor([2, 2, -2, -3])
+    assert (a // b).tolist() == core.floor_divide(a, b).tolist() == [2, -4, -2, 1]
+    assert (a % b).tolist() == a.remainder(b).tolist() == [1, 1, -1, -1]
+    assert (a // 2).tolist() == [2, -4, 1, -2] and (7 // b).tolist() == [3, 3, -4, -3]
+    assert (a % 3).tolist() == [2, 2, 0, 2] and (7 % b).tolist() == [1, 1, -1, -2]
+    assert core.remainder(2.5, tensor([2.0])).tolist() == [0.5]  # remainder.Scalar_Tensor
+    halves = tensor([5.0, -5.0, 0.0]) // tensor([0.0, 0.0, 0.0])
+    assert halves.tolist()[:2] == [math.inf, -math.inf] and math.isnan(halves.tolist()[2])
+    assert (tensor([5], dtype=ScalarType.int32) // 2.5).dtype is ScalarType.float32  # a wrapped float promotes
+    assert repr((tensor([-0.0, 0.0]) % tensor([3.0, -2.0])).tolist()) == "[-0.0, 0.0]"  # the dividend's sign
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+def test_floor_division_and_remainder_refuse(name: str) -> None:
+    fn = getattr(core, name)
+    with pytest.raises(TensorError) as zero:
+        fn(tensor([5, 6]), tensor([1, 0]))
+    assert str(zero.value) == (
+        f"ZeroDivisionError: {name} of integers by zero; test the divisor first (core.where), or divide "
+        "floating tensors (x.to(float32)), where it gives inf or nan"
+    )
+    for bad, dtype in ((tensor([True]), "bool"), (tensor([1j]), "complex64")):
+        with pytest.raises(UnsupportedError) as info:
+            fn(bad, bad)
+        assert str(info.value) == f"{name} is not implemented for {dtype} tensors; convert them first, e.g. x.to(float32)"
+
+
+def test_remainder_is_differentiable_and_floor_divide_is_not() -> None:
+    x = tensor([5.0, -7.5, 3.0], requires_grad=True)
+    y = tensor([2.0, 2.0, -2.0], requires_grad=True)
+    (x % y).sum().backward()
+    assert x.grad is not None and y.grad is not None
+    assert x.grad.tolist() == [1.0, 1.0, 1.0] and y.grad.tolist() == [-2.0, 4.0, 2.0]  # -floor(x / y)
+    with pytest.raises(typedops.TypedopsError) as info:
+        (x // y).sum().backward()
+    assert str(info.value).startswith("the derivative for 'core::floor_divide' is not implemented")

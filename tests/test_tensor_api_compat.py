@@ -161,3 +161,24 @@ def test_sum_into_out_of_another_dtype_than_dtype_fails_as_torchs() -> None:
     with pytest.raises(RuntimeError) as b:
         torch.sum(torch.ones([2, 3]), 0, dtype=torch.float64, out=torch.zeros([3]))
     assert str(a.value).startswith(str(b.value).replace("double", "float64").replace("float instead", "float32 instead"))
+
+
+_DIVISIONS: list[tuple[list[Any], list[Any]]] = [
+    ([5, -7, 3, -4, 0], [2, 2, -2, -3, 5]), ([5.5, -7.5, 3.0, -0.0, 1.0], [2.0, 2.0, -2.0, 3.0, 0.0]),
+    ([5, 6], [1, 0]), ([True], [True]), ([1j], [2j]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), _DIVISIONS)
+@pytest.mark.parametrize(
+    "call",
+    [lambda a, b: a // b, lambda a, b: a % b, lambda a, b: a // 2, lambda a, b: a % -3, lambda a, b: 7 // b,
+     lambda a, b: 7 % b, lambda a, b: a // 2.5, lambda a, b: a % 0.75],
+)  # fmt: skip
+def test_floor_division_and_remainder_match_torch(a: list[Any], b: list[Any], call: Any) -> None:
+    ours = _outcome(lambda: call(tensor(a), tensor(b)))
+    theirs = _outcome(lambda: call(torch.tensor(a), torch.tensor(b)))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+        assert repr(ours[1].tolist()) == repr(theirs[1].tolist())

@@ -75,6 +75,21 @@ class _op_div__Scalar(_Handle):
 class _op_div___Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
+class _op_floor_divide__default(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_floor_divide__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_remainder__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder__Scalar_Tensor(_Handle):
+    def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
 class _op_pow__Tensor_Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
 
@@ -686,6 +701,27 @@ class _packet_div_:
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _packet_floor_divide:
+    default: _op_floor_divide__default
+    Scalar: _op_floor_divide__Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _packet_remainder:
+    Tensor: _op_remainder__Tensor
+    Scalar: _op_remainder__Scalar
+    Scalar_Tensor: _op_remainder__Scalar_Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_pow:
     Tensor_Scalar: _op_pow__Tensor_Scalar
@@ -1441,6 +1477,8 @@ class Namespace:
     mul_: _packet_mul_
     div: _packet_div
     div_: _packet_div_
+    floor_divide: _packet_floor_divide
+    remainder: _packet_remainder
     pow: _packet_pow
     maximum: _packet_maximum
     minimum: _packet_minimum

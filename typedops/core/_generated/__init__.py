@@ -638,6 +638,62 @@ div___Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.div__scalar_composite, _unboxing3),),
 )
 
+# core::floor_divide(Tensor self, Tensor other) -> Tensor
+floor_divide__default = (
+    _schema(
+        'floor_divide', 'core', '',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.floor_divide_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.floor_divide_meta, _unboxing3),
+    ),
+)
+
+# core::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+floor_divide__Scalar = (
+    _schema(
+        'floor_divide', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.floor_divide_scalar_composite, _unboxing3),),
+)
+
+# core::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+remainder__Tensor = (
+    _schema(
+        'remainder', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.remainder_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.remainder_meta, _unboxing3),
+    ),
+)
+
+# core::remainder.Scalar(Tensor self, Scalar other) -> Tensor
+remainder__Scalar = (
+    _schema(
+        'remainder', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_composite, _unboxing3),),
+)
+
+# core::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+remainder__Scalar_Tensor = (
+    _schema(
+        'remainder', 'core', 'Scalar_Tensor',
+        positional=(_argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_tensor_composite, _unboxing3),),
+)
+
 # core::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 pow__Tensor_Scalar = (
     _schema(
@@ -2144,7 +2200,8 @@ to__dtype = (
 (
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2166,7 +2223,8 @@ to__dtype = (
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2191,7 +2249,8 @@ to__dtype = (
 _check_devices(
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2217,48 +2276,50 @@ _register_vmap_rules(LIBRARY, [
     (sub__Tensor, 'pointwise'), (sub___Tensor, 'pointwise'), (sub__Scalar, 'pointwise'), (sub___Scalar, 'pointwise'),
     (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'), (mul___Scalar, 'pointwise'),
     (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (div__Scalar, 'pointwise'), (div___Scalar, 'pointwise'),
-    (pow__Tensor_Scalar, 'pointwise'), (maximum__default, 'pointwise'), (minimum__default, 'pointwise'),
-    (neg__default, 'pointwise'), (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
-    (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
-    (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
-    (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
-    (log10___default, 'pointwise'), (log1p__default, 'pointwise'), (log1p___default, 'pointwise'),
-    (sqrt__default, 'pointwise'), (sqrt___default, 'pointwise'), (rsqrt__default, 'pointwise'),
-    (rsqrt___default, 'pointwise'), (reciprocal__default, 'pointwise'), (reciprocal___default, 'pointwise'),
-    (sigmoid__default, 'pointwise'), (sigmoid___default, 'pointwise'), (sin__default, 'pointwise'),
-    (sin___default, 'pointwise'), (cos__default, 'pointwise'), (cos___default, 'pointwise'),
-    (tan__default, 'pointwise'), (tan___default, 'pointwise'), (asin__default, 'pointwise'),
-    (asin___default, 'pointwise'), (acos__default, 'pointwise'), (acos___default, 'pointwise'),
-    (atan__default, 'pointwise'), (atan___default, 'pointwise'), (sinh__default, 'pointwise'),
-    (sinh___default, 'pointwise'), (cosh__default, 'pointwise'), (cosh___default, 'pointwise'),
-    (tanh__default, 'pointwise'), (tanh___default, 'pointwise'), (relu__default, 'pointwise'),
-    (threshold_backward__default, 'pointwise'), (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'),
-    (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'), (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'),
-    (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'), (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'),
-    (ne__Scalar, 'pointwise'), (lt__Scalar, 'pointwise'), (le__Scalar, 'pointwise'), (ge__Scalar, 'pointwise'),
-    (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
-    (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
-    (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
-    (min__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
-    (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
-    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
-    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
-    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
-    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'),
+    (remainder__Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'), (maximum__default, 'pointwise'),
+    (minimum__default, 'pointwise'), (neg__default, 'pointwise'), (abs__default, 'pointwise'),
+    (exp__default, 'pointwise'), (exp___default, 'pointwise'), (exp2__default, 'pointwise'),
+    (exp2___default, 'pointwise'), (expm1__default, 'pointwise'), (expm1___default, 'pointwise'),
+    (log__default, 'pointwise'), (log___default, 'pointwise'), (log2__default, 'pointwise'),
+    (log2___default, 'pointwise'), (log10__default, 'pointwise'), (log10___default, 'pointwise'),
+    (log1p__default, 'pointwise'), (log1p___default, 'pointwise'), (sqrt__default, 'pointwise'),
+    (sqrt___default, 'pointwise'), (rsqrt__default, 'pointwise'), (rsqrt___default, 'pointwise'),
+    (reciprocal__default, 'pointwise'), (reciprocal___default, 'pointwise'), (sigmoid__default, 'pointwise'),
+    (sigmoid___default, 'pointwise'), (sin__default, 'pointwise'), (sin___default, 'pointwise'),
+    (cos__default, 'pointwise'), (cos___default, 'pointwise'), (tan__default, 'pointwise'),
+    (tan___default, 'pointwise'), (asin__default, 'pointwise'), (asin___default, 'pointwise'),
+    (acos__default, 'pointwise'), (acos___default, 'pointwise'), (atan__default, 'pointwise'),
+    (atan___default, 'pointwise'), (sinh__default, 'pointwise'), (sinh___default, 'pointwise'),
+    (cosh__default, 'pointwise'), (cosh___default, 'pointwise'), (tanh__default, 'pointwise'),
+    (tanh___default, 'pointwise'), (relu__default, 'pointwise'), (threshold_backward__default, 'pointwise'),
+    (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'), (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'),
+    (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'), (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'),
+    (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'), (ne__Scalar, 'pointwise'), (lt__Scalar, 'pointwise'),
+    (le__Scalar, 'pointwise'), (ge__Scalar, 'pointwise'), (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'),
+    (where__ScalarOther, 'pointwise'), (where__Scalar, 'pointwise'), (sum__default, 'reduction'),
+    (sum__dim_IntList, 'reduction'), (mean__default, 'reduction'), (mean__dim, 'reduction'),
+    (amax__default, 'reduction'), (max__dim, 'reduction'), (min__dim, 'reduction'), (argmax__default, 'composite'),
+    (matmul__default, 'matmul'), (mm__default, 'matmul'), (detach__default, 'pointwise'), (view__default, 'shape'),
+    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
+    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
+    (squeeze__default, 'composite'), (expand__default, 'shape'), (flatten__using_ints, 'composite'),
+    (contiguous__default, 'composite'), (clone__default, 'pointwise'), (copy___default, 'pointwise'),
+    (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
     (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
 
 # -- the typed functional API (types in __init__.pyi)
 __all__ = [
-    'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
-    'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
-    'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
-    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'min', 'argmax',
-    'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze',
-    'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'add', 'sub', 'mul', 'div', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_',
+    'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt',
+    'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
+    'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
+    'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
+    'max', 'min', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2276,6 +2337,11 @@ _call_mul__Scalar = _lazy_entry(globals(), '_call_mul__Scalar', mul__Scalar)
 _call_div__Tensor = _lazy_entry(globals(), '_call_div__Tensor', div__Tensor)
 _call_div__out = _lazy_entry(globals(), '_call_div__out', div__out)
 _call_div__Scalar = _lazy_entry(globals(), '_call_div__Scalar', div__Scalar)
+_call_floor_divide__default = _lazy_entry(globals(), '_call_floor_divide__default', floor_divide__default)
+_call_floor_divide__Scalar = _lazy_entry(globals(), '_call_floor_divide__Scalar', floor_divide__Scalar)
+_call_remainder__Tensor = _lazy_entry(globals(), '_call_remainder__Tensor', remainder__Tensor)
+_call_remainder__Scalar = _lazy_entry(globals(), '_call_remainder__Scalar', remainder__Scalar)
+_call_remainder__Scalar_Tensor = _lazy_entry(globals(), '_call_remainder__Scalar_Tensor', remainder__Scalar_Tensor)
 _call_exp__default = _lazy_entry(globals(), '_call_exp__default', exp__default)
 _call_exp__out = _lazy_entry(globals(), '_call_exp__out', exp__out)
 _call_exp2__default = _lazy_entry(globals(), '_call_exp2__default', exp2__default)
@@ -2445,6 +2511,52 @@ def div(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v1, _NUMBERS):
         return _call_div__Scalar(*args, **kwargs)
     return _choose('core::div', _CANDIDATES_div, args, kwargs)
+
+_CANDIDATES_floor_divide = (
+    (floor_divide__default.schema, floor_divide__default),
+    (floor_divide__Scalar.schema, floor_divide__Scalar),
+)
+def floor_divide(*args: Any, **kwargs: Any) -> Any:
+    """core::floor_divide: default, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_floor_divide__default(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_floor_divide__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_floor_divide__default(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_floor_divide__Scalar(*args, **kwargs)
+    return _choose('core::floor_divide', _CANDIDATES_floor_divide, args, kwargs)
+
+_CANDIDATES_remainder = (
+    (remainder__Tensor.schema, remainder__Tensor),
+    (remainder__Scalar.schema, remainder__Scalar),
+    (remainder__Scalar_Tensor.schema, remainder__Scalar_Tensor),
+)
+def remainder(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder: Tensor, Scalar, Scalar_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_remainder__Tensor(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_remainder__Scalar(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_remainder__Scalar_Tensor(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_remainder__Tensor(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_remainder__Scalar(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_remainder__Scalar_Tensor(*args, **kwargs)
+    return _choose('core::remainder', _CANDIDATES_remainder, args, kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -3409,6 +3521,26 @@ def _method_div_(*args: Any, **kwargs: Any) -> Any:
         return _call_div___Scalar(*args, **kwargs)
     return _choose('core::div_', _METHOD_CANDIDATES_div_, args, kwargs)
 
+_METHOD_CANDIDATES_remainder = (
+    (remainder__Tensor.schema, remainder__Tensor),
+    (remainder__Scalar.schema, remainder__Scalar),
+)
+def _method_remainder(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_remainder__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_remainder__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_remainder__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_remainder__Scalar(*args, **kwargs)
+    return _choose('core::remainder', _METHOD_CANDIDATES_remainder, args, kwargs)
+
 _METHOD_CANDIDATES_where = (
     (where__self.schema, where__self),
     (where__ScalarOther.schema, where__ScalarOther),
@@ -3610,6 +3742,38 @@ def _operator__itruediv__(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+def _operator__floordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__floordiv__: core::floor_divide."""
+    if isinstance(other, _Tensor):
+        return _call_floor_divide__default(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide__default(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rfloordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__rfloordiv__: core::floor_divide."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide__default(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__mod__(self: Any, other: Any) -> Any:
+    """Tensor.__mod__: core::remainder.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_remainder__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rmod__(self: Any, other: Any) -> Any:
+    """Tensor.__rmod__: core::remainder.Tensor."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder__Tensor(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
 def _operator__matmul__(self: Any, other: Any) -> Any:
     """Tensor.__matmul__: core::matmul."""
     if isinstance(other, _Tensor):
@@ -3698,6 +3862,8 @@ def install() -> None:
     setattr(_Tensor, 'mul_', _method_mul_)
     setattr(_Tensor, 'div', _method_div)
     setattr(_Tensor, 'div_', _method_div_)
+    setattr(_Tensor, 'floor_divide', floor_divide)
+    setattr(_Tensor, 'remainder', _method_remainder)
     setattr(_Tensor, 'pow', _lazy_method(_Tensor, 'pow', pow__Tensor_Scalar))
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
@@ -3789,6 +3955,10 @@ def install() -> None:
     setattr(_Tensor, '__truediv__', _operator__truediv__)
     setattr(_Tensor, '__rtruediv__', _operator__rtruediv__)
     setattr(_Tensor, '__itruediv__', _operator__itruediv__)
+    setattr(_Tensor, '__floordiv__', _operator__floordiv__)
+    setattr(_Tensor, '__rfloordiv__', _operator__rfloordiv__)
+    setattr(_Tensor, '__mod__', _operator__mod__)
+    setattr(_Tensor, '__rmod__', _operator__rmod__)
     setattr(_Tensor, '__matmul__', _operator__matmul__)
     setattr(_Tensor, '__pow__', _operator__pow__)
     setattr(_Tensor, '__neg__', _operator__neg__)

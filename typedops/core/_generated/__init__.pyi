@@ -12,14 +12,14 @@ from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedI
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = [
-    'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
-    'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
-    'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
-    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'min', 'argmax',
-    'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze',
-    'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'add', 'sub', 'mul', 'div', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_',
+    'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt',
+    'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
+    'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
+    'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
+    'max', 'min', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -43,6 +43,11 @@ div___Tensor: _OperatorHandle
 div__out: _OperatorHandle
 div__Scalar: _OperatorHandle
 div___Scalar: _OperatorHandle
+floor_divide__default: _OperatorHandle
+floor_divide__Scalar: _OperatorHandle
+remainder__Tensor: _OperatorHandle
+remainder__Scalar: _OperatorHandle
+remainder__Scalar_Tensor: _OperatorHandle
 pow__Tensor_Scalar: _OperatorHandle
 maximum__default: _OperatorHandle
 minimum__default: _OperatorHandle
@@ -198,6 +203,16 @@ def div(self: Tensor, other: Tensor, *, out: None = ...) -> Tensor: ...
 def div(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
 @overload
 def div(self: Tensor, other: Scalar, *, out: None = ...) -> Tensor: ...
+@overload
+def floor_divide(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def floor_divide(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def remainder(self: Scalar, other: Tensor) -> Tensor: ...
 def pow(self: Tensor, exponent: Scalar) -> Tensor: ...
 def maximum(self: Tensor, other: Tensor) -> Tensor: ...
 def minimum(self: Tensor, other: Tensor) -> Tensor: ...

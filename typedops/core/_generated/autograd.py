@@ -34,6 +34,8 @@ from typedops.core._generated import (
     add__Tensor as _op_add__Tensor,
     mul__Tensor as _op_mul__Tensor,
     div__Tensor as _op_div__Tensor,
+    floor_divide__default as _op_floor_divide__default,
+    remainder__Tensor as _op_remainder__Tensor,
     pow__Tensor_Scalar as _op_pow__Tensor_Scalar,
     maximum__default as _op_maximum__default,
     minimum__default as _op_minimum__default,
@@ -147,6 +149,8 @@ from typedops.core._generated import (
 _S_add__Tensor = _slots(_op_add__Tensor)
 _S_mul__Tensor = _slots(_op_mul__Tensor)
 _S_div__Tensor = _slots(_op_div__Tensor)
+_S_floor_divide__default = _slots(_op_floor_divide__default)
+_S_remainder__Tensor = _slots(_op_remainder__Tensor)
 _S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
 _S_maximum__default = _slots(_op_maximum__default)
 _S_minimum__default = _slots(_op_minimum__default)
@@ -451,6 +455,142 @@ def div__Tensor_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return div__Tensor_autograd
+
+
+def backward_floor_divide__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        raise _not_implemented('core::floor_divide', 'self')
+    _g1 = None
+    if _e[1] is not None:
+        raise _not_implemented('core::floor_divide', 'other')
+    return (_g0, _g1)
+
+
+class FloorDivideBackward0(_Node):
+    __slots__ = ()
+    _name = 'FloorDivideBackward0'
+    apply = backward_floor_divide__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def floor_divide__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def floor_divide__default_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_floor_divide__default.cache[_bl](self, other)
+        _node = FloorDivideBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_floor_divide__default.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return floor_divide__default_autograd
+
+
+def backward_remainder__Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(grad, self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(-grad * _F.floor_divide(self, other), other_shape)
+    return (_g0, _g1)
+
+
+class RemainderBackward0(_Node):
+    __slots__ = ('s_self_shape', 's_self', 'v_self', 's_other', 'v_other', 's_other_shape')
+    _name = 'RemainderBackward0'
+    apply = backward_remainder__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_other = None
+        self.released = True
+
+
+def remainder__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def remainder__Tensor_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_remainder__Tensor.cache[_bl](self, other)
+        _node = RemainderBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_self = self
+            _st = self._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_remainder__Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return remainder__Tensor_autograd
 
 
 def backward_pow__Tensor_Scalar(_node, grads):
@@ -4609,6 +4749,8 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_add__Tensor, add__Tensor_autograd),
     (_op_mul__Tensor, mul__Tensor_autograd),
     (_op_div__Tensor, div__Tensor_autograd),
+    (_op_floor_divide__default, floor_divide__default_autograd),
+    (_op_remainder__Tensor, remainder__Tensor_autograd),
     (_op_pow__Tensor_Scalar, pow__Tensor_Scalar_autograd),
     (_op_maximum__default, maximum__default_autograd),
     (_op_minimum__default, minimum__default_autograd),

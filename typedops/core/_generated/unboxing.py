@@ -323,6 +323,80 @@ def _boxed_div___Scalar(stack: list[Any]) -> None:
     stack[:] = (div___Scalar(*stack),)
 
 
+def floor_divide__default(self: Any, other: Any) -> Any:
+    # core::floor_divide
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::floor_divide', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.floor_divide_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide_cpu(self, other)
+    raise _no_static_kernel('core::floor_divide', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide__default(stack: list[Any]) -> None:
+    stack[:] = (floor_divide__default(*stack),)
+
+
+def floor_divide__Scalar(self: Any, other: Any) -> Any:
+    # core::floor_divide.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.floor_divide_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide_scalar_composite(self, other)
+    raise _no_static_kernel('core::floor_divide.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide__Scalar(stack: list[Any]) -> None:
+    stack[:] = (floor_divide__Scalar(*stack),)
+
+
+def remainder__Tensor(self: Any, other: Any) -> Any:
+    # core::remainder.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.remainder_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_cpu(self, other)
+    raise _no_static_kernel('core::remainder.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder__Tensor(*stack),)
+
+
+def remainder__Scalar(self: Any, other: Any) -> Any:
+    # core::remainder.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_scalar_composite(self, other)
+    raise _no_static_kernel('core::remainder.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Scalar(stack: list[Any]) -> None:
+    stack[:] = (remainder__Scalar(*stack),)
+
+
+def remainder__Scalar_Tensor(self: Any, other: Any) -> Any:
+    # core::remainder.Scalar_Tensor
+    _b = other.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder_scalar_tensor_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_scalar_tensor_composite(self, other)
+    raise _no_static_kernel('core::remainder.Scalar_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Scalar_Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder__Scalar_Tensor(*stack),)
+
+
 def pow__Tensor_Scalar(self: Any, exponent: Any) -> Any:
     # core::pow.Tensor_Scalar
     _b = self.key_bits
@@ -2262,6 +2336,11 @@ _register_static_wrappers('CPU, Meta', {
     'core::div.out': (_boxed_div__out, div__out),
     'core::div.Scalar': (_boxed_div__Scalar, div__Scalar),
     'core::div_.Scalar': (_boxed_div___Scalar, div___Scalar),
+    'core::floor_divide': (_boxed_floor_divide__default, floor_divide__default),
+    'core::floor_divide.Scalar': (_boxed_floor_divide__Scalar, floor_divide__Scalar),
+    'core::remainder.Tensor': (_boxed_remainder__Tensor, remainder__Tensor),
+    'core::remainder.Scalar': (_boxed_remainder__Scalar, remainder__Scalar),
+    'core::remainder.Scalar_Tensor': (_boxed_remainder__Scalar_Tensor, remainder__Scalar_Tensor),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),
     'core::minimum': (_boxed_minimum__default, minimum__default),

@@ -107,6 +107,15 @@ from ._scalars import (
     where_scalar_other_composite,
     where_scalar_composite,
 )
+from ._division import (
+    floor_divide_cpu,
+    floor_divide_meta,
+    floor_divide_scalar_composite,
+    remainder_cpu,
+    remainder_meta,
+    remainder_scalar_composite,
+    remainder_scalar_tensor_composite,
+)
 from ._reduce import (
     amax_cpu,
     amax_meta,
@@ -259,6 +268,9 @@ __all__ = [
     "where_scalar_self_composite",
     "where_scalar_other_composite",
     "where_scalar_composite",
+    # floor division and remainder (_division.py)
+    "floor_divide_cpu", "floor_divide_meta", "floor_divide_scalar_composite", "remainder_cpu", "remainder_meta",
+    "remainder_scalar_composite", "remainder_scalar_tensor_composite",
     # unary math, each in three forms (see _unary.py)
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta", "exp_cpu", "exp__cpu",
     "exp_out_cpu", "exp2_cpu", "exp2__cpu", "exp2_out_cpu", "expm1_cpu", "expm1__cpu",

@@ -42,6 +42,11 @@ BOOL_NEGATION: Final = (
 )
 NEGATIVE_INT_POWER: Final = "Integers to negative integer powers are not allowed."
 NOT_FOR_COMPLEX: Final = "{name} not implemented for complex tensors."
+NOT_FOR_DTYPE: Final = "{name} is not implemented for {dtype} tensors; convert them first, e.g. x.to(float32)"
+INTEGER_DIVISION_BY_ZERO: Final = (
+    "ZeroDivisionError: {name} of integers by zero; test the divisor first (core.where), or "
+    "divide floating tensors (x.to(float32)), where it gives inf or nan"
+)
 ORDER_COMPLEX: Final = "{name} is not implemented for {dtype}: complex numbers have no order; compare their .real or .abs() instead"
 RELU_DTYPE: Final = "relu is not implemented for {dtype} tensors"
 WHERE_CONDITION_DTYPE: Final = (

@@ -40,6 +40,8 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("remainder", lambda a, b: core.remainder(a, b), lambda: (rand(2, 3, low=2.1, high=2.9), rand(3, low=1.1, high=1.3))),
     ("remainder scalar", lambda a: a % 0.75, lambda: (rand(3, low=0.8, high=1.4),)),
     ("rmod", lambda b: 5.0 % b, lambda: (rand(3, low=2.6, high=2.9),)),
+    ("remainder in place", lambda a, b: (lambda c: (c.__imod__(b), c)[1])(a * 1),
+     lambda: (rand(3, low=2.1, high=2.9), rand(3, low=1.1, high=1.3))),  # fmt: skip
     ("maximum", lambda a, b: core.maximum(a, b), lambda: (rand(2, 3), rand(3))),
     ("minimum", lambda a, b: core.minimum(a, b), lambda: (rand(2, 3), rand(2, 3))),
     ("neg", lambda a: core.neg(a), lambda: (rand(3),)),

@@ -260,3 +260,22 @@ def test_remainder_is_differentiable_and_floor_divide_is_not() -> None:
     with pytest.raises(typedops.TypedopsError) as info:
         (x // y).sum().backward()
     assert str(info.value).startswith("the derivative for 'core::floor_divide' is not implemented")
+
+
+def test_floor_division_and_remainder_in_place() -> None:
+    a = tensor([5.0, -7.5, 3.0])
+    version = a._version
+    a //= 2
+    assert a.tolist() == [2.0, -4.0, 1.0] and a._version == version + 1
+    b = tensor([5, -7, 3])
+    b %= tensor([2, 2, -2])
+    assert b.tolist() == [1, 1, -1] and b.dtype is ScalarType.int64
+    with pytest.raises(TensorError) as cast_:
+        c = tensor([1, 2])
+        c //= 2.5
+    assert str(cast_.value) == "result type float32 can't be cast to the desired output type int64"
+    x = tensor([5.0, -7.5], requires_grad=True)
+    y = x * 1
+    y %= tensor([2.0, -2.0])
+    y.sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [1.0, 1.0]

@@ -182,3 +182,40 @@ def test_floor_division_and_remainder_match_torch(a: list[Any], b: list[Any], ca
     if ours[0] == "value":
         assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
         assert repr(ours[1].tolist()) == repr(theirs[1].tolist())
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_per_sample_gradients_of_max_and_min_match_torch(name: str) -> None:
+    """Under vmap too, the gradient of max()/min() is shared among the ties."""
+    import warnings
+
+    from typedops import vmap
+    from typedops.func import grad
+
+    data = [[1.0, 5.0, 5.0], [2.0, -1.0, -1.0], [0.5, 0.5, 0.5]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the for-loop fallback's performance warning
+        ours = vmap(grad(lambda t: getattr(t, name)()))(tensor(data))
+    theirs = torch.func.vmap(torch.func.grad(lambda t: getattr(t, name)()))(torch.tensor(data))
+    assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("op", ["//=", "%="])
+@pytest.mark.parametrize(("a", "b"), [([5, -7, 3], [2, 2, -2]), ([5.5, -7.5, -0.0], [2.0, -2.0, 3.0]), ([1, 2], 2.5)])
+def test_in_place_floor_division_and_remainder_match_torch(op: str, a: list[Any], b: Any) -> None:
+    def run(lib: Any) -> tuple[str, Any]:
+        x = lib.tensor(a)
+        y = lib.tensor(b) if isinstance(b, list) else b
+        def call() -> Any:
+            nonlocal x
+            if op == "//=":
+                x //= y
+            else:
+                x %= y
+            return x
+        return _outcome(call)
+
+    ours, theirs = run(typedops), run(torch)
+    assert ours[0] == theirs[0]
+    if ours[0] == "value":
+        assert repr(ours[1].tolist()) == repr(theirs[1].tolist())

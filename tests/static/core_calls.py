@@ -84,6 +84,8 @@ smallest: Tensor = core.min(x)
 pair: tuple[Tensor, Tensor] = x.min(0)
 x.squeeze()
 floored: Tensor = x // 2 + 7 % x - x % x
+floored //= 2
+floored %= x
 core.sum(x, 0, out=x)
 core.sum(x, 0, out=None)
 core.ones([2], dtype=str) # E: Argument "dtype" to "ones" has incompatible type "type[str]"; expected "ScalarType | type[float] | type[int] | type[bool] | type[complex] | None"  [arg-type]  # P: Argument of type "type[str]" cannot be assigned to parameter "dtype" of type "DType | None" in function "ones"  [reportArgumentType]

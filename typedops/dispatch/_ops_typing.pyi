@@ -81,10 +81,22 @@ class _op_floor_divide__default(_Handle):
 class _op_floor_divide__Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
+class _op_floor_divide___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_floor_divide___Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
 class _op_remainder__Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
 class _op_remainder__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_remainder___Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
 class _op_remainder__Scalar_Tensor(_Handle):
@@ -711,6 +723,15 @@ class _packet_floor_divide:
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
+class _packet_floor_divide_:
+    Tensor: _op_floor_divide___Tensor
+    Scalar: _op_floor_divide___Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
 class _packet_remainder:
     Tensor: _op_remainder__Tensor
     Scalar: _op_remainder__Scalar
@@ -722,6 +743,15 @@ class _packet_remainder:
     def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
     @overload
     def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_remainder_:
+    Tensor: _op_remainder___Tensor
+    Scalar: _op_remainder___Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
 class _packet_pow:
     Tensor_Scalar: _op_pow__Tensor_Scalar
@@ -1478,7 +1508,9 @@ class Namespace:
     div: _packet_div
     div_: _packet_div_
     floor_divide: _packet_floor_divide
+    floor_divide_: _packet_floor_divide_
     remainder: _packet_remainder
+    remainder_: _packet_remainder_
     pow: _packet_pow
     maximum: _packet_maximum
     minimum: _packet_minimum

@@ -661,6 +661,29 @@ floor_divide__Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.floor_divide_scalar_composite, _unboxing3),),
 )
 
+# core::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+floor_divide___Tensor = (
+    _schema(
+        'floor_divide_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.floor_divide__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.floor_divide__meta, _unboxing3),
+    ),
+)
+
+# core::floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+floor_divide___Scalar = (
+    _schema(
+        'floor_divide_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.floor_divide__scalar_composite, _unboxing3),),
+)
+
 # core::remainder.Tensor(Tensor self, Tensor other) -> Tensor
 remainder__Tensor = (
     _schema(
@@ -682,6 +705,29 @@ remainder__Scalar = (
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_composite, _unboxing3),),
+)
+
+# core::remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+remainder___Tensor = (
+    _schema(
+        'remainder_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.remainder__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.remainder__meta, _unboxing3),
+    ),
+)
+
+# core::remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+remainder___Scalar = (
+    _schema(
+        'remainder_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder__scalar_composite, _unboxing3),),
 )
 
 # core::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
@@ -2200,7 +2246,8 @@ to__dtype = (
 (
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
     remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
@@ -2223,7 +2270,8 @@ to__dtype = (
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
     remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
@@ -2249,7 +2297,8 @@ to__dtype = (
 _check_devices(
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, remainder__Tensor, remainder__Scalar,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
     remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
@@ -2276,36 +2325,37 @@ _register_vmap_rules(LIBRARY, [
     (sub__Tensor, 'pointwise'), (sub___Tensor, 'pointwise'), (sub__Scalar, 'pointwise'), (sub___Scalar, 'pointwise'),
     (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'), (mul___Scalar, 'pointwise'),
     (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (div__Scalar, 'pointwise'), (div___Scalar, 'pointwise'),
-    (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'),
-    (remainder__Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'), (maximum__default, 'pointwise'),
-    (minimum__default, 'pointwise'), (neg__default, 'pointwise'), (abs__default, 'pointwise'),
-    (exp__default, 'pointwise'), (exp___default, 'pointwise'), (exp2__default, 'pointwise'),
-    (exp2___default, 'pointwise'), (expm1__default, 'pointwise'), (expm1___default, 'pointwise'),
-    (log__default, 'pointwise'), (log___default, 'pointwise'), (log2__default, 'pointwise'),
-    (log2___default, 'pointwise'), (log10__default, 'pointwise'), (log10___default, 'pointwise'),
-    (log1p__default, 'pointwise'), (log1p___default, 'pointwise'), (sqrt__default, 'pointwise'),
-    (sqrt___default, 'pointwise'), (rsqrt__default, 'pointwise'), (rsqrt___default, 'pointwise'),
-    (reciprocal__default, 'pointwise'), (reciprocal___default, 'pointwise'), (sigmoid__default, 'pointwise'),
-    (sigmoid___default, 'pointwise'), (sin__default, 'pointwise'), (sin___default, 'pointwise'),
-    (cos__default, 'pointwise'), (cos___default, 'pointwise'), (tan__default, 'pointwise'),
-    (tan___default, 'pointwise'), (asin__default, 'pointwise'), (asin___default, 'pointwise'),
-    (acos__default, 'pointwise'), (acos___default, 'pointwise'), (atan__default, 'pointwise'),
-    (atan___default, 'pointwise'), (sinh__default, 'pointwise'), (sinh___default, 'pointwise'),
-    (cosh__default, 'pointwise'), (cosh___default, 'pointwise'), (tanh__default, 'pointwise'),
-    (tanh___default, 'pointwise'), (relu__default, 'pointwise'), (threshold_backward__default, 'pointwise'),
-    (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'), (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'),
-    (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'), (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'),
-    (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'), (ne__Scalar, 'pointwise'), (lt__Scalar, 'pointwise'),
-    (le__Scalar, 'pointwise'), (ge__Scalar, 'pointwise'), (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'),
-    (where__ScalarOther, 'pointwise'), (where__Scalar, 'pointwise'), (sum__default, 'reduction'),
-    (sum__dim_IntList, 'reduction'), (mean__default, 'reduction'), (mean__dim, 'reduction'),
-    (amax__default, 'reduction'), (max__dim, 'reduction'), (min__dim, 'reduction'), (argmax__default, 'composite'),
-    (matmul__default, 'matmul'), (mm__default, 'matmul'), (detach__default, 'pointwise'), (view__default, 'shape'),
-    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
-    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
-    (squeeze__default, 'composite'), (expand__default, 'shape'), (flatten__using_ints, 'composite'),
-    (contiguous__default, 'composite'), (clone__default, 'pointwise'), (copy___default, 'pointwise'),
-    (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (floor_divide___Tensor, 'pointwise'),
+    (floor_divide___Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'), (remainder__Scalar, 'pointwise'),
+    (remainder___Tensor, 'pointwise'), (remainder___Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
+    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
+    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
+    (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
+    (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
+    (log10___default, 'pointwise'), (log1p__default, 'pointwise'), (log1p___default, 'pointwise'),
+    (sqrt__default, 'pointwise'), (sqrt___default, 'pointwise'), (rsqrt__default, 'pointwise'),
+    (rsqrt___default, 'pointwise'), (reciprocal__default, 'pointwise'), (reciprocal___default, 'pointwise'),
+    (sigmoid__default, 'pointwise'), (sigmoid___default, 'pointwise'), (sin__default, 'pointwise'),
+    (sin___default, 'pointwise'), (cos__default, 'pointwise'), (cos___default, 'pointwise'),
+    (tan__default, 'pointwise'), (tan___default, 'pointwise'), (asin__default, 'pointwise'),
+    (asin___default, 'pointwise'), (acos__default, 'pointwise'), (acos___default, 'pointwise'),
+    (atan__default, 'pointwise'), (atan___default, 'pointwise'), (sinh__default, 'pointwise'),
+    (sinh___default, 'pointwise'), (cosh__default, 'pointwise'), (cosh___default, 'pointwise'),
+    (tanh__default, 'pointwise'), (tanh___default, 'pointwise'), (relu__default, 'pointwise'),
+    (threshold_backward__default, 'pointwise'), (fill___Scalar, 'pointwise'), (zero___default, 'pointwise'),
+    (eq__Tensor, 'pointwise'), (ne__Tensor, 'pointwise'), (lt__Tensor, 'pointwise'), (le__Tensor, 'pointwise'),
+    (gt__Tensor, 'pointwise'), (ge__Tensor, 'pointwise'), (eq__Scalar, 'pointwise'), (gt__Scalar, 'pointwise'),
+    (ne__Scalar, 'pointwise'), (lt__Scalar, 'pointwise'), (le__Scalar, 'pointwise'), (ge__Scalar, 'pointwise'),
+    (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
+    (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
+    (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
+    (min__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
+    (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
+    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
+    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
+    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
+    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
     (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
@@ -3352,6 +3402,10 @@ _call_mul___Tensor = _lazy_entry(globals(), '_call_mul___Tensor', mul___Tensor)
 _call_mul___Scalar = _lazy_entry(globals(), '_call_mul___Scalar', mul___Scalar)
 _call_div___Tensor = _lazy_entry(globals(), '_call_div___Tensor', div___Tensor)
 _call_div___Scalar = _lazy_entry(globals(), '_call_div___Scalar', div___Scalar)
+_call_floor_divide___Tensor = _lazy_entry(globals(), '_call_floor_divide___Tensor', floor_divide___Tensor)
+_call_floor_divide___Scalar = _lazy_entry(globals(), '_call_floor_divide___Scalar', floor_divide___Scalar)
+_call_remainder___Tensor = _lazy_entry(globals(), '_call_remainder___Tensor', remainder___Tensor)
+_call_remainder___Scalar = _lazy_entry(globals(), '_call_remainder___Scalar', remainder___Scalar)
 _call_view__default = _lazy_entry(globals(), '_call_view__default', view__default)
 _call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshape__default)
 _call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
@@ -3521,6 +3575,26 @@ def _method_div_(*args: Any, **kwargs: Any) -> Any:
         return _call_div___Scalar(*args, **kwargs)
     return _choose('core::div_', _METHOD_CANDIDATES_div_, args, kwargs)
 
+_METHOD_CANDIDATES_floor_divide_ = (
+    (floor_divide___Tensor.schema, floor_divide___Tensor),
+    (floor_divide___Scalar.schema, floor_divide___Scalar),
+)
+def _method_floor_divide_(*args: Any, **kwargs: Any) -> Any:
+    """core::floor_divide_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_floor_divide___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_floor_divide___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_floor_divide___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_floor_divide___Scalar(*args, **kwargs)
+    return _choose('core::floor_divide_', _METHOD_CANDIDATES_floor_divide_, args, kwargs)
+
 _METHOD_CANDIDATES_remainder = (
     (remainder__Tensor.schema, remainder__Tensor),
     (remainder__Scalar.schema, remainder__Scalar),
@@ -3540,6 +3614,26 @@ def _method_remainder(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v1, _NUMBERS):
         return _call_remainder__Scalar(*args, **kwargs)
     return _choose('core::remainder', _METHOD_CANDIDATES_remainder, args, kwargs)
+
+_METHOD_CANDIDATES_remainder_ = (
+    (remainder___Tensor.schema, remainder___Tensor),
+    (remainder___Scalar.schema, remainder___Scalar),
+)
+def _method_remainder_(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_remainder___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_remainder___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_remainder___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_remainder___Scalar(*args, **kwargs)
+    return _choose('core::remainder_', _METHOD_CANDIDATES_remainder_, args, kwargs)
 
 _METHOD_CANDIDATES_where = (
     (where__self.schema, where__self),
@@ -3758,6 +3852,15 @@ def _operator__rfloordiv__(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+def _operator__ifloordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__ifloordiv__: core::floor_divide_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_floor_divide___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
 def _operator__mod__(self: Any, other: Any) -> Any:
     """Tensor.__mod__: core::remainder.Tensor."""
     if isinstance(other, _Tensor):
@@ -3771,6 +3874,15 @@ def _operator__rmod__(self: Any, other: Any) -> Any:
     """Tensor.__rmod__: core::remainder.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_remainder__Tensor(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__imod__(self: Any, other: Any) -> Any:
+    """Tensor.__imod__: core::remainder_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_remainder___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder___Tensor(self, _wrapped_scalar(other, self._device))
     return NotImplemented
 
 
@@ -3863,7 +3975,9 @@ def install() -> None:
     setattr(_Tensor, 'div', _method_div)
     setattr(_Tensor, 'div_', _method_div_)
     setattr(_Tensor, 'floor_divide', floor_divide)
+    setattr(_Tensor, 'floor_divide_', _method_floor_divide_)
     setattr(_Tensor, 'remainder', _method_remainder)
+    setattr(_Tensor, 'remainder_', _method_remainder_)
     setattr(_Tensor, 'pow', _lazy_method(_Tensor, 'pow', pow__Tensor_Scalar))
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
@@ -3957,8 +4071,10 @@ def install() -> None:
     setattr(_Tensor, '__itruediv__', _operator__itruediv__)
     setattr(_Tensor, '__floordiv__', _operator__floordiv__)
     setattr(_Tensor, '__rfloordiv__', _operator__rfloordiv__)
+    setattr(_Tensor, '__ifloordiv__', _operator__ifloordiv__)
     setattr(_Tensor, '__mod__', _operator__mod__)
     setattr(_Tensor, '__rmod__', _operator__rmod__)
+    setattr(_Tensor, '__imod__', _operator__imod__)
     setattr(_Tensor, '__matmul__', _operator__matmul__)
     setattr(_Tensor, '__pow__', _operator__pow__)
     setattr(_Tensor, '__neg__', _operator__neg__)

@@ -45,8 +45,12 @@ div__Scalar: _OperatorHandle
 div___Scalar: _OperatorHandle
 floor_divide__default: _OperatorHandle
 floor_divide__Scalar: _OperatorHandle
+floor_divide___Tensor: _OperatorHandle
+floor_divide___Scalar: _OperatorHandle
 remainder__Tensor: _OperatorHandle
 remainder__Scalar: _OperatorHandle
+remainder___Tensor: _OperatorHandle
+remainder___Scalar: _OperatorHandle
 remainder__Scalar_Tensor: _OperatorHandle
 pow__Tensor_Scalar: _OperatorHandle
 maximum__default: _OperatorHandle

@@ -35,6 +35,7 @@ from typedops.core._generated import (
     mul__Tensor as _op_mul__Tensor,
     div__Tensor as _op_div__Tensor,
     floor_divide__default as _op_floor_divide__default,
+    floor_divide___Tensor as _op_floor_divide___Tensor,
     remainder__Tensor as _op_remainder__Tensor,
     pow__Tensor_Scalar as _op_pow__Tensor_Scalar,
     maximum__default as _op_maximum__default,
@@ -99,6 +100,7 @@ from typedops.core._generated import (
     add___Tensor as _op_add___Tensor,
     mul___Tensor as _op_mul___Tensor,
     div___Tensor as _op_div___Tensor,
+    remainder___Tensor as _op_remainder___Tensor,
     exp___default as _op_exp___default,
     exp2___default as _op_exp2___default,
     expm1___default as _op_expm1___default,
@@ -150,6 +152,7 @@ _S_add__Tensor = _slots(_op_add__Tensor)
 _S_mul__Tensor = _slots(_op_mul__Tensor)
 _S_div__Tensor = _slots(_op_div__Tensor)
 _S_floor_divide__default = _slots(_op_floor_divide__default)
+_S_floor_divide___Tensor = _slots(_op_floor_divide___Tensor)
 _S_remainder__Tensor = _slots(_op_remainder__Tensor)
 _S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
 _S_maximum__default = _slots(_op_maximum__default)
@@ -214,6 +217,7 @@ _S__to_copy__default = _slots(_op__to_copy__default)
 _S_add___Tensor = _slots(_op_add___Tensor)
 _S_mul___Tensor = _slots(_op_mul___Tensor)
 _S_div___Tensor = _slots(_op_div___Tensor)
+_S_remainder___Tensor = _slots(_op_remainder___Tensor)
 _S_exp___default = _slots(_op_exp___default)
 _S_exp2___default = _slots(_op_exp2___default)
 _S_expm1___default = _slots(_op_expm1___default)
@@ -514,6 +518,70 @@ def floor_divide__default_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return floor_divide__default_autograd
+
+
+def backward_floor_divide___Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        raise _not_implemented('core::floor_divide_.Tensor', 'self')
+    _g1 = None
+    if _e[1] is not None:
+        raise _not_implemented('core::floor_divide_.Tensor', 'other')
+    return (_g0, _g1)
+
+
+class FloorDivideBackward1(_Node):
+    __slots__ = ()
+    _name = 'FloorDivideBackward1'
+    apply = backward_floor_divide___Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def floor_divide___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def floor_divide___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::floor_divide_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_floor_divide___Tensor.cache[_bl](self, other)
+        _node = FloorDivideBackward1()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_floor_divide___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return floor_divide___Tensor_autograd
 
 
 def backward_remainder__Tensor(_node, grads):
@@ -3821,6 +3889,62 @@ def div___Tensor_autograd(_ks):
     return div___Tensor_autograd
 
 
+def remainder___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def remainder___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::remainder_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_remainder___Tensor.cache[_bl](self, other)
+        _node = RemainderBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _t = _original(self)
+            _node.s_self = _t
+            _st = _t._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_remainder___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return remainder___Tensor_autograd
+
+
 def exp___default_autograd(_ks):
     _bl = _BELOW[_ks]
 
@@ -4750,6 +4874,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_mul__Tensor, mul__Tensor_autograd),
     (_op_div__Tensor, div__Tensor_autograd),
     (_op_floor_divide__default, floor_divide__default_autograd),
+    (_op_floor_divide___Tensor, floor_divide___Tensor_autograd),
     (_op_remainder__Tensor, remainder__Tensor_autograd),
     (_op_pow__Tensor_Scalar, pow__Tensor_Scalar_autograd),
     (_op_maximum__default, maximum__default_autograd),
@@ -4814,6 +4939,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_add___Tensor, add___Tensor_autograd),
     (_op_mul___Tensor, mul___Tensor_autograd),
     (_op_div___Tensor, div___Tensor_autograd),
+    (_op_remainder___Tensor, remainder___Tensor_autograd),
     (_op_exp___default, exp___default_autograd),
     (_op_exp2___default, exp2___default_autograd),
     (_op_expm1___default, expm1___default_autograd),

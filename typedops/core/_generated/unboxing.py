@@ -353,6 +353,36 @@ def _boxed_floor_divide__Scalar(stack: list[Any]) -> None:
     stack[:] = (floor_divide__Scalar(*stack),)
 
 
+def floor_divide___Tensor(self: Any, other: Any) -> Any:
+    # core::floor_divide_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::floor_divide_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.floor_divide__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide__cpu(self, other)
+    raise _no_static_kernel('core::floor_divide_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide___Tensor(stack: list[Any]) -> None:
+    stack[:] = (floor_divide___Tensor(*stack),)
+
+
+def floor_divide___Scalar(self: Any, other: Any) -> Any:
+    # core::floor_divide_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.floor_divide__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide__scalar_composite(self, other)
+    raise _no_static_kernel('core::floor_divide_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide___Scalar(stack: list[Any]) -> None:
+    stack[:] = (floor_divide___Scalar(*stack),)
+
+
 def remainder__Tensor(self: Any, other: Any) -> Any:
     # core::remainder.Tensor
     _b = self.key_bits | other.key_bits
@@ -381,6 +411,36 @@ def remainder__Scalar(self: Any, other: Any) -> Any:
 
 def _boxed_remainder__Scalar(stack: list[Any]) -> None:
     stack[:] = (remainder__Scalar(*stack),)
+
+
+def remainder___Tensor(self: Any, other: Any) -> Any:
+    # core::remainder_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.remainder__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder__cpu(self, other)
+    raise _no_static_kernel('core::remainder_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder___Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder___Tensor(*stack),)
+
+
+def remainder___Scalar(self: Any, other: Any) -> Any:
+    # core::remainder_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder__scalar_composite(self, other)
+    raise _no_static_kernel('core::remainder_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_remainder___Scalar(stack: list[Any]) -> None:
+    stack[:] = (remainder___Scalar(*stack),)
 
 
 def remainder__Scalar_Tensor(self: Any, other: Any) -> Any:
@@ -2338,8 +2398,12 @@ _register_static_wrappers('CPU, Meta', {
     'core::div_.Scalar': (_boxed_div___Scalar, div___Scalar),
     'core::floor_divide': (_boxed_floor_divide__default, floor_divide__default),
     'core::floor_divide.Scalar': (_boxed_floor_divide__Scalar, floor_divide__Scalar),
+    'core::floor_divide_.Tensor': (_boxed_floor_divide___Tensor, floor_divide___Tensor),
+    'core::floor_divide_.Scalar': (_boxed_floor_divide___Scalar, floor_divide___Scalar),
     'core::remainder.Tensor': (_boxed_remainder__Tensor, remainder__Tensor),
     'core::remainder.Scalar': (_boxed_remainder__Scalar, remainder__Scalar),
+    'core::remainder_.Tensor': (_boxed_remainder___Tensor, remainder___Tensor),
+    'core::remainder_.Scalar': (_boxed_remainder___Scalar, remainder___Scalar),
     'core::remainder.Scalar_Tensor': (_boxed_remainder__Scalar_Tensor, remainder__Scalar_Tensor),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),

@@ -108,6 +108,12 @@ from ._scalars import (
     where_scalar_composite,
 )
 from ._division import (
+    floor_divide__cpu,
+    floor_divide__meta,
+    floor_divide__scalar_composite,
+    remainder__cpu,
+    remainder__meta,
+    remainder__scalar_composite,
     floor_divide_cpu,
     floor_divide_meta,
     floor_divide_scalar_composite,
@@ -270,7 +276,8 @@ __all__ = [
     "where_scalar_composite",
     # floor division and remainder (_division.py)
     "floor_divide_cpu", "floor_divide_meta", "floor_divide_scalar_composite", "remainder_cpu", "remainder_meta",
-    "remainder_scalar_composite", "remainder_scalar_tensor_composite",
+    "remainder_scalar_composite", "remainder_scalar_tensor_composite", "floor_divide__cpu", "floor_divide__meta",
+    "floor_divide__scalar_composite", "remainder__cpu", "remainder__meta", "remainder__scalar_composite",
     # unary math, each in three forms (see _unary.py)
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta", "exp_cpu", "exp__cpu",
     "exp_out_cpu", "exp2_cpu", "exp2__cpu", "exp2_out_cpu", "expm1_cpu", "expm1__cpu",

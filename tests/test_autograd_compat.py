@@ -39,6 +39,8 @@ CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
     ("rdiv", lambda a: 2.0 / a, lambda a: 2.0 / a, lambda: arrays((3,), low=0.5, high=2)),
     ("pow", lambda a: a ** 3, lambda a: a ** 3, lambda: arrays((4,))),
     ("pow fractional", lambda a: a ** 1.5, lambda a: a ** 1.5, lambda: arrays((4,), low=0.5, high=2)),
+    ("remainder", lambda a, b: a % (b + 2.0), lambda a, b: a % (b + 2.0), lambda: arrays((2, 3), (3,))),
+    # (2.5 % x: torch has no derivative for remainder.Scalar_Tensor; ours is remainder.Tensor's)
     ("maximum", core.maximum, torch.maximum, lambda: arrays((2, 3), (3,))),
     ("minimum", core.minimum, torch.minimum, lambda: arrays((2, 3), (2, 3))),
     ("neg", lambda a: -a, lambda a: -a, lambda: arrays((3,))),
@@ -64,6 +66,16 @@ CASES: list[tuple[str, Fn, Fn, Callable[[], list[np.ndarray[Any, Any]]]]] = [
     ("max dim", lambda a: core.max(a, 1)[0], lambda a: torch.max(a, 1)[0], lambda: arrays((3, 4))),
     ("max dim keepdim", lambda a: core.max(a, 0, True)[0], lambda a: torch.max(a, 0, True)[0],
      lambda: arrays((3, 4))),
+    ("max", core.max, torch.max, lambda: arrays((3, 4))),
+    ("max ties", lambda a: (a * 0.0 + core.ones([3]) * 2.0).max() * a, lambda a: (a * 0.0 + torch.ones([3]) * 2.0).max() * a,
+     lambda: arrays((3,))),
+    ("max ties of a NaN", lambda a: core.max(a * tensor([1.0, float("nan"), float("nan")])),
+     lambda a: torch.max(a * torch.tensor([1.0, float("nan"), float("nan")])), lambda: arrays((3,))),
+    ("min", lambda a: a.min(), lambda a: a.min(), lambda: arrays((3, 4))),
+    ("min ties", lambda a: core.min(a * 0.0), lambda a: torch.min(a * 0.0), lambda: arrays((2, 2))),
+    ("min dim", lambda a: core.min(a, 1)[0], lambda a: torch.min(a, 1)[0], lambda: arrays((3, 4))),
+    ("min dim keepdim", lambda a: a.min(-1, True)[0], lambda a: a.min(-1, True)[0], lambda: arrays((3, 4))),
+    ("squeeze all", lambda a: a.squeeze() * 2.0, lambda a: a.squeeze() * 2.0, lambda: arrays((1, 3, 1, 2))),
     ("matmul", lambda a, b: a @ b, lambda a, b: a @ b, lambda: arrays((2, 3), (3, 4))),
     ("matmul batched broadcast", lambda a, b: a @ b, lambda a, b: a @ b, lambda: arrays((2, 2, 3), (3, 2))),
     ("matmul matrix-vector", lambda a, b: a @ b, lambda a, b: a @ b, lambda: arrays((2, 3), (3,))),
@@ -106,7 +118,7 @@ def _ours(fn: Fn, data: list[np.ndarray[Any, Any]]) -> tuple[Any, list[Any]]:
     out = fn(*xs)
     weights = tensor(np.linspace(0.5, 1.5, out.numel(), dtype=np.float32).reshape(out.shape))
     (out * weights).sum().backward()
-    return out.numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
+    return out.detach().numpy(), [None if x.grad is None else x.grad.numpy() for x in xs]
 
 
 def _theirs(fn: Fn, data: list[np.ndarray[Any, Any]]) -> tuple[Any, list[Any]]:

@@ -36,6 +36,12 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("div", lambda a, b: core.div(a, b), lambda: (rand(2, 3), pos(3))),
     ("pow", lambda a: core.pow(a, 3), lambda: (rand(4),)),
     ("pow fractional", lambda a: core.pow(a, 0.5), lambda: (pos(4),)),
+    # remainder away from its steps (a / b stays inside one integer interval under the perturbation)
+    ("remainder", lambda a, b: core.remainder(a, b), lambda: (rand(2, 3, low=2.1, high=2.9), rand(3, low=1.1, high=1.3))),
+    ("remainder scalar", lambda a: a % 0.75, lambda: (rand(3, low=0.8, high=1.4),)),
+    ("rmod", lambda b: 5.0 % b, lambda: (rand(3, low=2.6, high=2.9),)),
+    ("remainder in place", lambda a, b: (lambda c: (c.__imod__(b), c)[1])(a * 1),
+     lambda: (rand(3, low=2.1, high=2.9), rand(3, low=1.1, high=1.3))),  # fmt: skip
     ("maximum", lambda a, b: core.maximum(a, b), lambda: (rand(2, 3), rand(3))),
     ("minimum", lambda a, b: core.minimum(a, b), lambda: (rand(2, 3), rand(2, 3))),
     ("neg", lambda a: core.neg(a), lambda: (rand(3),)),
@@ -78,6 +84,12 @@ CASES: list[tuple[str, Callable[..., Any], Callable[[], tuple[Any, ...]]]] = [
     ("amax", lambda a: core.amax(a, [1]), lambda: (rand(2, 3),)),
     ("max dim", lambda a: core.max(a, 1)[0], lambda: (rand(2, 3),)),
     ("max dim keepdim", lambda a: core.max(a, 0, True)[0], lambda: (rand(2, 3),)),
+    ("max", lambda a: core.max(a), lambda: (rand(2, 3),)),
+    ("max method 0-dim", lambda a: a.max(), lambda: (rand(),)),
+    ("min", lambda a: core.min(a), lambda: (rand(2, 3),)),
+    ("min dim", lambda a: core.min(a, 1)[0], lambda: (rand(2, 3),)),
+    ("min dim keepdim", lambda a: a.min(0, True)[0], lambda: (rand(2, 3),)),
+    ("squeeze all", lambda a: a.squeeze(), lambda: (rand(2, 1, 3, 1),)),
     ("matmul 2d", lambda a, b: core.matmul(a, b), lambda: (rand(2, 3), rand(3, 4))),
     ("matmul batched", lambda a, b: core.matmul(a, b), lambda: (rand(2, 2, 3), rand(3, 2))),
     ("matmul vector", lambda a, b: core.matmul(a, b), lambda: (rand(2, 3), rand(3))),
@@ -121,7 +133,7 @@ def test_gradients_match_finite_differences(case: tuple[str, Callable[..., Any],
 SECOND_ORDER = [c for c in CASES if c[0] in {
     "add broadcast alpha", "mul broadcast", "div", "pow", "neg", "exp", "exp2", "expm1", "log", "log2",
     "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sigmoid", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "tanh", "sum", "sum dim", "mean", "mean dim", "mean dims", "matmul 2d", "matmul batched", "mm", "select", "slice step",
+    "sinh", "cosh", "tanh", "sum", "sum dim", "max", "min", "min dim", "squeeze all", "mean", "mean dim", "mean dims", "matmul 2d", "matmul batched", "mm", "select", "slice step",
     "transpose", "cat", "maximum", "abs", "relu", "threshold_backward",
     # views: their backward is recorded too (as_strided's and the in-place-on-view nodes' through linear_map)
     "view", "reshape", "permute", "t", "slice", "unsqueeze", "squeeze", "expand", "flatten", "contiguous of a view",
@@ -194,7 +206,7 @@ def square_detached(x: Tensor) -> Tensor:
 
 def _square_detached_backward(ctx: AutogradContext, grad: Tensor) -> Tensor:
     (x,) = ctx.saved_tensors
-    return Tensor.from_numpy(grad.numpy() * 2 * x.numpy())  # right values, computed outside the graph
+    return Tensor.from_numpy(grad.detach().numpy() * 2 * x.detach().numpy())  # right values, computed outside the graph
 
 
 square_detached.register_autograd(

@@ -56,6 +56,14 @@ CASES: dict[str, Case] = {
     "div_.Tensor": ([T(2, 3), T(3)], {}, True),
     "div.out": ([T(2, 3), T(2, 3)], {"out": OUT}, False),
     "pow.Tensor_Scalar": ([T(2, 3), 2], {}, False),
+    "floor_divide": ([T(2, 3), T(3)], {}, False),
+    "floor_divide.Scalar": ([T(2, 3), 0.25], {}, False),
+    "remainder.Tensor": ([T(2, 3), T(3)], {}, False),
+    "remainder.Scalar": ([T(2, 3), 0.25], {}, False),
+    "floor_divide_.Tensor": ([T(2, 3), T(3)], {}, True),
+    "floor_divide_.Scalar": ([T(2, 3), 0.25], {}, True),
+    "remainder_.Tensor": ([T(2, 3), T(3)], {}, True),
+    "remainder_.Scalar": ([T(2, 3), 0.25], {}, True),
     "maximum": ([T(2, 3), T(3)], {}, False),
     "minimum": ([T(2, 3), T(3)], {}, False),
     "neg": ([T(2, 3)], {}, False),
@@ -82,10 +90,16 @@ CASES: dict[str, Case] = {
     "where.Scalar": ([T(2, 3, kind="b"), 1.0, 0.0], {}, False),
     "sum": ([T(2, 3)], {"dtype": None}, False),
     "sum.dim_IntList": ([T(2, 3, 4), [0, -1], True], {"dtype": None}, False),
+    # the out tensor is made like the input: a reduction over size-1 dims keeps its shape
+    # (under vmap, the fallback cannot resize a batched out=; torch.vmap refuses out= ops)
+    "sum.IntList_out": ([T(2, 1, 3, 1), [1, -1], True], {"dtype": None, "out": OUT}, False),
     "mean": ([T(2, 3)], {"dtype": None}, False),
     "mean.dim": ([T(2, 3), [1], False], {"dtype": None}, False),
     "amax": ([T(2, 3), [], False], {}, False),
     "max.dim": ([T(2, 3), -1, True], {}, False),
+    "max": ([T(2, 3)], {}, False),
+    "min": ([T(2, 3)], {}, False),
+    "min.dim": ([T(2, 3), 0, False], {}, False),
     "argmax": ([T(2, 3), None, False], {}, False),
     "matmul": ([T(2, 3), T(3, 4)], {}, False),
     "mm": ([T(2, 3), T(3, 4)], {}, False),
@@ -99,6 +113,7 @@ CASES: dict[str, Case] = {
     "slice.Tensor": ([T(2, 5), 1, 1, 4, 2], {}, False),
     "unsqueeze": ([T(2, 3), 1], {}, False),
     "squeeze.dim": ([T(2, 1, 3), 1], {}, False),
+    "squeeze": ([T(2, 1, 3, 1)], {}, False),
     "expand": ([T(3, 1), [2, 3, 4]], {"implicit": False}, False),
     "flatten.using_ints": ([T(2, 3, 4), 1, 2], {}, False),
     "contiguous": ([T(2, 3)], {"memory_format": MemoryFormat.contiguous_format}, False),
@@ -122,6 +137,7 @@ for _name in _UNARY:
 
 # Core ops left out, and why.
 LEFT_OUT = {
+    "remainder.Scalar_Tensor": "its tensor is its second argument: compared through remainder.Tensor, which it calls",
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",
     **{name: "a factory: no tensor argument to map over" for name in (
@@ -180,7 +196,7 @@ def _function(name: str, args: list[Any], kwargs: dict[str, Any], inplace: bool,
     if lib == "torch" and writes_out:
         # torch.vmap refuses out= ops ("the fallback path doesn't work on out= or view ops"):
         # compare with its functional op, which computes the same values.
-        overload = "Tensor" if base in ("add", "sub", "mul", "div") else ""
+        overload = "Tensor" if base in ("add", "sub", "mul", "div") else "dim_IntList" if base == "sum" else ""
         kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     handle = getattr(getattr(ops.core if lib == "typedops" else torch.ops.aten, base), overload or "default")
 

@@ -169,3 +169,31 @@ def test_out_none_is_no_out_as_in_torch() -> None:
     ]
     for ours, theirs in pairs:
         assert ours.tolist() == pytest.approx(theirs.tolist(), rel=1e-6)  # exp: numpy and torch round apart
+
+
+@pytest.mark.parametrize(
+    ("schema", "sizes"),
+    [
+        ("ns::view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "size"),
+        ("ns::permute(Tensor(a) self, int[] dims) -> Tensor(a)", "dims"),
+        ("ns::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", "size"),
+        ("ns::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", None),  # two positional
+        ("ns::f(Tensor self, float[] w) -> Tensor", None),  # not ints
+        ("ns::zeros(SymInt[] size, *, ScalarType? dtype=None) -> Tensor", None),  # no self
+        ("ns::g(int[] dims, Tensor self) -> Tensor", None),  # self not first
+    ],
+)
+def test_which_methods_take_their_sizes_as_varargs(schema: str, sizes: str | None) -> None:
+    """Note [Sizes as varargs]: PyTorch's rule, the only positional argument after self an int list."""
+    from typedops.codegen._model import sizes_as_varargs
+
+    assert sizes_as_varargs(parse_schema(schema)) == sizes
+
+
+def test_a_varargs_method_is_a_wrapper_and_keeps_its_keywords() -> None:
+    import inspect
+
+    source = inspect.getsource(generated)
+    assert "def _method_expand(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:" in source
+    assert "def _method_view(self: Any, size: Any, *_sizes: Any) -> Any:" in source
+    assert core.ones([3, 1]).expand(2, 3, 4, implicit=True).shape == (2, 3, 4)

@@ -123,9 +123,11 @@ def test_only_the_core_library_generates_operators() -> None:
     found = {method: entry.schema.full_name for method, _, entry, _ in operators(entries, OPERATOR_NAMESPACE)}
     assert found["__add__"] == "core::add.Tensor" and found["__iadd__"] == "core::add_.Tensor"
     assert found["__pow__"] == "core::pow.Tensor_Scalar" and found["__neg__"] == "core::neg"
-    assert len(found) == 22
+    assert found["__rfloordiv__"] == "core::floor_divide" and found["__mod__"] == "core::remainder.Tensor"
+    assert found["__ifloordiv__"] == "core::floor_divide_.Tensor" and found["__imod__"] == "core::remainder_.Tensor"
+    assert len(found) == 28
     assert operators(entries, "demo") == []
-    assert operators([e for e in entries if e.schema.name != "matmul"], "core")[12][0] == "__pow__"
+    assert operators([e for e in entries if e.schema.name != "matmul"], "core")[18][0] == "__pow__"
 
 
 # -- properties: the operators agree with numpy -------------------------------------------

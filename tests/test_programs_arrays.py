@@ -26,7 +26,7 @@ _FLOATS = [ScalarType.float32, ScalarType.float64]
 
 
 def _array(t: Tensor) -> Any:
-    return np.asarray(t.numpy())
+    return np.asarray(t.numpy(force=True))
 
 
 def _identical(got: Any, expected: Any) -> None:

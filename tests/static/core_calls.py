@@ -68,6 +68,27 @@ core.zeros([2, 3], dtype=None)
 core.empty((2,), device="meta")
 x.sum(0)
 core.mean(x, 0, keepdim=True)
+# Python's number types as dtypes, and sizes one by one (Note [Sizes as varargs]).
+core.ones([2], dtype=float)
+x.sum(dtype=int)
+x.to(complex)
+tensor([1], dtype=bool)
+x.view(2, 1)
+x.view([2, 1])
+x.reshape(-1)
+x.permute(0)
+x.expand(3, 2, implicit=False)
+number: complex = float(x) + int(x) + complex(x)
+largest: Tensor = x.max()
+smallest: Tensor = core.min(x)
+pair: tuple[Tensor, Tensor] = x.min(0)
+x.squeeze()
+floored: Tensor = x // 2 + 7 % x - x % x
+floored //= 2
+floored %= x
+core.sum(x, 0, out=x)
+core.sum(x, 0, out=None)
+core.ones([2], dtype=str) # E: Argument "dtype" to "ones" has incompatible type "type[str]"; expected "ScalarType | type[float] | type[int] | type[bool] | type[complex] | None"  [arg-type]  # P: Argument of type "type[str]" cannot be assigned to parameter "dtype" of type "DType | None" in function "ones"  [reportArgumentType]
 core.empty((2,), device=0) # E: Argument "device" to "empty" has incompatible type "int"; expected "Device | str | None"  [arg-type]  # P: Argument of type "Literal[0]" cannot be assigned to parameter "device" of type "Device | str | None" in function "empty"  [reportArgumentType]
 core.where(c, x) # E: No overload variant of "where" matches argument types "Tensor", "Tensor"  [call-overload]  # N: Possible overload variants:  # N:     def where(condition: Tensor, self: Tensor, other: Tensor) -> Tensor  # N:     def where(condition: Tensor, self: Tensor, other: bool | int | float | complex) -> Tensor  # N:     def where(condition: Tensor, self: bool | int | float | complex, other: Tensor) -> Tensor  # N:     def where(condition: Tensor, self: bool | int | float | complex, other: bool | int | float | complex) -> Tensor  # P: No overloads for "where" match the provided arguments  [reportCallIssue]
 s: str = core.neg(x) # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]

@@ -11,6 +11,7 @@ from typing import Any, Final
 from ..tensor import AUTOGRAD_METHODS, Tensor, make_view
 from ..dispatch import dispatcher
 from ._engine import backward
+from ._grad_mode import is_grad_enabled
 from ._graph import Node, autograd_meta
 from ._messages import HOOK_NO_GRAD, NOT_CALLABLE_HOOK, RETAIN_NO_GRAD, AutogradError
 from ..vocabulary import ArgumentError
@@ -99,5 +100,6 @@ def _register_hook(self: Tensor, hook: Hook) -> RemovableHandle:
 
 def install_methods() -> None:
     AUTOGRAD_METHODS.update(
-        backward=_backward, detach=detach, retain_grad=_retain_grad, register_hook=_register_hook
+        backward=_backward, detach=detach, retain_grad=_retain_grad, register_hook=_register_hook,
+        is_grad_enabled=is_grad_enabled,  # Tensor.numpy() reads it (Note [numpy() of a tensor that requires grad])
     )

@@ -56,7 +56,7 @@ class BatchedTensor(Tensor):
     def _fresh_array(self) -> npt.NDArray[Any]:
         raise VmapError(DATA_ACCESS.format(what="a kernel"))
 
-    def numpy(self) -> npt.NDArray[Any]:
+    def numpy(self, *, force: bool = False) -> npt.NDArray[Any]:
         raise VmapError(DATA_ACCESS.format(what="numpy()"))
 
     def tolist(self) -> Any:

@@ -11,7 +11,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
-from ..vocabulary import Device, Layout, MemoryFormat, ScalarType
+from ..vocabulary import PYTHON_TYPE_DTYPES, Device, Layout, MemoryFormat, ScalarType
 from ..schema import (
     AwaitType,
     BaseType,
@@ -27,7 +27,7 @@ from ..schema import (
     tensor_class,
 )
 
-__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "is_overflow", "is_sequence"]
+__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "is_overflow", "is_sequence"]
 
 
 class Tag(enum.Enum):
@@ -139,6 +139,17 @@ def canonical(type_: Type, value: Any) -> Any:
                 return list(cast("Sequence[object]", value))  # a range, or another sequence mismatch took
             return [value] * inner.size
         return cast("list[object] | tuple[object, ...]", value)
+    return value
+
+
+def dtype_of_python_type(type_: Type, value: Any) -> Any:
+    """``value``, or the ScalarType that one of Python's number types stands for when it
+    is passed for a ``ScalarType`` argument (``dtype=float`` is float64: Note [Python
+    types as dtypes] in vocabulary/_dtypes.py)."""
+    if type(value) is type:
+        inner = type_.elem if isinstance(type_, OptionalType) else type_
+        if isinstance(inner, BaseType) and inner.name == "ScalarType":
+            return PYTHON_TYPE_DTYPES.get(value, value)
     return value
 
 

@@ -21,6 +21,19 @@ overloads may move ``self`` so long as all take it after the same arguments (PyT
 ``where.self`` and ``where.ScalarOther``, validated): the wrapper then calls their overload
 chooser, which reads arguments in schema order. The method stub takes ``self`` first and
 the others in schema order.
+
+Note [Sizes as varargs]
+~~~~~~~~~~~~~~~~~~~~~~~
+As in PyTorch, a method whose only positional argument after ``self`` is an int list
+(``view``, ``reshape``, ``expand``, ``permute``: ``sizes_as_varargs``) also takes the
+ints one by one: ``x.view(2, 3)`` and ``x.reshape(-1)`` are ``x.view([2, 3])`` and
+``x.reshape([-1])``. Such a method (of one overload) is a small wrapper around the op's
+entry function rather than the entry function itself: ``def _method_view(self, size,
+*_sizes)`` calls the entry with ``(size, *_sizes)`` when more ints came, else with
+``size`` as given -- the list form pays the wrapper's frame and one test of ``_sizes``.
+A lone int is refused by the entry's argument check (an ``int[]`` is no ``int[1]``), and
+only then, on that error's path, does the wrapper call again with ``(size,)``. The
+stub has two overloads: the sequence and ``*size: int``.
 """
 
 from __future__ import annotations
@@ -35,7 +48,7 @@ from typing_extensions import assert_never
 from ..boxing import python_name
 from ..schema import BaseType, FunctionSchema, Type
 from ._merged import GIVEN_LINES, merged_chooser_lines, out_names
-from ._model import OpEntry, Options, Variant, self_index
+from ._model import OpEntry, Options, Variant, self_index, sizes_as_varargs
 from ._operators import operator_lines, operators
 from ._text import (
     STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def, stub_order,
@@ -410,6 +423,8 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     # the entry functions called below; the dispatched functional API binds its choosers' own
     called = [e.attr_name for n, members in groups.items() if len(members) > 1 and n not in shared for e in members]
     called += [m[0].attr_name for m in groups.values() if len(m) == 1 and self_index(m[0].schema)]
+    varargs = {n: m[0] for n, m in groups.items() if len(m) == 1 and sizes_as_varargs(m[0].schema)}
+    called += [e.attr_name for e in varargs.values()]
     called += [entry.attr_name for _, _, entry, _ in found]
     bound: set[str] = set() if options.static_dispatch else set(_chooser_ops(functions))
     body += entry_lines([a for a in called if a not in bound])
@@ -430,13 +445,15 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
             if len(members) == 1:
                 target = entry_name(members[0].attr_name)
             body += ["", *_moved_self_lines(name, members, index, target)]
+        if name in varargs:
+            body += ["", *_varargs_lines(name, varargs[name])]
     operator_body, operator_install = operator_lines(found)
     body += operator_body
     body += ["", "", "def install() -> None:", '    """Set the methods on typedops.Tensor (idempotent)."""']
     if not groups and not operator_install:
         body.append("    return")
     for name, members in groups.items():
-        if self_index(members[0].schema):
+        if self_index(members[0].schema) or name in varargs:
             body.append(f"    setattr(_Tensor, {name!r}, _method_{name})")
         elif name in shared:
             body.append(f"    setattr(_Tensor, {name!r}, {name})")
@@ -449,7 +466,30 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method", "lazy_entry as _lazy_entry")]
     if operator_install:
         imports += runtime("wrapped_scalar as _wrapped_scalar")
+    if varargs:
+        imports += runtime("ArgumentError as _ArgumentError")
     return Section(imports, body)
+
+
+def _varargs_lines(name: str, entry: OpEntry) -> list[str]:
+    """The method of an op that also takes its int list as separate ints: Note [Sizes as varargs]."""
+    sizes = python_name(sizes_as_varargs(entry.schema) or "")
+    target = entry_name(entry.attr_name)
+    keywords, passed = (", **kwargs: Any", ", **kwargs") if entry.schema.kwarg_only else ("", "")
+    return [
+        "",
+        f"def _method_{name}(self: Any, {sizes}: Any, *_sizes: Any{keywords}) -> Any:",
+        f'    """{entry.schema.full_name} as a method: {sizes} as one sequence or as separate ints '
+        '(Note [Sizes as varargs])."""',
+        "    if _sizes:",
+        f"        return {target}(self, ({sizes}, *_sizes){passed})",
+        "    try:",
+        f"        return {target}(self, {sizes}{passed})",
+        "    except _ArgumentError:",
+        f"        if not isinstance({sizes}, int):",
+        "            raise",
+        f"    return {target}(self, ({sizes},){passed})",
+    ]
 
 
 def _moved_self_lines(name: str, members: list[OpEntry], index: int, target: str) -> list[str]:

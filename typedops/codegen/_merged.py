@@ -6,6 +6,7 @@ from typing import Final
 
 from ..boxing import python_name
 from ..schema import FunctionSchema
+from ._layout import WIDTH
 
 __all__ = ["merged_chooser_lines", "GIVEN_LINES", "out_names"]
 
@@ -152,8 +153,11 @@ def merged_chooser_lines(name: str, schemas: list[FunctionSchema], targets: list
         params += ["*", *(f"{n}: Any = {'None' if n in outs else '_MISSING'}" for n in keywords)]
     all_names = positional + keywords
     overloads = ", ".join(s.overload_name or "default" for s in schemas)
+    head = f"def {name}({', '.join(params)}) -> Any:"
+    if len(head) > WIDTH:  # one parameter a line (sum's, with its out= overload)
+        head = "\n".join([f"def {name}(", *(f"    {p}," for p in params), ") -> Any:"])
     lines = [
-        f"def {name}({', '.join(params)}) -> Any:",
+        head,
         f'    """{schemas[0].qualified_name}: {overloads} (Note [Choosers with one signature])."""',
     ]
     for schema, target in zip(schemas, targets):

@@ -13,7 +13,8 @@ which op serves which operator, as ``torch.Tensor`` does:
   promotes as the default dtype of its kind), as PyTorch's bindings do, so ``int64 tensor
   + 2.5`` is float32; anything else returns ``NotImplemented``. The reflected forms of the
   commutative ops (``2 + a``, ``2 * a``) call the op with ``self`` first; ``__rsub__`` and
-  ``__rtruediv__`` call it with the wrapped number first (``2 - a``).
+  ``__rtruediv__`` (and ``__rfloordiv__``, ``__rmod__``) call it with the wrapped number
+  first (``2 - a``).
 - ``tensor``: tensors only (``a @ b``); ``scalar``: numbers only (``a ** 2``, the
   ``pow.Tensor_Scalar`` overload); ``unary``: ``-a``, ``abs(a)``.
 - ``__eq__`` and the other comparisons return bool tensors, so ``Tensor`` hashes by
@@ -58,6 +59,10 @@ _TABLE: Final = (
     ("__imul__", "mul_", "binary", False),
     ("__truediv__", "div", "binary", False), ("__rtruediv__", "div", "binary", True),
     ("__itruediv__", "div_", "binary", False),
+    ("__floordiv__", "floor_divide", "binary", False), ("__rfloordiv__", "floor_divide", "binary", True),
+    ("__ifloordiv__", "floor_divide_", "binary", False),
+    ("__mod__", "remainder", "binary", False), ("__rmod__", "remainder", "binary", True),
+    ("__imod__", "remainder_", "binary", False),
     ("__matmul__", "matmul", "tensor", False),
     ("__pow__", "pow", "scalar", False),
     ("__neg__", "neg", "unary", False), ("__abs__", "abs", "unary", False),

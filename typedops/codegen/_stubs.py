@@ -51,11 +51,11 @@ from pathlib import Path
 from typing import Final
 
 from ..boxing import python_name
-from ..schema import FunctionSchema
+from ..schema import FunctionSchema, ListType
 from ._api import group
-from ._model import HEADER, OpEntry, Options, Variant
+from ._model import HEADER, OpEntry, Options, Variant, sizes_as_varargs
 from ._operators import operator_stub_lines, operators
-from ._text import header, parameters, returns_annotation, stub_def, stub_order
+from ._text import annotation, header, parameters, returns_annotation, stub_def, stub_order
 
 __all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
            "methods_of"]
@@ -84,6 +84,17 @@ def _def(name: str, schema: FunctionSchema, first: str, *, method: bool = False)
         first += "_"
     params = parameters(schema, skip_self=method, prefix=_P)
     return stub_def("    ", name, [first, *params], returns_annotation(schema, _P))
+
+
+def _varargs_def(name: str, schema: FunctionSchema) -> list[str]:
+    """The overload of a method taking its int list's items one by one (``*size: int``)."""
+    params = parameters(schema, skip_self=True, prefix=_P)
+    list_type = schema.positional[1].type
+    assert isinstance(list_type, ListType)
+    params[0] = f"*{python_name(schema.positional[1].name)}: {annotation(list_type.elem, argument=True, prefix=_P)}"
+    if "*" in params:
+        params.remove("*")  # the keyword-only ones follow *size already
+    return stub_def("    ", name, ["self", *params], returns_annotation(schema, _P))
 
 
 def _class_name(schema: FunctionSchema, tag: str) -> str:
@@ -123,10 +134,13 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
     then ``extra`` lines (the core library's operators)."""
     lines: list[str] = []
     for name, members in methods.items():
+        sizes = sizes_as_varargs(members[0]) if len(members) == 1 else None
         for index in stub_order(members, skip_self=True):
-            if len(members) > 1:
+            if len(members) > 1 or sizes:
                 lines.append("    @overload")
             lines += _def(name, members[index], "self", method=True)
+        if sizes:  # x.view(2, 3) too: Note [Sizes as varargs] in _api.py
+            lines += ["    @overload", *_varargs_def(name, members[0])]
     lines += extra or []
     return lines or ["    pass"]
 

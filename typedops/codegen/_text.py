@@ -19,7 +19,8 @@ __all__ = [
 STUB_IMPORTS: Final = (
     "from collections.abc import Sequence",
     "from typing import overload",
-    "from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor",
+    "from typedops import Device, DType, Layout, MemoryFormat, Scalar, SymInt, Tensor",
+    "from typedops import ScalarType  # pyright: ignore[reportUnusedImport] -- for ScalarType results, if any",
     "from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Generator? arguments, if any",
     "from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any",
 )
@@ -130,6 +131,8 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
         return f"_builtins.{name}" if prefix else name
     if name == "Device" and argument:
         return f"{prefix}Device | {'_builtins.' if prefix else ''}str"  # Device('meta') or 'meta'
+    if name == "ScalarType" and argument:
+        return f"{prefix}DType"  # a ScalarType or float, int, bool, complex (Note [Python types as dtypes])
     return f"{prefix}{name}"
 
 
@@ -137,7 +140,9 @@ def annotation(type_: Type, *, argument: bool, prefix: str = "") -> str:
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # A stub's parameter accepts what the runtime's argument check (``boxing.mismatch``)
 # accepts, as PyTorch's Python bindings do: any sequence for a list, a lone int for a
-# sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, and
+# sized int list (``int[1]? dim``: ``x.sum(0)``), a device's name for a ``Device``, one of
+# Python's number types for a ``ScalarType`` (``DType``: Note [Python types as dtypes] in
+# vocabulary/_dtypes.py), and
 # anything for the types the runtime does not check (Stream, QScheme, dicts, tuples,
 # classes). ``Generator`` and ``Storage`` are typedops classes (a Storage typed as
 # 'object' would shadow the Tensor overloads of PyTorch's ``set_``).

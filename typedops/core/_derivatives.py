@@ -28,6 +28,7 @@ __all__ = [
     "mean_backward",
     "amax_backward",
     "max_dim_backward",
+    "evenly_distribute_backward",
     "matmul_backward_self",
     "matmul_backward_other",
     "inverse_permutation",
@@ -148,6 +149,14 @@ def max_dim_backward(grad: Tensor, shape: Sequence[int], dim: int, indices: Tens
     index = indices if keepdim else F.unsqueeze(indices, d)
     positions = F.reshape(F.arange(shape[d]), [shape[d] if i == d else 1 for i in range(ndim)])
     return F.eq(positions, index).to(grad.dtype) * g
+
+
+def evenly_distribute_backward(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """The gradient of ``max()``/``min()`` of every element: shared equally among the
+    elements equal to the result (the NaN ones, when the result is NaN), as PyTorch does."""
+    nan = F.ne(result, result)  # a 0-dim bool: whether the result is NaN
+    mask = F.where(nan, F.ne(self, self), F.eq(self, result)).to(grad.dtype)
+    return mask * (grad / F.sum(mask))
 
 
 def matmul_backward_self(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError, ArgumentOverflowError
-from ..boxing import TensorUse, canonical, default_value, is_overflow, mismatch, python_name, tensor_use, type_name
+from ..boxing import TensorUse, canonical, default_value, dtype_of_python_type, is_overflow, mismatch, python_name, tensor_use, type_name
 from ._messages import (
     BAD_BOXED_ARGUMENT,
     BAD_TENSOR_ARGUMENT,
@@ -119,7 +119,8 @@ def check_overflow(op: OperatorEntry, values: tuple[Any, ...], *, boxed: bool = 
 # The unboxed entry tests each non-tensor argument with an exact-type test (the boxed
 # entry's), and only when one fails calls fix_arguments: it runs the full schema check --
 # accepting what the boxed path accepts (an int for a float, a subclass, a lone int for
-# 'int[1]') -- and returns the values the kernel receives (``canonical``), or raises the
+# 'int[1]'), and Python's number types for a dtype (Note [Python types as dtypes] in
+# vocabulary/_dtypes.py) -- and returns the values the kernel receives (``canonical``), or raises the
 # ArgumentError naming the op, the argument, its schema type and the value's type. So a
 # kernel declared 'int' never sees 2.5, on any path, and the common call pays only the
 # exact-type tests.
@@ -130,6 +131,7 @@ def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any
     fixed: list[Any] = []
     for i, value in zip(indices, values):
         arg = args[i]
+        value = dtype_of_python_type(arg.type, value)  # dtype=float: Note [Python types as dtypes]
         problem = mismatch(arg.type, value)
         if problem is not None:
             raise _argument_error(op, arg, problem, boxed=False)

@@ -75,6 +75,33 @@ class _op_div__Scalar(_Handle):
 class _op_div___Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
+class _op_floor_divide__default(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_floor_divide__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_floor_divide___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_floor_divide___Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_remainder__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_remainder___Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_remainder__Scalar_Tensor(_Handle):
+    def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
 class _op_pow__Tensor_Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
 
@@ -331,7 +358,7 @@ class _op_where__Scalar(_Handle):
     def __call__(_h, condition: _t.Tensor, self: _t.Scalar, other: _t.Scalar) -> _t.Tensor: ...
 
 class _op_sum__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_h, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
 
 class _op_sum__dim_IntList(_Handle):
     def __call__(
@@ -340,11 +367,22 @@ class _op_sum__dim_IntList(_Handle):
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_sum__IntList_out(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int | _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.DType | None = ...,
+        out: _t.Tensor,
     ) -> _t.Tensor: ...
 
 class _op_mean__default(_Handle):
-    def __call__(_h, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_h, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
 
 class _op_mean__dim(_Handle):
     def __call__(
@@ -353,7 +391,7 @@ class _op_mean__dim(_Handle):
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
     ) -> _t.Tensor: ...
 
 class _op_amax__default(_Handle):
@@ -371,6 +409,20 @@ class _op_max__dim(_Handle):
         dim: _builtins.int,
         keepdim: _builtins.bool = ...,
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
+
+class _op_max__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
+class _op_min__dim(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
+
+class _op_min__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
 class _op_argmax__default(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
@@ -427,6 +479,9 @@ class _op_unsqueeze__default(_Handle):
 class _op_squeeze__dim(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int) -> _t.Tensor: ...
 
+class _op_squeeze__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
 class _op_expand__default(_Handle):
     def __call__(_h, self: _t.Tensor, size: _Sequence[_t.SymInt], *, implicit: _builtins.bool = ...) -> _t.Tensor: ...
 
@@ -453,7 +508,7 @@ class _op_empty__memory_format(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -465,7 +520,7 @@ class _op_zeros__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -476,7 +531,7 @@ class _op_ones__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -488,7 +543,7 @@ class _op_full__default(_Handle):
         size: _Sequence[_t.SymInt],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -499,7 +554,7 @@ class _op_scalar_tensor__default(_Handle):
         _h,
         s: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -510,7 +565,7 @@ class _op_randn__default(_Handle):
         _h,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -521,7 +576,7 @@ class _op_arange__default(_Handle):
         _h,
         end: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -534,7 +589,7 @@ class _op_arange__start_step(_Handle):
         end: _t.Scalar,
         step: _t.Scalar = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -545,7 +600,7 @@ class _op_zeros_like__default(_Handle):
         _h,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -557,7 +612,7 @@ class _op__to_copy__default(_Handle):
         _h,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -569,7 +624,7 @@ class _op_to__dtype(_Handle):
     def __call__(
         _h,
         self: _t.Tensor,
-        dtype: _t.ScalarType,
+        dtype: _t.DType,
         non_blocking: _builtins.bool = ...,
         copy: _builtins.bool = ...,
         memory_format: _t.MemoryFormat | None = ...,
@@ -653,6 +708,45 @@ class _packet_div:
 class _packet_div_:
     Tensor: _op_div___Tensor
     Scalar: _op_div___Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _packet_floor_divide:
+    default: _op_floor_divide__default
+    Scalar: _op_floor_divide__Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _packet_floor_divide_:
+    Tensor: _op_floor_divide___Tensor
+    Scalar: _op_floor_divide___Scalar
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _packet_remainder:
+    Tensor: _op_remainder__Tensor
+    Scalar: _op_remainder__Scalar
+    Scalar_Tensor: _op_remainder__Scalar_Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_remainder_:
+    Tensor: _op_remainder___Tensor
+    Scalar: _op_remainder___Scalar
     def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
@@ -1056,9 +1150,10 @@ class _packet_where:
 class _packet_sum:
     default: _op_sum__default
     dim_IntList: _op_sum__dim_IntList
+    IntList_out: _op_sum__IntList_out
     def overloads(self) -> list[_builtins.str]: ...
     @overload
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_p, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
     @overload
     def __call__(
         _p,
@@ -1066,7 +1161,17 @@ class _packet_sum:
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int | _Sequence[_builtins.int] | None,
+        keepdim: _builtins.bool = ...,
+        *,
+        dtype: _t.DType | None = ...,
+        out: _t.Tensor,
     ) -> _t.Tensor: ...
 
 class _packet_mean:
@@ -1074,7 +1179,7 @@ class _packet_mean:
     dim: _op_mean__dim
     def overloads(self) -> list[_builtins.str]: ...
     @overload
-    def __call__(_p, self: _t.Tensor, *, dtype: _t.ScalarType | None = ...) -> _t.Tensor: ...
+    def __call__(_p, self: _t.Tensor, *, dtype: _t.DType | None = ...) -> _t.Tensor: ...
     @overload
     def __call__(
         _p,
@@ -1082,7 +1187,7 @@ class _packet_mean:
         dim: _builtins.int | _Sequence[_builtins.int] | None,
         keepdim: _builtins.bool = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
     ) -> _t.Tensor: ...
 
 class _packet_amax:
@@ -1097,13 +1202,31 @@ class _packet_amax:
 
 class _packet_max:
     dim: _op_max__dim
+    default: _op_max__default
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(
         _p,
         self: _t.Tensor,
         dim: _builtins.int,
         keepdim: _builtins.bool = ...,
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_min:
+    dim: _op_min__dim
+    default: _op_min__default
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        dim: _builtins.int,
+        keepdim: _builtins.bool = ...,
+    ) -> tuple[_t.Tensor, _t.Tensor]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_argmax:
     default: _op_argmax__default
@@ -1185,8 +1308,12 @@ class _packet_unsqueeze:
 
 class _packet_squeeze:
     dim: _op_squeeze__dim
+    default: _op_squeeze__default
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(_p, self: _t.Tensor, dim: _builtins.int) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_expand:
     default: _op_expand__default
@@ -1230,7 +1357,7 @@ class _packet_empty:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1244,7 +1371,7 @@ class _packet_zeros:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1257,7 +1384,7 @@ class _packet_ones:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1271,7 +1398,7 @@ class _packet_full:
         size: _Sequence[_t.SymInt],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1284,7 +1411,7 @@ class _packet_scalar_tensor:
         _p,
         s: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1297,7 +1424,7 @@ class _packet_randn:
         _p,
         size: _Sequence[_t.SymInt],
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1312,7 +1439,7 @@ class _packet_arange:
         _p,
         end: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1324,7 +1451,7 @@ class _packet_arange:
         end: _t.Scalar,
         step: _t.Scalar = ...,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1337,7 +1464,7 @@ class _packet_zeros_like:
         _p,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1351,7 +1478,7 @@ class _packet__to_copy:
         _p,
         self: _t.Tensor,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         layout: _t.Layout | None = ...,
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
@@ -1365,7 +1492,7 @@ class _packet_to:
     def __call__(
         _p,
         self: _t.Tensor,
-        dtype: _t.ScalarType,
+        dtype: _t.DType,
         non_blocking: _builtins.bool = ...,
         copy: _builtins.bool = ...,
         memory_format: _t.MemoryFormat | None = ...,
@@ -1380,6 +1507,10 @@ class Namespace:
     mul_: _packet_mul_
     div: _packet_div
     div_: _packet_div_
+    floor_divide: _packet_floor_divide
+    floor_divide_: _packet_floor_divide_
+    remainder: _packet_remainder
+    remainder_: _packet_remainder_
     pow: _packet_pow
     maximum: _packet_maximum
     minimum: _packet_minimum
@@ -1440,6 +1571,7 @@ class Namespace:
     mean: _packet_mean
     amax: _packet_amax
     max: _packet_max
+    min: _packet_min
     argmax: _packet_argmax
     matmul: _packet_matmul
     mm: _packet_mm

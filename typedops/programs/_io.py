@@ -98,6 +98,6 @@ def write_outputs(outputs: list[Any], path: Path) -> None:
     """The outputs as ``output0``, ``output1``... arrays in an ``.npz`` at ``path``."""
     import numpy as np
 
-    arrays = {f"output{i}": np.asarray(v.numpy() if isinstance(v, Tensor) else v) for i, v in enumerate(outputs)}
+    arrays = {f"output{i}": np.asarray(v.numpy(force=True) if isinstance(v, Tensor) else v) for i, v in enumerate(outputs)}
     save: Any = np.savez  # its stub types keyword arrays as its own options
     save(path, **arrays)

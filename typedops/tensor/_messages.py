@@ -46,6 +46,28 @@ AMBIGUOUS_BOOL: Final = (
     "Boolean value of Tensor with more than one value is ambiguous; compare .tolist(), or "
     "reduce the tensor to one element first"
 )
+AMBIGUOUS_BOOL_EMPTY: Final = (
+    "Boolean value of Tensor with no values is ambiguous; test t.numel() (or reduce the tensor "
+    "to one element first)"
+)
+NOT_ONE_ELEMENT: Final = (
+    "only one element tensors can be converted to Python scalars; this one has {numel} elements: "
+    "reduce it first (t.sum(), t.max()) or read them all with t.tolist()"
+)
+NOT_AN_INDEX: Final = (
+    "only integer tensors of a single element can be converted to an index; this one is "
+    "{dtype} with {numel} elements: convert it with t.to(int64) or read it with int(t)"
+)
+COMPLEX_TO_REAL: Final = (
+    "value cannot be converted to type {type} without overflow: the complex value {value} has a "
+    "nonzero imaginary part; convert it with complex(t)"
+)
+NOT_AN_INTEGER: Final = "cannot convert float {value} to integer: {fix}"
+NAN_TO_INTEGER_FIX: Final = "test it with t != t first"
+INF_TO_INTEGER_FIX: Final = "clamp it to a finite range first"
+NUMPY_REQUIRES_GRAD: Final = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
 
 # -- shapes, strides and layouts -----------------------------------------------------------------
 NEGATIVE_DIMENSION: Final = "Trying to create tensor with negative dimension {n}: {size}"

@@ -39,12 +39,14 @@ per result (about 40 ns of each recorded op), for one store per tensor made. (``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, cast, overload
 
 from ..vocabulary import (
     AUTOGRAD_KEYS,
     ArgumentError,
+    DType,
     ArgumentOverflowError,
     ArgumentValueError,
     Device,
@@ -52,6 +54,7 @@ from ..vocabulary import (
     DispatchKeySet,
     MemoryFormat,
     OutOfMemoryError,
+    PYTHON_TYPE_DTYPES,
     ScalarType,
     TensorError,
     autograd_key_for,
@@ -66,6 +69,14 @@ from ._messages import (
     NON_LEAF_REQUIRES_GRAD,
     REQUIRES_GRAD_DTYPE,
     AMBIGUOUS_BOOL,
+    AMBIGUOUS_BOOL_EMPTY,
+    COMPLEX_TO_REAL,
+    INF_TO_INTEGER_FIX,
+    NAN_TO_INTEGER_FIX,
+    NOT_AN_INDEX,
+    NOT_AN_INTEGER,
+    NOT_ONE_ELEMENT,
+    NUMPY_REQUIRES_GRAD,
     BAD_NUMPY_STRIDES,
     DTYPE_FIX_ANY,
     DTYPE_FIX_NAMED,
@@ -509,8 +520,22 @@ class Tensor(_TensorMethods):
         self._array_buffer = buffer
         return array
 
-    def numpy(self) -> npt.NDArray[Any]:
-        """The elements as a numpy array sharing this tensor's memory (writes show through)."""
+    # Note [numpy() of a tensor that requires grad]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # As torch's, ``numpy()`` refuses a tensor that requires grad while grad mode is on:
+    # the array's memory is the tensor's, and what is computed from it escapes autograd.
+    # ``detach().numpy()`` says the user knows; so does ``numpy(force=True)``, and so does
+    # ``no_grad()``. Grad mode lives in the autograd layer, above this one: it installs
+    # ``is_grad_enabled`` in AUTOGRAD_METHODS (without it, grad mode is on). The test costs
+    # a tensor that does not require grad one bit test.
+    def numpy(self, *, force: bool = False) -> npt.NDArray[Any]:
+        """The elements as a numpy array sharing this tensor's memory (writes show through).
+        Refused for a tensor that requires grad (Note [numpy() of a tensor that requires
+        grad]) unless ``force`` is True."""
+        if self.key_bits & AUTOGRAD_BITS and not force:
+            enabled = AUTOGRAD_METHODS.get("is_grad_enabled")
+            if enabled is None or enabled():
+                raise TensorError(NUMPY_REQUIRES_GRAD)
         view: npt.NDArray[Any] = array_of(self).view()
         return view
 
@@ -525,9 +550,40 @@ class Tensor(_TensorMethods):
 
     def __bool__(self) -> bool:
         """The truth of a one-element tensor (``if a == b:`` needs it, as in torch)."""
-        if self.numel() != 1:
-            raise TensorError(AMBIGUOUS_BOOL)
+        numel = self.numel()
+        if numel != 1:
+            raise TensorError(AMBIGUOUS_BOOL_EMPTY if numel == 0 else AMBIGUOUS_BOOL)
         return bool(self.item())
+
+    # Python's number conversions of a one-element tensor, as torch's: float(), int() and
+    # complex() take any dtype (a complex value only with a zero imaginary part for the
+    # first two; int() truncates toward zero), operator.index() (``range(t)``,
+    # ``items[t]``) integer and bool tensors only.
+    def _one_value(self) -> Any:
+        numel = self.numel()
+        if numel != 1:
+            raise ArgumentValueError(NOT_ONE_ELEMENT.format(numel=numel))
+        return self.item()
+
+    def __float__(self) -> float:
+        return float(_real_value(self._one_value(), "double"))
+
+    def __int__(self) -> int:
+        value = _real_value(self._one_value(), "int64_t")
+        if isinstance(value, float) and not math.isfinite(value):
+            if math.isnan(value):
+                raise ArgumentValueError(NOT_AN_INTEGER.format(value="NaN", fix=NAN_TO_INTEGER_FIX))
+            raise ArgumentOverflowError(NOT_AN_INTEGER.format(value="infinity", fix=INF_TO_INTEGER_FIX))
+        return int(value)
+
+    def __complex__(self) -> complex:
+        return complex(self._one_value())
+
+    def __index__(self) -> int:
+        dtype = self._dtype
+        if dtype.is_floating_point or dtype.is_complex or self.numel() != 1:
+            raise ArgumentError(NOT_AN_INDEX.format(dtype=dtype.name, numel=self.numel()))
+        return int(self.item())
 
     def __repr__(self) -> str:
         grad = ""
@@ -538,6 +594,17 @@ class Tensor(_TensorMethods):
         if self.is_meta:
             return f"tensor(..., shape={self._shape}, dtype={self._dtype.name}, device='meta'{grad})"
         return f"tensor({array_of(self).tolist()!r}, dtype={self._dtype.name}{grad})"
+
+
+def _real_value(value: Any, target: str) -> Any:
+    """A one-element tensor's ``value`` as a real number for ``float()`` or ``int()``
+    (``target`` names the type in the message): a complex value's real part when its
+    imaginary part is zero, as torch converts it."""
+    if isinstance(value, complex):
+        if value.imag:
+            raise TensorError(COMPLEX_TO_REAL.format(type=target, value=value))
+        return value.real
+    return value
 
 
 _STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
@@ -883,7 +950,7 @@ def _check_int_range(data: Any) -> None:
 def tensor(
     data: Any,
     *,
-    dtype: ScalarType | None = None,
+    dtype: DType | None = None,
     device: str | Device = "cpu",
     requires_grad: bool = False,
 ) -> Tensor:
@@ -892,14 +959,18 @@ def tensor(
     ``dtype`` defaults to int64 for integers, bool for bools, float32 for floats and
     complex64 for complex numbers, as in PyTorch; a numpy array or scalar, or a tensor,
     keeps its own dtype (if typedops has it). On ``device="meta"`` only the shape and
-    dtype are kept. ``dtype`` is a ``ScalarType``: a string or a numpy dtype is refused
+    dtype are kept. ``dtype`` is a ``ScalarType`` or one of Python's number types
+    (``float`` is float64, as in torch): a string or a numpy dtype is refused
     with ``ArgumentError`` naming the member to pass, as torch.tensor refuses them.
     """
     import numpy as np
 
     given = cast(object, dtype)  # a caller without a type checker may pass anything
+    if type(given) is type:  # dtype=float: Note [Python types as dtypes] in vocabulary/_dtypes.py
+        given = PYTHON_TYPE_DTYPES.get(given, given)
     if given is not None and not isinstance(given, ScalarType):
         raise ArgumentError(_not_a_scalar_type(given))
+    dtype = given
     dev = Device.parse(device)
     if isinstance(data, Tensor):
         data = array_of(data)

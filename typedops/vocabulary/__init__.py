@@ -5,7 +5,7 @@ its tensors and its dispatcher).
 """
 
 from ._cache import BoundedCache
-from ._dtypes import SYM_INT_MARKER, Device, Generator, Layout, MemoryFormat, Scalar, ScalarType, SymInt
+from ._dtypes import PYTHON_TYPE_DTYPES, SYM_INT_MARKER, Device, DType, Generator, Layout, MemoryFormat, Scalar, ScalarType, SymInt
 from ._errors import (
     ArgumentError,
     ArgumentOverflowError,
@@ -61,6 +61,8 @@ __all__ = [
     "UnsupportedError",
     # value types
     "ScalarType",
+    "PYTHON_TYPE_DTYPES",
+    "DType",
     "Layout",
     "MemoryFormat",
     "Device",

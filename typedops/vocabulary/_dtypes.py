@@ -16,7 +16,7 @@ from typing_extensions import TypeAlias
 from ._errors import ArgumentValueError
 from ._messages import BAD_DEVICE_INDEX, NEGATIVE_DEVICE_INDEX, UNKNOWN_DEVICE_TYPE
 
-__all__ = ["ScalarType", "Layout", "MemoryFormat", "Device", "Generator", "SymInt", "Scalar", "SYM_INT_MARKER"]
+__all__ = ["ScalarType", "PYTHON_TYPE_DTYPES", "DType", "Layout", "MemoryFormat", "Device", "Generator", "SymInt", "Scalar", "SYM_INT_MARKER"]
 
 
 class ScalarType(enum.Enum):
@@ -68,6 +68,25 @@ class ScalarType(enum.Enum):
     def __repr__(self) -> str:
         return f"typedops.{self.name}"
 
+
+# Note [Python types as dtypes]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# As in torch, every dtype argument also takes Python's four number types, each naming
+# the dtype that holds its values exactly: ``float`` is float64 (not ScalarType.float,
+# which is float32, as torch.float is), ``int`` int64, ``bool`` bool, ``complex``
+# complex128. The generated entries convert them on their slow path (``fix_arguments``
+# in dispatch/_arguments.py: the fast path's test ``type(dtype) is ScalarType`` fails for
+# them), ``typedops.tensor`` converts them too, and the stubs accept them (``DType`` in
+# the root package). A boxed call's stack holds IValues, where a dtype is a ScalarType.
+PYTHON_TYPE_DTYPES: Final[dict[type, ScalarType]] = {
+    builtins.float: ScalarType.float64,
+    builtins.int: ScalarType.int64,
+    builtins.bool: ScalarType.bool,
+    builtins.complex: ScalarType.complex128,
+}
+
+# What a dtype argument takes, for type checkers (Note [Python types as dtypes]).
+DType: TypeAlias = Union[ScalarType, type[builtins.float], type[builtins.int], type[builtins.bool], type[builtins.complex]]
 
 _FLOATING: Final = frozenset(
     {ScalarType.float16, ScalarType.bfloat16, ScalarType.float32, ScalarType.float64}

@@ -5,7 +5,8 @@
 # fmt: off
 from collections.abc import Sequence
 from typing import overload
-from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops import Device, DType, Layout, MemoryFormat, Scalar, SymInt, Tensor
+from typedops import ScalarType  # pyright: ignore[reportUnusedImport] -- for ScalarType results, if any
 from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Generator? arguments, if any
 from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
@@ -37,7 +38,7 @@ def full(
     size: Sequence[int],
     fill_value: Scalar,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     memory_format: MemoryFormat = ...,
     device: Device | str | None = ...,
 ) -> Tensor: ...

@@ -40,7 +40,7 @@ class _demo_op_full__default(_Handle):
         size: _Sequence[_builtins.int],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         memory_format: _t.MemoryFormat = ...,
         device: _t.Device | _builtins.str | None = ...,
     ) -> _t.Tensor: ...
@@ -85,7 +85,7 @@ class _demo_packet_full:
         size: _Sequence[_builtins.int],
         fill_value: _t.Scalar,
         *,
-        dtype: _t.ScalarType | None = ...,
+        dtype: _t.DType | None = ...,
         memory_format: _t.MemoryFormat = ...,
         device: _t.Device | _builtins.str | None = ...,
     ) -> _t.Tensor: ...

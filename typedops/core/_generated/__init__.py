@@ -27,6 +27,7 @@ from typedops.runtime import (
     lazy_entry as _lazy_entry,
     lazy_method as _lazy_method,
     wrapped_scalar as _wrapped_scalar,
+    ArgumentError as _ArgumentError,
 )
 import typedops.core.kernels as _m0
 
@@ -185,8 +186,23 @@ def _unboxing8(_fn):
     return unboxing
 
 
-# 3 positional -> 1
+# 3 positional, dtype=, out= -> 1
 def _unboxing9(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, a2, k0, k1, = stack[-5:]
+        del stack[-5:]
+        try:
+            c1 = _broadcast(a1, 1)
+            _r = _fn(a0, c1, a2, dtype=k0, out=k1)
+        except BaseException:
+            stack.extend((a0, a1, a2, k0, k1,))
+            raise
+        stack.append(_r)
+    return unboxing
+
+
+# 3 positional -> 1
+def _unboxing10(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
         a1 = stack.pop()
@@ -202,7 +218,7 @@ def _unboxing9(_fn):
 
 
 # 3 positional -> 2
-def _unboxing10(_fn):
+def _unboxing11(_fn):
     def unboxing(op, keys, stack):
         a2 = stack.pop()
         a1 = stack.pop()
@@ -219,7 +235,7 @@ def _unboxing10(_fn):
 
 
 # 4 positional -> 1
-def _unboxing11(_fn):
+def _unboxing12(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, = stack[-4:]
         del stack[-4:]
@@ -233,7 +249,7 @@ def _unboxing11(_fn):
 
 
 # 5 positional -> 1
-def _unboxing12(_fn):
+def _unboxing13(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, a3, a4, = stack[-5:]
         del stack[-5:]
@@ -247,7 +263,7 @@ def _unboxing12(_fn):
 
 
 # 2 positional, implicit= -> 1
-def _unboxing13(_fn):
+def _unboxing14(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a1 = stack.pop()
@@ -262,7 +278,7 @@ def _unboxing13(_fn):
 
 
 # 1 positional, memory_format= -> 1
-def _unboxing14(_fn):
+def _unboxing15(_fn):
     def unboxing(op, keys, stack):
         k0 = stack.pop()
         a0 = stack.pop()
@@ -276,7 +292,7 @@ def _unboxing14(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1, keyed
-def _unboxing15(_fn):
+def _unboxing16(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -290,7 +306,7 @@ def _unboxing15(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1
-def _unboxing16(_fn):
+def _unboxing17(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, = stack[-6:]
         del stack[-6:]
@@ -304,7 +320,7 @@ def _unboxing16(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing17(_fn):
+def _unboxing18(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -318,7 +334,7 @@ def _unboxing17(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing18(_fn):
+def _unboxing19(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, = stack[-5:]
         del stack[-5:]
@@ -332,7 +348,7 @@ def _unboxing18(_fn):
 
 
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing19(_fn):
+def _unboxing20(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -346,7 +362,7 @@ def _unboxing19(_fn):
 
 
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing20(_fn):
+def _unboxing21(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -360,7 +376,7 @@ def _unboxing20(_fn):
 
 
 # 3 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing21(_fn):
+def _unboxing22(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -374,7 +390,7 @@ def _unboxing21(_fn):
 
 
 # 3 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing22(_fn):
+def _unboxing23(_fn):
     def unboxing(op, keys, stack):
         a0, a1, a2, k0, k1, k2, k3, = stack[-7:]
         del stack[-7:]
@@ -388,7 +404,7 @@ def _unboxing22(_fn):
 
 
 # 1 positional, dtype=, layout=, device=, pin_memory=, non_blocking=, memory_format= -> 1
-def _unboxing23(_fn):
+def _unboxing24(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
         del stack[-7:]
@@ -620,6 +636,108 @@ div___Scalar = (
         returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.div__scalar_composite, _unboxing3),),
+)
+
+# core::floor_divide(Tensor self, Tensor other) -> Tensor
+floor_divide__default = (
+    _schema(
+        'floor_divide', 'core', '',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.floor_divide_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.floor_divide_meta, _unboxing3),
+    ),
+)
+
+# core::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+floor_divide__Scalar = (
+    _schema(
+        'floor_divide', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.floor_divide_scalar_composite, _unboxing3),),
+)
+
+# core::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+floor_divide___Tensor = (
+    _schema(
+        'floor_divide_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.floor_divide__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.floor_divide__meta, _unboxing3),
+    ),
+)
+
+# core::floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+floor_divide___Scalar = (
+    _schema(
+        'floor_divide_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.floor_divide__scalar_composite, _unboxing3),),
+)
+
+# core::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+remainder__Tensor = (
+    _schema(
+        'remainder', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.remainder_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.remainder_meta, _unboxing3),
+    ),
+)
+
+# core::remainder.Scalar(Tensor self, Scalar other) -> Tensor
+remainder__Scalar = (
+    _schema(
+        'remainder', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_composite, _unboxing3),),
+)
+
+# core::remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+remainder___Tensor = (
+    _schema(
+        'remainder_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.remainder__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.remainder__meta, _unboxing3),
+    ),
+)
+
+# core::remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+remainder___Scalar = (
+    _schema(
+        'remainder_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder__scalar_composite, _unboxing3),),
+)
+
+# core::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+remainder__Scalar_Tensor = (
+    _schema(
+        'remainder', 'core', 'Scalar_Tensor',
+        positional=(_argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_tensor_composite, _unboxing3),),
 )
 
 # core::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
@@ -1563,6 +1681,24 @@ sum__dim_IntList = (
     (_kernel(_DispatchKey.CPU, _m0.sum_dim_cpu, _unboxing8), _kernel(_DispatchKey.Meta, _m0.sum_dim_meta, _unboxing8)),
 )
 
+# core::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None,
+#     Tensor(a!) out) -> Tensor(a!)
+sum__IntList_out = (
+    _schema(
+        'sum', 'core', 'IntList_out',
+        positional=(_argument('self', _t0), _argument('dim', _t6), _argument('keepdim', _t7, default='False')),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('out', _t0, alias=_alias(('a',), is_write=True)),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.sum_intlist_out_cpu, _unboxing9),
+        _kernel(_DispatchKey.Meta, _m0.sum_intlist_out_meta, _unboxing9),
+    ),
+)
+
 # core::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 mean__default = (
     _schema(
@@ -1599,7 +1735,7 @@ amax__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CPU, _m0.amax_cpu, _unboxing9), _kernel(_DispatchKey.Meta, _m0.amax_meta, _unboxing9)),
+    (_kernel(_DispatchKey.CPU, _m0.amax_cpu, _unboxing10), _kernel(_DispatchKey.Meta, _m0.amax_meta, _unboxing10)),
 )
 
 # core::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
@@ -1610,9 +1746,34 @@ max__dim = (
         returns=(_return(_t0, name='values'), _return(_t0, name='indices')),
     ),
     (
-        _kernel(_DispatchKey.CPU, _m0.max_dim_cpu, _unboxing10),
-        _kernel(_DispatchKey.Meta, _m0.max_dim_meta, _unboxing10),
+        _kernel(_DispatchKey.CPU, _m0.max_dim_cpu, _unboxing11),
+        _kernel(_DispatchKey.Meta, _m0.max_dim_meta, _unboxing11),
     ),
+)
+
+# core::max(Tensor self) -> Tensor
+max__default = (
+    _schema('max', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CPU, _m0.max_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.max_meta, _unboxing5)),
+)
+
+# core::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+min__dim = (
+    _schema(
+        'min', 'core', 'dim',
+        positional=(_argument('self', _t0), _argument('dim', _t4), _argument('keepdim', _t7, default='False')),
+        returns=(_return(_t0, name='values'), _return(_t0, name='indices')),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.min_dim_cpu, _unboxing11),
+        _kernel(_DispatchKey.Meta, _m0.min_dim_meta, _unboxing11),
+    ),
+)
+
+# core::min(Tensor self) -> Tensor
+min__default = (
+    _schema('min', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
 # core::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1657,7 +1818,7 @@ as_strided__default = (
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, _unboxing11),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.as_strided, _unboxing12),),
 )
 
 # core::detach(Tensor(a) self) -> Tensor(a)
@@ -1743,7 +1904,7 @@ slice__Tensor = (
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.slice_, _unboxing12),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.slice_, _unboxing13),),
 )
 
 # core::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -1766,6 +1927,16 @@ squeeze__dim = (
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.squeeze_dim, _unboxing3),),
 )
 
+# core::squeeze(Tensor(a) self) -> Tensor(a)
+squeeze__default = (
+    _schema(
+        'squeeze', 'core', '',
+        positional=(_argument('self', _t0, alias=_alias(('a',))),),
+        returns=(_return(_t0, alias=_alias(('a',))),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.squeeze_composite, _unboxing5),),
+)
+
 # core::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 expand__default = (
     _schema(
@@ -1774,7 +1945,7 @@ expand__default = (
         kwarg_only=(_argument('implicit', _t7, default='False'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.expand, _unboxing13),),
+    (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.expand, _unboxing14),),
 )
 
 # core::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -1799,7 +1970,7 @@ contiguous__default = (
         kwarg_only=(_argument('memory_format', _t13, default='contiguous_format'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, _unboxing14),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, _unboxing15),),
 )
 
 # core::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -1810,7 +1981,7 @@ clone__default = (
         kwarg_only=(_argument('memory_format', _t14, default='None'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CPU, _m0.clone_cpu, _unboxing14), _kernel(_DispatchKey.Meta, _m0.clone_meta, _unboxing14)),
+    (_kernel(_DispatchKey.CPU, _m0.clone_cpu, _unboxing15), _kernel(_DispatchKey.Meta, _m0.clone_meta, _unboxing15)),
 )
 
 # core::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -1863,9 +2034,9 @@ empty__memory_format = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.empty_backend_select, _unboxing15, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.empty_kernel, _unboxing16),
-        _kernel(_DispatchKey.Meta, _m0.empty_kernel, _unboxing16),
+        _kernel(_DispatchKey.BackendSelect, _m0.empty_backend_select, _unboxing16, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.empty_kernel, _unboxing17),
+        _kernel(_DispatchKey.Meta, _m0.empty_kernel, _unboxing17),
     ),
 )
 
@@ -1884,9 +2055,9 @@ zeros__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing17, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing18),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing18),
+        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing19),
     ),
 )
 
@@ -1905,9 +2076,9 @@ ones__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing17, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing18),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing18),
+        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing19),
     ),
 )
 
@@ -1926,9 +2097,9 @@ full__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing19, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing20),
-        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing20),
+        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing21),
     ),
 )
 
@@ -1947,9 +2118,9 @@ scalar_tensor__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing17, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing18),
-        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing18),
+        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing19),
     ),
 )
 
@@ -1968,9 +2139,9 @@ randn__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing17, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing18),
-        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing18),
+        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing19),
     ),
 )
 
@@ -1988,7 +2159,7 @@ arange__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing18),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing19),),
 )
 
 # core::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None,
@@ -2006,9 +2177,9 @@ arange__start_step = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.arange_backend_select, _unboxing21, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.arange_cpu, _unboxing22),
-        _kernel(_DispatchKey.Meta, _m0.arange_meta, _unboxing22),
+        _kernel(_DispatchKey.BackendSelect, _m0.arange_backend_select, _unboxing22, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.arange_cpu, _unboxing23),
+        _kernel(_DispatchKey.Meta, _m0.arange_meta, _unboxing23),
     ),
 )
 
@@ -2027,7 +2198,7 @@ zeros_like__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, _unboxing16),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, _unboxing17),),
 )
 
 # core::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
@@ -2047,8 +2218,8 @@ _to_copy__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing23),
-        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing23),
+        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing24),
+        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing24),
     ),
 )
 
@@ -2066,7 +2237,7 @@ to__dtype = (
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, _unboxing12),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.to_dtype_composite, _unboxing13),),
 )
 
 
@@ -2075,7 +2246,9 @@ to__dtype = (
 (
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2086,17 +2259,20 @@ to__dtype = (
     sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
-    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
-    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2107,11 +2283,12 @@ to__dtype = (
     sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
-    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
-    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ))
@@ -2120,7 +2297,9 @@ to__dtype = (
 _check_devices(
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
     exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
     expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
     log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
@@ -2131,13 +2310,13 @@ _check_devices(
     sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, mean__default, mean__dim,
-    amax__default, max__dim, argmax__default, matmul__default, mm__default, as_strided__default, detach__default,
-    view__default, reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor,
-    unsqueeze__default, squeeze__dim, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
+    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
+    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2146,8 +2325,11 @@ _register_vmap_rules(LIBRARY, [
     (sub__Tensor, 'pointwise'), (sub___Tensor, 'pointwise'), (sub__Scalar, 'pointwise'), (sub___Scalar, 'pointwise'),
     (mul__Tensor, 'pointwise'), (mul___Tensor, 'pointwise'), (mul__Scalar, 'pointwise'), (mul___Scalar, 'pointwise'),
     (div__Tensor, 'pointwise'), (div___Tensor, 'pointwise'), (div__Scalar, 'pointwise'), (div___Scalar, 'pointwise'),
-    (pow__Tensor_Scalar, 'pointwise'), (maximum__default, 'pointwise'), (minimum__default, 'pointwise'),
-    (neg__default, 'pointwise'), (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (floor_divide___Tensor, 'pointwise'),
+    (floor_divide___Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'), (remainder__Scalar, 'pointwise'),
+    (remainder___Tensor, 'pointwise'), (remainder___Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
+    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
+    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
     (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
     (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
     (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
@@ -2168,10 +2350,10 @@ _register_vmap_rules(LIBRARY, [
     (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
     (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
-    (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
+    (min__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
     (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
     (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
-    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (expand__default, 'shape'),
+    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
     (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
     (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
     (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
@@ -2180,14 +2362,14 @@ _register_vmap_rules(LIBRARY, [
 
 # -- the typed functional API (types in __init__.pyi)
 __all__ = [
-    'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
-    'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
-    'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
-    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
-    'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
-    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'add', 'sub', 'mul', 'div', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_',
+    'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt',
+    'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
+    'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
+    'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
+    'max', 'min', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2205,6 +2387,11 @@ _call_mul__Scalar = _lazy_entry(globals(), '_call_mul__Scalar', mul__Scalar)
 _call_div__Tensor = _lazy_entry(globals(), '_call_div__Tensor', div__Tensor)
 _call_div__out = _lazy_entry(globals(), '_call_div__out', div__out)
 _call_div__Scalar = _lazy_entry(globals(), '_call_div__Scalar', div__Scalar)
+_call_floor_divide__default = _lazy_entry(globals(), '_call_floor_divide__default', floor_divide__default)
+_call_floor_divide__Scalar = _lazy_entry(globals(), '_call_floor_divide__Scalar', floor_divide__Scalar)
+_call_remainder__Tensor = _lazy_entry(globals(), '_call_remainder__Tensor', remainder__Tensor)
+_call_remainder__Scalar = _lazy_entry(globals(), '_call_remainder__Scalar', remainder__Scalar)
+_call_remainder__Scalar_Tensor = _lazy_entry(globals(), '_call_remainder__Scalar_Tensor', remainder__Scalar_Tensor)
 _call_exp__default = _lazy_entry(globals(), '_call_exp__default', exp__default)
 _call_exp__out = _lazy_entry(globals(), '_call_exp__out', exp__out)
 _call_exp2__default = _lazy_entry(globals(), '_call_exp2__default', exp2__default)
@@ -2263,8 +2450,15 @@ _call_where__ScalarOther = _lazy_entry(globals(), '_call_where__ScalarOther', wh
 _call_where__Scalar = _lazy_entry(globals(), '_call_where__Scalar', where__Scalar)
 _call_sum__default = _lazy_entry(globals(), '_call_sum__default', sum__default)
 _call_sum__dim_IntList = _lazy_entry(globals(), '_call_sum__dim_IntList', sum__dim_IntList)
+_call_sum__IntList_out = _lazy_entry(globals(), '_call_sum__IntList_out', sum__IntList_out)
 _call_mean__default = _lazy_entry(globals(), '_call_mean__default', mean__default)
 _call_mean__dim = _lazy_entry(globals(), '_call_mean__dim', mean__dim)
+_call_max__dim = _lazy_entry(globals(), '_call_max__dim', max__dim)
+_call_max__default = _lazy_entry(globals(), '_call_max__default', max__default)
+_call_min__dim = _lazy_entry(globals(), '_call_min__dim', min__dim)
+_call_min__default = _lazy_entry(globals(), '_call_min__default', min__default)
+_call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
+_call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
 _call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
 
@@ -2367,6 +2561,52 @@ def div(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v1, _NUMBERS):
         return _call_div__Scalar(*args, **kwargs)
     return _choose('core::div', _CANDIDATES_div, args, kwargs)
+
+_CANDIDATES_floor_divide = (
+    (floor_divide__default.schema, floor_divide__default),
+    (floor_divide__Scalar.schema, floor_divide__Scalar),
+)
+def floor_divide(*args: Any, **kwargs: Any) -> Any:
+    """core::floor_divide: default, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_floor_divide__default(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_floor_divide__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_floor_divide__default(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_floor_divide__Scalar(*args, **kwargs)
+    return _choose('core::floor_divide', _CANDIDATES_floor_divide, args, kwargs)
+
+_CANDIDATES_remainder = (
+    (remainder__Tensor.schema, remainder__Tensor),
+    (remainder__Scalar.schema, remainder__Scalar),
+    (remainder__Scalar_Tensor.schema, remainder__Scalar_Tensor),
+)
+def remainder(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder: Tensor, Scalar, Scalar_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_remainder__Tensor(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_remainder__Scalar(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_remainder__Scalar_Tensor(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_remainder__Tensor(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_remainder__Scalar(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_remainder__Scalar_Tensor(*args, **kwargs)
+    return _choose('core::remainder', _CANDIDATES_remainder, args, kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -2922,22 +3162,34 @@ def where(*args: Any, **kwargs: Any) -> Any:
 _CANDIDATES_sum = (
     (sum__default.schema, sum__default),
     (sum__dim_IntList.schema, sum__dim_IntList),
+    (sum__IntList_out.schema, sum__IntList_out),
 )
 def _any_sum(*args: Any, **kwargs: Any) -> Any:
-    """core::sum: default, dim_IntList."""
+    """core::sum: default, dim_IntList, IntList_out."""
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     if len(args) <= 1 and 'dim' not in kwargs:
         return _call_sum__default(*args, **kwargs)
-    if len(args) > 1:
+    if len(args) > 1 and 'out' not in kwargs:
         return _call_sum__dim_IntList(*args, **kwargs)
+    if 'out' in kwargs:
+        return _call_sum__IntList_out(*args, **kwargs)
     return _choose('core::sum', _CANDIDATES_sum, args, kwargs)
 
-def sum(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, dtype: Any = _MISSING) -> Any:
-    """core::sum: default, dim_IntList (Note [Choosers with one signature])."""
-    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+def sum(
+    self: Any = _MISSING,
+    dim: Any = _MISSING,
+    keepdim: Any = _MISSING,
+    *,
+    dtype: Any = _MISSING,
+    out: Any = None,
+) -> Any:
+    """core::sum: default, dim_IntList, IntList_out (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING and out is None:
         if dtype is _MISSING:
             return _call_sum__default(self)
         return _call_sum__default(self, dtype=dtype)
-    if self is not _MISSING and dim is not _MISSING:
+    if self is not _MISSING and dim is not _MISSING and out is None:
         if keepdim is _MISSING:
             if dtype is _MISSING:
                 return _call_sum__dim_IntList(self, dim)
@@ -2945,7 +3197,15 @@ def sum(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, d
         if dtype is _MISSING:
             return _call_sum__dim_IntList(self, dim, keepdim)
         return _call_sum__dim_IntList(self, dim, keepdim, dtype=dtype)
-    return _any_sum(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
+    if self is not _MISSING and dim is not _MISSING and out is not None:
+        if keepdim is _MISSING:
+            if dtype is _MISSING:
+                return _call_sum__IntList_out(self, dim, out=out)
+            return _call_sum__IntList_out(self, dim, dtype=dtype, out=out)
+        if dtype is _MISSING:
+            return _call_sum__IntList_out(self, dim, keepdim, out=out)
+        return _call_sum__IntList_out(self, dim, keepdim, dtype=dtype, out=out)
+    return _any_sum(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype, out=out))
 
 _CANDIDATES_mean = (
     (mean__default.schema, mean__default),
@@ -2974,6 +3234,70 @@ def mean(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, 
             return _call_mean__dim(self, dim, keepdim)
         return _call_mean__dim(self, dim, keepdim, dtype=dtype)
     return _any_mean(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
+
+_CANDIDATES_max = (
+    (max__dim.schema, max__dim),
+    (max__default.schema, max__default),
+)
+def _any_max(*args: Any, **kwargs: Any) -> Any:
+    """core::max: dim, default."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_max__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_max__dim(*args, **kwargs)
+    return _choose('core::max', _CANDIDATES_max, args, kwargs)
+
+def max(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
+    """core::max: dim, default (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            return _call_max__dim(self, dim)
+        return _call_max__dim(self, dim, keepdim)
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        return _call_max__default(self)
+    return _any_max(**_given(self=self, dim=dim, keepdim=keepdim))
+
+_CANDIDATES_min = (
+    (min__dim.schema, min__dim),
+    (min__default.schema, min__default),
+)
+def _any_min(*args: Any, **kwargs: Any) -> Any:
+    """core::min: dim, default."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_min__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_min__dim(*args, **kwargs)
+    return _choose('core::min', _CANDIDATES_min, args, kwargs)
+
+def min(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
+    """core::min: dim, default (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            return _call_min__dim(self, dim)
+        return _call_min__dim(self, dim, keepdim)
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        return _call_min__default(self)
+    return _any_min(**_given(self=self, dim=dim, keepdim=keepdim))
+
+_CANDIDATES_squeeze = (
+    (squeeze__dim.schema, squeeze__dim),
+    (squeeze__default.schema, squeeze__default),
+)
+def _any_squeeze(*args: Any, **kwargs: Any) -> Any:
+    """core::squeeze: dim, default."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_squeeze__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_squeeze__dim(*args, **kwargs)
+    return _choose('core::squeeze', _CANDIDATES_squeeze, args, kwargs)
+
+def squeeze(self: Any = _MISSING, dim: Any = _MISSING) -> Any:
+    """core::squeeze: dim, default (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is not _MISSING:
+        return _call_squeeze__dim(self, dim)
+    if self is not _MISSING and dim is _MISSING:
+        return _call_squeeze__default(self)
+    return _any_squeeze(**_given(self=self, dim=dim))
 
 _CANDIDATES_arange = (
     (arange__default.schema, arange__default),
@@ -3030,7 +3354,6 @@ _SINGLE = {
     'fill_': fill___Scalar,
     'zero_': zero___default,
     'amax': amax__default,
-    'max': max__dim,
     'argmax': argmax__default,
     'matmul': matmul__default,
     'mm': mm__default,
@@ -3043,7 +3366,6 @@ _SINGLE = {
     'select': select__int,
     'slice': slice__Tensor,
     'unsqueeze': unsqueeze__default,
-    'squeeze': squeeze__dim,
     'flatten': flatten__using_ints,
     'clone': clone__default,
     'cat': cat__default,
@@ -3080,6 +3402,14 @@ _call_mul___Tensor = _lazy_entry(globals(), '_call_mul___Tensor', mul___Tensor)
 _call_mul___Scalar = _lazy_entry(globals(), '_call_mul___Scalar', mul___Scalar)
 _call_div___Tensor = _lazy_entry(globals(), '_call_div___Tensor', div___Tensor)
 _call_div___Scalar = _lazy_entry(globals(), '_call_div___Scalar', div___Scalar)
+_call_floor_divide___Tensor = _lazy_entry(globals(), '_call_floor_divide___Tensor', floor_divide___Tensor)
+_call_floor_divide___Scalar = _lazy_entry(globals(), '_call_floor_divide___Scalar', floor_divide___Scalar)
+_call_remainder___Tensor = _lazy_entry(globals(), '_call_remainder___Tensor', remainder___Tensor)
+_call_remainder___Scalar = _lazy_entry(globals(), '_call_remainder___Scalar', remainder___Scalar)
+_call_view__default = _lazy_entry(globals(), '_call_view__default', view__default)
+_call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshape__default)
+_call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
+_call_expand__default = _lazy_entry(globals(), '_call_expand__default', expand__default)
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
 _call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
@@ -3245,6 +3575,66 @@ def _method_div_(*args: Any, **kwargs: Any) -> Any:
         return _call_div___Scalar(*args, **kwargs)
     return _choose('core::div_', _METHOD_CANDIDATES_div_, args, kwargs)
 
+_METHOD_CANDIDATES_floor_divide_ = (
+    (floor_divide___Tensor.schema, floor_divide___Tensor),
+    (floor_divide___Scalar.schema, floor_divide___Scalar),
+)
+def _method_floor_divide_(*args: Any, **kwargs: Any) -> Any:
+    """core::floor_divide_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_floor_divide___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_floor_divide___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_floor_divide___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_floor_divide___Scalar(*args, **kwargs)
+    return _choose('core::floor_divide_', _METHOD_CANDIDATES_floor_divide_, args, kwargs)
+
+_METHOD_CANDIDATES_remainder = (
+    (remainder__Tensor.schema, remainder__Tensor),
+    (remainder__Scalar.schema, remainder__Scalar),
+)
+def _method_remainder(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_remainder__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_remainder__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_remainder__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_remainder__Scalar(*args, **kwargs)
+    return _choose('core::remainder', _METHOD_CANDIDATES_remainder, args, kwargs)
+
+_METHOD_CANDIDATES_remainder_ = (
+    (remainder___Tensor.schema, remainder___Tensor),
+    (remainder___Scalar.schema, remainder___Scalar),
+)
+def _method_remainder_(*args: Any, **kwargs: Any) -> Any:
+    """core::remainder_: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_remainder___Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_remainder___Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_remainder___Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_remainder___Scalar(*args, **kwargs)
+    return _choose('core::remainder_', _METHOD_CANDIDATES_remainder_, args, kwargs)
+
 _METHOD_CANDIDATES_where = (
     (where__self.schema, where__self),
     (where__ScalarOther.schema, where__ScalarOther),
@@ -3269,6 +3659,73 @@ def _ordered_where(*args: Any, **kwargs: Any) -> Any:
 def _method_where(self: Any, condition: Any, *args: Any, **kwargs: Any) -> Any:
     """core::where.self, core::where.ScalarOther as a method: self moves to its place in the schema."""
     return _ordered_where(condition, self, *args, **kwargs)
+
+_METHOD_CANDIDATES_sum = (
+    (sum__default.schema, sum__default),
+    (sum__dim_IntList.schema, sum__dim_IntList),
+)
+def _method_sum(*args: Any, **kwargs: Any) -> Any:
+    """core::sum: default, dim_IntList."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return _call_sum__default(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            return _call_sum__dim_IntList(_v0, _v1)
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_sum__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_sum__dim_IntList(*args, **kwargs)
+    return _choose('core::sum', _METHOD_CANDIDATES_sum, args, kwargs)
+
+
+def _method_view(self: Any, size: Any, *_sizes: Any) -> Any:
+    """core::view as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_view__default(self, (size, *_sizes))
+    try:
+        return _call_view__default(self, size)
+    except _ArgumentError:
+        if not isinstance(size, int):
+            raise
+    return _call_view__default(self, (size,))
+
+
+def _method_reshape(self: Any, shape: Any, *_sizes: Any) -> Any:
+    """core::reshape as a method: shape as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_reshape__default(self, (shape, *_sizes))
+    try:
+        return _call_reshape__default(self, shape)
+    except _ArgumentError:
+        if not isinstance(shape, int):
+            raise
+    return _call_reshape__default(self, (shape,))
+
+
+def _method_permute(self: Any, dims: Any, *_sizes: Any) -> Any:
+    """core::permute as a method: dims as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_permute__default(self, (dims, *_sizes))
+    try:
+        return _call_permute__default(self, dims)
+    except _ArgumentError:
+        if not isinstance(dims, int):
+            raise
+    return _call_permute__default(self, (dims,))
+
+
+def _method_expand(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::expand as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_expand__default(self, (size, *_sizes), **kwargs)
+    try:
+        return _call_expand__default(self, size, **kwargs)
+    except _ArgumentError:
+        if not isinstance(size, int):
+            raise
+    return _call_expand__default(self, (size,), **kwargs)
 
 
 # -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
@@ -3379,6 +3836,56 @@ def _operator__itruediv__(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+def _operator__floordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__floordiv__: core::floor_divide."""
+    if isinstance(other, _Tensor):
+        return _call_floor_divide__default(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide__default(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rfloordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__rfloordiv__: core::floor_divide."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide__default(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__ifloordiv__(self: Any, other: Any) -> Any:
+    """Tensor.__ifloordiv__: core::floor_divide_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_floor_divide___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_floor_divide___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__mod__(self: Any, other: Any) -> Any:
+    """Tensor.__mod__: core::remainder.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_remainder__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rmod__(self: Any, other: Any) -> Any:
+    """Tensor.__rmod__: core::remainder.Tensor."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder__Tensor(_wrapped_scalar(other, self._device), self)
+    return NotImplemented
+
+
+def _operator__imod__(self: Any, other: Any) -> Any:
+    """Tensor.__imod__: core::remainder_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_remainder___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_remainder___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
 def _operator__matmul__(self: Any, other: Any) -> Any:
     """Tensor.__matmul__: core::matmul."""
     if isinstance(other, _Tensor):
@@ -3467,6 +3974,10 @@ def install() -> None:
     setattr(_Tensor, 'mul_', _method_mul_)
     setattr(_Tensor, 'div', _method_div)
     setattr(_Tensor, 'div_', _method_div_)
+    setattr(_Tensor, 'floor_divide', floor_divide)
+    setattr(_Tensor, 'floor_divide_', _method_floor_divide_)
+    setattr(_Tensor, 'remainder', _method_remainder)
+    setattr(_Tensor, 'remainder_', _method_remainder_)
     setattr(_Tensor, 'pow', _lazy_method(_Tensor, 'pow', pow__Tensor_Scalar))
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
@@ -3522,24 +4033,25 @@ def install() -> None:
     setattr(_Tensor, 'gt', gt)
     setattr(_Tensor, 'ge', ge)
     setattr(_Tensor, 'where', _method_where)
-    setattr(_Tensor, 'sum', sum)
+    setattr(_Tensor, 'sum', _method_sum)
     setattr(_Tensor, 'mean', mean)
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', amax__default))
-    setattr(_Tensor, 'max', _lazy_method(_Tensor, 'max', max__dim))
+    setattr(_Tensor, 'max', max)
+    setattr(_Tensor, 'min', min)
     setattr(_Tensor, 'argmax', _lazy_method(_Tensor, 'argmax', argmax__default))
     setattr(_Tensor, 'matmul', _lazy_method(_Tensor, 'matmul', matmul__default))
     setattr(_Tensor, 'mm', _lazy_method(_Tensor, 'mm', mm__default))
     setattr(_Tensor, 'as_strided', _lazy_method(_Tensor, 'as_strided', as_strided__default))
-    setattr(_Tensor, 'view', _lazy_method(_Tensor, 'view', view__default))
-    setattr(_Tensor, 'reshape', _lazy_method(_Tensor, 'reshape', reshape__default))
-    setattr(_Tensor, 'permute', _lazy_method(_Tensor, 'permute', permute__default))
+    setattr(_Tensor, 'view', _method_view)
+    setattr(_Tensor, 'reshape', _method_reshape)
+    setattr(_Tensor, 'permute', _method_permute)
     setattr(_Tensor, 'transpose', _lazy_method(_Tensor, 'transpose', transpose__int))
     setattr(_Tensor, 't', _lazy_method(_Tensor, 't', t__default))
     setattr(_Tensor, 'select', _lazy_method(_Tensor, 'select', select__int))
     setattr(_Tensor, 'slice', _lazy_method(_Tensor, 'slice', slice__Tensor))
     setattr(_Tensor, 'unsqueeze', _lazy_method(_Tensor, 'unsqueeze', unsqueeze__default))
-    setattr(_Tensor, 'squeeze', _lazy_method(_Tensor, 'squeeze', squeeze__dim))
-    setattr(_Tensor, 'expand', _lazy_method(_Tensor, 'expand', expand__default))
+    setattr(_Tensor, 'squeeze', squeeze)
+    setattr(_Tensor, 'expand', _method_expand)
     setattr(_Tensor, 'flatten', _lazy_method(_Tensor, 'flatten', flatten__using_ints))
     setattr(_Tensor, 'contiguous', _lazy_method(_Tensor, 'contiguous', contiguous__default))
     setattr(_Tensor, 'clone', _lazy_method(_Tensor, 'clone', clone__default))
@@ -3557,6 +4069,12 @@ def install() -> None:
     setattr(_Tensor, '__truediv__', _operator__truediv__)
     setattr(_Tensor, '__rtruediv__', _operator__rtruediv__)
     setattr(_Tensor, '__itruediv__', _operator__itruediv__)
+    setattr(_Tensor, '__floordiv__', _operator__floordiv__)
+    setattr(_Tensor, '__rfloordiv__', _operator__rfloordiv__)
+    setattr(_Tensor, '__ifloordiv__', _operator__ifloordiv__)
+    setattr(_Tensor, '__mod__', _operator__mod__)
+    setattr(_Tensor, '__rmod__', _operator__rmod__)
+    setattr(_Tensor, '__imod__', _operator__imod__)
     setattr(_Tensor, '__matmul__', _operator__matmul__)
     setattr(_Tensor, '__pow__', _operator__pow__)
     setattr(_Tensor, '__neg__', _operator__neg__)

@@ -5,20 +5,21 @@
 # fmt: off
 from collections.abc import Sequence
 from typing import overload
-from typedops import Device, Layout, MemoryFormat, Scalar, ScalarType, SymInt, Tensor
+from typedops import Device, DType, Layout, MemoryFormat, Scalar, SymInt, Tensor
+from typedops import ScalarType  # pyright: ignore[reportUnusedImport] -- for ScalarType results, if any
 from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Generator? arguments, if any
 from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
 __all__ = [
-    'add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_', 'exp2', 'exp2_', 'expm1',
-    'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt', 'sqrt_', 'rsqrt', 'rsqrt_',
-    'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan', 'tan_', 'asin', 'asin_',
-    'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_', 'relu', 'threshold_backward',
-    'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax', 'max', 'argmax', 'matmul',
-    'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
-    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'add', 'sub', 'mul', 'div', 'floor_divide', 'remainder', 'pow', 'maximum', 'minimum', 'neg', 'abs', 'exp', 'exp_',
+    'exp2', 'exp2_', 'expm1', 'expm1_', 'log', 'log_', 'log2', 'log2_', 'log10', 'log10_', 'log1p', 'log1p_', 'sqrt',
+    'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
+    'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
+    'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
+    'max', 'min', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -42,6 +43,15 @@ div___Tensor: _OperatorHandle
 div__out: _OperatorHandle
 div__Scalar: _OperatorHandle
 div___Scalar: _OperatorHandle
+floor_divide__default: _OperatorHandle
+floor_divide__Scalar: _OperatorHandle
+floor_divide___Tensor: _OperatorHandle
+floor_divide___Scalar: _OperatorHandle
+remainder__Tensor: _OperatorHandle
+remainder__Scalar: _OperatorHandle
+remainder___Tensor: _OperatorHandle
+remainder___Scalar: _OperatorHandle
+remainder__Scalar_Tensor: _OperatorHandle
 pow__Tensor_Scalar: _OperatorHandle
 maximum__default: _OperatorHandle
 minimum__default: _OperatorHandle
@@ -129,10 +139,14 @@ where__ScalarOther: _OperatorHandle
 where__Scalar: _OperatorHandle
 sum__default: _OperatorHandle
 sum__dim_IntList: _OperatorHandle
+sum__IntList_out: _OperatorHandle
 mean__default: _OperatorHandle
 mean__dim: _OperatorHandle
 amax__default: _OperatorHandle
 max__dim: _OperatorHandle
+max__default: _OperatorHandle
+min__dim: _OperatorHandle
+min__default: _OperatorHandle
 argmax__default: _OperatorHandle
 matmul__default: _OperatorHandle
 mm__default: _OperatorHandle
@@ -147,6 +161,7 @@ select__int: _OperatorHandle
 slice__Tensor: _OperatorHandle
 unsqueeze__default: _OperatorHandle
 squeeze__dim: _OperatorHandle
+squeeze__default: _OperatorHandle
 expand__default: _OperatorHandle
 flatten__using_ints: _OperatorHandle
 contiguous__default: _OperatorHandle
@@ -192,6 +207,16 @@ def div(self: Tensor, other: Tensor, *, out: None = ...) -> Tensor: ...
 def div(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
 @overload
 def div(self: Tensor, other: Scalar, *, out: None = ...) -> Tensor: ...
+@overload
+def floor_divide(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def floor_divide(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def remainder(self: Scalar, other: Tensor) -> Tensor: ...
 def pow(self: Tensor, exponent: Scalar) -> Tensor: ...
 def maximum(self: Tensor, other: Tensor) -> Tensor: ...
 def minimum(self: Tensor, other: Tensor) -> Tensor: ...
@@ -334,27 +359,44 @@ def where(condition: Tensor, self: Tensor, other: Scalar) -> Tensor: ...
 @overload
 def where(condition: Tensor, self: Scalar, other: Scalar) -> Tensor: ...
 @overload
-def sum(self: Tensor, *, dtype: ScalarType | None = ...) -> Tensor: ...
+def sum(self: Tensor, *, dtype: DType | None = ..., out: None = ...) -> Tensor: ...
 @overload
 def sum(
     self: Tensor,
     dim: int | Sequence[int] | None,
     keepdim: bool = ...,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
+    out: None = ...,
 ) -> Tensor: ...
 @overload
-def mean(self: Tensor, *, dtype: ScalarType | None = ...) -> Tensor: ...
+def sum(
+    self: Tensor,
+    dim: int | Sequence[int] | None,
+    keepdim: bool = ...,
+    *,
+    dtype: DType | None = ...,
+    out: Tensor,
+) -> Tensor: ...
+@overload
+def mean(self: Tensor, *, dtype: DType | None = ...) -> Tensor: ...
 @overload
 def mean(
     self: Tensor,
     dim: int | Sequence[int] | None,
     keepdim: bool = ...,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
 ) -> Tensor: ...
 def amax(self: Tensor, dim: int | Sequence[int] = ..., keepdim: bool = ...) -> Tensor: ...
+@overload
 def max(self: Tensor, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: ...
+@overload
+def max(self: Tensor) -> Tensor: ...
+@overload
+def min(self: Tensor, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: ...
+@overload
+def min(self: Tensor) -> Tensor: ...
 def argmax(self: Tensor, dim: int | None = ..., keepdim: bool = ...) -> Tensor: ...
 def matmul(self: Tensor, other: Tensor) -> Tensor: ...
 def mm(self: Tensor, mat2: Tensor) -> Tensor: ...
@@ -378,7 +420,10 @@ def slice(
     step: SymInt = ...,
 ) -> Tensor: ...
 def unsqueeze(self: Tensor, dim: int) -> Tensor: ...
+@overload
 def squeeze(self: Tensor, dim: int) -> Tensor: ...
+@overload
+def squeeze(self: Tensor) -> Tensor: ...
 def flatten(self: Tensor, start_dim: int = ..., end_dim: int = ...) -> Tensor: ...
 def clone(self: Tensor, *, memory_format: MemoryFormat | None = ...) -> Tensor: ...
 def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
@@ -386,7 +431,7 @@ def stack(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 def empty(
     size: Sequence[SymInt],
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -395,7 +440,7 @@ def empty(
 def zeros(
     size: Sequence[SymInt],
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -403,7 +448,7 @@ def zeros(
 def ones(
     size: Sequence[SymInt],
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -412,7 +457,7 @@ def full(
     size: Sequence[SymInt],
     fill_value: Scalar,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -420,7 +465,7 @@ def full(
 def scalar_tensor(
     s: Scalar,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -428,7 +473,7 @@ def scalar_tensor(
 def randn(
     size: Sequence[SymInt],
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -437,7 +482,7 @@ def randn(
 def arange(
     end: Scalar,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -448,7 +493,7 @@ def arange(
     end: Scalar,
     step: Scalar = ...,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -456,7 +501,7 @@ def arange(
 def zeros_like(
     self: Tensor,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
@@ -465,7 +510,7 @@ def zeros_like(
 def _to_copy(
     self: Tensor,
     *,
-    dtype: ScalarType | None = ...,
+    dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,

@@ -34,6 +34,9 @@ from typedops.core._generated import (
     add__Tensor as _op_add__Tensor,
     mul__Tensor as _op_mul__Tensor,
     div__Tensor as _op_div__Tensor,
+    floor_divide__default as _op_floor_divide__default,
+    floor_divide___Tensor as _op_floor_divide___Tensor,
+    remainder__Tensor as _op_remainder__Tensor,
     pow__Tensor_Scalar as _op_pow__Tensor_Scalar,
     maximum__default as _op_maximum__default,
     minimum__default as _op_minimum__default,
@@ -75,6 +78,9 @@ from typedops.core._generated import (
     mean__dim as _op_mean__dim,
     amax__default as _op_amax__default,
     max__dim as _op_max__dim,
+    max__default as _op_max__default,
+    min__dim as _op_min__dim,
+    min__default as _op_min__default,
     matmul__default as _op_matmul__default,
     mm__default as _op_mm__default,
     as_strided__default as _op_as_strided__default,
@@ -94,6 +100,7 @@ from typedops.core._generated import (
     add___Tensor as _op_add___Tensor,
     mul___Tensor as _op_mul___Tensor,
     div___Tensor as _op_div___Tensor,
+    remainder___Tensor as _op_remainder___Tensor,
     exp___default as _op_exp___default,
     exp2___default as _op_exp2___default,
     expm1___default as _op_expm1___default,
@@ -137,12 +144,16 @@ from typedops.core._generated import (
     sinh__out as _op_sinh__out,
     cosh__out as _op_cosh__out,
     tanh__out as _op_tanh__out,
+    sum__IntList_out as _op_sum__IntList_out,
 )
 
 # Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
 _S_add__Tensor = _slots(_op_add__Tensor)
 _S_mul__Tensor = _slots(_op_mul__Tensor)
 _S_div__Tensor = _slots(_op_div__Tensor)
+_S_floor_divide__default = _slots(_op_floor_divide__default)
+_S_floor_divide___Tensor = _slots(_op_floor_divide___Tensor)
+_S_remainder__Tensor = _slots(_op_remainder__Tensor)
 _S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
 _S_maximum__default = _slots(_op_maximum__default)
 _S_minimum__default = _slots(_op_minimum__default)
@@ -184,6 +195,9 @@ _S_mean__default = _slots(_op_mean__default)
 _S_mean__dim = _slots(_op_mean__dim)
 _S_amax__default = _slots(_op_amax__default)
 _S_max__dim = _slots(_op_max__dim)
+_S_max__default = _slots(_op_max__default)
+_S_min__dim = _slots(_op_min__dim)
+_S_min__default = _slots(_op_min__default)
 _S_matmul__default = _slots(_op_matmul__default)
 _S_mm__default = _slots(_op_mm__default)
 _S_as_strided__default = _slots(_op_as_strided__default)
@@ -203,6 +217,7 @@ _S__to_copy__default = _slots(_op__to_copy__default)
 _S_add___Tensor = _slots(_op_add___Tensor)
 _S_mul___Tensor = _slots(_op_mul___Tensor)
 _S_div___Tensor = _slots(_op_div___Tensor)
+_S_remainder___Tensor = _slots(_op_remainder___Tensor)
 _S_exp___default = _slots(_op_exp___default)
 _S_exp2___default = _slots(_op_exp2___default)
 _S_expm1___default = _slots(_op_expm1___default)
@@ -444,6 +459,206 @@ def div__Tensor_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return div__Tensor_autograd
+
+
+def backward_floor_divide__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        raise _not_implemented('core::floor_divide', 'self')
+    _g1 = None
+    if _e[1] is not None:
+        raise _not_implemented('core::floor_divide', 'other')
+    return (_g0, _g1)
+
+
+class FloorDivideBackward0(_Node):
+    __slots__ = ()
+    _name = 'FloorDivideBackward0'
+    apply = backward_floor_divide__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def floor_divide__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def floor_divide__default_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_floor_divide__default.cache[_bl](self, other)
+        _node = FloorDivideBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_floor_divide__default.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return floor_divide__default_autograd
+
+
+def backward_floor_divide___Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        raise _not_implemented('core::floor_divide_.Tensor', 'self')
+    _g1 = None
+    if _e[1] is not None:
+        raise _not_implemented('core::floor_divide_.Tensor', 'other')
+    return (_g0, _g1)
+
+
+class FloorDivideBackward1(_Node):
+    __slots__ = ()
+    _name = 'FloorDivideBackward1'
+    apply = backward_floor_divide___Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def floor_divide___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def floor_divide___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::floor_divide_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_floor_divide___Tensor.cache[_bl](self, other)
+        _node = FloorDivideBackward1()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _result = _S_floor_divide___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return floor_divide___Tensor_autograd
+
+
+def backward_remainder__Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(grad, self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        other = _unpack_saved(_node.s_other, _node.v_other, _node, -1)
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(-grad * _F.floor_divide(self, other), other_shape)
+    return (_g0, _g1)
+
+
+class RemainderBackward0(_Node):
+    __slots__ = ('s_self_shape', 's_self', 'v_self', 's_other', 'v_other', 's_other_shape')
+    _name = 'RemainderBackward0'
+    apply = backward_remainder__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_other = None
+        self.released = True
+
+
+def remainder__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def remainder__Tensor_autograd(self, other):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_remainder__Tensor.cache[_bl](self, other)
+        _node = RemainderBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_self = self
+            _st = self._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_remainder__Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return remainder__Tensor_autograd
 
 
 def backward_pow__Tensor_Scalar(_node, grads):
@@ -2476,6 +2691,185 @@ def max__dim_autograd(_ks):
     return max__dim_autograd
 
 
+def backward_max__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        _g0 = _H.evenly_distribute_backward(grad, self, result)
+    return (_g0,)
+
+
+class MaxBackward1(_Node):
+    __slots__ = ('s_self', 'v_self', 's_result', 'v_result')
+    _name = 'MaxBackward1'
+    apply = backward_max__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_result = None
+        self.released = True
+
+
+def max__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def max__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_max__default.cache[_bl](self)
+        _node = MaxBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_max__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return max__default_autograd
+
+
+def backward_min__dim(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        dim = _node.s_dim
+        indices = _unpack_output(_node.s_indices, _node.v_indices, _node, 1)
+        keepdim = _node.s_keepdim
+        self_shape = _node.s_self_shape
+        _g0 = _H.max_dim_backward(grad, self_shape, dim, indices, keepdim)
+    return (_g0,)
+
+
+class MinBackward0(_Node):
+    __slots__ = ('s_dim', 's_indices', 'v_indices', 's_keepdim', 's_self_shape')
+    _name = 'MinBackward0'
+    apply = backward_min__dim
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_indices = None
+        self.released = True
+
+
+def min__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def min__dim_autograd(self, dim, keepdim):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_min__dim.cache[_bl](self, dim, keepdim)
+        _node = MinBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.out_meta = ()
+        _node.s_dim = dim
+        _node.s_keepdim = keepdim
+        _node.s_self_shape = self._shape
+        _result = _S_min__dim.cache[_bl](self, dim, keepdim)
+        _set_history(_result[0], _node, 0)
+        _add_output(_node, _result[1])
+        _t = _alias(_result[1])
+        _node.s_indices = _t
+        _st = _t._storage
+        _node.v_indices = 0 if _st is None else _st.version
+        return _result
+    return min__dim_autograd
+
+
+def backward_min__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        _g0 = _H.evenly_distribute_backward(grad, self, result)
+    return (_g0,)
+
+
+class MinBackward1(_Node):
+    __slots__ = ('s_self', 'v_self', 's_result', 'v_result')
+    _name = 'MinBackward1'
+    apply = backward_min__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_result = None
+        self.released = True
+
+
+def min__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def min__default_autograd(self):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_min__default.cache[_bl](self)
+        _node = MinBackward1()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _result = _S_min__default.cache[_bl](self)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        _t = _alias(_result)
+        _node.s_result = _t
+        _st = _t._storage
+        _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return min__default_autograd
+
+
 def backward_matmul__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -3495,6 +3889,62 @@ def div___Tensor_autograd(_ks):
     return div___Tensor_autograd
 
 
+def remainder___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def remainder___Tensor_autograd(self, other):
+        _base = _check_inplace(self, 'core::remainder_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_remainder___Tensor.cache[_bl](self, other)
+        _node = RemainderBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _t = _original(self)
+            _node.s_self = _t
+            _st = _t._storage
+            _node.v_self = 0 if _st is None else _st.version
+            _node.s_other = other
+            _st = other._storage
+            _node.v_other = 0 if _st is None else _st.version
+            _node.s_other_shape = other._shape
+        _result = _S_remainder___Tensor.cache[_bl](self, other)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return remainder___Tensor_autograd
+
+
 def exp___default_autograd(_ks):
     _bl = _BELOW[_ks]
 
@@ -4413,10 +4863,19 @@ def tanh__out_autograd(_ks):
     return tanh__out_autograd
 
 
+def sum__IntList_out_autograd(_ks):
+    def sum__IntList_out_autograd(self, dim, keepdim, *, dtype, out):
+        raise _out_not_differentiable('core::sum.IntList_out')
+    return sum__IntList_out_autograd
+
+
 _register_autograd_kernels(_LIBRARY, (
     (_op_add__Tensor, add__Tensor_autograd),
     (_op_mul__Tensor, mul__Tensor_autograd),
     (_op_div__Tensor, div__Tensor_autograd),
+    (_op_floor_divide__default, floor_divide__default_autograd),
+    (_op_floor_divide___Tensor, floor_divide___Tensor_autograd),
+    (_op_remainder__Tensor, remainder__Tensor_autograd),
     (_op_pow__Tensor_Scalar, pow__Tensor_Scalar_autograd),
     (_op_maximum__default, maximum__default_autograd),
     (_op_minimum__default, minimum__default_autograd),
@@ -4458,6 +4917,9 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_mean__dim, mean__dim_autograd),
     (_op_amax__default, amax__default_autograd),
     (_op_max__dim, max__dim_autograd),
+    (_op_max__default, max__default_autograd),
+    (_op_min__dim, min__dim_autograd),
+    (_op_min__default, min__default_autograd),
     (_op_matmul__default, matmul__default_autograd),
     (_op_mm__default, mm__default_autograd),
     (_op_as_strided__default, as_strided__default_autograd),
@@ -4477,6 +4939,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_add___Tensor, add___Tensor_autograd),
     (_op_mul___Tensor, mul___Tensor_autograd),
     (_op_div___Tensor, div___Tensor_autograd),
+    (_op_remainder___Tensor, remainder___Tensor_autograd),
     (_op_exp___default, exp___default_autograd),
     (_op_exp2___default, exp2___default_autograd),
     (_op_expm1___default, expm1___default_autograd),
@@ -4520,4 +4983,5 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_sinh__out, sinh__out_autograd),
     (_op_cosh__out, cosh__out_autograd),
     (_op_tanh__out, tanh__out_autograd),
+    (_op_sum__IntList_out, sum__IntList_out_autograd),
 ))

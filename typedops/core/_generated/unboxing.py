@@ -323,6 +323,140 @@ def _boxed_div___Scalar(stack: list[Any]) -> None:
     stack[:] = (div___Scalar(*stack),)
 
 
+def floor_divide__default(self: Any, other: Any) -> Any:
+    # core::floor_divide
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::floor_divide', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.floor_divide_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide_cpu(self, other)
+    raise _no_static_kernel('core::floor_divide', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide__default(stack: list[Any]) -> None:
+    stack[:] = (floor_divide__default(*stack),)
+
+
+def floor_divide__Scalar(self: Any, other: Any) -> Any:
+    # core::floor_divide.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.floor_divide_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide_scalar_composite(self, other)
+    raise _no_static_kernel('core::floor_divide.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide__Scalar(stack: list[Any]) -> None:
+    stack[:] = (floor_divide__Scalar(*stack),)
+
+
+def floor_divide___Tensor(self: Any, other: Any) -> Any:
+    # core::floor_divide_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::floor_divide_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.floor_divide__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide__cpu(self, other)
+    raise _no_static_kernel('core::floor_divide_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide___Tensor(stack: list[Any]) -> None:
+    stack[:] = (floor_divide___Tensor(*stack),)
+
+
+def floor_divide___Scalar(self: Any, other: Any) -> Any:
+    # core::floor_divide_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.floor_divide__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.floor_divide__scalar_composite(self, other)
+    raise _no_static_kernel('core::floor_divide_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide___Scalar(stack: list[Any]) -> None:
+    stack[:] = (floor_divide___Scalar(*stack),)
+
+
+def remainder__Tensor(self: Any, other: Any) -> Any:
+    # core::remainder.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.remainder_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_cpu(self, other)
+    raise _no_static_kernel('core::remainder.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder__Tensor(*stack),)
+
+
+def remainder__Scalar(self: Any, other: Any) -> Any:
+    # core::remainder.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_scalar_composite(self, other)
+    raise _no_static_kernel('core::remainder.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Scalar(stack: list[Any]) -> None:
+    stack[:] = (remainder__Scalar(*stack),)
+
+
+def remainder___Tensor(self: Any, other: Any) -> Any:
+    # core::remainder_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.remainder__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder__cpu(self, other)
+    raise _no_static_kernel('core::remainder_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder___Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder___Tensor(*stack),)
+
+
+def remainder___Scalar(self: Any, other: Any) -> Any:
+    # core::remainder_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder__scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder__scalar_composite(self, other)
+    raise _no_static_kernel('core::remainder_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_remainder___Scalar(stack: list[Any]) -> None:
+    stack[:] = (remainder___Scalar(*stack),)
+
+
+def remainder__Scalar_Tensor(self: Any, other: Any) -> Any:
+    # core::remainder.Scalar_Tensor
+    _b = other.key_bits
+    if _b & 2:  # Meta
+        return _m0.remainder_scalar_tensor_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.remainder_scalar_tensor_composite(self, other)
+    raise _no_static_kernel('core::remainder.Scalar_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Scalar_Tensor(stack: list[Any]) -> None:
+    stack[:] = (remainder__Scalar_Tensor(*stack),)
+
+
 def pow__Tensor_Scalar(self: Any, exponent: Any) -> Any:
     # core::pow.Tensor_Scalar
     _b = self.key_bits
@@ -1605,6 +1739,22 @@ def _boxed_sum__dim_IntList(stack: list[Any]) -> None:
     stack[:] = (sum__dim_IntList(*stack),)
 
 
+def sum__IntList_out(self: Any, dim: Any, keepdim: Any, dtype: Any, out: Any) -> Any:
+    # core::sum.IntList_out
+    _b = self.key_bits | out.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::sum.IntList_out', _b, (self, out))
+    if _b & 2:  # Meta
+        return _m0.sum_intlist_out_meta(self, dim, keepdim, dtype=dtype, out=out)
+    if _b & 1:  # CPU
+        return _m0.sum_intlist_out_cpu(self, dim, keepdim, dtype=dtype, out=out)
+    raise _no_static_kernel('core::sum.IntList_out', _b, 'CPU, Meta')
+
+
+def _boxed_sum__IntList_out(stack: list[Any]) -> None:
+    stack[:] = (sum__IntList_out(*stack),)
+
+
 def mean__default(self: Any, dtype: Any) -> Any:
     # core::mean
     _b = self.key_bits
@@ -1659,6 +1809,48 @@ def max__dim(self: Any, dim: Any, keepdim: Any) -> Any:
 
 def _boxed_max__dim(stack: list[Any]) -> None:
     stack[:] = max__dim(*stack)
+
+
+def max__default(self: Any) -> Any:
+    # core::max
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.max_meta(self)
+    if _b & 1:  # CPU
+        return _m0.max_cpu(self)
+    raise _no_static_kernel('core::max', _b, 'CPU, Meta')
+
+
+def _boxed_max__default(stack: list[Any]) -> None:
+    stack[:] = (max__default(*stack),)
+
+
+def min__dim(self: Any, dim: Any, keepdim: Any) -> Any:
+    # core::min.dim
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.min_dim_meta(self, dim, keepdim)
+    if _b & 1:  # CPU
+        return _m0.min_dim_cpu(self, dim, keepdim)
+    raise _no_static_kernel('core::min.dim', _b, 'CPU, Meta')
+
+
+def _boxed_min__dim(stack: list[Any]) -> None:
+    stack[:] = min__dim(*stack)
+
+
+def min__default(self: Any) -> Any:
+    # core::min
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.min_meta(self)
+    if _b & 1:  # CPU
+        return _m0.min_cpu(self)
+    raise _no_static_kernel('core::min', _b, 'CPU, Meta')
+
+
+def _boxed_min__default(stack: list[Any]) -> None:
+    stack[:] = (min__default(*stack),)
 
 
 def argmax__default(self: Any, dim: Any, keepdim: Any) -> Any:
@@ -1859,6 +2051,20 @@ def squeeze__dim(self: Any, dim: Any) -> Any:
 
 def _boxed_squeeze__dim(stack: list[Any]) -> None:
     stack[:] = (squeeze__dim(*stack),)
+
+
+def squeeze__default(self: Any) -> Any:
+    # core::squeeze
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.squeeze_composite(self)
+    if _b & 1:  # CPU
+        return _m0.squeeze_composite(self)
+    raise _no_static_kernel('core::squeeze', _b, 'CPU, Meta')
+
+
+def _boxed_squeeze__default(stack: list[Any]) -> None:
+    stack[:] = (squeeze__default(*stack),)
 
 
 def expand__default(self: Any, size: Any, implicit: Any) -> Any:
@@ -2190,6 +2396,15 @@ _register_static_wrappers('CPU, Meta', {
     'core::div.out': (_boxed_div__out, div__out),
     'core::div.Scalar': (_boxed_div__Scalar, div__Scalar),
     'core::div_.Scalar': (_boxed_div___Scalar, div___Scalar),
+    'core::floor_divide': (_boxed_floor_divide__default, floor_divide__default),
+    'core::floor_divide.Scalar': (_boxed_floor_divide__Scalar, floor_divide__Scalar),
+    'core::floor_divide_.Tensor': (_boxed_floor_divide___Tensor, floor_divide___Tensor),
+    'core::floor_divide_.Scalar': (_boxed_floor_divide___Scalar, floor_divide___Scalar),
+    'core::remainder.Tensor': (_boxed_remainder__Tensor, remainder__Tensor),
+    'core::remainder.Scalar': (_boxed_remainder__Scalar, remainder__Scalar),
+    'core::remainder_.Tensor': (_boxed_remainder___Tensor, remainder___Tensor),
+    'core::remainder_.Scalar': (_boxed_remainder___Scalar, remainder___Scalar),
+    'core::remainder.Scalar_Tensor': (_boxed_remainder__Scalar_Tensor, remainder__Scalar_Tensor),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),
     'core::minimum': (_boxed_minimum__default, minimum__default),
@@ -2277,10 +2492,14 @@ _register_static_wrappers('CPU, Meta', {
     'core::where.Scalar': (_boxed_where__Scalar, where__Scalar),
     'core::sum': (_boxed_sum__default, sum__default),
     'core::sum.dim_IntList': (_boxed_sum__dim_IntList, sum__dim_IntList),
+    'core::sum.IntList_out': (_boxed_sum__IntList_out, sum__IntList_out),
     'core::mean': (_boxed_mean__default, mean__default),
     'core::mean.dim': (_boxed_mean__dim, mean__dim),
     'core::amax': (_boxed_amax__default, amax__default),
     'core::max.dim': (_boxed_max__dim, max__dim),
+    'core::max': (_boxed_max__default, max__default),
+    'core::min.dim': (_boxed_min__dim, min__dim),
+    'core::min': (_boxed_min__default, min__default),
     'core::argmax': (_boxed_argmax__default, argmax__default),
     'core::matmul': (_boxed_matmul__default, matmul__default),
     'core::mm': (_boxed_mm__default, mm__default),
@@ -2295,6 +2514,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::slice.Tensor': (_boxed_slice__Tensor, slice__Tensor),
     'core::unsqueeze': (_boxed_unsqueeze__default, unsqueeze__default),
     'core::squeeze.dim': (_boxed_squeeze__dim, squeeze__dim),
+    'core::squeeze': (_boxed_squeeze__default, squeeze__default),
     'core::expand': (_boxed_expand__default, expand__default),
     'core::flatten.using_ints': (_boxed_flatten__using_ints, flatten__using_ints),
     'core::contiguous': (_boxed_contiguous__default, contiguous__default),

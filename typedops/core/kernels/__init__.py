@@ -107,14 +107,35 @@ from ._scalars import (
     where_scalar_other_composite,
     where_scalar_composite,
 )
+from ._division import (
+    floor_divide__cpu,
+    floor_divide__meta,
+    floor_divide__scalar_composite,
+    remainder__cpu,
+    remainder__meta,
+    remainder__scalar_composite,
+    floor_divide_cpu,
+    floor_divide_meta,
+    floor_divide_scalar_composite,
+    remainder_cpu,
+    remainder_meta,
+    remainder_scalar_composite,
+    remainder_scalar_tensor_composite,
+)
 from ._reduce import (
     amax_cpu,
     amax_meta,
     argmax_composite,
     matmul_cpu,
     matmul_meta,
+    max_cpu,
     max_dim_cpu,
     max_dim_meta,
+    max_meta,
+    min_cpu,
+    min_dim_cpu,
+    min_dim_meta,
+    min_meta,
     mean_cpu,
     mean_dim_cpu,
     mean_dim_meta,
@@ -125,6 +146,8 @@ from ._reduce import (
     sum_meta,
     sum_dim_cpu,
     sum_dim_meta,
+    sum_intlist_out_cpu,
+    sum_intlist_out_meta,
 )
 from ._unary import (
     acos__cpu,
@@ -207,6 +230,7 @@ from ._views import (
     reshape_composite,
     select,
     slice_,
+    squeeze_composite,
     squeeze_dim,
     stack_composite,
     t_composite,
@@ -250,6 +274,10 @@ __all__ = [
     "where_scalar_self_composite",
     "where_scalar_other_composite",
     "where_scalar_composite",
+    # floor division and remainder (_division.py)
+    "floor_divide_cpu", "floor_divide_meta", "floor_divide_scalar_composite", "remainder_cpu", "remainder_meta",
+    "remainder_scalar_composite", "remainder_scalar_tensor_composite", "floor_divide__cpu", "floor_divide__meta",
+    "floor_divide__scalar_composite", "remainder__cpu", "remainder__meta", "remainder__scalar_composite",
     # unary math, each in three forms (see _unary.py)
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta", "exp_cpu", "exp__cpu",
     "exp_out_cpu", "exp2_cpu", "exp2__cpu", "exp2_out_cpu", "expm1_cpu", "expm1__cpu",
@@ -264,11 +292,12 @@ __all__ = [
     "tanh_out_cpu",
     # reductions and products
     "sum_dim_cpu", "sum_dim_meta", "sum_cpu", "sum_meta", "mean_dim_cpu", "mean_dim_meta", "mean_cpu",
-    "mean_meta",
+    "mean_meta", "sum_intlist_out_cpu", "sum_intlist_out_meta",
     "amax_cpu", "amax_meta", "max_dim_cpu", "max_dim_meta", "argmax_composite",
+    "max_cpu", "max_meta", "min_cpu", "min_meta", "min_dim_cpu", "min_dim_meta",
     "matmul_cpu", "matmul_meta", "mm_cpu", "mm_meta",
     # views, copies, joins
-    "as_strided", "detach", "view", "permute", "select", "slice_", "unsqueeze", "squeeze_dim", "expand",
+    "as_strided", "detach", "view", "permute", "select", "slice_", "unsqueeze", "squeeze_dim", "squeeze_composite", "expand",
     "reshape_composite", "transpose", "t_composite", "flatten_composite",
     "contiguous_composite", "clone_cpu", "clone_meta", "copy__cpu", "copy__meta",
     "cat_cpu", "cat_meta", "stack_composite",

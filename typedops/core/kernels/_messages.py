@@ -42,6 +42,11 @@ BOOL_NEGATION: Final = (
 )
 NEGATIVE_INT_POWER: Final = "Integers to negative integer powers are not allowed."
 NOT_FOR_COMPLEX: Final = "{name} not implemented for complex tensors."
+NOT_FOR_DTYPE: Final = "{name} is not implemented for {dtype} tensors; convert them first, e.g. x.to(float32)"
+INTEGER_DIVISION_BY_ZERO: Final = (
+    "ZeroDivisionError: {name} of integers by zero; test the divisor first (core.where), or "
+    "divide floating tensors (x.to(float32)), where it gives inf or nan"
+)
 ORDER_COMPLEX: Final = "{name} is not implemented for {dtype}: complex numbers have no order; compare their .real or .abs() instead"
 RELU_DTYPE: Final = "relu is not implemented for {dtype} tensors"
 WHERE_CONDITION_DTYPE: Final = (
@@ -55,6 +60,14 @@ MEAN_DTYPE: Final = (
     "complex dtype. Got: {dtype}"
 )
 EMPTY_REDUCTION_DIM: Final = "{name}(): Expected reduction dim {dim} to have non-zero size."
+EMPTY_FULL_REDUCTION: Final = (
+    "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+    "reduction dim with the 'dim' argument."
+)
+SUM_OUT_DTYPE: Final = (
+    "Expected out tensor to have dtype {dtype}, but got {out} instead: pass an out tensor of "
+    "dtype {dtype}, or leave dtype out to sum in the out tensor's dtype"
+)
 OPERAND_DTYPES_DIFFER: Final = "expected both operands to have the same dtype, but got: {a} != {b}"
 MATMUL_SCALAR: Final = "both arguments to matmul need to be at least 1D, but they are {a}D and {b}D"
 MATMUL_SHAPES: Final = "mat1 and mat2 shapes cannot be multiplied ({a} and {b})"

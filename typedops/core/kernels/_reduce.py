@@ -1,4 +1,4 @@
-"""Reductions over dimensions (``sum``, ``mean``, ``amax``, ``max.dim``, ``argmax``) and
+"""Reductions over dimensions (``sum``, ``mean``, ``amax``, ``max``, ``min``, ``argmax``) and
 matrix products (``matmul``, ``mm``)."""
 
 from __future__ import annotations
@@ -7,17 +7,20 @@ import operator
 from collections.abc import Sequence
 from typing import Any, Final, Optional, cast
 
-from ...vocabulary import DimensionError, ScalarType, TensorError
+from ...vocabulary import DimensionError, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, array_of, broadcast_shapes, numel_of, wrap_dim
-from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
+from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype, write_out
 from ._messages import (
     DIM_REPEATED,
+    EMPTY_FULL_REDUCTION,
     EMPTY_REDUCTION_DIM,
     MATMUL_SCALAR,
     MATMUL_SHAPES,
     MEAN_DTYPE,
     NOT_A_MATRIX,
     OPERAND_DTYPES_DIFFER,
+    ORDER_COMPLEX,
+    SUM_OUT_DTYPE,
 )
 
 Shape = tuple[int, ...]
@@ -90,6 +93,33 @@ def sum_dim_meta(
 ) -> Tensor:
     shape, result_dtype, _ = _plan_sum(self, dim, keepdim, dtype)
     return meta_like(shape, result_dtype)
+
+
+def _sum_out_dtype(self: Tensor, dtype: Optional[ScalarType], out: Tensor) -> ScalarType:
+    """The dtype ``sum.IntList_out`` sums in: ``dtype`` if given (``out`` must have it), else
+    ``out``'s, as PyTorch's."""
+    if dtype is None:
+        return out.dtype
+    if out.dtype is not dtype:
+        raise TensorError(SUM_OUT_DTYPE.format(dtype=dtype.name, out=out.dtype.name))
+    return dtype
+
+
+def sum_intlist_out_cpu(
+    self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType], out: Tensor
+) -> Tensor:
+    """``sum.dim_IntList`` written into ``out`` (resized to the result's shape)."""
+    chosen = _sum_out_dtype(self, dtype, out)
+    result = sum_dim_cpu(self, dim, keepdim, dtype=chosen)
+    return write_out(out, array_of(result), result.shape, chosen)
+
+
+def sum_intlist_out_meta(
+    self: Tensor, dim: Optional[Sequence[int]], keepdim: bool, *, dtype: Optional[ScalarType], out: Tensor
+) -> Tensor:
+    chosen = _sum_out_dtype(self, dtype, out)
+    shape, _, _ = _plan_sum(self, dim, keepdim, chosen)
+    return write_out(out, None, shape, chosen)
 
 
 # Sums keep a floating or complex dtype; integers and bools sum in int64.
@@ -239,26 +269,75 @@ def amax_meta(self: Tensor, dim: Sequence[int], keepdim: bool) -> Tensor:
     return meta_like(shape, self.dtype)
 
 
-def _plan_max_dim(self: Tensor, dim: int, keepdim: bool) -> tuple[Shape, int]:
+def _check_ordered(self: Tensor, name: str) -> None:
+    if self._dtype.is_complex:
+        raise UnsupportedError(ORDER_COMPLEX.format(name=name, dtype=self._dtype.name))
+
+
+def _plan_max_dim(self: Tensor, dim: int, keepdim: bool, name: str = "max") -> tuple[Shape, int]:
+    _check_ordered(self, name)
     d = wrap_dim(dim, self.ndim)
-    _check_nonempty(self, (d,), "max")
+    _check_nonempty(self, (d,), name)
     return reduced_shape(self.shape, (d,) if self.ndim else (), keepdim), d
 
 
-def max_dim_cpu(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+def _extreme_dim(self: Tensor, dim: int, keepdim: bool, name: str) -> tuple[Tensor, Tensor]:
+    """``max.dim``/``min.dim``: the values and the index of the first of each along ``dim``."""
     import numpy as np
 
-    shape, d = _plan_max_dim(self, dim, keepdim)
+    shape, d = _plan_max_dim(self, dim, keepdim, name)
     array = data(self) if self.ndim else data(self).reshape(1)
-    indices = np.argmax(array, axis=d, keepdims=keepdim)
+    indices = (np.argmax if name == "max" else np.argmin)(array, axis=d, keepdims=keepdim)
     values = np.take_along_axis(array, indices if keepdim else np.expand_dims(indices, d), axis=d)
     values = values.reshape(shape)
     return fresh(values, self.dtype, self._device), fresh(np.asarray(indices).reshape(shape), ScalarType.int64, self._device)
 
 
+def max_dim_cpu(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    return _extreme_dim(self, dim, keepdim, "max")
+
+
 def max_dim_meta(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
     shape, _ = _plan_max_dim(self, dim, keepdim)
     return meta_like(shape, self.dtype), meta_like(shape, ScalarType.int64)
+
+
+def min_dim_cpu(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    return _extreme_dim(self, dim, keepdim, "min")
+
+
+def min_dim_meta(self: Tensor, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
+    shape, _ = _plan_max_dim(self, dim, keepdim, "min")
+    return meta_like(shape, self.dtype), meta_like(shape, ScalarType.int64)
+
+
+# -- max() / min(): of every element -------------------------------------------------------------
+def _check_extreme(self: Tensor, name: str) -> None:
+    _check_ordered(self, name)
+    if numel_of(self._shape) == 0:
+        raise TensorError(EMPTY_FULL_REDUCTION.format(name=name))
+
+
+def max_cpu(self: Tensor) -> Tensor:
+    """The largest element (NaN if any is NaN), as a 0-dim tensor."""
+    _check_extreme(self, "max")
+    return fresh(data(self).max(), self.dtype, self._device)
+
+
+def min_cpu(self: Tensor) -> Tensor:
+    """The smallest element (NaN if any is NaN), as a 0-dim tensor."""
+    _check_extreme(self, "min")
+    return fresh(data(self).min(), self.dtype, self._device)
+
+
+def max_meta(self: Tensor) -> Tensor:
+    _check_ordered(self, "max")  # a meta tensor's emptiness is not checked, as in PyTorch
+    return meta_like((), self.dtype)
+
+
+def min_meta(self: Tensor) -> Tensor:
+    _check_ordered(self, "min")
+    return meta_like((), self.dtype)
 
 
 def argmax_composite(self: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:

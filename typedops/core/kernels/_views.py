@@ -414,3 +414,10 @@ def stack_composite(tensors: Sequence[Tensor], dim: int) -> Tensor:
     unsqueeze_op = call_op("unsqueeze")
     result: Tensor = call_op("cat")([unsqueeze_op(t, d) for t in tensors], d)
     return result
+
+
+def squeeze_composite(self: Tensor) -> Tensor:
+    """``squeeze()``: a view without any dimension of size 1 (under vmap, of the logical
+    shape only: a composite sees the batched tensor's own dimensions)."""
+    result: Tensor = call_op("view")(self, [n for n in self.shape if n != 1])
+    return result

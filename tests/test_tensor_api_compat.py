@@ -1,0 +1,221 @@
+"""The torch-like Tensor API against torch 2.13 (make compat): numpy() of a tensor that
+requires grad, truth and number conversions, Python types as dtypes, sizes as varargs."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+from typing import Any
+
+import pytest
+
+import typedops
+from typedops import ScalarType, core, tensor
+
+pytestmark = pytest.mark.compat
+torch = pytest.importorskip("torch", reason="compares with PyTorch; needs the compat extra: make compat")
+
+
+def _outcome(call: Any) -> tuple[str, Any]:
+    """What ``call()`` gives: ('value', result) or ('error', the builtin classes it raises)."""
+    try:
+        return "value", call()
+    except Exception as e:  # noqa: BLE001 -- we compare what each library raises
+        builtins = (TypeError, ValueError, RuntimeError, OverflowError, IndexError)
+        return "error", tuple(b.__name__ for b in builtins if isinstance(e, b))
+
+
+def test_numpy_of_a_tensor_that_requires_grad_fails_as_torchs() -> None:
+    ours = tensor([1.0], requires_grad=True)
+    theirs = torch.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError) as a:
+        ours.numpy()
+    with pytest.raises(RuntimeError) as b:
+        theirs.numpy()
+    assert str(a.value) == str(b.value)
+    assert ours.numpy(force=True).tolist() == theirs.numpy(force=True).tolist()
+    with typedops.no_grad(), torch.no_grad():
+        assert ours.numpy().tolist() == theirs.numpy().tolist()
+
+
+def test_truth_of_empty_and_long_tensors_fails_as_torchs() -> None:
+    for size in ([0], [2]):
+        with pytest.raises(RuntimeError) as a:
+            bool(core.ones(size))
+        with pytest.raises(RuntimeError) as b:
+            bool(torch.ones(size))
+        assert str(a.value).startswith(str(b.value))
+
+
+_VALUES: list[tuple[list[Any], str]] = [
+    ([2.5], "float32"), ([-2.7], "float64"), ([[3]], "int64"), ([7], "int32"), ([True], "bool"), ([0.5], "float16"),
+    ([1.5 + 0j], "complex64"), ([1.5 + 2j], "complex128"), ([math.nan], "float32"), ([math.inf], "float64"),
+    ([1.0, 2.0], "float32"), ([1, 2], "int64"), ([], "float32"), ([], "int64"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("convert", [float, int, complex, operator.index, bool])
+@pytest.mark.parametrize(("data", "dtype"), _VALUES)
+def test_number_conversions_match_torch(convert: Any, data: list[Any], dtype: str) -> None:
+    ours = _outcome(lambda: convert(tensor(data, dtype=ScalarType[dtype])))
+    theirs = _outcome(lambda: convert(torch.tensor(data, dtype=getattr(torch, dtype))))
+    assert ours[0] == theirs[0]
+    if ours[0] == "value":
+        assert type(ours[1]) is type(theirs[1]) and repr(ours[1]) == repr(theirs[1])  # repr: nan is nan
+    else:  # ours is also every builtin torch's is (int(inf): an OverflowError that is a ValueError too)
+        assert set(theirs[1]) <= set(ours[1])
+
+
+@pytest.mark.parametrize("given", [float, int, bool, complex])
+def test_python_types_as_dtypes_match_torch(given: type) -> None:
+    x, tx = core.ones([2, 3]), torch.ones([2, 3])
+    pairs = [
+        (core.ones([2], dtype=given), torch.ones([2], dtype=given)),
+        (core.zeros([2], dtype=given), torch.zeros([2], dtype=given)),
+        (core.full([2], 1, dtype=given), torch.full([2], 1, dtype=given)),
+        (core.arange(3, dtype=given), torch.arange(3, dtype=given)) if given in (int, float) else (x, tx),
+        (core.sum(x, dtype=given), torch.sum(tx, dtype=given)),
+        (x.to(given), tx.to(given)),
+        (tensor([1, 0], dtype=given), torch.tensor([1, 0], dtype=given)),
+    ]
+    for ours, theirs in pairs:
+        assert ours.dtype.name == str(theirs.dtype).removeprefix("torch.")
+        assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.view(2, 12), lambda x: x.view(24), lambda x: x.view([3, 8]), lambda x: x.view(-1, 4),
+        lambda x: x.reshape(3, 8), lambda x: x.reshape(-1), lambda x: x.reshape((6, 4)),
+        lambda x: x.permute(1, 0), lambda x: x.permute([1, 0]), lambda x: x.expand(2, 4, 6),
+        lambda x: x.expand([2, -1, 6]), lambda x: x.view(5), lambda x: x.view(2.5), lambda x: x.permute(0),
+    ],
+)  # fmt: skip
+def test_sizes_as_varargs_match_torch(call: Any) -> None:
+    ours = _outcome(lambda: call(core.ones([4, 6])))
+    theirs = _outcome(lambda: call(torch.ones([4, 6])))
+    if ours[0] == theirs[0] == "value":
+        assert ours[1].shape == tuple(theirs[1].shape)
+    else:
+        assert ours == theirs
+
+
+_REDUCTIONS: list[tuple[str, Any]] = [
+    ("max()", lambda x: x.max()), ("min()", lambda x: x.min()), ("core.max(x)", lambda x: (core if isinstance(x, typedops.Tensor) else torch).max(x)),
+    ("min(1)", lambda x: x.min(1)), ("min(-1, True)", lambda x: x.min(-1, True)), ("max(0)", lambda x: x.max(0)),
+    ("squeeze()", lambda x: x.squeeze()), ("squeeze(1)", lambda x: x.squeeze(1)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "call"), _REDUCTIONS, ids=[n for n, _ in _REDUCTIONS])
+@pytest.mark.parametrize(
+    "data",
+    [[[1.0, 5.0, 5.0], [2.0, -1.0, 0.0]], [[3, 1, 2]], [[True, False]], [[1.0, math.nan]], [[2.5]], [[1 + 1j, 2j]],
+     [[]]],
+    ids=["float", "int", "bool", "nan", "one", "complex", "empty"],
+)  # fmt: skip
+def test_max_min_and_squeeze_match_torch(name: str, call: Any, data: Any) -> None:
+    ours = _outcome(lambda: call(tensor(data)))
+    theirs = _outcome(lambda: call(torch.tensor(data)))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "error":
+        return  # (complex: torch raises NotImplementedError or RuntimeError, ours UnsupportedError)
+    mine = ours[1] if isinstance(ours[1], tuple) else (ours[1],)
+    other = theirs[1] if isinstance(theirs[1], tuple) else (theirs[1],)
+    for a, b in zip(mine, other, strict=True):
+        assert a.shape == tuple(b.shape) and a.dtype.name == str(b.dtype).removeprefix("torch.")
+        assert repr(a.tolist()) == repr(b.tolist())
+
+
+def test_core_max_and_min_of_every_element_match_torch() -> None:
+    x = [[1.0, 7.0], [-3.0, 2.0]]
+    assert core.max(tensor(x)).item() == torch.max(torch.tensor(x)).item()
+    assert core.min(tensor(x)).item() == torch.min(torch.tensor(x)).item()
+    assert core.squeeze(core.ones([1, 2, 1])).shape == tuple(torch.squeeze(torch.ones([1, 2, 1])).shape)
+
+
+@pytest.mark.parametrize(
+    ("dim", "keepdim", "dtype", "out_dtype", "out_shape"),
+    [
+        (0, False, None, "float32", [3]), ([0, 1], True, None, "float32", [1, 1]), (1, False, None, "int64", [2]),
+        (1, False, "float64", "float64", [2]), (1, False, None, "float32", [5]), (-1, True, None, "float64", [0]),
+    ],
+)  # fmt: skip
+def test_sum_into_out_matches_torch(dim: Any, keepdim: bool, dtype: str | None, out_dtype: str, out_shape: list[int]) -> None:
+    data = [[1.5, 2.0, -1.0], [0.25, 3.0, 4.0]]
+    out = core.zeros(out_shape, dtype=ScalarType[out_dtype])
+    t_out = torch.zeros(out_shape, dtype=getattr(torch, out_dtype))
+    chosen = None if dtype is None else ScalarType[dtype]
+    with pytest.warns(UserWarning) if out_shape == [5] else contextlib.nullcontext():  # torch warns when it resizes
+        theirs = torch.sum(torch.tensor(data), dim, keepdim, dtype=None if dtype is None else getattr(torch, dtype), out=t_out)
+    ours = core.sum(tensor(data), dim, keepdim, dtype=chosen, out=out)
+    assert ours is out and theirs is t_out
+    assert out.shape == tuple(t_out.shape) and out.dtype.name == out_dtype and out.tolist() == t_out.tolist()
+
+
+def test_sum_into_out_of_another_dtype_than_dtype_fails_as_torchs() -> None:
+    with pytest.raises(RuntimeError) as a:
+        core.sum(core.ones([2, 3]), 0, dtype=ScalarType.float64, out=core.zeros([3]))
+    with pytest.raises(RuntimeError) as b:
+        torch.sum(torch.ones([2, 3]), 0, dtype=torch.float64, out=torch.zeros([3]))
+    assert str(a.value).startswith(str(b.value).replace("double", "float64").replace("float instead", "float32 instead"))
+
+
+_DIVISIONS: list[tuple[list[Any], list[Any]]] = [
+    ([5, -7, 3, -4, 0], [2, 2, -2, -3, 5]), ([5.5, -7.5, 3.0, -0.0, 1.0], [2.0, 2.0, -2.0, 3.0, 0.0]),
+    ([5, 6], [1, 0]), ([True], [True]), ([1j], [2j]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("a", "b"), _DIVISIONS)
+@pytest.mark.parametrize(
+    "call",
+    [lambda a, b: a // b, lambda a, b: a % b, lambda a, b: a // 2, lambda a, b: a % -3, lambda a, b: 7 // b,
+     lambda a, b: 7 % b, lambda a, b: a // 2.5, lambda a, b: a % 0.75],
+)  # fmt: skip
+def test_floor_division_and_remainder_match_torch(a: list[Any], b: list[Any], call: Any) -> None:
+    ours = _outcome(lambda: call(tensor(a), tensor(b)))
+    theirs = _outcome(lambda: call(torch.tensor(a), torch.tensor(b)))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+        assert repr(ours[1].tolist()) == repr(theirs[1].tolist())
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_per_sample_gradients_of_max_and_min_match_torch(name: str) -> None:
+    """Under vmap too, the gradient of max()/min() is shared among the ties."""
+    import warnings
+
+    from typedops import vmap
+    from typedops.func import grad
+
+    data = [[1.0, 5.0, 5.0], [2.0, -1.0, -1.0], [0.5, 0.5, 0.5]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the for-loop fallback's performance warning
+        ours = vmap(grad(lambda t: getattr(t, name)()))(tensor(data))
+    theirs = torch.func.vmap(torch.func.grad(lambda t: getattr(t, name)()))(torch.tensor(data))
+    assert ours.tolist() == theirs.tolist()
+
+
+@pytest.mark.parametrize("op", ["//=", "%="])
+@pytest.mark.parametrize(("a", "b"), [([5, -7, 3], [2, 2, -2]), ([5.5, -7.5, -0.0], [2.0, -2.0, 3.0]), ([1, 2], 2.5)])
+def test_in_place_floor_division_and_remainder_match_torch(op: str, a: list[Any], b: Any) -> None:
+    def run(lib: Any) -> tuple[str, Any]:
+        x = lib.tensor(a)
+        y = lib.tensor(b) if isinstance(b, list) else b
+        def call() -> Any:
+            nonlocal x
+            if op == "//=":
+                x //= y
+            else:
+                x %= y
+            return x
+        return _outcome(call)
+
+    ours, theirs = run(typedops), run(torch)
+    assert ours[0] == theirs[0]
+    if ours[0] == "value":
+        assert repr(ours[1].tolist()) == repr(theirs[1].tolist())

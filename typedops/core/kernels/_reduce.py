@@ -9,7 +9,7 @@ from typing import Any, Final, Optional, cast
 
 from ...vocabulary import DimensionError, ScalarType, TensorError
 from ...tensor import Tensor, array_of, broadcast_shapes, numel_of, wrap_dim
-from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype
+from ._common import call_op, data, fresh, meta_like, np_dtype, product_fast
 from ._messages import (
     DIM_REPEATED,
     EMPTY_REDUCTION_DIM,
@@ -374,7 +374,7 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
         except ValueError:
             result = None  # shapes that do not fit: the plan below raises PyTorch's error
     else:
-        result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
+        result = product_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
     if result is not None:
         return result
     import numpy as np

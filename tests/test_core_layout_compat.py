@@ -1,7 +1,8 @@
 """Element-wise results' strides against torch (make compat): unary, binary and scalar ops
 on permuted, channels-last, sliced and broadcast operands give torch's layout and values
-(Note [Element-wise result strides] in typedops/tensor/_strides.py), and their meta
-kernels the same strides."""
+(Note [Element-wise result strides] in typedops/tensor/_strides.py), their meta kernels
+the same strides, and the gradients of such leaves torch's layout (Note [Gradient layout
+contract] in typedops/autograd/_engine.py)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,28 @@ def test_the_channels_last_cases_of_the_issue() -> None:
     for op in ops:
         _same(op(x), op(tx))
         assert op(x).is_contiguous(memory_format=MemoryFormat.channels_last)
+
+
+@settings(max_examples=60, deadline=None)
+@given(operands=_operands(1), name=st.sampled_from(["add", "mul", "div", "where", "exp", "relu", "mul 2", "pow"]))
+def test_gradients_of_permuted_leaves_have_torchs_strides(operands: tuple[Pair, Pair], name: str) -> None:
+    # A leaf's .grad takes the leaf's strides when it is non-overlapping and dense, else
+    # is contiguous, whatever layout the gradient computed in. (Not empty leaves, whose
+    # gradients' layouts follow the exact backward formulas.)
+    (a, ta), (b, tb) = operands
+    a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+    ta, tb = ta.detach().requires_grad_(), tb.detach().requires_grad_()
+    if name in _BINARY:
+        ours, theirs = _BINARY[name](a, b), _BINARY[name](ta, tb)
+    else:
+        ours, theirs = _UNARY[name](a), _UNARY[name](ta)
+    ours.sum().backward()
+    theirs.sum().backward()
+    for leaf, their_leaf in ((a, ta), (b, tb)):
+        if their_leaf.grad is None:
+            assert leaf.grad is None
+            continue
+        assert leaf.grad is not None
+        # Float32 gradients summed in other orders; the strides of size-1 dims come from
+        # the reductions of broadcast gradients (sum_to_size), whose layouts differ.
+        _same(leaf.grad, their_leaf.grad, 1e-4, size_one_strides=False)

@@ -137,3 +137,33 @@ def _meta(t: Tensor) -> Tensor:
 
     base = empty_tensor([t.storage.size], t.dtype, core.empty([0], device="meta").device)
     return make_view(base, t.shape, t.stride(), t.storage_offset())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    shapes=st.lists(st.integers(0, 3), max_size=4).flatmap(
+        lambda shape: st.tuples(st.just(tuple(shape)), st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)),
+                                st.integers(0, len(shape)))  # fmt: skip
+    ),
+    name=st.sampled_from(["add", "sub", "mul", "div", "le", "relu", "mul 2", "gt 0"]),
+    swap=st.booleans(),
+)
+def test_contiguous_operands_give_numpy_a_c_contiguous_result(
+    shapes: tuple[tuple[int, ...], list[bool], int], name: str, swap: bool
+) -> None:
+    # What the hot paths rely on without testing it (Note [Element-wise results in torch's
+    # layout]): numpy's result of C-contiguous operands, broadcast or not, is C-contiguous,
+    # so the tensor that owns it may have contiguous strides.
+    from typedops.tensor import array_of, contiguous_strides
+
+    shape, ones, size = shapes
+    other = tuple(1 if one else n for one, n in zip(ones[len(shape) - size :], shape[len(shape) - size :]))
+    a = Tensor.from_numpy(np.arange(float(int(np.prod(shape)))).reshape(shape).astype(np.float32))
+    b = Tensor.from_numpy(np.arange(float(int(np.prod(other)))).reshape(other).astype(np.float32))
+    a, b = (b, a) if swap else (a, b)
+    result = _OPS[name](a, b)
+    assert array_of(result).flags.c_contiguous
+    if result.numel():
+        assert result.stride() == contiguous_strides(result.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.testing.assert_array_equal(result.numpy(), _numpy_op(name, a.numpy(), b.numpy()))

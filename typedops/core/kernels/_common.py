@@ -239,9 +239,12 @@ _cached_strides: Final = cached_contiguous_strides  # pyright: ignore[reportUnus
 # its tensor inputs in argument order, which gives it the strides PyTorch gives it (Note
 # [Element-wise result strides] in tensor/_strides.py). The common call is decided by two
 # cheap tests: when every input has exactly the contiguous strides of its shape and the
-# result has elements, PyTorch's result is contiguous, and numpy's is too, copied once
-# when numpy chose another order (``fresh``). (Merely contiguous inputs, whose size-1 dims
-# may have other strides, and empty results with broadcasting can sort otherwise.) Any
+# result has elements, PyTorch's result is contiguous, and so is numpy's: its ufuncs lay
+# out the result of C-contiguous operands (broadcast or not) in C order, which the hot
+# paths (the fast path, ``relu_cpu``) rely on without testing it (tests/test_core_layout.py
+# checks it); ``elementwise_result`` still copies a result that is not (``fresh``).
+# (Merely contiguous inputs, whose size-1 dims may have other strides, and empty results
+# with broadcasting can sort otherwise.) Any
 # other call computes the strides: numpy's ufuncs (order 'K') mostly lay the result out
 # in the same order, and it is then wrapped over its own memory (``ravel('K')`` is the
 # storage); else it is copied once into the computed layout. 0-dim and 1-dim results
@@ -360,11 +363,12 @@ def _make(op, planned):
     return {name}
 """
 # What the fast path does with a result of two or more dims: an element-wise op's takes
-# PyTorch's layout (Note [Element-wise results in torch's layout]; the two tests inline),
-# a matrix product's is C-contiguous.
+# PyTorch's layout (Note [Element-wise results in torch's layout]; the two tests inline:
+# numpy's result of C-contiguous operands is C-contiguous, so it is not tested), a matrix
+# product's is C-contiguous.
 _ELEMENTWISE_WIDE: Final = (
-    "            if (not result.flags.c_contiguous or self._strides != _cached_strides(self._shape)\n"
-    "                    or other._strides != _cached_strides(other._shape) or not result.size):\n"
+    "            if (self._strides != _cached_strides(self._shape) or other._strides != _cached_strides(other._shape)\n"
+    "                    or not result.size):\n"
     "                return elementwise_result(result, {result_dtype}, self._device, self, other)\n"
 )
 _PRODUCT_WIDE: Final = "            if not result.flags.c_contiguous:\n                result = result.copy()\n"

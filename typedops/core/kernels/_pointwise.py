@@ -48,6 +48,7 @@ from ._common import (
 Shape = tuple[int, ...]
 _BOOL: Final = ScalarType.bool
 _cached_strides: Final = cached_contiguous_strides
+_from_array: Final = Tensor._from_array
 _UINT8: Final = ScalarType.uint8
 
 # -- add / mul / div ------------------------------------------------------------------------
@@ -508,8 +509,10 @@ def relu_cpu(self: Tensor) -> Tensor:
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
     result = _maximum(array, zero)
-    if result.ndim > 1 and self._strides != _cached_strides(self._shape):  # Note [Element-wise results in torch's layout]
-        return elementwise_result(result, dtype, self._device, self)
+    if result.ndim > 1:  # Note [Element-wise results in torch's layout]: C-contiguous for a contiguous self
+        if self._strides != _cached_strides(self._shape):
+            return elementwise_result(result, dtype, self._device, self)
+        return _from_array(result, dtype, self._device)
     return fresh(result, dtype, self._device)
 
 

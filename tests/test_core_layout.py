@@ -92,6 +92,16 @@ def test_in_place_and_out_forms_keep_their_tensors_layouts() -> None:
     out = core.empty([2, 3, 4, 5]).contiguous(memory_format=CL)
     assert core.exp(y, out=out) is out and out.stride() == (60, 1, 15, 3)
     np.testing.assert_allclose(out.numpy(), np.exp(y.numpy()), rtol=1e-6)
+    # An out= tensor of another shape is resized and takes the out-of-place layout.
+    outs: list[tuple[Callable[[Tensor], Tensor], Tensor, tuple[int, ...]]] = [
+        (lambda o: core.exp(x, out=o), x.exp(), (60, 1, 15, 3)),
+        (lambda o: core.add(y, x, out=o), y + x, (60, 20, 5, 1)),  # y first: its layout
+        (lambda o: core.div(x, y, out=o), x / y, (60, 1, 15, 3)),
+    ]  # fmt: skip
+    for write, expected, strides in outs:
+        resized = core.empty([3])
+        assert write(resized) is resized and resized.stride() == expected.stride() == strides
+        assert resized.tolist() == expected.tolist()
 
 
 @st.composite

@@ -1,8 +1,8 @@
 """Element-wise results' strides against torch (make compat): unary, binary and scalar ops
 on permuted, channels-last, sliced and broadcast operands give torch's layout and values
-(Note [Element-wise result strides] in typedops/tensor/_strides.py), their meta kernels
-the same strides, and the gradients of such leaves torch's layout (Note [Gradient layout
-contract] in typedops/autograd/_engine.py)."""
+(Note [Element-wise result strides] in typedops/tensor/_strides.py), so do resized out=
+tensors; their meta kernels give the same strides, and the gradients of such leaves
+torch's layout (Note [Gradient layout contract] in typedops/autograd/_engine.py)."""
 
 from __future__ import annotations
 
@@ -103,6 +103,27 @@ def test_unary_and_scalar_results_have_torchs_strides(data: st.DataObject, name:
     _same(op(a), op(ta))
     with FakeTensorMode() as fake:
         assert op(fake.from_tensor(a)).stride() == op(ta).stride()
+
+
+_OUTS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+    "add": (core.add, torch.add), "mul": (core.mul, torch.mul), "div": (core.div, torch.div),
+}  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(operands=_operands(), name=st.sampled_from(sorted(_OUTS)), unary=st.booleans())
+def test_a_resized_out_takes_torchs_layout(operands: tuple[Pair, Pair], name: str, unary: bool) -> None:
+    # An out= tensor of another shape is resized and restrided as the out-of-place result.
+    (a, ta), (b, tb) = operands
+    out, their_out = core.empty([0]), torch.empty(0)
+    if unary:
+        core.exp(a, out=out)
+        torch.exp(ta, out=their_out)
+    else:
+        ours, theirs = _OUTS[name]
+        ours(a, b, out=out)
+        theirs(ta, tb, out=their_out)
+    _same(out, their_out)
 
 
 def test_the_channels_last_cases_of_the_issue() -> None:

@@ -183,7 +183,8 @@ def dense_strides_like(shape: Sequence[int], strides: Sequence[int]) -> tuple[in
 # So one input's permutation is kept (``x.exp()`` of a channels-last ``x`` is
 # channels-last), the first input wins where inputs disagree, and a tensor meeting a
 # broadcast operand or a number keeps its own order. In-place and ``out=`` forms write
-# into their tensors and keep their layouts. The CPU kernels give numpy's result these
+# into their tensors and keep their layouts; an ``out=`` tensor that must be resized
+# takes the out-of-place result's layout, as PyTorch restrides it. The CPU kernels give numpy's result these
 # strides, wrapping it when numpy chose the same (the usual case) and copying it once
 # otherwise; the Meta kernels make empty tensors with them (core/kernels/_common.py,
 # ``elementwise_result`` and ``elementwise_meta``).

@@ -19,12 +19,14 @@ from ...tensor import (
     CPU,
     Storage,
     Tensor,
+    adopt_geometry,
     array_of,
     cached_contiguous_strides,
     contiguous_strides_cached,
     elementwise_strides,
     empty_meta,
     empty_tensor,
+    make_view,
     numpy_dtype,
     resize_,
     wrap_array,
@@ -465,9 +467,17 @@ def check_out(out: Tensor, shape: Sequence[int], dtype: ScalarType) -> None:
         resize_(out, shape)
 
 
-def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType) -> Tensor:
-    """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it."""
+def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType, *inputs: Tensor) -> Tensor:
+    """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it.
+    An ``out`` that must be resized takes the layout of the out-of-place result on
+    ``inputs``, the op's tensor arguments (PyTorch restrides it so; one of the right shape
+    keeps its own: Note [Element-wise result strides] in tensor/_strides.py)."""
+    strides = None
+    if inputs and tuple(out.shape) != tuple(shape):
+        strides = elementwise_strides(shape, [(t._shape, t._strides) for t in inputs])
     check_out(out, shape, dtype)
+    if strides is not None and strides != out._strides:
+        adopt_geometry(out, make_view(out, shape, strides, out._offset))
     if not out.is_meta:
         import numpy as np
 

@@ -177,12 +177,12 @@ def add__meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
 
 def add_out_cpu(self: Tensor, other: Tensor, *, alpha: Scalar, out: Tensor) -> Tensor:
     shape, dtype = _plan_add(self, other, alpha)
-    return write_out(out, _add_values(self, other, alpha, dtype), shape, dtype)
+    return write_out(out, _add_values(self, other, alpha, dtype), shape, dtype, self, other)
 
 
 def add_out_meta(self: Tensor, other: Tensor, *, alpha: Scalar, out: Tensor) -> Tensor:
     shape, dtype = _plan_add(self, other, alpha)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 def _negated(alpha: Scalar) -> Scalar:
@@ -303,12 +303,12 @@ def mul__meta(self: Tensor, other: Tensor) -> Tensor:
 
 def mul_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_mul(self, other)
-    return write_out(out, _mul_values(self, other, dtype), shape, dtype)
+    return write_out(out, _mul_values(self, other, dtype), shape, dtype, self, other)
 
 
 def mul_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_mul(self, other)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 def _plan_div(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
@@ -368,12 +368,12 @@ def div__meta(self: Tensor, other: Tensor) -> Tensor:
 
 def div_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_div(self, other)
-    return write_out(out, _div_values(self, other, dtype), shape, dtype)
+    return write_out(out, _div_values(self, other, dtype), shape, dtype, self, other)
 
 
 def div_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_div(self, other)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 # -- pow, maximum, minimum -----------------------------------------------------------------

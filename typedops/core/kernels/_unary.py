@@ -64,7 +64,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
 
     def out_form(self: Tensor, *, out: Tensor) -> Tensor:
         dtype = _float_dtype(self)
-        return write_out(out, _compute(expression, self, dtype), self.shape, dtype)
+        return write_out(out, _compute(expression, self, dtype), self.shape, dtype, self)
 
     for kernel, suffix in ((functional, "_cpu"), (in_place, "__cpu"), (out_form, "_out_cpu")):
         kernel.__name__ = kernel.__qualname__ = f"{name}{suffix}"
@@ -83,7 +83,7 @@ def unary_float__meta(self: Tensor) -> Tensor:
 
 def unary_float_out_meta(self: Tensor, *, out: Tensor) -> Tensor:
     """The Meta kernel of their ``out=`` forms."""
-    return write_out(out, None, self.shape, _float_dtype(self))
+    return write_out(out, None, self.shape, _float_dtype(self), self)
 
 
 # name: numpy expression (the yaml declares each op's three forms with these kernels)

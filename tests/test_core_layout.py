@@ -25,6 +25,7 @@ _OPS: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "relu": lambda a, b: a.relu(), "neg": lambda a, b: -a, "abs": lambda a, b: abs(a), "pow": lambda a, b: a**2,
     "mul 2": lambda a, b: a * 2, "add 0.5": lambda a, b: a + 0.5, "rsub": lambda a, b: 1 - a,
     "gt 0": lambda a, b: a > 0, "sqrt": lambda a, b: a.sqrt(),
+    "threshold_backward": lambda a, b: ops.core.threshold_backward.default(a, b, 0),
 }  # fmt: skip
 _UNARY: frozenset[str] = frozenset({"exp", "relu", "neg", "abs", "pow", "sqrt"})
 _NUMBER: Final = ((), ())  # a wrapped number's shape and strides
@@ -38,6 +39,7 @@ def _numpy_op(name: str, a: Any, b: Any) -> Any:
         "where": lambda: np.where(a > 0, a, b), "exp": lambda: np.exp(a), "relu": lambda: np.maximum(a, 0),
         "neg": lambda: -a, "abs": lambda: np.abs(a), "pow": lambda: a**2, "mul 2": lambda: a * 2,
         "add 0.5": lambda: a + 0.5, "rsub": lambda: 1 - a, "gt 0": lambda: a > 0, "sqrt": lambda: np.sqrt(a),
+        "threshold_backward": lambda: a * (b > 0),
     }  # fmt: skip
     return table[name]()
 
@@ -155,7 +157,7 @@ def _meta(t: Tensor) -> Tensor:
         lambda shape: st.tuples(st.just(tuple(shape)), st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)),
                                 st.integers(0, len(shape)))  # fmt: skip
     ),
-    name=st.sampled_from(["add", "sub", "mul", "div", "le", "relu", "mul 2", "gt 0"]),
+    name=st.sampled_from(["add", "sub", "mul", "div", "le", "relu", "mul 2", "gt 0", "threshold_backward"]),
     swap=st.booleans(),
 )
 def test_contiguous_operands_give_numpy_a_c_contiguous_result(

@@ -261,18 +261,16 @@ def elementwise_result(array: Any, dtype: ScalarType, device: Device, *inputs: T
         import numpy as np
 
         array = np.asarray(array, dtype=target if target is not None else numpy_dtype(dtype))
-    if array.ndim > 1 and not (array.size and _all_contiguous(inputs)):
+    if array.ndim > 1:  # fresh's work in line, after the two tests
+        for t in inputs:
+            strides = t._strides
+            if strides != _cached_strides(t._shape) and strides != contiguous_strides_cached(t._shape):
+                break
+        else:
+            if array.size:
+                return _from_array(array if array.flags.c_contiguous else array.copy(), dtype, device)
         return _laid_out(array, elementwise_strides(array.shape, [(t._shape, t._strides) for t in inputs]), dtype, device)
-    return fresh(array, dtype, device)
-
-
-def _all_contiguous(inputs: Sequence[Tensor]) -> bool:
-    """Whether every tensor has exactly its shape's contiguous strides."""
-    for t in inputs:
-        strides = t._strides
-        if strides != _cached_strides(t._shape) and strides != contiguous_strides_cached(t._shape):
-            return False
-    return True
+    return _from_array(array, dtype, device)
 
 
 def _laid_out(array: Any, strides: tuple[int, ...], dtype: ScalarType, device: Device) -> Tensor:

@@ -535,8 +535,13 @@ def threshold_backward_cpu(grad_output: Tensor, self: Tensor, threshold: Scalar)
             values = grad * (data(self) > threshold).astype(grad.dtype)
         except ValueError:  # shapes that do not broadcast: the plan raises the error
             pass
-        else:
-            return elementwise_result(values, dtype, grad_output._device, grad_output, self)
+        else:  # relu's backward: the fast path's strides tests in line (Note [Element-wise results in torch's layout])
+            if values.ndim > 1:  # of contiguous operands: a C-contiguous array of dtype's numpy dtype
+                if (grad_output._strides != _cached_strides(grad_output._shape)
+                        or self._strides != _cached_strides(self._shape) or not values.size):  # fmt: skip
+                    return elementwise_result(values, dtype, grad_output._device, grad_output, self)
+                return _from_array(values, dtype, grad_output._device)
+            return fresh(values, dtype, grad_output._device)
     _, dtype = _plan_extremum(grad_output, self, "threshold_backward")
     grad = _cast(grad_output, dtype)
     values = grad * (data(self) > threshold).astype(grad.dtype)

@@ -244,14 +244,14 @@ _cached_strides: Final = cached_contiguous_strides  # pyright: ignore[reportUnus
 # result has elements, PyTorch's result is contiguous, and so is numpy's: its ufuncs lay
 # out the result of C-contiguous operands (broadcast or not) in C order, which the hot
 # paths (the fast path, ``relu_cpu``) rely on without testing it (tests/test_core_layout.py
-# checks it); ``elementwise_result`` still copies a result that is not (``fresh``).
-# (Merely contiguous inputs, whose size-1 dims may have other strides, and empty results
-# with broadcasting can sort otherwise.) Any
-# other call computes the strides: numpy's ufuncs (order 'K') mostly lay the result out
-# in the same order, and it is then wrapped over its own memory (``ravel('K')`` is the
-# storage); else it is copied once into the computed layout. 0-dim and 1-dim results
-# are always contiguous. The element-wise fast path inlines the two tests (Note [One
-# fast path, three signatures]).
+# checks it); ``elementwise_result`` still copies a result that is not. (Merely
+# contiguous inputs, whose size-1 dims may have other strides, and empty results with
+# broadcasting can sort otherwise.) Any other call computes the strides: numpy's ufuncs
+# (order 'K') mostly lay the result out in the same order, and it is then wrapped over
+# its own memory (``ravel('K')`` is the storage); else it is copied once into the
+# computed layout. 0-dim and 1-dim results are always contiguous. The element-wise fast
+# path (Note [One fast path, three signatures]), ``relu_cpu`` and ``threshold_backward``'s
+# same-dtype path run the two tests in line.
 def elementwise_result(array: Any, dtype: ScalarType, device: Device, *inputs: Tensor) -> Tensor:
     """``fresh(array, dtype, device)`` laid out as PyTorch lays out an element-wise op's
     result on ``inputs`` (its tensor arguments in order): Note [Element-wise results in

@@ -6,10 +6,9 @@ strides themselves are checked against torch in test_core_layout_compat.py."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +35,7 @@ def _numpy_op(name: str, a: Any, b: Any) -> Any:
     table: dict[str, Callable[[], Any]] = {
         "add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "div": lambda: a / b,
         "add alpha": lambda: a + 2 * b, "maximum": lambda: np.maximum(a, b), "le": lambda: a <= b,
-        "where": lambda: np.where(a > 0, a, b), "exp": lambda: np.exp(a), "relu": lambda: np.maximum(a, 0),
+        "where": lambda: cast(Any, np.where(a > 0, a, b)), "exp": lambda: np.exp(a), "relu": lambda: np.maximum(a, 0),
         "neg": lambda: -a, "abs": lambda: np.abs(a), "pow": lambda: a**2, "mul 2": lambda: a * 2,
         "add 0.5": lambda: a + 0.5, "rsub": lambda: 1 - a, "gt 0": lambda: a > 0, "sqrt": lambda: np.sqrt(a),
         "threshold_backward": lambda: a * (b > 0),
@@ -179,3 +178,16 @@ def test_contiguous_operands_give_numpy_a_c_contiguous_result(
         assert result.stride() == contiguous_strides(result.shape)
     with np.errstate(invalid="ignore", divide="ignore"):
         np.testing.assert_array_equal(result.numpy(), _numpy_op(name, a.numpy(), b.numpy()))
+
+
+def test_an_expanded_number_leaves_the_layout_to_the_other_operand() -> None:
+    # Strides all 0 (mean's gradient, an expanded number) never order two dims: the
+    # contiguous shortcut takes them, and a permuted operand still decides.
+    expanded = core.scalar_tensor(0.5).expand([2, 3, 4])
+    contiguous = core.arange(24.0).view([2, 3, 4])
+    permuted = core.permute(core.arange(24.0).view([4, 2, 3]), [1, 2, 0])
+    for other in (contiguous, permuted):
+        for result in (expanded * other, other * expanded, expanded + other):
+            assert result.stride() == other.stride()
+            assert result.tolist() == (other * 0.5).tolist() or result.tolist() == (other + 0.5).tolist()
+    assert (expanded * expanded).stride() == (12, 4, 1)

@@ -240,8 +240,9 @@ _cached_strides: Final = cached_contiguous_strides  # pyright: ignore[reportUnus
 # An out-of-place element-wise kernel hands numpy's result to ``elementwise_result`` with
 # its tensor inputs in argument order, which gives it the strides PyTorch gives it (Note
 # [Element-wise result strides] in tensor/_strides.py). The common call is decided by two
-# cheap tests: when every input has exactly the contiguous strides of its shape and the
-# result has elements, PyTorch's result is contiguous, and so is numpy's: its ufuncs lay
+# cheap tests: when every input has exactly the contiguous strides of its shape (or, off
+# the hot paths, only zero strides: an expanded number, which never orders two dims) and
+# the result has elements, PyTorch's result is contiguous, and so is numpy's: its ufuncs lay
 # out the result of C-contiguous operands (broadcast or not) in C order, which the hot
 # paths (the fast path, ``relu_cpu``) rely on without testing it (tests/test_core_layout.py
 # checks it); ``elementwise_result`` still copies a result that is not. (Merely
@@ -264,8 +265,8 @@ def elementwise_result(array: Any, dtype: ScalarType, device: Device, *inputs: T
     if array.ndim > 1:  # fresh's work in line, after the two tests
         for t in inputs:
             strides = t._strides
-            if strides != _cached_strides(t._shape) and strides != contiguous_strides_cached(t._shape):
-                break
+            if strides != _cached_strides(t._shape) and any(strides) and strides != contiguous_strides_cached(t._shape):
+                break  # (strides all 0, an expanded number such as mean's gradient, decide nothing)
         else:
             if array.size:
                 return _from_array(array if array.flags.c_contiguous else array.copy(), dtype, device)

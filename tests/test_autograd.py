@@ -631,6 +631,25 @@ def test_a_fresh_gradient_becomes_grad_without_a_copy() -> None:
     assert w.grad is not None and w.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
 
 
+# Note [Gradient layout contract]: a leaf's first .grad has the leaf's layout.
+
+
+def test_a_permuted_leaf_gets_a_gradient_of_its_strides() -> None:
+    x = core.permute(core.arange(24.0).view([2, 3, 4]), [2, 0, 1]).detach().requires_grad_()
+    (x * x).sum().backward()  # mul's result, and so its gradient, keeps x's layout: stolen
+    assert x.grad is not None and x.grad.stride() == x.stride() == (1, 12, 4)
+    assert x.grad.tolist() == (x.detach() * 2).tolist()
+    y = core.permute(core.arange(24.0).view([2, 3, 4]), [2, 0, 1]).detach().requires_grad_()
+    y.sum().backward()  # sum's gradient is expanded (strides 0): copied into y's strides
+    assert y.grad is not None and y.grad.stride() == (1, 12, 4) and y.grad.tolist() == core.ones([4, 2, 3]).tolist()
+    z = core.slice(core.arange(8.0), 0, 0, None, 2).detach().requires_grad_()  # not dense: contiguous
+    (z * z).sum().backward()
+    assert z.grad is not None and z.grad.stride() == (1,) and z.grad.tolist() == [0.0, 4.0, 8.0, 12.0]
+    w = core.transpose(core.arange(6.0).view([2, 3]), 0, 1).detach().requires_grad_()
+    (w * w).sum().backward(create_graph=True)  # under create_graph: a recorded copy in w's strides
+    assert w.grad is not None and w.grad.stride() == (1, 3) and w.grad.grad_fn is not None
+
+
 def test_a_retained_gradient_is_a_copy() -> None:
     a = tensor([1.0, 2.0], requires_grad=True)
     b = a + 1.0  # add's backward hands b's gradient on to a unchanged

@@ -19,6 +19,7 @@ from typedops.tensor import (
     broadcast_shapes,
     contiguous_strides,
     dense_strides_like,
+    elementwise_strides,
     infer_size,
     is_non_overlapping_and_dense,
     is_channels_last_strides,
@@ -168,6 +169,30 @@ def test_preserve_format_keeps_dense_strides_and_the_order_of_others() -> None:
     assert permuted.clone(memory_format=MemoryFormat.contiguous_format).stride() == (6, 3, 1)
     sliced = core.slice(permuted, 0, 0, None, 2)
     assert sliced.clone().stride() == (1, 6, 2) and sliced.clone().tolist() == sliced.tolist()
+
+
+def test_elementwise_strides_follow_torchs_tensor_iterator() -> None:
+    # Note [Element-wise result strides] (each case checked against torch by hand; the
+    # random ones by tests/test_core_layout_compat.py).
+    cl = (60, 1, 15, 3)  # channels-last strides of (2, 3, 4, 5)
+    assert elementwise_strides((2, 3, 4, 5), [((2, 3, 4, 5), cl)]) == cl
+    assert elementwise_strides((2, 3, 4, 5), [((2, 3, 4, 5), cl), ((), ())]) == cl  # x * 2
+    assert elementwise_strides((2, 3, 4, 5), [((2, 3, 4, 5), cl), ((5,), (1,))]) == cl  # broadcast
+    # Where the inputs disagree the first wins (numpy's C order would win instead).
+    assert elementwise_strides((3, 4), [((3, 4), (1, 3)), ((3, 4), (4, 1))]) == (1, 3)
+    assert elementwise_strides((3, 4), [((3, 4), (4, 1)), ((3, 4), (1, 3))]) == (4, 1)
+    # A broadcast dim leaves the comparison to the next input.
+    assert elementwise_strides((3, 4), [((3, 1), (1, 1)), ((3, 4), (1, 3))]) == (1, 3)
+    # Same shape: all contiguous is row-major, even when also channels-last ...
+    assert elementwise_strides((2, 1, 4, 5), [((2, 1, 4, 5), (20, 1, 5, 1))]) == (20, 20, 5, 1)
+    # ... and the same dense strides are kept stride for stride, size-1 dims included.
+    assert elementwise_strides((4, 1, 3), [((4, 1, 3), (1, 7, 4))] * 2) == (1, 7, 4)
+    # Otherwise sorted: equal strides put the larger dim outside; sliced inputs laid out densely.
+    assert elementwise_strides((2, 1, 3), [((2, 1, 3), (3, 1, 1)), ((3,), (1,))]) == (3, 1, 1)
+    assert elementwise_strides((4, 3), [((4, 3), (1, 8))]) == (1, 4)
+    assert elementwise_strides((3, 4), []) == (4, 1) and elementwise_strides((5,), [((5,), (2,))]) == (1,)
+    # Not row-major: each stride the product of the sizes inside, a size 0 included.
+    assert elementwise_strides((2, 0, 3), [((2, 0, 3), (6, 1, 2)), ((3,), (1,))]) == (0, 1, 0)
 
 
 def test_meta_tensors_have_no_data() -> None:

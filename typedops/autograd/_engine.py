@@ -58,7 +58,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..dispatch import dispatcher
-from ..tensor import AUTOGRAD_BITS, Tensor, empty_meta, numpy_dtype
+from ..tensor import (
+    AUTOGRAD_BITS,
+    Tensor,
+    cached_contiguous_strides,
+    empty_meta,
+    empty_tensor,
+    is_contiguous_strides,
+    is_non_overlapping_and_dense,
+    numpy_dtype,
+)
 from ..vocabulary import ArgumentValueError, MemoryFormat, ScalarType
 from ._grad_mode import enable_grad, no_grad
 from ._graph import AccumulateGrad, Edge, Node, gradient_edge
@@ -424,12 +433,43 @@ def _validate(node: Node, index: int, g: Tensor, edge: Edge) -> Tensor:
 # makes the storage, so the same tensor delivered to a second leaf is copied; hooks see
 # gradients only after their storage is made, and a gradient given to ``backward`` has it
 # made too. Everything else -- and every gradient under ``create_graph``, as in PyTorch --
-# is cloned, contiguous. A non-leaf's retained gradient is always a copy.
+# is copied. A non-leaf's retained gradient is always a copy.
+#
+# Note [Gradient layout contract]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# As PyTorch's AccumulateGrad, a leaf's first ``.grad`` has the leaf's layout when the
+# leaf is non-overlapping and dense (a permuted or channels-last parameter gets a
+# gradient of the same strides): a gradient is stolen only when its strides equal the
+# leaf's on every dim of size above 1 (and no size-1 dim has stride 0), and is otherwise
+# copied into a new tensor of the leaf's exact strides. A leaf of any other layout takes
+# a contiguous gradient, and gets a contiguous copy of any other. A gradient that obeys
+# the contract but may be seen elsewhere (a view: PyTorch would steal it) is copied
+# stride for stride (``preserve_format``). Later gradients add to ``.grad`` out of place,
+# which keeps its layout (Note [Element-wise result strides] in tensor/_strides.py: the
+# first operand wins).
 
 
 def _owned(g: Tensor) -> bool:
     array = g._array
     return g._storage is None and array is not None and array.base is None
+
+
+def _obeys_layout(g: Tensor, variable: Tensor) -> bool:
+    """Whether ``g`` may become ``variable``'s ``.grad`` as it is: Note [Gradient layout contract]."""
+    strides, shape = g._strides, g._shape
+    if strides == variable._strides and strides == cached_contiguous_strides(shape):
+        return True  # the common case: both contiguous (no stride of 0)
+    if not is_non_overlapping_and_dense(variable._shape, variable._strides):
+        return is_contiguous_strides(shape, strides)
+    return all(s == v if n != 1 else s != 0 for n, s, v in zip(shape, strides, variable._strides))
+
+
+def _copy_for(g: Tensor, variable: Tensor) -> Tensor:
+    """A copy of ``g`` in the layout ``variable``'s ``.grad`` takes: Note [Gradient layout contract]."""
+    if not is_non_overlapping_and_dense(variable._shape, variable._strides):
+        return g.clone(memory_format=MemoryFormat.contiguous_format)
+    copied = empty_tensor(variable._shape, g._dtype, g._device, dense_strides=variable._strides)
+    return copied.copy_(g)
 
 
 def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
@@ -439,8 +479,10 @@ def _accumulate(variable: Tensor, g: Tensor | None, create_graph: bool) -> None:
         g = g.detach()
     old = variable._grad
     if old is None:
-        if create_graph or not _owned(g):
-            g = g.clone(memory_format=MemoryFormat.contiguous_format)  # Note [Stealing a gradient]
+        if create_graph or not _obeys_layout(g, variable):
+            g = _copy_for(g, variable)  # Note [Stealing a gradient]
+        elif not _owned(g):
+            g = g.clone(memory_format=MemoryFormat.preserve_format)  # the strides PyTorch's stolen view has
         else:
             _ = g.storage  # made now: a second delivery of ``g`` is not owned, and is copied
         variable.grad = g

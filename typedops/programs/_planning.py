@@ -10,7 +10,9 @@ value used by nothing else runs as the op's in-place variant, ``add_``/``mul_``,
 into that value instead of making a new tensor (~0.3 us less a call: no result tensor,
 no new array). A value is planned-fresh when it is the one return of a call of an op in
 ``FRESH`` -- ops whose generated core static wrappers return a new tensor that owns a new
-C-contiguous array (or a new meta tensor), never an input or a view of one
+array (or a new meta tensor), never an input or a view of one, C-contiguous when the
+op's inputs are (an element-wise result takes its inputs' layout: Note [Element-wise
+result strides] in tensor/_strides.py)
 (tests/test_programs_planning.py checks it) -- or of a call rewritten in place (its
 result is its ``self``, which was planned-fresh and is now dead).
 
@@ -27,7 +29,9 @@ guard in the generated code, only when the two calls are provably the same:
   wrapper, is on CPU or Meta, whose kernels both wrappers have, so neither refuses it
   for want of a kernel);
 - ``other``'s shape is a suffix of ``self``'s (it broadcasts to ``self``'s shape, so the
-  result has ``self``'s shape; ``self`` is C-contiguous, as the result would be).
+  result has ``self``'s shape), and ``self`` has exactly the contiguous strides of its
+  shape, which the out-of-place result would have too (a permuted ``self`` keeps the
+  out-of-place call).
 
 Otherwise the call runs as written. Only the static flavor plans: in the dispatch flavor
 an in-place op is seen by autograd, modes and the profiler. An array-level run (Note

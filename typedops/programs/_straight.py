@@ -43,6 +43,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from ..tensor import cached_contiguous_strides
+
 __all__ = ["STRAIGHT_AFTER", "STRAIGHT_MAX_CALLS", "Planned", "straight_line", "as_int"]
 
 STRAIGHT_AFTER: Final = 100  # runs with the step loop before a program is compiled
@@ -53,12 +55,14 @@ STRAIGHT_MAX_CALLS: Final = 1000  # longer programs keep the step loop
 Planned = tuple[bool, Callable[..., Any], tuple[int, ...], int]
 
 
-# Note [In-place into dead values] in _planning.py: one dtype, one device, and ``other``'s
-# shape a suffix of ``self``'s. The device is a frozen dataclass: ``is`` first (the CPU
+# Note [In-place into dead values] in _planning.py: one dtype, one device, ``other``'s
+# shape a suffix of ``self``'s, and ``self`` contiguous (``cg``: its shape's remembered
+# contiguous strides, or None). The device is a frozen dataclass: ``is`` first (the CPU
 # device is one object), ``==`` otherwise.
 _GUARD: Final = (
     "        if ({s}._dtype is {o}._dtype and ({s}._device is {o}._device or {s}._device == {o}._device)\n"
-    "                and {s}._shape[len({s}._shape) - len({o}._shape):] == {o}._shape):\n"
+    "                and {s}._shape[len({s}._shape) - len({o}._shape):] == {o}._shape\n"
+    "                and {s}._strides == cg({s}._shape)):\n"
     "            {r} = {g}({a})\n"
     "        else:\n"
     "            {r} = {f}({a})\n"
@@ -118,6 +122,7 @@ def straight_line(calls: Sequence[Planned], inputs: int, constants: Sequence[Any
     source = f"{header}    def run(i):\n{''.join(body)}        return {returned}\n    return run\n"
     namespace: dict[str, Any] = {}
     # No linecache entry (it would outlive the program): a traceback names the file and line.
-    exec(compile(source, "<straight-line program>", "exec"), {"__builtins__": {}, "len": len}, namespace)
+    globals_: dict[str, Any] = {"__builtins__": {}, "len": len, "cg": cached_contiguous_strides}
+    exec(compile(source, "<straight-line program>", "exec"), globals_, namespace)
     run: Callable[[Sequence[Any]], Any] = namespace["make"](tuple(functions), tuple(constants))
     return run

@@ -30,6 +30,7 @@ __all__ = [
     "suggest_memory_format",
     "is_non_overlapping_and_dense",
     "dense_strides_like",
+    "elementwise_strides",
     "broadcast_shapes",
     "infer_size",
     "view_strides",
@@ -161,6 +162,104 @@ def dense_strides_like(shape: Sequence[int], strides: Sequence[int]) -> tuple[in
         if shape[d] > 1:
             step *= shape[d]
     return tuple(result)
+
+
+# Note [Element-wise result strides]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An out-of-place element-wise op (unary, binary, with a wrapped number, ``where``) lays
+# its result out as PyTorch's TensorIterator does, from its inputs' shapes and strides:
+# - when every input has the result's shape (nothing broadcasts), all row-major
+#   contiguous gives row-major strides; else all channels-last (rank 4) gives
+#   channels-last strides; else all non-overlapping and dense *with equal strides* gives
+#   the first input's strides, stride for stride (size-1 dims included);
+# - otherwise the dims are sorted innermost first by an insertion sort starting from the
+#   row-major order: two dims are compared by the first input (in argument order) that
+#   has a nonzero stride for both -- the smaller stride goes inside; with equal strides
+#   the dim of the larger size goes outside, else the next input decides -- and a
+#   broadcast dim (size 1 in an input, more in the result; or missing) counts as stride
+#   0, which leaves the comparison to the next input. If no swap happened the result is
+#   row-major; else its strides are dense in the sorted order (each the product of the
+#   sizes inside it, size-0 dims included).
+# So one input's permutation is kept (``x.exp()`` of a channels-last ``x`` is
+# channels-last), the first input wins where inputs disagree, and a tensor meeting a
+# broadcast operand or a number keeps its own order. In-place and ``out=`` forms write
+# into their tensors and keep their layouts; an ``out=`` tensor that must be resized
+# takes the out-of-place result's layout, as PyTorch restrides it. The CPU kernels give numpy's result these
+# strides, wrapping it when numpy chose the same (the usual case) and copying it once
+# otherwise; the Meta kernels make empty tensors with them (core/kernels/_common.py,
+# ``elementwise_result`` and ``elementwise_meta``).
+def elementwise_strides(shape: Sequence[int], inputs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> tuple[int, ...]:
+    """The strides of an element-wise op's result of ``shape`` (the broadcast of the
+    inputs' shapes) on ``inputs``, each ``(shape, strides)`` in argument order: Note
+    [Element-wise result strides]."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape)
+    if all(tuple(s) == tuple(shape) for s, _ in inputs):
+        fast = _same_shape_strides(shape, inputs)
+        if fast is not None:
+            return fast
+    order = _iteration_order(shape, [_broadcast_strides(shape, s, t) for s, t in inputs])
+    if order == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    result = [0] * ndim
+    step = 1
+    for d in order:
+        result[d] = step
+        step *= shape[d]
+    return tuple(result)
+
+
+def _same_shape_strides(
+    shape: Sequence[int], inputs: Sequence[tuple[Sequence[int], Sequence[int]]]
+) -> tuple[int, ...] | None:
+    """TensorIterator's layouts for inputs of the result's shape, or None to sort."""
+    if all(is_contiguous_strides(shape, t) for _, t in inputs):
+        return contiguous_strides(shape)
+    if all(is_channels_last_strides(shape, t, MemoryFormat.channels_last) for _, t in inputs):
+        return strides_for_format(shape, MemoryFormat.channels_last)
+    first = tuple(inputs[0][1])
+    if all(tuple(t) == first for _, t in inputs) and is_non_overlapping_and_dense(shape, first):
+        return first
+    return None
+
+
+def _broadcast_strides(shape: Sequence[int], own_shape: Sequence[int], strides: Sequence[int]) -> list[int]:
+    """``strides`` seen in the result's ``shape``: 0 for a broadcast or missing dim."""
+    offset = len(shape) - len(own_shape)
+    result = [0] * len(shape)
+    for i, (size, stride) in enumerate(zip(own_shape, strides)):
+        if not (size == 1 and shape[offset + i] != 1):
+            result[offset + i] = stride
+    return result
+
+
+def _iteration_order(shape: Sequence[int], strides: Sequence[list[int]]) -> list[int]:
+    """The dims innermost first, by the insertion sort of Note [Element-wise result strides]."""
+
+    def compare(d0: int, d1: int) -> int:  # 1: d0 (now inside d1) goes outside; -1: stays; 0: open
+        for per_dim in strides:
+            s0, s1 = per_dim[d0], per_dim[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    ndim = len(shape)
+    order = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            compared = compare(order[j], order[moving])
+            if compared > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif compared < 0:
+                break
+    return order
 
 
 def suggest_memory_format(shape: Sequence[int], strides: Sequence[int]) -> MemoryFormat:

@@ -185,6 +185,9 @@ def set_requires_grad(t: Tensor, value: bool) -> None:
 # Contiguous strides by shape, for wrapping results (see contiguous_strides_cached).
 _CONTIGUOUS: dict[tuple[int, ...], tuple[int, ...]] = {}
 _CONTIGUOUS_LIMIT: Final = 4096
+# ``shape``'s contiguous strides if remembered, else None: one C call, for hot paths that
+# test whether a tensor's strides are exactly the contiguous ones (clearing keeps the dict).
+cached_contiguous_strides: Final = _CONTIGUOUS.get
 
 
 def contiguous_strides_cached(shape: tuple[int, ...]) -> tuple[int, ...]:

@@ -15,7 +15,22 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from ...vocabulary import Device, Scalar, ScalarType, TensorError
-from ...tensor import CPU, Tensor, array_of, empty_meta, numpy_dtype, resize_, wrap_array
+from ...tensor import (
+    CPU,
+    Storage,
+    Tensor,
+    adopt_geometry,
+    array_of,
+    cached_contiguous_strides,
+    contiguous_strides_cached,
+    elementwise_strides,
+    empty_meta,
+    empty_tensor,
+    make_view,
+    numpy_dtype,
+    resize_,
+    wrap_array,
+)
 from ...dispatch import OperatorHandle, dispatcher
 from ._messages import CANNOT_CAST_RESULT, SCALAR_NOT_REAL, SCALAR_OVERFLOW
 
@@ -37,7 +52,10 @@ __all__ = [
     "data",
     "wrap",
     "fresh",
+    "elementwise_result",
+    "elementwise_meta",
     "binary_fast",
+    "product_fast",
     "fast_binary_kernel",
     "np_dtype",
     "device_of",
@@ -213,6 +231,76 @@ def fresh(array: Any, dtype: ScalarType, device: Device) -> Tensor:
 
 
 _from_array: Final = Tensor._from_array
+_META: Final = Device.parse("meta")
+_cached_strides: Final = cached_contiguous_strides  # pyright: ignore[reportUnusedVariable] -- _FAST_PATH reads it
+
+
+# Note [Element-wise results in torch's layout]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# An out-of-place element-wise kernel hands numpy's result to ``elementwise_result`` with
+# its tensor inputs in argument order, which gives it the strides PyTorch gives it (Note
+# [Element-wise result strides] in tensor/_strides.py). The common call is decided by two
+# cheap tests: when every input has exactly the contiguous strides of its shape (or, off
+# the hot paths, only zero strides: an expanded number, which never orders two dims) and
+# the result has elements, PyTorch's result is contiguous, and so is numpy's: its ufuncs lay
+# out the result of C-contiguous operands (broadcast or not) in C order, which the hot
+# paths (the fast path, ``relu_cpu``) rely on without testing it (tests/test_core_layout.py
+# checks it); ``elementwise_result`` still copies a result that is not. (Merely
+# contiguous inputs, whose size-1 dims may have other strides, and empty results with
+# broadcasting can sort otherwise.) Any other call computes the strides: numpy's ufuncs
+# (order 'K') mostly lay the result out in the same order, and it is then wrapped over
+# its own memory (``ravel('K')`` is the storage); else it is copied once into the
+# computed layout. 0-dim and 1-dim results are always contiguous. The element-wise fast
+# path (Note [One fast path, three signatures]), ``relu_cpu`` and ``threshold_backward``'s
+# same-dtype path run the two tests in line.
+def elementwise_result(array: Any, dtype: ScalarType, device: Device, *inputs: Tensor) -> Tensor:
+    """``fresh(array, dtype, device)`` laid out as PyTorch lays out an element-wise op's
+    result on ``inputs`` (its tensor arguments in order): Note [Element-wise results in
+    torch's layout]."""
+    target = (_NUMPY_BY_CODE or _numpy_by_code())[dtype._value_]
+    if type(array) is not _ndarray or array.dtype is not target:
+        import numpy as np
+
+        array = np.asarray(array, dtype=target if target is not None else numpy_dtype(dtype))
+    if array.ndim > 1:  # fresh's work in line, after the two tests
+        for t in inputs:
+            strides = t._strides
+            if strides != _cached_strides(t._shape) and any(strides) and strides != contiguous_strides_cached(t._shape):
+                break  # (strides all 0, an expanded number such as mean's gradient, decide nothing)
+        else:
+            if array.size:
+                return _from_array(array if array.flags.c_contiguous else array.copy(), dtype, device)
+        return _laid_out(array, elementwise_strides(array.shape, [(t._shape, t._strides) for t in inputs]), dtype, device)
+    return _from_array(array, dtype, device)
+
+
+def _laid_out(array: Any, strides: tuple[int, ...], dtype: ScalarType, device: Device) -> Tensor:
+    """A new tensor of ``strides`` (dense) holding ``array``, a fresh result of ``dtype``'s
+    numpy dtype: ``array`` itself when its layout is that one, else one copy."""
+    shape = array.shape
+    if strides == contiguous_strides_cached(shape):
+        return fresh(array, dtype, device)
+    import numpy as np
+
+    itemsize = array.itemsize
+    same = all(n == 1 or s == t * itemsize for n, s, t in zip(shape, array.strides, strides))
+    flat = array.ravel("K") if same else None
+    if flat is None or flat.base is None:  # another layout (or a copy: ravel found no view)
+        flat = np.empty(array.size, array.dtype)
+        if flat.size:
+            view = np.ndarray(shape, array.dtype, flat, 0, tuple(t * itemsize for t in strides))
+            view[...] = array
+            array = view
+    t = Tensor._from_parts(Storage(flat, flat.size), shape, strides, 0, dtype, device)
+    if flat.size:  # the cached view (Note [Cached numpy view] in tensor/_tensor.py)
+        t._array, t._array_buffer = array, flat
+    return t
+
+
+def elementwise_meta(shape: Sequence[int], dtype: ScalarType, *inputs: Tensor) -> Tensor:
+    """The Meta twin of ``elementwise_result``: an empty meta tensor with its strides."""
+    strides = elementwise_strides(shape, [(t._shape, t._strides) for t in inputs])
+    return empty_tensor(shape, dtype, _META, dense_strides=strides)
 
 
 # The floating dtypes numpy computes in natively (the kernels' fast paths apply to them).
@@ -231,7 +319,9 @@ _WEAK_INTO_FLOATING: Final = frozenset({ScalarType.bool, ScalarType.int64, Scala
 # that calls ``binary_fast`` pays a frame for it (~30 ns of a ~1 us ``add``). So the
 # path is written once, as the source text below, and compiled into each function that
 # runs it in its own frame: ``binary_fast`` (None when the call needs the kernel's plan),
-# and the kernels ``fast_binary_kernel`` makes (``add_cpu``, ``mul_cpu``: the plan is
+# its twin ``product_fast`` for ``matmul`` (whose result of two or more dims is
+# C-contiguous, where an element-wise one takes PyTorch's layout), and the kernels
+# ``fast_binary_kernel`` makes (``add_cpu``, ``mul_cpu``: the plan is
 # their ``planned`` function, called with the kernel's arguments). The text is this
 # module's own constant, never user input; the compiled functions read this module's
 # globals (``_ndarray`` is bound on first use).
@@ -268,13 +358,21 @@ def _make(op, planned):
             return {fallback}
         ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
         if ndim > 1:
-            if not result.flags.c_contiguous:
-                result = result.copy()
-        elif not ndim and type(result) is not _ndarray:
+{wide}        elif not ndim and type(result) is not _ndarray:
             result = _as_array(result)
         return _from_array(result, {result_dtype}, self._device)
     return {name}
 """
+# What the fast path does with a result of two or more dims: an element-wise op's takes
+# PyTorch's layout (Note [Element-wise results in torch's layout]; the two tests inline:
+# numpy's result of C-contiguous operands is C-contiguous, so it is not tested), a matrix
+# product's is C-contiguous.
+_ELEMENTWISE_WIDE: Final = (
+    "            if (self._strides != _cached_strides(self._shape) or other._strides != _cached_strides(other._shape)\n"
+    "                    or not result.size):\n"
+    "                return elementwise_result(result, {result_dtype}, self._device, self, other)\n"
+)
+_PRODUCT_WIDE: Final = "            if not result.flags.c_contiguous:\n                result = result.copy()\n"
 _ONE: Final = 1  # `alpha is _ONE`: CPython's small ints are one object each (else the == test)
 _ALPHA_GATE: Final = (
     "        if not (alpha is _ONE or (type(alpha) is int and alpha == 1)):\n"
@@ -283,11 +381,13 @@ _ALPHA_GATE: Final = (
 
 
 def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns: str, gate: str,
-                       fallback: str, result_dtype: str, floating: str = "NUMPY_FLOATING") -> Any:  # fmt: skip
+                       fallback: str, result_dtype: str, floating: str = "NUMPY_FLOATING",
+                       wide: str = _ELEMENTWISE_WIDE) -> Any:  # fmt: skip
     """One function running the fast path (Note [One fast path, three signatures]); a
     tensor of a dtype in ``floating`` (this module's global) takes a wrapped number."""
     source = _FAST_PATH.format(name=name, params=params, returns=returns, gate=gate, fallback=fallback,
-                               result_dtype=result_dtype, floating=floating)  # fmt: skip
+                               result_dtype=result_dtype, floating=floating,
+                               wide=wide.format(result_dtype=result_dtype))  # fmt: skip
     filename = f"<fast path: {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show the lines
     namespace: dict[str, Any] = {}
@@ -310,8 +410,16 @@ binary_fast: Final[_BinaryFast] = _compile_fast_path(
     result_dtype="dtype if result_dtype is None else result_dtype",
 )  # fmt: skip
 binary_fast.__doc__ = """``op(self, other)`` for two tensors of one dtype, its result of ``result_dtype``
-(default: that dtype); None when the call needs the kernel's plan (other dtypes, or shapes
-that do not broadcast). See Note [One fast path, three signatures]."""
+(default: that dtype) laid out as PyTorch lays out an element-wise result; None when the
+call needs the kernel's plan (other dtypes, or shapes that do not broadcast). See Note
+[One fast path, three signatures]."""
+product_fast: Final[_BinaryFast] = _compile_fast_path(
+    "product_fast", None, None,
+    params="self: Tensor, other: Tensor, op: Callable[[Any, Any], Any], result_dtype: ScalarType | None = None",
+    returns=" -> Tensor | None", gate="", fallback="None",
+    result_dtype="dtype if result_dtype is None else result_dtype", wide=_PRODUCT_WIDE,
+)  # fmt: skip
+product_fast.__doc__ = """``binary_fast`` for ``matmul`` (not element-wise): its result is C-contiguous."""
 
 
 def fast_binary_kernel(
@@ -358,9 +466,17 @@ def check_out(out: Tensor, shape: Sequence[int], dtype: ScalarType) -> None:
         resize_(out, shape)
 
 
-def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType) -> Tensor:
-    """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it."""
+def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType, *inputs: Tensor) -> Tensor:
+    """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it.
+    An ``out`` that must be resized takes the layout of the out-of-place result on
+    ``inputs``, the op's tensor arguments (PyTorch restrides it so; one of the right shape
+    keeps its own: Note [Element-wise result strides] in tensor/_strides.py)."""
+    strides = None
+    if inputs and tuple(out.shape) != tuple(shape):
+        strides = elementwise_strides(shape, [(t._shape, t._strides) for t in inputs])
     check_out(out, shape, dtype)
+    if strides is not None and strides != out._strides:
+        adopt_geometry(out, make_view(out, shape, strides, out._offset))
     if not out.is_meta:
         import numpy as np
 

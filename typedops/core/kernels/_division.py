@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, finish_inplace, fresh, meta_like, result_type
+from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type
 from ._messages import INTEGER_DIVISION_BY_ZERO, NOT_FOR_DTYPE, OUT_SHAPE_MISMATCH
 
 __all__ = [
@@ -77,20 +77,20 @@ def _plan_inplace(self: Tensor, other: Tensor, name: str) -> ScalarType:
 
 def floor_divide_cpu(self: Tensor, other: Tensor) -> Tensor:
     _, dtype = _plan(self, other, "floor_divide")
-    return fresh(_floor_divide_values(self, other, dtype), dtype, self._device)
+    return elementwise_result(_floor_divide_values(self, other, dtype), dtype, self._device, self, other)
 
 
 def floor_divide_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan(self, other, "floor_divide"))
+    return elementwise_meta(*_plan(self, other, "floor_divide"), self, other)
 
 
 def remainder_cpu(self: Tensor, other: Tensor) -> Tensor:
     _, dtype = _plan(self, other, "remainder")
-    return fresh(_remainder_values(self, other, dtype), dtype, self._device)
+    return elementwise_result(_remainder_values(self, other, dtype), dtype, self._device, self, other)
 
 
 def remainder_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan(self, other, "remainder"))
+    return elementwise_meta(*_plan(self, other, "remainder"), self, other)
 
 
 def floor_divide__cpu(self: Tensor, other: Tensor) -> Tensor:

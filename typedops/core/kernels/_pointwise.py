@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
-from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, cached_contiguous_strides, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_COMPLEX_FOR_REAL,
     ALPHA_FLOAT_FOR_INT,
@@ -36,9 +36,10 @@ from ._common import (
     call_op,
     category,
     data,
+    elementwise_meta,
+    elementwise_result,
     finish_inplace,
     fresh,
-    meta_like,
     result_type,
     scalar_overflow,
     write_out,
@@ -46,6 +47,8 @@ from ._common import (
 
 Shape = tuple[int, ...]
 _BOOL: Final = ScalarType.bool
+_cached_strides: Final = cached_contiguous_strides
+_from_array: Final = Tensor._from_array
 _UINT8: Final = ScalarType.uint8
 
 # -- add / mul / div ------------------------------------------------------------------------
@@ -122,7 +125,7 @@ def _add_planned(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
         if result is not None:
             return result
     _shape, dtype = _plan_add(self, other, alpha)
-    return fresh(_add_values(self, other, alpha, dtype), dtype, self._device)
+    return elementwise_result(_add_values(self, other, alpha, dtype), dtype, self._device, self, other)
 
 
 # The fast path runs in the kernel's own frame: Note [One fast path, three signatures].
@@ -130,7 +133,7 @@ add_cpu: Final = fast_binary_kernel("add_cpu", ADD, _add_planned, alpha=True)
 
 
 def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
-    return meta_like(*_plan_add(self, other, alpha))
+    return elementwise_meta(*_plan_add(self, other, alpha), self, other)
 
 
 def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
@@ -174,12 +177,12 @@ def add__meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
 
 def add_out_cpu(self: Tensor, other: Tensor, *, alpha: Scalar, out: Tensor) -> Tensor:
     shape, dtype = _plan_add(self, other, alpha)
-    return write_out(out, _add_values(self, other, alpha, dtype), shape, dtype)
+    return write_out(out, _add_values(self, other, alpha, dtype), shape, dtype, self, other)
 
 
 def add_out_meta(self: Tensor, other: Tensor, *, alpha: Scalar, out: Tensor) -> Tensor:
     shape, dtype = _plan_add(self, other, alpha)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 def _negated(alpha: Scalar) -> Scalar:
@@ -253,36 +256,35 @@ def _mul_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
     return _cast(self, dtype) * _cast(other, dtype)
 
 
-def _mul_by_mask(values: Tensor, mask: Tensor) -> Tensor | None:
+def _mul_by_mask(values: Tensor, mask: Tensor) -> Any:
     """A floating tensor times a bool tensor (relu's gradient, ``grad * (result > 0)``):
     the floating dtype wins, and numpy's product of the two arrays is in that dtype, with
     the values of the planned path (which casts the mask to it first). None when the
     shapes do not broadcast (the plan raises the error)."""
     try:
-        product = data(values) * data(mask)
+        return data(values) * data(mask)
     except ValueError:
         return None
-    return fresh(product, values._dtype, values._device)
 
 
 def _mul_planned(self: Tensor, other: Tensor) -> Tensor:
     """``mul`` where the fast path (tried by ``mul_cpu``) does not apply."""
-    result = None
-    if other._dtype is _BOOL and self._dtype in NUMPY_FLOATING and not self.is_wrapped_number:
-        result = _mul_by_mask(self, other)
-    elif self._dtype is _BOOL and other._dtype in NUMPY_FLOATING and not other.is_wrapped_number:
-        result = _mul_by_mask(other, self)
-    if result is not None:
-        return result
-    _, dtype = _plan_mul(self, other)
-    return fresh(_mul_values(self, other, dtype), dtype, self._device)
+    product, dtype = None, self._dtype
+    if other._dtype is _BOOL and dtype in NUMPY_FLOATING and not self.is_wrapped_number:
+        product = _mul_by_mask(self, other)
+    elif dtype is _BOOL and other._dtype in NUMPY_FLOATING and not other.is_wrapped_number:
+        product, dtype = _mul_by_mask(other, self), other._dtype
+    if product is None:
+        _, dtype = _plan_mul(self, other)
+        product = _mul_values(self, other, dtype)
+    return elementwise_result(product, dtype, self._device, self, other)
 
 
 mul_cpu: Final = fast_binary_kernel("mul_cpu", MUL, _mul_planned, half_scalars=False)
 
 
 def mul_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan_mul(self, other))
+    return elementwise_meta(*_plan_mul(self, other), self, other)
 
 
 def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
@@ -301,12 +303,12 @@ def mul__meta(self: Tensor, other: Tensor) -> Tensor:
 
 def mul_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_mul(self, other)
-    return write_out(out, _mul_values(self, other, dtype), shape, dtype)
+    return write_out(out, _mul_values(self, other, dtype), shape, dtype, self, other)
 
 
 def mul_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_mul(self, other)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 def _plan_div(self: Tensor, other: Tensor) -> tuple[Shape, ScalarType]:
@@ -345,11 +347,11 @@ def div_cpu(self: Tensor, other: Tensor) -> Tensor:
         if result is not None:
             return result
     _, dtype = _plan_div(self, other)
-    return fresh(_div_values(self, other, dtype), dtype, self._device)
+    return elementwise_result(_div_values(self, other, dtype), dtype, self._device, self, other)
 
 
 def div_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan_div(self, other))
+    return elementwise_meta(*_plan_div(self, other), self, other)
 
 
 def div__cpu(self: Tensor, other: Tensor) -> Tensor:
@@ -366,12 +368,12 @@ def div__meta(self: Tensor, other: Tensor) -> Tensor:
 
 def div_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_div(self, other)
-    return write_out(out, _div_values(self, other, dtype), shape, dtype)
+    return write_out(out, _div_values(self, other, dtype), shape, dtype, self, other)
 
 
 def div_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     shape, dtype = _plan_div(self, other)
-    return write_out(out, None, shape, dtype)
+    return write_out(out, None, shape, dtype, self, other)
 
 
 # -- pow, maximum, minimum -----------------------------------------------------------------
@@ -387,11 +389,11 @@ def pow_cpu(self: Tensor, exponent: Scalar) -> Tensor:
 
     _, dtype = _plan_pow(self, exponent)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return fresh(_cast(self, dtype) ** exponent, dtype, self._device)
+        return elementwise_result(_cast(self, dtype) ** exponent, dtype, self._device, self)
 
 
 def pow_meta(self: Tensor, exponent: Scalar) -> Tensor:
-    return meta_like(*_plan_pow(self, exponent))
+    return elementwise_meta(*_plan_pow(self, exponent), self)
 
 
 def _plan_extremum(self: Tensor, other: Tensor, name: str) -> tuple[Shape, ScalarType]:
@@ -405,22 +407,22 @@ def maximum_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_extremum(self, other, "maximum")
-    return fresh(np.maximum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device)
+    return elementwise_result(np.maximum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device, self, other)
 
 
 def maximum_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan_extremum(self, other, "maximum"))
+    return elementwise_meta(*_plan_extremum(self, other, "maximum"), self, other)
 
 
 def minimum_cpu(self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_extremum(self, other, "minimum")
-    return fresh(np.minimum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device)
+    return elementwise_result(np.minimum(_cast(self, dtype), _cast(other, dtype)), dtype, self._device, self, other)
 
 
 def minimum_meta(self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan_extremum(self, other, "minimum"))
+    return elementwise_meta(*_plan_extremum(self, other, "minimum"), self, other)
 
 
 # -- unary ------------------------------------------------------------------------------------
@@ -432,23 +434,23 @@ def _check_neg(self: Tensor) -> ScalarType:
 
 def neg_cpu(self: Tensor) -> Tensor:
     dtype = _check_neg(self)
-    return fresh(NEG(data(self)), dtype, self._device)
+    return elementwise_result(NEG(data(self)), dtype, self._device, self)
 
 
 def neg_meta(self: Tensor) -> Tensor:
-    return meta_like(self.shape, _check_neg(self))
+    return elementwise_meta(self.shape, _check_neg(self), self)
 
 
 def abs_cpu(self: Tensor) -> Tensor:
     import numpy as np
 
     dtype = {ScalarType.complex64: ScalarType.float32, ScalarType.complex128: ScalarType.float64}.get(self.dtype, self.dtype)
-    return fresh(np.abs(data(self)), dtype, self._device)
+    return elementwise_result(np.abs(data(self)), dtype, self._device, self)
 
 
 def abs_meta(self: Tensor) -> Tensor:
     dtype = {ScalarType.complex64: ScalarType.float32, ScalarType.complex128: ScalarType.float64}.get(self.dtype, self.dtype)
-    return meta_like(self.shape, dtype)
+    return elementwise_meta(self.shape, dtype, self)
 
 
 _NO_RELU: Final = frozenset({ScalarType.bool, ScalarType.complex64, ScalarType.complex128})
@@ -506,11 +508,16 @@ def relu_cpu(self: Tensor) -> Tensor:
     array = self._array  # array_of in line (Note [Cached numpy view])
     if array is None or (self._storage is not None and self._array_buffer is not self._storage.buffer):
         array = self._fresh_array()
-    return fresh(_maximum(array, zero), dtype, self._device)
+    result = _maximum(array, zero)
+    if result.ndim > 1:  # Note [Element-wise results in torch's layout]: C-contiguous for a contiguous self
+        if self._strides != _cached_strides(self._shape):
+            return elementwise_result(result, dtype, self._device, self)
+        return _from_array(result, dtype, self._device)
+    return fresh(result, dtype, self._device)
 
 
 def relu_meta(self: Tensor) -> Tensor:
-    return meta_like(self.shape, _check_relu(self))
+    return elementwise_meta(self.shape, _check_relu(self), self)
 
 
 # relu's gradient in one op (PyTorch's derivatives.yaml has relu's formula call it): the
@@ -525,16 +532,24 @@ def threshold_backward_cpu(grad_output: Tensor, self: Tensor, threshold: Scalar)
         if type(threshold) is int and threshold == 0:  # relu's threshold: Note [Typed zeros]
             threshold = (_ZEROS or _zeros())[dtype._value_]
         try:
-            return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
+            values = grad * (data(self) > threshold).astype(grad.dtype)
         except ValueError:  # shapes that do not broadcast: the plan raises the error
             pass
+        else:  # relu's backward: the fast path's strides tests in line (Note [Element-wise results in torch's layout])
+            if values.ndim > 1:  # of contiguous operands: a C-contiguous array of dtype's numpy dtype
+                if (grad_output._strides != _cached_strides(grad_output._shape)
+                        or self._strides != _cached_strides(self._shape) or not values.size):  # fmt: skip
+                    return elementwise_result(values, dtype, grad_output._device, grad_output, self)
+                return _from_array(values, dtype, grad_output._device)
+            return fresh(values, dtype, grad_output._device)
     _, dtype = _plan_extremum(grad_output, self, "threshold_backward")
     grad = _cast(grad_output, dtype)
-    return fresh(grad * (data(self) > threshold).astype(grad.dtype), dtype, grad_output._device)
+    values = grad * (data(self) > threshold).astype(grad.dtype)
+    return elementwise_result(values, dtype, grad_output._device, grad_output, self)
 
 
 def threshold_backward_meta(grad_output: Tensor, self: Tensor, threshold: Scalar) -> Tensor:
-    return meta_like(*_plan_extremum(grad_output, self, "threshold_backward"))
+    return elementwise_meta(*_plan_extremum(grad_output, self, "threshold_backward"), grad_output, self)
 
 
 def _check_fill(self: Tensor, value: Scalar) -> None:
@@ -586,11 +601,11 @@ def _make_compare(name: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callab
 
         _, dtype = _plan_compare(self, other)
         ufunc = getattr(np, _UFUNCS[name])
-        return fresh(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device)
+        return elementwise_result(ufunc(_cast(self, dtype), _cast(other, dtype)), ScalarType.bool, self._device, self, other)
 
     def meta(self: Tensor, other: Tensor) -> Tensor:
         shape, _ = _plan_compare(self, other)
-        return meta_like(shape, ScalarType.bool)
+        return elementwise_meta(shape, ScalarType.bool, self, other)
 
     cpu.__name__ = cpu.__qualname__ = f"{name}_cpu"
     meta.__name__ = meta.__qualname__ = f"{name}_meta"
@@ -616,8 +631,9 @@ def where_cpu(condition: Tensor, self: Tensor, other: Tensor) -> Tensor:
     import numpy as np
 
     _, dtype = _plan_where(condition, self, other)
-    return fresh(np.where(data(condition), _cast(self, dtype), _cast(other, dtype)), dtype, self._device)
+    return elementwise_result(np.where(data(condition), _cast(self, dtype), _cast(other, dtype)), dtype,
+                              self._device, condition, self, other)  # fmt: skip
 
 
 def where_meta(condition: Tensor, self: Tensor, other: Tensor) -> Tensor:
-    return meta_like(*_plan_where(condition, self, other))
+    return elementwise_meta(*_plan_where(condition, self, other), condition, self, other)

@@ -9,7 +9,7 @@ from typing import Any, Final, Optional, cast
 
 from ...vocabulary import DimensionError, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, array_of, broadcast_shapes, numel_of, wrap_dim
-from ._common import binary_fast, call_op, data, fresh, meta_like, np_dtype, write_out
+from ._common import call_op, data, fresh, meta_like, np_dtype, product_fast, write_out
 from ._messages import (
     DIM_REPEATED,
     EMPTY_FULL_REDUCTION,
@@ -448,12 +448,12 @@ def matmul_cpu(self: Tensor, other: Tensor) -> Tensor:
             right = other._fresh_array()
         try:
             # dot of two 2-D arrays is a new C-contiguous array of their dtype: no checks
-            # left for binary_fast to make (Note [2-D products by dot]).
+            # left for product_fast to make (Note [2-D products by dot]).
             return _from_array(_dot(left, right), dtype, self._device)
         except ValueError:
             result = None  # shapes that do not fit: the plan below raises PyTorch's error
     else:
-        result = binary_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
+        result = product_fast(self, other, operator.matmul)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType] -- untyped in typeshed
     if result is not None:
         return result
     import numpy as np

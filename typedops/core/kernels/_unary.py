@@ -14,7 +14,7 @@ from typing import Any
 
 from ...vocabulary import ScalarType
 from ...tensor import Tensor, numpy_dtype
-from ._common import data, finish_inplace, fresh, meta_like, write_out
+from ._common import data, elementwise_meta, elementwise_result, finish_inplace, write_out
 
 __all__ = [
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta",
@@ -55,7 +55,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
 
     def functional(self: Tensor) -> Tensor:
         dtype = _float_dtype(self)
-        return fresh(_compute(expression, self, dtype), dtype, self._device)
+        return elementwise_result(_compute(expression, self, dtype), dtype, self._device, self)
 
     def in_place(self: Tensor) -> Tensor:
         dtype = _float_dtype(self)
@@ -64,7 +64,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
 
     def out_form(self: Tensor, *, out: Tensor) -> Tensor:
         dtype = _float_dtype(self)
-        return write_out(out, _compute(expression, self, dtype), self.shape, dtype)
+        return write_out(out, _compute(expression, self, dtype), self.shape, dtype, self)
 
     for kernel, suffix in ((functional, "_cpu"), (in_place, "__cpu"), (out_form, "_out_cpu")):
         kernel.__name__ = kernel.__qualname__ = f"{name}{suffix}"
@@ -73,7 +73,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
 
 def unary_float_meta(self: Tensor) -> Tensor:
     """The Meta kernel of every math op that maps integers to the default float dtype."""
-    return meta_like(self.shape, _float_dtype(self))
+    return elementwise_meta(self.shape, _float_dtype(self), self)
 
 
 def unary_float__meta(self: Tensor) -> Tensor:
@@ -83,7 +83,7 @@ def unary_float__meta(self: Tensor) -> Tensor:
 
 def unary_float_out_meta(self: Tensor, *, out: Tensor) -> Tensor:
     """The Meta kernel of their ``out=`` forms."""
-    return write_out(out, None, self.shape, _float_dtype(self))
+    return write_out(out, None, self.shape, _float_dtype(self), self)
 
 
 # name: numpy expression (the yaml declares each op's three forms with these kernels)

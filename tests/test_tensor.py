@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from typing import Final
 
 import numpy as np
 import pytest
@@ -605,12 +606,15 @@ def test_a_number_operand_beyond_int64_raises_the_argument_overflow_error(device
     assert (a * (2**63 - 1)).shape == (2,)
 
 
-@pytest.mark.parametrize("size", [[2**64], [2**62, 4], [2**63 - 1, 2]])
+_TOO_BIG: Final = "Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 bytes (its elements times their size)"
+
+
+@pytest.mark.parametrize("size", [[2**64], [2**62, 4], [2**63 - 1, 2], [2**61]])
 def test_a_meta_tensor_too_large_to_count_raises(size: list[int]) -> None:
     import typedops.core as core
     from typedops.vocabulary import TensorError
 
-    message = f"Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 elements"
+    message = _TOO_BIG.format(size=size)
     with pytest.raises(TensorError) as info:
         empty_tensor(size, ScalarType.float32, Device("meta"))
     assert str(info.value) == message
@@ -618,6 +622,20 @@ def test_a_meta_tensor_too_large_to_count_raises(size: list[int]) -> None:
         with pytest.raises(TensorError) as info:
             core.zeros(size, device="meta")
         assert str(info.value) == message
+
+
+@pytest.mark.parametrize("factory", ["zeros", "ones", "empty"])
+@pytest.mark.parametrize("size", [[2**62], [2**61], [2**60, 8]])
+def test_a_cpu_tensor_whose_bytes_overflow_int64_raises_as_torch(factory: str, size: list[int]) -> None:
+    # numpy refuses such a size with a bare ValueError ("array is too big"); PyTorch counts
+    # the bytes (elements times 4 for float32) and raises before allocating, as here.
+    import typedops.core as core
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError) as info:
+        getattr(core, factory)(size)
+    assert str(info.value) == _TOO_BIG.format(size=size)
+    assert isinstance(info.value, RuntimeError)
 
 
 def test_tensor_keeps_the_dtype_of_numpy_data_and_of_tensors() -> None:

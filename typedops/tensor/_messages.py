@@ -91,7 +91,7 @@ NON_LEAF_REQUIRES_GRAD: Final = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
-SIZE_OVERFLOW: Final = "Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 elements"
+SIZE_OVERFLOW: Final = "Storage size calculation overflowed with sizes={size}: a tensor holds at most 2**63 - 1 bytes (its elements times their size)"
 INT_OVERFLOW: Final = (
     "Overflow when unpacking long: {value} does not fit in int64; pass a float tensor "
     "(dtype=float64) or a value between -2**63 and 2**63 - 1"

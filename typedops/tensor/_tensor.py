@@ -718,7 +718,7 @@ def empty_tensor(
             raise TensorError(NEGATIVE_DIMENSION.format(n=n, size=list(size)))
     strides = strides_for_format(size, memory_format) if dense_strides is None else tuple(dense_strides)
     numel = numel_of(size)
-    if numel > _INT64_MAX or any(n > _INT64_MAX for n in size):  # as PyTorch, meta tensors too
+    if numel * dtype.itemsize > _INT64_MAX or any(n > _INT64_MAX for n in size):  # as PyTorch, meta tensors too
         raise TensorError(SIZE_OVERFLOW.format(size=list(size)))
     data = None
     if device.type != "meta":

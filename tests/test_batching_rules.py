@@ -290,6 +290,26 @@ def test_out_variants_write_each_sample() -> None:
     np.testing.assert_allclose(out.numpy(), np.exp(x.numpy()), rtol=1e-6)
 
 
+def test_an_out_variant_that_must_resize_its_sample_is_refused_and_out_is_kept() -> None:
+    # Note [Writes that resize]: each sample's out is a view of the batch; resizing it
+    # would write across the other samples and leave the batch's shape (silently wrong).
+    x = tensor(arr(B, 4))
+    out = tensor(np.full((B, 1), 7.0, dtype=np.float32))
+    with quiet(), pytest.raises(VmapError) as info:
+        vmap(lambda a, o: op("exp.out")(a, out=o))(x, out)
+    assert str(info.value) == (
+        "Batching rule not implemented for core::exp.out: the fallback path cannot resize a batched out= "
+        "tensor per sample (a sample of shape [1] had to be resized). Give out= the per-sample result's "
+        "shape, or call the out-of-place op"
+    )
+    assert out.shape == (B, 1)
+    np.testing.assert_array_equal(out.numpy(), np.full((B, 1), 7.0, dtype=np.float32))
+    wide = tensor(np.full((B, 6), 3.0, dtype=np.float32))  # a larger sample: resized down, as badly
+    with quiet(), pytest.raises(VmapError, match=r"a sample of shape \[6\] had to be resized"):
+        vmap(lambda a, o: op("add.out")(a, a, alpha=1, out=o))(x, wide)
+    np.testing.assert_array_equal(wide.numpy(), np.full((B, 6), 3.0, dtype=np.float32))
+
+
 # -- property: random ops, random batch placement --------------------------------------------------
 _UNARY = ["neg", "exp", "sigmoid", "tanh", "relu", "abs", "sqrt"]
 _SHAPED: dict[str, Callable[[Tensor], Tensor]] = {

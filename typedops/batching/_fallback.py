@@ -41,6 +41,7 @@ from ._messages import (
     FALLBACK_EMPTY,
     FALLBACK_NO_RETURNS,
     FALLBACK_SLOW,
+    FALLBACK_RESIZE,
     FALLBACK_VIEW,
     INPLACE,
     VmapError,
@@ -172,6 +173,24 @@ def _check_writes(schema: FunctionSchema, args: list[Any], level: int) -> None:
                 raise VmapError(INPLACE.format(op=schema.full_name))
 
 
+# Note [Writes that resize]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# The loop hands an op each sample of a batched ``out=`` (or in-place) tensor as a view
+# of the batch. An op that must resize its ``out`` resizes that view: its writes land
+# across the neighbouring samples' memory, and the batched tensor keeps its old shape, so
+# the result would be silently wrong. torch.vmap refuses every ``out=`` op in its
+# fallback; here an ``out=`` of the per-sample result's shape works (each sample is
+# written in place), and one that would be resized is refused after the first sample
+# that resizes it, with the written batches put back as they were (saved before the
+# loop: the fallback is the slow path already, and warns so).
+def _written_batches(schema: FunctionSchema, args: list[Any]) -> list[BatchedTensor]:
+    return [t for i, arg in enumerate(schema.arguments) if arg.is_write for t in items_of(args[i]) if isinstance(t, BatchedTensor)]
+
+
+def _written_samples(schema: FunctionSchema, sample: list[Any]) -> list[Tensor]:
+    return [t for i, arg in enumerate(schema.arguments) if arg.is_write for t in items_of(sample[i]) if isinstance(t, Tensor)]
+
+
 def _sample(value: Any, level: int, index: int) -> Any:
     if isinstance(value, BatchedTensor) and value._batch_level == level:
         return core_op("select", "int").call(value._batch_value, value._batch_dim, index)
@@ -191,14 +210,22 @@ def _for_loop(op: OperatorHandle, keys: DispatchKeySet, stack: list[Any], base: 
     if schema.full_name not in _warned:
         _warned.add(schema.full_name)
         warnings.warn(FALLBACK_SLOW.format(op=schema.full_name), UserWarning, stacklevel=2)
+    written = _written_batches(schema, args)
+    saved = [(t, t._batch_value.clone()) for t in written]  # Note [Writes that resize]
     results: list[list[Any]] = []
     for index in range(size):
         sample = [_sample(v, level, index) for v in args]
+        targets = _written_samples(schema, sample)
+        before = [t._shape for t in targets]
         nested = level_of(sample) != 0
         if nested:
             op.call_boxed(sample)
         else:
             op.redispatch_boxed(keys, sample)
+        if [t._shape for t in targets] != before:
+            for t, values in saved:
+                t._batch_value.copy_(values)
+            raise VmapError(FALLBACK_RESIZE.format(op=schema.full_name, before=list(next(b for t, b in zip(targets, before) if t._shape != b))))
         results.append(sample)
     del stack[base:]
     stack.extend(_stacked(schema, args, results, level))

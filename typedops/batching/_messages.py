@@ -120,6 +120,11 @@ FALLBACK_SLOW: Final = (
     "{op}: vmap runs it once per sample and stacks the results (the for-loop fallback). "
     "Register a rule with register_vmap, or declare one in the op's yaml (vmap:)"
 )
+FALLBACK_RESIZE: Final = (
+    "Batching rule not implemented for {op}: the fallback path cannot resize a batched out= "
+    "tensor per sample (a sample of shape {before} had to be resized). Give out= the per-sample "
+    "result's shape, or call the out-of-place op"
+)
 FALLBACK_VIEW: Final = (
     "Batching rule not implemented for {op}: the fallback path doesn't work on view ops (its "
     "per-sample results would be stacked into a copy, no longer aliasing the input). "

@@ -279,3 +279,24 @@ def test_floor_division_and_remainder_in_place() -> None:
     y %= tensor([2.0, -2.0])
     y.sum().backward()
     assert x.grad is not None and x.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_number_as_self_of_the_arithmetic_functions() -> None:
+    # Note [Numbers as self] in typedops/codegen/_api.py: as torch.sub(2, x); a wrapped
+    # number, so x's dtype wins, and x's gradient flows through.
+    x = typedops.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    assert core.sub(2, x).tolist() == [1.0, 0.0, -2.0]
+    assert core.add(2, x, alpha=3).tolist() == [5.0, 8.0, 14.0]
+    assert core.div(8, x).tolist() == [8.0, 4.0, 2.0]
+    assert core.sub(self=2, other=x).tolist() == [1.0, 0.0, -2.0]
+    ints = typedops.tensor([1, 2], dtype=typedops.ScalarType.int32)
+    assert core.mul(3, ints).dtype is typedops.ScalarType.int32
+    assert core.floor_divide(7, ints).tolist() == [7, 3]
+    core.sub(2, x).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [-1.0, -1.0, -1.0]
+    with pytest.raises(ArgumentError) as info:
+        core.eq(2, x)  # type: ignore[call-overload]  # refused, as the stubs say
+    assert str(info.value) == "core::eq.Tensor: argument 'self' (Tensor): expected a Tensor, got int"
+    with pytest.raises(ArgumentError) as info:
+        core.sub(2, 3)  # type: ignore[call-overload]  # refused, as the stubs say
+    assert str(info.value) == "core::sub.Scalar: argument 'self' (Tensor): expected a Tensor, got int"

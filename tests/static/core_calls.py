@@ -68,6 +68,11 @@ core.zeros([2, 3], dtype=None)
 core.empty((2,), device="meta")
 x.sum(0)
 core.mean(x, 0, keepdim=True)
+# A number as self of add, sub, mul, div and floor_divide, as torch's (Note [Numbers as self]).
+rsub: Tensor = core.sub(2, x)
+core.add(2.5, x, alpha=2)
+core.floor_divide(7, x)
+core.eq(2, x) # E: No overload variant of "eq" matches argument types "int", "Tensor"  [call-overload]  # N: Possible overload variants:  # N:     def eq(self: Tensor, other: Tensor) -> Tensor  # N:     def eq(self: Tensor, other: bool | int | float | complex) -> Tensor  # P: Argument of type "Literal[2]" cannot be assigned to parameter "self" of type "Tensor" in function "eq"  [reportArgumentType]  # P: No overloads for "eq" match the provided arguments  [reportCallIssue]
 # Python's number types as dtypes, and sizes one by one (Note [Sizes as varargs]).
 core.ones([2], dtype=float)
 x.sum(dtype=int)

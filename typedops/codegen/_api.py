@@ -355,7 +355,7 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
     ]
     singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
     body += entry_lines(_chooser_ops(groups))
-    given = False
+    given = wraps = False
     for name, members in groups.items():
         if len(members) < 2:
             continue
@@ -365,7 +365,10 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         body.append(f"{table} = ({pairs}\n)")
         schemas, targets = [e.schema for e in members], [entry_name(e.attr_name) for e in members]
         merged = merged_chooser_lines(name, schemas, targets, f"_any_{name}")  # Note [Choosers with one signature]
-        body += chooser_lines(f"_any_{name}" if merged else name, schemas, targets, table, positional=merged is None)
+        lines = chooser_lines(f"_any_{name}" if merged else name, schemas, targets, table, positional=merged is None)
+        numbers_as_self = options.namespace == "core" and _numbers_as_self(name, members)
+        body += _with_number_as_self(name, lines) if numbers_as_self else lines
+        wraps = wraps or numbers_as_self
         body += ["", *merged] if merged else []
         given = given or merged is not None
     body += GIVEN_LINES if given else []
@@ -383,7 +386,61 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         "    globals()[name] = fn",
         "    return fn",
     ]
-    return Section([*COMMON_IMPORTS, *runtime("lazy_entry as _lazy_entry")], body)
+    imports = [*COMMON_IMPORTS, *runtime("lazy_entry as _lazy_entry")]
+    if wraps:
+        imports += runtime("wrapped_scalar as _wrapped_scalar", "ArgumentError as _ArgumentError")
+    return Section(imports, body)
+
+
+# Note [Numbers as self]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's Python functions ``add``, ``sub``, ``mul``, ``div`` and ``floor_divide`` take a
+# number where their ``self`` is a Tensor (``torch.sub(2, x)``: the number is a wrapped
+# number, so ``x``'s dtype wins, as in ``2 - x``); every other function refuses one. Their
+# choosers here run their tests inside ``try``, which costs a tensor call nothing on
+# CPython 3.11: a number as ``self`` fails the entry's first step (reading its key bits,
+# before anything is dispatched), and the ``except`` then calls again with the number
+# wrapped on ``other``'s device. Any other call that raises ArgumentError raises it as
+# before. Only the core library's functions do (PyTorch's rule is for torch's own
+# functions, not for ops of other namespaces).
+NUMBERS_AS_SELF: Final = frozenset({"add", "sub", "mul", "div", "floor_divide"})
+
+
+def _numbers_as_self(name: str, members: list[OpEntry]) -> bool:
+    """Whether the function ``name`` (of overloads ``members``) takes a number as ``self``
+    (Note [Numbers as self]): one of PyTorch's names, with a chooser of its own."""
+    if name not in NUMBERS_AS_SELF or len(members) < 2:
+        return False
+    schemas = [e.schema for e in members]
+    if merged_chooser_lines(name, schemas, [name] * len(schemas), name) is not None:
+        return False
+    return any(_tensor_pair(s) for s in schemas)
+
+
+def _tensor_pair(schema: FunctionSchema) -> bool:
+    """Whether ``schema`` starts ``(Tensor self, Tensor other`` and writes no ``out``."""
+    first = schema.arguments[:2]
+    return [a.name for a in first] == ["self", "other"] and all(str(a.type) == "Tensor" for a in first) and not (
+        schema.is_out_fn
+    )
+
+
+def _with_number_as_self(name: str, lines: list[str]) -> list[str]:
+    """The chooser ``lines`` (a def, its docstring, its body) run inside ``try``, calling
+    again with a number as ``self`` wrapped: Note [Numbers as self]."""
+    head, doc, rest = lines[0], lines[1], lines[2:]
+    return [
+        head, doc, "    try:", *("    " + line for line in rest),
+        "    except _ArgumentError:",
+        "        _s = args[0] if args else kwargs.get('self', _MISSING)",
+        "        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)",
+        "        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):",
+        "            raise",
+        "    _s = _wrapped_scalar(_s, _o._device)",
+        "    if args:",
+        f"        return {name}(_s, *args[1:], **kwargs)",
+        f"    return {name}(**{{**kwargs, 'self': _s}})",
+    ]
 
 
 def _chooser_ops(groups: dict[str, list[OpEntry]]) -> list[str]:
@@ -391,8 +448,11 @@ def _chooser_ops(groups: dict[str, list[OpEntry]]) -> list[str]:
     return [e.attr_name for members in groups.values() if len(members) > 1 for e in members]
 
 
-def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: str = "") -> list[str]:
-    """``def`` stubs (with ``@overload`` for several overloads) for each group."""
+def stub_functions(
+    groups: dict[str, list[OpEntry]], *, method: bool, indent: str = "", numbers_as_self: bool = False
+) -> list[str]:
+    """``def`` stubs (with ``@overload`` for several overloads) for each group; with
+    ``numbers_as_self``, the functions of Note [Numbers as self] take a number as self."""
     lines: list[str] = []
     for name, members in groups.items():
         outs = out_names([e.schema for e in members])
@@ -407,6 +467,10 @@ def stub_functions(groups: dict[str, list[OpEntry]], *, method: bool, indent: st
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
             lines += stub_def(indent, name, params, returns_annotation(entry.schema))
+            if numbers_as_self and _tensor_pair(entry.schema) and _numbers_as_self(name, members):
+                # Note [Numbers as self]: a number as self, as the chooser takes it
+                lines.append(f"{indent}@overload")
+                lines += stub_def(indent, name, ["self: Scalar", *params[1:]], returns_annotation(entry.schema))
     return lines
 
 
@@ -519,6 +583,6 @@ def library_stub(entries: list[OpEntry], options: Options) -> str:
     lines += [f"IMPL_{ns}: _Library" for ns in impl_namespaces]
     lines += [f"{e.attr_name}: _OperatorHandle" for e in defined]
     lines += ["", "def install() -> None: ...", ""]
-    lines += stub_functions(groups, method=False)
+    lines += stub_functions(groups, method=False, numbers_as_self=options.namespace == "core")
     lines.append("")
     return "\n".join(lines)

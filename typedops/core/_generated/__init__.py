@@ -25,9 +25,9 @@ from typedops.runtime import (
     Tensor as _Tensor,
     choose as _choose,
     lazy_entry as _lazy_entry,
-    lazy_method as _lazy_method,
     wrapped_scalar as _wrapped_scalar,
     ArgumentError as _ArgumentError,
+    lazy_method as _lazy_method,
 )
 import typedops.core.kernels as _m0
 
@@ -2469,23 +2469,33 @@ _CANDIDATES_add = (
 )
 def add(*args: Any, **kwargs: Any) -> Any:
     """core::add: Tensor, out, Scalar."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            if isinstance(_v1, _Tensor):
-                return _call_add__Tensor(_v0, _v1)
-            if isinstance(_v1, _NUMBERS):
-                return _call_add__Scalar(_v0, _v1)
-    if 'out' in kwargs and kwargs['out'] is None:
-        del kwargs['out']
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return _call_add__out(*args, **kwargs)
-    if isinstance(_v1, _Tensor):
-        return _call_add__Tensor(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _call_add__Scalar(*args, **kwargs)
-    return _choose('core::add', _CANDIDATES_add, args, kwargs)
+    try:
+        if not kwargs:
+            if len(args) == 2:
+                _v0, _v1 = args
+                if isinstance(_v1, _Tensor):
+                    return _call_add__Tensor(_v0, _v1)
+                if isinstance(_v1, _NUMBERS):
+                    return _call_add__Scalar(_v0, _v1)
+        if 'out' in kwargs and kwargs['out'] is None:
+            del kwargs['out']
+        _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if 'out' in kwargs and isinstance(_v1, _Tensor):
+            return _call_add__out(*args, **kwargs)
+        if isinstance(_v1, _Tensor):
+            return _call_add__Tensor(*args, **kwargs)
+        if isinstance(_v1, _NUMBERS):
+            return _call_add__Scalar(*args, **kwargs)
+        return _choose('core::add', _CANDIDATES_add, args, kwargs)
+    except _ArgumentError:
+        _s = args[0] if args else kwargs.get('self', _MISSING)
+        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+            raise
+    _s = _wrapped_scalar(_s, _o._device)
+    if args:
+        return add(_s, *args[1:], **kwargs)
+    return add(**{**kwargs, 'self': _s})
 
 _CANDIDATES_sub = (
     (sub__Tensor.schema, sub__Tensor),
@@ -2494,23 +2504,33 @@ _CANDIDATES_sub = (
 )
 def sub(*args: Any, **kwargs: Any) -> Any:
     """core::sub: Tensor, out, Scalar."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            if isinstance(_v1, _Tensor):
-                return _call_sub__Tensor(_v0, _v1)
-            if isinstance(_v1, _NUMBERS):
-                return _call_sub__Scalar(_v0, _v1)
-    if 'out' in kwargs and kwargs['out'] is None:
-        del kwargs['out']
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return _call_sub__out(*args, **kwargs)
-    if isinstance(_v1, _Tensor):
-        return _call_sub__Tensor(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _call_sub__Scalar(*args, **kwargs)
-    return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
+    try:
+        if not kwargs:
+            if len(args) == 2:
+                _v0, _v1 = args
+                if isinstance(_v1, _Tensor):
+                    return _call_sub__Tensor(_v0, _v1)
+                if isinstance(_v1, _NUMBERS):
+                    return _call_sub__Scalar(_v0, _v1)
+        if 'out' in kwargs and kwargs['out'] is None:
+            del kwargs['out']
+        _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if 'out' in kwargs and isinstance(_v1, _Tensor):
+            return _call_sub__out(*args, **kwargs)
+        if isinstance(_v1, _Tensor):
+            return _call_sub__Tensor(*args, **kwargs)
+        if isinstance(_v1, _NUMBERS):
+            return _call_sub__Scalar(*args, **kwargs)
+        return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
+    except _ArgumentError:
+        _s = args[0] if args else kwargs.get('self', _MISSING)
+        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+            raise
+    _s = _wrapped_scalar(_s, _o._device)
+    if args:
+        return sub(_s, *args[1:], **kwargs)
+    return sub(**{**kwargs, 'self': _s})
 
 _CANDIDATES_mul = (
     (mul__Tensor.schema, mul__Tensor),
@@ -2519,23 +2539,33 @@ _CANDIDATES_mul = (
 )
 def mul(*args: Any, **kwargs: Any) -> Any:
     """core::mul: Tensor, out, Scalar."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            if isinstance(_v1, _Tensor):
-                return _call_mul__Tensor(_v0, _v1)
-            if isinstance(_v1, _NUMBERS):
-                return _call_mul__Scalar(_v0, _v1)
-    if 'out' in kwargs and kwargs['out'] is None:
-        del kwargs['out']
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return _call_mul__out(*args, **kwargs)
-    if isinstance(_v1, _Tensor):
-        return _call_mul__Tensor(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _call_mul__Scalar(*args, **kwargs)
-    return _choose('core::mul', _CANDIDATES_mul, args, kwargs)
+    try:
+        if not kwargs:
+            if len(args) == 2:
+                _v0, _v1 = args
+                if isinstance(_v1, _Tensor):
+                    return _call_mul__Tensor(_v0, _v1)
+                if isinstance(_v1, _NUMBERS):
+                    return _call_mul__Scalar(_v0, _v1)
+        if 'out' in kwargs and kwargs['out'] is None:
+            del kwargs['out']
+        _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if 'out' in kwargs and isinstance(_v1, _Tensor):
+            return _call_mul__out(*args, **kwargs)
+        if isinstance(_v1, _Tensor):
+            return _call_mul__Tensor(*args, **kwargs)
+        if isinstance(_v1, _NUMBERS):
+            return _call_mul__Scalar(*args, **kwargs)
+        return _choose('core::mul', _CANDIDATES_mul, args, kwargs)
+    except _ArgumentError:
+        _s = args[0] if args else kwargs.get('self', _MISSING)
+        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+            raise
+    _s = _wrapped_scalar(_s, _o._device)
+    if args:
+        return mul(_s, *args[1:], **kwargs)
+    return mul(**{**kwargs, 'self': _s})
 
 _CANDIDATES_div = (
     (div__Tensor.schema, div__Tensor),
@@ -2544,23 +2574,33 @@ _CANDIDATES_div = (
 )
 def div(*args: Any, **kwargs: Any) -> Any:
     """core::div: Tensor, out, Scalar."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            if isinstance(_v1, _Tensor):
-                return _call_div__Tensor(_v0, _v1)
-            if isinstance(_v1, _NUMBERS):
-                return _call_div__Scalar(_v0, _v1)
-    if 'out' in kwargs and kwargs['out'] is None:
-        del kwargs['out']
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if 'out' in kwargs and isinstance(_v1, _Tensor):
-        return _call_div__out(*args, **kwargs)
-    if isinstance(_v1, _Tensor):
-        return _call_div__Tensor(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _call_div__Scalar(*args, **kwargs)
-    return _choose('core::div', _CANDIDATES_div, args, kwargs)
+    try:
+        if not kwargs:
+            if len(args) == 2:
+                _v0, _v1 = args
+                if isinstance(_v1, _Tensor):
+                    return _call_div__Tensor(_v0, _v1)
+                if isinstance(_v1, _NUMBERS):
+                    return _call_div__Scalar(_v0, _v1)
+        if 'out' in kwargs and kwargs['out'] is None:
+            del kwargs['out']
+        _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if 'out' in kwargs and isinstance(_v1, _Tensor):
+            return _call_div__out(*args, **kwargs)
+        if isinstance(_v1, _Tensor):
+            return _call_div__Tensor(*args, **kwargs)
+        if isinstance(_v1, _NUMBERS):
+            return _call_div__Scalar(*args, **kwargs)
+        return _choose('core::div', _CANDIDATES_div, args, kwargs)
+    except _ArgumentError:
+        _s = args[0] if args else kwargs.get('self', _MISSING)
+        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+            raise
+    _s = _wrapped_scalar(_s, _o._device)
+    if args:
+        return div(_s, *args[1:], **kwargs)
+    return div(**{**kwargs, 'self': _s})
 
 _CANDIDATES_floor_divide = (
     (floor_divide__default.schema, floor_divide__default),
@@ -2568,19 +2608,29 @@ _CANDIDATES_floor_divide = (
 )
 def floor_divide(*args: Any, **kwargs: Any) -> Any:
     """core::floor_divide: default, Scalar."""
-    if not kwargs:
-        if len(args) == 2:
-            _v0, _v1 = args
-            if isinstance(_v1, _Tensor):
-                return _call_floor_divide__default(_v0, _v1)
-            if isinstance(_v1, _NUMBERS):
-                return _call_floor_divide__Scalar(_v0, _v1)
-    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-    if isinstance(_v1, _Tensor):
-        return _call_floor_divide__default(*args, **kwargs)
-    if isinstance(_v1, _NUMBERS):
-        return _call_floor_divide__Scalar(*args, **kwargs)
-    return _choose('core::floor_divide', _CANDIDATES_floor_divide, args, kwargs)
+    try:
+        if not kwargs:
+            if len(args) == 2:
+                _v0, _v1 = args
+                if isinstance(_v1, _Tensor):
+                    return _call_floor_divide__default(_v0, _v1)
+                if isinstance(_v1, _NUMBERS):
+                    return _call_floor_divide__Scalar(_v0, _v1)
+        _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_v1, _Tensor):
+            return _call_floor_divide__default(*args, **kwargs)
+        if isinstance(_v1, _NUMBERS):
+            return _call_floor_divide__Scalar(*args, **kwargs)
+        return _choose('core::floor_divide', _CANDIDATES_floor_divide, args, kwargs)
+    except _ArgumentError:
+        _s = args[0] if args else kwargs.get('self', _MISSING)
+        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+            raise
+    _s = _wrapped_scalar(_s, _o._device)
+    if args:
+        return floor_divide(_s, *args[1:], **kwargs)
+    return floor_divide(**{**kwargs, 'self': _s})
 
 _CANDIDATES_remainder = (
     (remainder__Tensor.schema, remainder__Tensor),

@@ -84,7 +84,7 @@ def test_views_keep_their_own_offset_on_a_hit() -> None:
         ([-1, -1], "only one dimension can be inferred"),
         ([5, -1], "shape '[5, -1]' is invalid for input of size 6"),
         ([7], "shape '[7]' is invalid for input of size 6"),
-        ([-2, -3], "invalid shape dimension -2"),
+        ([-2, -3], "invalid shape dimension -2 at index 0 of shape [-2, -3]"),
     ],
 )
 def test_bad_views_raise_every_time_and_are_not_stored(size: list[int], message: str) -> None:
@@ -169,3 +169,17 @@ def test_views_of_permuted_tensors_match_numpy_twice(shape: list[int], data: st.
         assert got.tolist() == permuted.numpy().reshape(size).tolist()
         outcomes.append(str(geometry(got)))
     assert outcomes[0] == outcomes[1]
+
+
+def test_an_inferred_dimension_of_an_empty_tensor_is_ambiguous() -> None:
+    # As torch: -1 beside a 0 could be any size when there are no elements.
+    t = fresh((0, 3))
+    with pytest.raises(RuntimeError) as info:
+        view(t, [0, -1])
+    assert str(info.value) == (
+        "cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 "
+        "can be any value and is ambiguous; give that dimension's size instead of -1"
+    )
+    with pytest.raises(RuntimeError, match=r"into shape \[3, 0, -1\] because"):
+        view(t, [3, 0, -1])
+    assert view(t, [3, 0]).shape == (3, 0)

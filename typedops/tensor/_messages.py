@@ -80,7 +80,11 @@ SIZES_DO_NOT_BROADCAST: Final = (
     "The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
 )
 TWO_INFERRED_DIMENSIONS: Final = "only one dimension can be inferred"
-INVALID_SHAPE_DIMENSION: Final = "invalid shape dimension {size}"
+INVALID_SHAPE_DIMENSION: Final = "invalid shape dimension {size} at index {index} of shape {shape}"
+AMBIGUOUS_INFERRED_DIMENSION: Final = (
+    "cannot reshape tensor of 0 elements into shape {shape} because the unspecified dimension size -1 "
+    "can be any value and is ambiguous; give that dimension's size instead of -1"
+)
 SHAPE_INVALID_FOR_SIZE: Final = "shape '{shape}' is invalid for input of size {numel}"
 DIMENSION_OUT_OF_RANGE: Final = (
     "Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"

@@ -15,6 +15,7 @@ from ..vocabulary import ArgumentValueError, DimensionError, MemoryFormat, Tenso
 from ._messages import (
     DIMENSION_OUT_OF_RANGE,
     FORMAT_NEEDS_RANK,
+    AMBIGUOUS_INFERRED_DIMENSION,
     INVALID_SHAPE_DIMENSION,
     PRESERVE_IS_NO_LAYOUT,
     SHAPE_INVALID_FOR_SIZE,
@@ -301,7 +302,7 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
                 raise TensorError(TWO_INFERRED_DIMENSIONS)
             infer_at = i
         elif size < 0:
-            raise TensorError(INVALID_SHAPE_DIMENSION.format(size=size))
+            raise TensorError(INVALID_SHAPE_DIMENSION.format(size=size, index=i, shape=list(shape)))
         else:
             known *= size
     result = list(shape)
@@ -310,6 +311,8 @@ def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
         return tuple(result)
     if infer_at is None and known == numel:
         return tuple(result)
+    if infer_at is not None and known == 0 and numel == 0:
+        raise TensorError(AMBIGUOUS_INFERRED_DIMENSION.format(shape=list(shape)))
     raise TensorError(SHAPE_INVALID_FOR_SIZE.format(shape=list(shape), numel=numel))
 
 

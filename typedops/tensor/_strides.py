@@ -137,25 +137,7 @@ def dense_strides_like(shape: Sequence[int], strides: Sequence[int]) -> tuple[in
     0 keeping its row-major place, equal strides putting the smaller size inside; the order
     is found by a stable insertion sort starting from the row-major order."""
     ndim = len(shape)
-    order = list(range(ndim - 1, -1, -1))  # innermost first
-
-    def after(d0: int, d1: int) -> int:  # 1: d0 goes outside d1; -1: inside; 0: either
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, ndim):
-        moving = i
-        for j in range(i - 1, -1, -1):
-            compared = after(order[j], order[moving])
-            if compared > 0:
-                order[j], order[moving] = order[moving], order[j]
-                moving = j
-            elif compared < 0:
-                break
+    order = _iteration_order(shape, [list(strides)])  # one tensor's dims, innermost first
     result = [0] * ndim
     step = 1
     for d in order:

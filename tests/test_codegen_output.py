@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import typedops
+import typedops.core._generated as core_generated
 from typedops import Device, NoKernelError, tensor
 from typedops.cli import main
 from typedops.codegen import CodegenError, generate, obsolete_files, stale_files, write_files
@@ -39,8 +40,11 @@ def _demo_files(out: Path, stubs: Path) -> dict[Path, str]:
 
 
 @pytest.fixture(scope="module")
-def demo() -> ModuleType:
-    return importlib.import_module("tests.data.demo_generated")
+def demo() -> Iterator[ModuleType]:
+    yield importlib.import_module("tests.data.demo_generated")
+    # Its import put its methods (add_, add, ...) on typedops.Tensor over the core
+    # library's: later test modules call x.add_(y) and must meet the core op again.
+    core_generated.install()
 
 
 def _import_generated(tmp: Path, name: str, **options: Any) -> ModuleType:

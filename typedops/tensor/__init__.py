@@ -28,6 +28,7 @@ from ._strides import (
 )
 from ._messages import NO_DATA
 from ._collect import tensors_in
+from ._overlap import check_write, has_internal_overlap, partially_overlaps
 from ._zeros import zeros_float32
 from ._tensor import (
     AUTOGRAD_BIT_FOR_DEVICE,
@@ -87,6 +88,9 @@ __all__ = [
     "adopt_geometry",
     "bump_version",
     "read_only_error",
+    "check_write",
+    "has_internal_overlap",
+    "partially_overlaps",
     "numpy_dtype",
     "scalar_type_of",
     "keys_for_device",

@@ -110,3 +110,11 @@ GRAD_MISMATCH: Final = (
     "attempting to assign a gradient of {what} '{got}' to a tensor of {what} '{expected}'. Please "
     "ensure that the gradient and the tensor have the same {what}"
 )
+INTERNAL_OVERLAP: Final = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+PARTIAL_OVERLAP: Final = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+    "single memory location. Please clone() the tensor before performing the operation."
+)

@@ -22,6 +22,7 @@ from ...tensor import (
     adopt_geometry,
     array_of,
     cached_contiguous_strides,
+    check_write,
     contiguous_strides_cached,
     elementwise_strides,
     empty_meta,
@@ -470,7 +471,12 @@ def write_out(out: Tensor, values: Any, shape: Sequence[int], dtype: ScalarType,
     """Write ``values`` (of result ``dtype``) into ``out`` (resized to ``shape``); return it.
     An ``out`` that must be resized takes the layout of the out-of-place result on
     ``inputs``, the op's tensor arguments (PyTorch restrides it so; one of the right shape
-    keeps its own: Note [Element-wise result strides] in tensor/_strides.py)."""
+    keeps its own: Note [Element-wise result strides] in tensor/_strides.py). With
+    ``inputs``, an ``out`` overlapping itself or part of one is refused first (Note [Writes
+    that overlap their inputs] in tensor/_overlap.py); a reduction passes none, as
+    PyTorch's check nothing."""
+    if inputs:
+        check_write(out, *inputs)
     strides = None
     if inputs and tuple(out.shape) != tuple(shape):
         strides = elementwise_strides(shape, [(t._shape, t._strides) for t in inputs])
@@ -546,7 +552,10 @@ def as_stored(value: Scalar, dtype: ScalarType) -> Scalar:
 
 
 def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:
-    """Write ``values`` of result ``dtype`` into ``self`` after the in-place cast check."""
+    """Write ``values`` of result ``dtype`` into ``self`` after the in-place cast check.
+    An in-place kernel refuses a write that overlaps itself or part of an input before it
+    computes anything (``check_write``: Note [Writes that overlap their inputs] in
+    tensor/_overlap.py)."""
     check_cast(dtype, self.dtype)
     if not self.is_meta:
         import numpy as np

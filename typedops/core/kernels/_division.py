@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
-from ...tensor import Tensor, broadcast_shapes, numpy_dtype, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, check_write, numpy_dtype, wrapped_scalar
 from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type
 from ._messages import INTEGER_DIVISION_BY_ZERO, NOT_FOR_DTYPE, OUT_SHAPE_MISMATCH
 
@@ -94,20 +94,24 @@ def remainder_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def floor_divide__cpu(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     dtype = _plan_inplace(self, other, "floor_divide_")
     return finish_inplace(self, _floor_divide_values(self, other, dtype), dtype)
 
 
 def floor_divide__meta(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     return finish_inplace(self, None, _plan_inplace(self, other, "floor_divide_"))
 
 
 def remainder__cpu(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     dtype = _plan_inplace(self, other, "remainder_")
     return finish_inplace(self, _remainder_values(self, other, dtype), dtype)
 
 
 def remainder__meta(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     return finish_inplace(self, None, _plan_inplace(self, other, "remainder_"))
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
-from ...tensor import Tensor, broadcast_shapes, cached_contiguous_strides, numpy_dtype, wrapped_scalar
+from ...tensor import Tensor, broadcast_shapes, cached_contiguous_strides, check_write, numpy_dtype, wrapped_scalar
 from ._messages import (
     ALPHA_COMPLEX_FOR_REAL,
     ALPHA_FLOAT_FOR_INT,
@@ -151,7 +151,11 @@ def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -
     ``self`` (``iop`` is ``operator.iadd``/``imul``: an ndarray's ``a += b`` is the ufunc
     with ``out=a``); False when the call needs the plan: other dtypes, or a broadcast
     shape that is not ``self``'s (numpy then refuses with ValueError and writes nothing).
-    numpy copies first when the operands overlap."""
+    numpy would copy first when the operands overlap; PyTorch refuses a partial overlap
+    (Note [Writes that overlap their inputs] in tensor/_overlap.py: a stride of 0 or a
+    shared storage is where to look)."""
+    if 0 in self._strides or other._storage is self._storage:
+        check_write(self, other)
     if self._dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
         return False
     try:
@@ -164,12 +168,14 @@ def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -
 def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
     if type(alpha) is int and alpha == 1 and _inplace_fast(self, other, _IADD):
         return self
+    check_write(self, other)  # done already when the fast path ran, but not for another alpha
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _add_values(self, other, alpha, dtype), dtype)
 
 
 def add__meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
+    check_write(self, other)
     shape, dtype = _plan_add(self, other, alpha)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)
@@ -296,6 +302,7 @@ def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
 
 
 def mul__meta(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     shape, dtype = _plan_mul(self, other)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)
@@ -355,12 +362,14 @@ def div_meta(self: Tensor, other: Tensor) -> Tensor:
 
 
 def div__cpu(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     shape, dtype = _plan_div(self, other)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, _div_values(self, other, dtype), dtype)
 
 
 def div__meta(self: Tensor, other: Tensor) -> Tensor:
+    check_write(self, other)
     shape, dtype = _plan_div(self, other)
     _check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...vocabulary import ScalarType
-from ...tensor import Tensor, numpy_dtype
+from ...tensor import Tensor, check_write, numpy_dtype
 from ._common import data, elementwise_meta, elementwise_result, finish_inplace, write_out
 
 __all__ = [
@@ -58,6 +58,7 @@ def _forms(name: str, expression: Callable[[Any, Any], Any]) -> tuple[Unary, Una
         return elementwise_result(_compute(expression, self, dtype), dtype, self._device, self)
 
     def in_place(self: Tensor) -> Tensor:
+        check_write(self)
         dtype = _float_dtype(self)
         # The cast check comes first: a refused call computes nothing.
         return finish_inplace(self, _compute(expression, self, dtype) if dtype is self.dtype else None, dtype)
@@ -78,6 +79,7 @@ def unary_float_meta(self: Tensor) -> Tensor:
 
 def unary_float__meta(self: Tensor) -> Tensor:
     """The Meta kernel of their in-place forms: refuses what the CPU kernel refuses."""
+    check_write(self)
     return finish_inplace(self, None, _float_dtype(self))
 
 

@@ -24,7 +24,7 @@ from ...tensor import (
     wrap_dim,
 )
 from ...tensor import (
-    NO_DATA, Tensor, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype, view_with,
+    NO_DATA, Tensor, check_write, contiguous_strides_cached, empty_tensor, make_view, numpy_dtype, view_with,
 )  # fmt: skip
 from ._common import call_op, data, meta_like, result_type
 from ._messages import (
@@ -345,6 +345,8 @@ def clone_meta(self: Tensor, *, memory_format: Optional[MemoryFormat]) -> Tensor
 
 
 def _check_copy(self: Tensor, src: Tensor) -> None:
+    if self is not src:  # copying a tensor onto itself writes nothing
+        check_write(self, src)
     shape = broadcast_shapes(self.shape, src.shape)
     if shape != self.shape:
         raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))

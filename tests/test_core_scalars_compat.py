@@ -125,3 +125,31 @@ def test_a_number_as_self_works_where_torch_takes_one(name: str, dtype: str, val
     assume(not (isinstance(number, complex) and name == "div" and 0 in values))
     ours_x, theirs_x = _pair(values, dtype)
     _same(_run(lambda: getattr(core, name)(number, ours_x)), _run(lambda: getattr(torch, name)(number, theirs_x)))
+
+
+_OUT_FUNCTIONS = ("add", "sub", "mul", "div")
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=st.sampled_from(_OUT_FUNCTIONS), dtype=st.sampled_from(_DTYPES), values=_VALUES, number=_NUMBERS,
+       side=st.sampled_from(("self", "other", "other by name")), out_dtype=st.sampled_from(_DTYPES))  # fmt: skip
+def test_a_number_beside_out_works_as_in_torch(
+    name: str, dtype: str, values: list[int], number: Any, side: str, out_dtype: str
+) -> None:
+    # Note [Numbers as self]: a number in either tensor position of these functions, with
+    # out= (there is no .Scalar_out overload: the number is wrapped for .out).
+    assume(not (isinstance(number, complex) and name == "div" and 0 in values))
+    ours_x, theirs_x = _pair(values, dtype)
+    ours_out, theirs_out = _pair([0] * len(values), out_dtype)
+    if side == "self":
+        ours = _run(lambda: getattr(core, name)(number, ours_x, out=ours_out))
+        theirs = _run(lambda: getattr(torch, name)(number, theirs_x, out=theirs_out))
+    elif side == "other":
+        ours = _run(lambda: getattr(core, name)(ours_x, number, out=ours_out))
+        theirs = _run(lambda: getattr(torch, name)(theirs_x, number, out=theirs_out))
+    else:
+        ours = _run(lambda: getattr(core, name)(ours_x, other=number, out=ours_out))
+        theirs = _run(lambda: getattr(torch, name)(theirs_x, other=number, out=theirs_out))
+    _same(ours, theirs)
+    if not isinstance(theirs, Exception):
+        assert ours is ours_out

@@ -72,6 +72,9 @@ core.mean(x, 0, keepdim=True)
 rsub: Tensor = core.sub(2, x)
 core.add(2.5, x, alpha=2)
 core.floor_divide(7, x)
+# ... and beside out= in either position, as torch's: there is no .Scalar_out overload.
+written: Tensor = core.mul(x, 2, out=x)
+core.sub(2, x, alpha=3, out=x)
 core.eq(2, x) # E: No overload variant of "eq" matches argument types "int", "Tensor"  [call-overload]  # N: Possible overload variants:  # N:     def eq(self: Tensor, other: Tensor) -> Tensor  # N:     def eq(self: Tensor, other: bool | int | float | complex) -> Tensor  # P: Argument of type "Literal[2]" cannot be assigned to parameter "self" of type "Tensor" in function "eq"  [reportArgumentType]  # P: No overloads for "eq" match the provided arguments  [reportCallIssue]
 # Python's number types as dtypes, and sizes one by one (Note [Sizes as varargs]).
 core.ones([2], dtype=float)

@@ -400,9 +400,13 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
 # choosers here run their tests inside ``try``, which costs a tensor call nothing on
 # CPython 3.11: a number as ``self`` fails the entry's first step (reading its key bits,
 # before anything is dispatched), and the ``except`` then calls again with the number
-# wrapped on ``other``'s device. Any other call that raises ArgumentError raises it as
-# before. Only the core library's functions do (PyTorch's rule is for torch's own
-# functions, not for ops of other namespaces).
+# wrapped on ``other``'s device. PyTorch's rule is about any Tensor argument of these
+# functions, so a number as ``other`` beside an ``out=`` tensor is taken too
+# (``torch.add(x, 1, out=y)``: there is no ``add.Scalar_out``): that call fails binding
+# ``add.Scalar``, which takes no ``out`` (a TypeError), and the ``except`` calls again with
+# the number wrapped on ``self``'s device, which chooses ``add.out``. Any other call that
+# raises TypeError raises it as before. Only the core library's functions do (PyTorch's
+# rule is for torch's own functions, not for ops of other namespaces).
 NUMBERS_AS_SELF: Final = frozenset({"add", "sub", "mul", "div", "floor_divide"})
 
 
@@ -417,11 +421,12 @@ def _numbers_as_self(name: str, members: list[OpEntry]) -> bool:
     return any(_tensor_pair(s) for s in schemas)
 
 
-def _tensor_pair(schema: FunctionSchema) -> bool:
-    """Whether ``schema`` starts ``(Tensor self, Tensor other`` and writes no ``out``."""
+def _tensor_pair(schema: FunctionSchema, *, out: bool = False) -> bool:
+    """Whether ``schema`` starts ``(Tensor self, Tensor other`` and writes no ``out`` (with
+    ``out``: or writes one)."""
     first = schema.arguments[:2]
-    return [a.name for a in first] == ["self", "other"] and all(str(a.type) == "Tensor" for a in first) and not (
-        schema.is_out_fn
+    return [a.name for a in first] == ["self", "other"] and all(str(a.type) == "Tensor" for a in first) and (
+        out or not schema.is_out_fn
     )
 
 
@@ -431,9 +436,14 @@ def _with_number_as_self(name: str, lines: list[str]) -> list[str]:
     head, doc, rest = lines[0], lines[1], lines[2:]
     return [
         head, doc, "    try:", *("    " + line for line in rest),
-        "    except _ArgumentError:",
+        "    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]",
         "        _s = args[0] if args else kwargs.get('self', _MISSING)",
         "        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)",
+        "        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:",
+        "            _o = _wrapped_scalar(_o, _s._device)",
+        "            if len(args) > 1:",
+        f"                return {name}(args[0], _o, *args[2:], **kwargs)",
+        f"            return {name}(*args, **{{**kwargs, 'other': _o}})",
         "        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):",
         "            raise",
         "    _s = _wrapped_scalar(_s, _o._device)",
@@ -467,10 +477,15 @@ def stub_functions(
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
             lines += stub_def(indent, name, params, returns_annotation(entry.schema))
-            if numbers_as_self and _tensor_pair(entry.schema) and _numbers_as_self(name, members):
-                # Note [Numbers as self]: a number as self, as the chooser takes it
+            if numbers_as_self and _tensor_pair(entry.schema, out=True) and _numbers_as_self(name, members):
+                # Note [Numbers as self]: a number as self, as the chooser takes it (and as
+                # other beside out=)
                 lines.append(f"{indent}@overload")
                 lines += stub_def(indent, name, ["self: Scalar", *params[1:]], returns_annotation(entry.schema))
+                if entry.schema.is_out_fn:
+                    lines.append(f"{indent}@overload")
+                    lines += stub_def(indent, name, [params[0], "other: Scalar", *params[2:]],
+                                      returns_annotation(entry.schema))  # fmt: skip
     return lines
 
 

@@ -2487,9 +2487,14 @@ def add(*args: Any, **kwargs: Any) -> Any:
         if isinstance(_v1, _NUMBERS):
             return _call_add__Scalar(*args, **kwargs)
         return _choose('core::add', _CANDIDATES_add, args, kwargs)
-    except _ArgumentError:
+    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+            _o = _wrapped_scalar(_o, _s._device)
+            if len(args) > 1:
+                return add(args[0], _o, *args[2:], **kwargs)
+            return add(*args, **{**kwargs, 'other': _o})
         if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
             raise
     _s = _wrapped_scalar(_s, _o._device)
@@ -2522,9 +2527,14 @@ def sub(*args: Any, **kwargs: Any) -> Any:
         if isinstance(_v1, _NUMBERS):
             return _call_sub__Scalar(*args, **kwargs)
         return _choose('core::sub', _CANDIDATES_sub, args, kwargs)
-    except _ArgumentError:
+    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+            _o = _wrapped_scalar(_o, _s._device)
+            if len(args) > 1:
+                return sub(args[0], _o, *args[2:], **kwargs)
+            return sub(*args, **{**kwargs, 'other': _o})
         if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
             raise
     _s = _wrapped_scalar(_s, _o._device)
@@ -2557,9 +2567,14 @@ def mul(*args: Any, **kwargs: Any) -> Any:
         if isinstance(_v1, _NUMBERS):
             return _call_mul__Scalar(*args, **kwargs)
         return _choose('core::mul', _CANDIDATES_mul, args, kwargs)
-    except _ArgumentError:
+    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+            _o = _wrapped_scalar(_o, _s._device)
+            if len(args) > 1:
+                return mul(args[0], _o, *args[2:], **kwargs)
+            return mul(*args, **{**kwargs, 'other': _o})
         if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
             raise
     _s = _wrapped_scalar(_s, _o._device)
@@ -2592,9 +2607,14 @@ def div(*args: Any, **kwargs: Any) -> Any:
         if isinstance(_v1, _NUMBERS):
             return _call_div__Scalar(*args, **kwargs)
         return _choose('core::div', _CANDIDATES_div, args, kwargs)
-    except _ArgumentError:
+    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+            _o = _wrapped_scalar(_o, _s._device)
+            if len(args) > 1:
+                return div(args[0], _o, *args[2:], **kwargs)
+            return div(*args, **{**kwargs, 'other': _o})
         if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
             raise
     _s = _wrapped_scalar(_s, _o._device)
@@ -2622,9 +2642,14 @@ def floor_divide(*args: Any, **kwargs: Any) -> Any:
         if isinstance(_v1, _NUMBERS):
             return _call_floor_divide__Scalar(*args, **kwargs)
         return _choose('core::floor_divide', _CANDIDATES_floor_divide, args, kwargs)
-    except _ArgumentError:
+    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+            _o = _wrapped_scalar(_o, _s._device)
+            if len(args) > 1:
+                return floor_divide(args[0], _o, *args[2:], **kwargs)
+            return floor_divide(*args, **{**kwargs, 'other': _o})
         if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
             raise
     _s = _wrapped_scalar(_s, _o._device)

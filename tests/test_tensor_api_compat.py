@@ -9,6 +9,8 @@ import operator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import typedops
 from typedops import ScalarType, core, tensor
@@ -219,3 +221,18 @@ def test_in_place_floor_division_and_remainder_match_torch(op: str, a: list[Any]
     assert ours[0] == theirs[0]
     if ours[0] == "value":
         assert repr(ours[1].tolist()) == repr(theirs[1].tolist())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    shape=st.lists(st.sampled_from([0, 1, 2, 3]), min_size=0, max_size=4),
+    data=st.data(),
+    meta=st.booleans(),
+)
+def test_squeeze_keeps_the_kept_dims_strides_as_torch_does(shape: list[int], data: Any, meta: bool) -> None:
+    # Empty and strided tensors too: squeeze() is one squeeze.dim per size-1 dim, not a view.
+    strides = [data.draw(st.integers(0, 7)) for _ in shape]
+    theirs = torch.as_strided(torch.zeros(64), shape, strides).squeeze()
+    base = core.zeros([64], device="meta") if meta else core.zeros([64])
+    ours = core.as_strided(base, shape, strides, 0).squeeze()
+    assert (ours.shape, ours.stride()) == (tuple(theirs.shape), theirs.stride())

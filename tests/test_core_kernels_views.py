@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import typedops.core.kernels._views as views
 from typedops import Tensor, ops
+from typedops.vocabulary import ArgumentError
 
 NOT_VIEWABLE = (
     "view size is not compatible with input tensor's size and stride (at least one dimension "
@@ -96,15 +97,21 @@ def test_bad_views_raise_every_time_and_are_not_stored(size: list[int], message:
     assert len(views._view_geometries) == 0
 
 
-def test_sizes_that_are_not_ints_are_not_stored() -> None:
-    # Only a direct kernel call can pass floats; 6.0 == 6 must not let its entry answer
-    # an int call with float sizes.
+def test_sizes_that_are_not_ints_never_make_a_geometry() -> None:
+    # Only a call that skips the entry's checks (a direct kernel call, redispatch) can
+    # pass floats or bools: a miss refuses them, so no float geometry is built or stored.
     t = fresh((2, 3))
-    views.view(t, cast(Any, (6.0,)))
-    assert len(views._view_geometries) == 0
+    message = "^view\\(\\): size must be ints, got \\[6.0\\]: a call that skips the argument checks"
+    with pytest.raises(ArgumentError, match=message):
+        views.view(t, cast(Any, (6.0,)))
+    with pytest.raises(ArgumentError, match="^transpose\\(\\): dim0, dim1 must be ints, got \\[True, 0\\]"):
+        views.transpose(t, cast(Any, True), 0)
+    assert len(views._view_geometries) == len(views._transpose_geometries) == 0
+    with pytest.raises(ArgumentError, match=message):
+        ops.core.view.default.redispatch(t.keys, t, [6.0])
     assert [type(n) for n in view(t, [6]).shape] == [int]
-    views.transpose(t, cast(Any, True), 0)
-    assert len(views._transpose_geometries) == 0
+    # A hit is not type-tested: 6.0 == 6 finds the int geometry, the int call's answer.
+    assert [type(n) for n in ops.core.view.default.redispatch(t.keys, t, [6.0]).shape] == [int]
 
 
 def test_a_meta_view_hits_a_cpu_views_entry_and_stays_meta() -> None:

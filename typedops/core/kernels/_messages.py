@@ -120,3 +120,7 @@ CAT_SIZES: Final = (
 )
 STACK_EMPTY: Final = "stack expects a non-empty TensorList"
 STACK_SIZES: Final = "stack expects each tensor to be equal size, but got {first} at entry 0 and {shape} at entry {index}"
+GEOMETRY_NOT_INTS: Final = (
+    "{op}(): {argument} must be ints, got {values}: a call that skips the argument checks "
+    "(redispatch) must pass what they would (ints, not floats or bools)"
+)

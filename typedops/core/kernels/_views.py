@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Final, Optional
 
 from ...vocabulary import (
-    ArgumentValueError, BoundedCache, DimensionError, MemoryFormat, ScalarType, TensorError, UnsupportedError,
+    ArgumentError, ArgumentValueError, BoundedCache, DimensionError, MemoryFormat, ScalarType, TensorError,
+    UnsupportedError,
 )  # fmt: skip
 from ...tensor import (
     broadcast_shapes,
@@ -29,6 +30,7 @@ from ...tensor import (
 from ._common import call_op, data, meta_like, result_type
 from ._messages import (
     AS_STRIDED_NEGATIVE,
+    GEOMETRY_NOT_INTS,
     CAT_EMPTY,
     CAT_RANKS,
     CAT_SCALAR,
@@ -96,9 +98,14 @@ def detach(self: Tensor) -> Tensor:
 # 4096 geometries.
 # - Only calls that succeed are stored: a bad call misses every time and raises its
 #   own error from the checking path (``_view_geometry``, ``_transpose_geometry``).
-# - Only calls whose sizes and dims are exact ints are stored. Keys compare by value,
-#   and ``4.0 == 4``, ``True == 1``: an entry put by a call that bypassed the entry's
-#   argument checks must not hand its values to an int call (nor the reverse).
+# - Only exact ints reach a geometry. Every checked entry point refuses other sizes and
+#   dims before the kernel runs; a call that bypasses those checks (``redispatch``,
+#   whose caller passes checked values, as PyTorch's typed redispatch assumes) is not
+#   type-tested on a hit -- that would cost the hit path more than the cache saves. Keys
+#   compare by value (``4.0 == 4``, ``True == 1``), so such a call that hits gets the
+#   int geometry, which is what the int call computes; one that misses is refused by the
+#   checking path (``_exact_ints``), so no geometry of other values is ever built, stored
+#   or handed out.
 # - A 0-dim tensor's transpose is not stored (its array has no axes to swap); it takes
 #   the checking path, which checks its dims as PyTorch does.
 _Geometry = tuple[tuple[int, ...], tuple[int, ...]]
@@ -127,6 +134,7 @@ def view(self: Tensor, size: Sequence[int]) -> Tensor:
 def _view_geometry(old_shape: tuple[int, ...], old_strides: tuple[int, ...], size: tuple[int, ...]) -> _Geometry:
     """The checked shape and strides of a view in ``size``, stored when ``size`` is all
     ints (Note [View geometry caches])."""
+    _exact_ints("view", "size", size)
     shape = infer_size(size, numel_of(old_shape))
     if old_strides == contiguous_strides_cached(old_shape):  # the common case: no search
         strides = contiguous_strides_cached(shape)
@@ -135,9 +143,14 @@ def _view_geometry(old_shape: tuple[int, ...], old_strides: tuple[int, ...], siz
         if found is None:
             raise TensorError(NOT_VIEWABLE)
         strides = found
-    if _INTS.issuperset(map(type, size)):
-        _view_geometries.put((old_shape, old_strides, size), (shape, strides))
+    _view_geometries.put((old_shape, old_strides, size), (shape, strides))
     return shape, strides
+
+
+def _exact_ints(op: str, argument: str, values: tuple[object, ...]) -> None:
+    """Refuse what only an unchecked call can pass (Note [View geometry caches])."""
+    if not _INTS.issuperset(map(type, values)):
+        raise ArgumentError(GEOMETRY_NOT_INTS.format(op=op, argument=argument, values=list(values)))
 
 
 def permute(self: Tensor, dims: Sequence[int]) -> Tensor:
@@ -278,6 +291,7 @@ def _transpose_geometry(
 ) -> tuple[tuple[int, ...], tuple[int, ...], int, int]:
     """The shape, strides and wrapped dims of a transpose of a tensor with 1 or more dims,
     stored when both dims are ints (Note [View geometry caches])."""
+    _exact_ints("transpose", "dim0, dim1", (dim0, dim1))
     n = len(shape)
     a = dim0 if 0 <= dim0 < n else wrap_dim(dim0, n)  # wrap_dim only for negative (or bad) dims
     b = dim1 if 0 <= dim1 < n else wrap_dim(dim1, n)
@@ -285,8 +299,7 @@ def _transpose_geometry(
     new_shape[a], new_shape[b] = shape[b], shape[a]
     new_strides[a], new_strides[b] = strides[b], strides[a]
     geometry = (tuple(new_shape), tuple(new_strides), a, b)
-    if type(dim0) is int and type(dim1) is int:
-        _transpose_geometries.put((shape, strides, dim0, dim1), geometry)
+    _transpose_geometries.put((shape, strides, dim0, dim1), geometry)
     return geometry
 
 

@@ -638,6 +638,43 @@ def test_a_cpu_tensor_whose_bytes_overflow_int64_raises_as_torch(factory: str, s
     assert isinstance(info.value, RuntimeError)
 
 
+@pytest.mark.parametrize("factory", ["zeros", "ones", "empty", "randn"])
+@pytest.mark.parametrize("size", [[2**62], [2**60, 8]])
+def test_randn_counts_the_bytes_before_drawing_too(factory: str, size: list[int]) -> None:
+    import typedops.core as core
+    from typedops.vocabulary import TensorError
+
+    with pytest.raises(TensorError, match="^Storage size calculation overflowed"):
+        getattr(core, factory)(size)
+
+
+_EMPTY_TOO_BIG: Final = (
+    "a CPU tensor of shape {shape} has no elements, but its non-zero sizes times the element "
+    "size ({nbytes} bytes) exceed 2**63 - 1, more than numpy, which holds typedops' CPU data, "
+    "can index (PyTorch allows it); use device='meta' for shape-only work, or smaller sizes"
+)
+
+
+@pytest.mark.parametrize("factory", ["zeros", "ones", "empty", "randn"])
+@pytest.mark.parametrize("size", [[2**62, 0], [0, 2**62], [2**31, 0, 2**31]])
+def test_an_empty_cpu_tensor_numpy_cannot_index_is_refused_in_our_words(factory: str, size: list[int]) -> None:
+    # numpy multiplies the non-zero sizes by the element size and refuses more than int64
+    # with a bare ValueError; PyTorch makes the (empty) tensor. Meta tensors can be made.
+    import typedops.core as core
+    from typedops.vocabulary import UnsupportedError
+
+    nbytes = 4 * int(np.prod([n or 1 for n in size], dtype=object))
+    with pytest.raises(UnsupportedError) as info:
+        getattr(core, factory)(size)
+    assert str(info.value) == _EMPTY_TOO_BIG.format(shape=size, nbytes=nbytes)
+    assert isinstance(info.value, NotImplementedError)
+    assert getattr(core, factory)(size, device="meta").shape == tuple(size)
+    expanded = core.zeros([1, 0]).expand([2**62, 0])  # a view of a tensor numpy holds: made, but its data...
+    assert expanded.shape == (2**62, 0)
+    with pytest.raises(UnsupportedError, match=r"^a CPU tensor of shape \[4611686018427387904, 0\] has no elements"):
+        expanded + 1  # ... cannot be read as an array
+
+
 def test_tensor_keeps_the_dtype_of_numpy_data_and_of_tensors() -> None:
     assert tensor(np.zeros(2, np.float16)).dtype is ScalarType.float16
     assert tensor(np.zeros(2, np.int32)).dtype is ScalarType.int32

@@ -118,3 +118,8 @@ PARTIAL_OVERLAP: Final = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
     "single memory location. Please clone() the tensor before performing the operation."
 )
+EMPTY_TOO_BIG_FOR_NUMPY: Final = (
+    "a CPU tensor of shape {shape} has no elements, but its non-zero sizes times the element "
+    "size ({nbytes} bytes) exceed 2**63 - 1, more than numpy, which holds typedops' CPU data, "
+    "can index (PyTorch allows it); use device='meta' for shape-only work, or smaller sizes"
+)

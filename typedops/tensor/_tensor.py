@@ -57,9 +57,11 @@ from ..vocabulary import (
     PYTHON_TYPE_DTYPES,
     ScalarType,
     TensorError,
+    UnsupportedError,
     autograd_key_for,
 )
 from ._messages import (
+    EMPTY_TOO_BIG_FOR_NUMPY,
     GRAD_MISMATCH,
     GRAD_NOT_TENSOR,
     INT_OVERFLOW,
@@ -515,6 +517,7 @@ class Tensor(_TensorMethods):
             assert flat is not None
             itemsize = flat.itemsize
             if numel_of(shape) == 0:
+                check_numpy_holds(shape, itemsize)  # an expanded empty tensor may be too big
                 array = flat[:0].reshape(shape)
             else:
                 strides = tuple(s * itemsize for s in self._strides)
@@ -722,6 +725,8 @@ def empty_tensor(
         raise TensorError(SIZE_OVERFLOW.format(size=list(size)))
     data = None
     if device.type != "meta":
+        if not numel:
+            check_numpy_holds(size, dtype.itemsize)
         import numpy as np
 
         np_dtype = numpy_dtype(dtype)
@@ -731,6 +736,17 @@ def empty_tensor(
             nbytes = numel * np_dtype.itemsize
             raise OutOfMemoryError(OUT_OF_MEMORY.format(size=list(size), dtype=dtype.name, nbytes=nbytes)) from None
     return Tensor._from_parts(Storage(data, numel), size, strides, 0, dtype, device)
+
+
+def check_numpy_holds(shape: Sequence[int], itemsize: int) -> None:
+    """Refuse an empty shape numpy cannot make: it multiplies the non-zero sizes by the
+    element size and refuses a product beyond int64 (``zeros([2**62, 0])``), with a bare
+    ValueError; PyTorch makes such a tensor. Only shapes without elements get here."""
+    nbytes = itemsize
+    for n in shape:
+        nbytes *= n or 1
+    if nbytes > _INT64_MAX:
+        raise UnsupportedError(EMPTY_TOO_BIG_FOR_NUMPY.format(shape=list(shape), nbytes=nbytes))
 
 
 def empty_meta(shape: Sequence[int], dtype: ScalarType) -> Tensor:

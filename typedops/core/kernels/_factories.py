@@ -264,7 +264,10 @@ def randn_cpu(
     device: Optional[Device], pin_memory: Optional[bool],
 ) -> Tensor:  # fmt: skip
     chosen = _check_randn(dtype)
-    return _make(size, chosen, layout, device, fill=_rng().standard_normal(tuple(size)))
+    result = _make(size, chosen, layout, device)  # the size checks first: numpy's are bare errors
+    if result.numel():
+        data(result)[...] = _rng().standard_normal(result.shape)
+    return result
 
 
 def randn_meta(

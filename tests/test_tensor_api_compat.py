@@ -108,6 +108,9 @@ _REDUCTIONS: list[tuple[str, Any]] = [
     ("max()", lambda x: x.max()), ("min()", lambda x: x.min()), ("core.max(x)", lambda x: (core if isinstance(x, typedops.Tensor) else torch).max(x)),
     ("min(1)", lambda x: x.min(1)), ("min(-1, True)", lambda x: x.min(-1, True)), ("max(0)", lambda x: x.max(0)),
     ("squeeze()", lambda x: x.squeeze()), ("squeeze(1)", lambda x: x.squeeze(1)),
+    ("max(x * 2)", lambda x: x.max(x * 2)), ("min(other=x * 2)", lambda x: x.min(other=x * 2)),
+    ("core.max(x, 1).values", lambda x: (core if isinstance(x, typedops.Tensor) else torch).max(x, 1).values),
+    ("min(0).indices", lambda x: x.min(0).indices),
 ]  # fmt: skip
 
 

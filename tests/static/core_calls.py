@@ -90,6 +90,12 @@ number: complex = float(x) + int(x) + complex(x)
 largest: Tensor = x.max()
 smallest: Tensor = core.min(x)
 pair: tuple[Tensor, Tensor] = x.min(0)
+# max.dim and min.dim name their results, as torch.return_types (Note [Named results]).
+best: Tensor = x.max(0).values
+where_best: Tensor = core.min(x, 0, keepdim=True).indices
+x.max(0).nosuch # E: "max" has no attribute "nosuch"  [attr-defined]  # P: Cannot access attribute "nosuch" for class "max"  [reportAttributeAccessIssue]  # P: Type of "nosuch" is unknown  [reportUnknownMemberType]
+larger: Tensor = x.max(x)
+core.min(x, other=x)
 x.squeeze()
 floored: Tensor = x // 2 + 7 % x - x % x
 floored //= 2

@@ -51,7 +51,8 @@ from ._merged import GIVEN_LINES, merged_chooser_lines, out_names
 from ._model import OpEntry, Options, Variant, self_index, sizes_as_varargs
 from ._operators import operator_lines, operators
 from ._text import (
-    STUB_IMPORTS, Section, all_names, header, parameters, returns_annotation, runtime, stub_def, stub_order,
+    RETURN_TYPES_IMPORT, STUB_IMPORTS, Section, all_names, header, named_result, parameters, returns_annotation,
+    runtime, stub_def, stub_order,
 )  # fmt: skip
 
 __all__ = [
@@ -88,6 +89,33 @@ def entry_lines(attr_names: list[str]) -> list[str]:
     for attr in dict.fromkeys(attr_names):
         lines.append(f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})")
     return lines
+
+def target_of(entry: OpEntry) -> str:
+    """What a chooser calls for ``entry``: its entry function, or the wrapper naming its
+    results (Note [Named results] in typedops/core/return_types.py)."""
+    return f"_named_{entry.attr_name}" if named_result(entry.schema) else entry_name(entry.attr_name)
+
+
+def candidate_of(entry: OpEntry) -> str:
+    """What a chooser's table calls for ``entry`` when its quick tests cannot tell: its
+    handle, or the wrapper naming its results."""
+    return f"_named_{entry.attr_name}" if named_result(entry.schema) else entry.attr_name
+
+
+def named_lines(entries: list[OpEntry]) -> list[str]:
+    """The wrappers ``target_of`` names for the entries with named results (each once)."""
+    lines: list[str] = []
+    for entry in {e.attr_name: e for e in entries if named_result(e.schema)}.values():
+        cls = named_result(entry.schema)
+        lines += [
+            "",
+            "",
+            f"def _named_{entry.attr_name}(*args: Any, **kwargs: Any) -> Any:",
+            f'    """{entry.schema.full_name}\'s results as return_types.{cls} (Note [Named results])."""',
+            f"    return _return_types.{cls}._make({entry_name(entry.attr_name)}(*args, **kwargs))",
+        ]
+    return lines
+
 
 _NUMBERS: Final = frozenset({"Scalar", "int", "SymInt", "float", "bool", "complex"})
 
@@ -355,15 +383,17 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
     ]
     singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
     body += entry_lines(_chooser_ops(groups))
+    named = named_lines([e for members in groups.values() if len(members) > 1 for e in members])
+    body += named
     given = wraps = False
     for name, members in groups.items():
         if len(members) < 2:
             continue
         body.append("")
         table = f"_CANDIDATES_{name}"
-        pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
+        pairs = "".join(f"\n    ({e.attr_name}.schema, {candidate_of(e)}),"for e in members)
         body.append(f"{table} = ({pairs}\n)")
-        schemas, targets = [e.schema for e in members], [entry_name(e.attr_name) for e in members]
+        schemas, targets = [e.schema for e in members], [target_of(e) for e in members]
         merged = merged_chooser_lines(name, schemas, targets, f"_any_{name}")  # Note [Choosers with one signature]
         lines = chooser_lines(f"_any_{name}" if merged else name, schemas, targets, table, positional=merged is None)
         numbers_as_self = options.namespace == "core" and _numbers_as_self(name, members)
@@ -387,6 +417,8 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         "    return fn",
     ]
     imports = [*COMMON_IMPORTS, *runtime("lazy_entry as _lazy_entry")]
+    if named:
+        imports.append(RETURN_TYPES_IMPORT)
     if wraps:
         imports += runtime("wrapped_scalar as _wrapped_scalar", "ArgumentError as _ArgumentError")
     return Section(imports, body)
@@ -476,7 +508,7 @@ def stub_functions(
                 params += [*([] if "*" in params else ["*"]), *(f"{n}: None = ..." for n in absent)]
             if len(members) > 1:
                 lines.append(f"{indent}@overload")
-            lines += stub_def(indent, name, params, returns_annotation(entry.schema))
+            lines += stub_def(indent, name, params, returns_annotation(entry.schema, named=len(members) > 1))
             if numbers_as_self and _tensor_pair(entry.schema, out=True) and _numbers_as_self(name, members):
                 # Note [Numbers as self]: a number as self, as the chooser takes it (and as
                 # other beside out=)
@@ -507,6 +539,10 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     called += [entry.attr_name for _, _, entry, _ in found]
     bound: set[str] = set() if options.static_dispatch else set(_chooser_ops(functions))
     body += entry_lines([a for a in called if a not in bound])
+    # the wrappers of Note [Named results] that the functional API section did not write
+    chosen = [e for n, members in groups.items() if len(members) > 1 and n not in shared for e in members]
+    named = named_lines([e for e in chosen if e.attr_name not in bound])
+    body += named
     own = [e for e in entries if e.tensor_own_method]
     if own:  # Note [Schemas only] in _validate.py
         body += ["# Not methods here, since Tensor defines these names itself (the ops keep their functions):"]
@@ -515,10 +551,10 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
         index = self_index(members[0].schema)  # the same for every member (validated)
         if len(members) > 1 and name not in shared:
             table = f"_METHOD_CANDIDATES_{name}"
-            pairs = "".join(f"\n    ({e.attr_name}.schema, {e.attr_name}),"for e in members)
+            pairs = "".join(f"\n    ({e.attr_name}.schema, {candidate_of(e)}),"for e in members)
             body += ["", f"{table} = ({pairs}\n)"]
             body += chooser_lines(f"_ordered_{name}" if index else f"_method_{name}", [e.schema for e in members],
-                                  [entry_name(e.attr_name) for e in members], table, positional=True)  # fmt: skip
+                                  [target_of(e) for e in members], table, positional=True)  # fmt: skip
         if index:
             target = name if name in shared else f"_ordered_{name}"
             if len(members) == 1:
@@ -547,6 +583,8 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
         imports += runtime("wrapped_scalar as _wrapped_scalar")
     if varargs:
         imports += runtime("ArgumentError as _ArgumentError")
+    if named:
+        imports.append(RETURN_TYPES_IMPORT)
     return Section(imports, body)
 
 
@@ -591,7 +629,10 @@ def library_stub(entries: list[OpEntry], options: Options) -> str:
     defined = [e for e in entries if e.defines]
     impl_namespaces = sorted({e.schema.namespace for e in entries if not e.defines})
     lines = header(options, "types of the generated op library")
-    lines += [*STUB_IMPORTS, "from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle", ""]
+    lines += [*STUB_IMPORTS, "from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle"]
+    if any(named_result(e.schema) for members in groups.values() if len(members) > 1 for e in members):
+        lines.append(RETURN_TYPES_IMPORT)
+    lines.append("")
     lines += [*all_names(groups), ""]
     if defined:
         lines.append("LIBRARY: _Library")

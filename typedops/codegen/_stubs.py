@@ -55,7 +55,7 @@ from ..schema import FunctionSchema, ListType
 from ._api import group
 from ._model import HEADER, OpEntry, Options, Variant, sizes_as_varargs
 from ._operators import operator_stub_lines, operators
-from ._text import annotation, header, parameters, returns_annotation, stub_def, stub_order
+from ._text import RETURN_TYPES_IMPORT, annotation, header, parameters, returns_annotation, stub_def, stub_order
 
 __all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
            "methods_of"]
@@ -77,13 +77,15 @@ _SECTION: Final = "# -- typedops.ops."
 _END: Final = "# -- typedops.ops and Tensor, with the namespaces above"
 
 
-def _def(name: str, schema: FunctionSchema, first: str, *, method: bool = False) -> list[str]:
-    """A class body's ``def name(first, params) -> R: ...``, within 120 columns."""
+def _def(name: str, schema: FunctionSchema, first: str, *, method: bool = False, named: bool = False) -> list[str]:
+    """A class body's ``def name(first, params) -> R: ...``, within 120 columns; ``named``:
+    R is the op's named result class where it has one (Note [Named results] in
+    typedops/core/return_types.py)."""
     names = {python_name(a.name) for a in schema.arguments if not (method and a.name == "self")}
     while first in names:  # an argument named like the receiver ('_h')
         first += "_"
     params = parameters(schema, skip_self=method, prefix=_P)
-    return stub_def("    ", name, [first, *params], returns_annotation(schema, _P))
+    return stub_def("    ", name, [first, *params], returns_annotation(schema, _P, named=named))
 
 
 def _varargs_def(name: str, schema: FunctionSchema) -> list[str]:
@@ -138,7 +140,7 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
         for index in stub_order(members, skip_self=True):
             if len(members) > 1 or sizes:
                 lines.append("    @overload")
-            lines += _def(name, members[index], "self", method=True)
+            lines += _def(name, members[index], "self", method=True, named=len(members) > 1)
         if sizes:  # x.view(2, 3) too: Note [Sizes as varargs] in _api.py
             lines += ["    @overload", *_varargs_def(name, members[0])]
     lines += extra or []
@@ -209,7 +211,7 @@ def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> di
     ops += ["", "class Ops(_Namespaces):", f"    {ns}: Namespace",
             "    def __getattr__(self, namespace: str) -> _OpNamespace: ...", ""]  # fmt: skip
     methods = header(options, "the Tensor methods of the core library (Note [Typing what core installs])")
-    methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", "", "",
+    methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", RETURN_TYPES_IMPORT, "", "",
                 "class TensorMethods(_ProjectMethods):",
                 *method_lines(methods_of(entries), operator_stub_lines(operators(entries, ns))), ""]  # fmt: skip
     return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods)}

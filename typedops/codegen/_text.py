@@ -12,8 +12,8 @@ from ._layout import WIDTH, Group, comment_text, layout, packed
 from ._model import HEADER, Options
 
 __all__ = [
-    "header", "annotation", "parameters", "returns_annotation", "STUB_IMPORTS", "Section", "module_text",
-    "runtime", "RUNTIME", "all_names", "stub_def", "untyped_base", "stub_order",
+    "header", "annotation", "parameters", "returns_annotation", "named_result", "RETURN_TYPES_IMPORT", "STUB_IMPORTS",
+    "Section", "module_text", "runtime", "RUNTIME", "all_names", "stub_def", "untyped_base", "stub_order",
 ]  # fmt: skip
 
 STUB_IMPORTS: Final = (
@@ -189,11 +189,29 @@ def parameters(schema: FunctionSchema, *, skip_self: bool = False, prefix: str =
     return params
 
 
-def returns_annotation(schema: FunctionSchema, prefix: str = "") -> str:
+def returns_annotation(schema: FunctionSchema, prefix: str = "", *, named: bool = False) -> str:
+    """The return type of a stub; with ``named``, a function's or method's (Note [Named
+    results] in typedops/core/return_types.py: its class where the op has one)."""
     if not schema.returns:
         return "None"
+    if named and named_result(schema) is not None:
+        return f"{RETURN_TYPES_ALIAS}.{schema.name}"
     texts = [annotation(r.type, argument=False, prefix=prefix) for r in schema.returns]
     return texts[0] if len(texts) == 1 else f"tuple[{', '.join(texts)}]"
+
+
+# Note [Named results] in typedops/core/return_types.py: the core library's functions and
+# methods return ``return_types.<op name>`` for a schema naming each of its returns.
+RETURN_TYPES_ALIAS: Final = "_return_types"
+RETURN_TYPES_IMPORT: Final = f"import typedops.core.return_types as {RETURN_TYPES_ALIAS}"
+
+
+def named_result(schema: FunctionSchema) -> str | None:
+    """The class of ``typedops.core.return_types`` the functional API and the methods of
+    ``schema`` return (its op's name), or None: a core op with several returns, all named."""
+    if schema.namespace != "core" or len(schema.returns) < 2 or not all(r.name for r in schema.returns):
+        return None
+    return schema.name
 
 
 # Note [Overloads shadowed by defaults]

@@ -424,6 +424,12 @@ class _op_min__dim(_Handle):
 class _op_min__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_max__other(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_min__other(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
 class _op_argmax__default(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> _t.Tensor: ...
 
@@ -1203,6 +1209,7 @@ class _packet_amax:
 class _packet_max:
     dim: _op_max__dim
     default: _op_max__default
+    other: _op_max__other
     def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(
@@ -1213,10 +1220,13 @@ class _packet_max:
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
     @overload
     def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_min:
     dim: _op_min__dim
     default: _op_min__default
+    other: _op_min__other
     def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(
@@ -1227,6 +1237,8 @@ class _packet_min:
     ) -> tuple[_t.Tensor, _t.Tensor]: ...
     @overload
     def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_argmax:
     default: _op_argmax__default

@@ -30,6 +30,7 @@ from typedops.runtime import (
     lazy_method as _lazy_method,
 )
 import typedops.core.kernels as _m0
+import typedops.core.return_types as _return_types
 
 
 # -- registration (schemas from the unchecked builders of typedops.schema._build: validated at generation)
@@ -1776,6 +1777,26 @@ min__default = (
     (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
+# core::max.other(Tensor self, Tensor other) -> Tensor
+max__other = (
+    _schema(
+        'max', 'core', 'other',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.max_other_composite, _unboxing3),),
+)
+
+# core::min.other(Tensor self, Tensor other) -> Tensor
+min__other = (
+    _schema(
+        'min', 'core', 'other',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.min_other_composite, _unboxing3),),
+)
+
 # core::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 argmax__default = (
     _schema(
@@ -2260,11 +2281,11 @@ to__dtype = (
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ) = LIBRARY._define_generated((
@@ -2284,11 +2305,11 @@ to__dtype = (
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ))
@@ -2311,12 +2332,13 @@ _check_devices(
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
-    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
-    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2455,12 +2477,24 @@ _call_mean__default = _lazy_entry(globals(), '_call_mean__default', mean__defaul
 _call_mean__dim = _lazy_entry(globals(), '_call_mean__dim', mean__dim)
 _call_max__dim = _lazy_entry(globals(), '_call_max__dim', max__dim)
 _call_max__default = _lazy_entry(globals(), '_call_max__default', max__default)
+_call_max__other = _lazy_entry(globals(), '_call_max__other', max__other)
 _call_min__dim = _lazy_entry(globals(), '_call_min__dim', min__dim)
 _call_min__default = _lazy_entry(globals(), '_call_min__default', min__default)
+_call_min__other = _lazy_entry(globals(), '_call_min__other', min__other)
 _call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
 _call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
 _call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
+
+
+def _named_max__dim(*args: Any, **kwargs: Any) -> Any:
+    """core::max.dim's results as return_types.max (Note [Named results])."""
+    return _return_types.max._make(_call_max__dim(*args, **kwargs))
+
+
+def _named_min__dim(*args: Any, **kwargs: Any) -> Any:
+    """core::min.dim's results as return_types.min (Note [Named results])."""
+    return _return_types.min._make(_call_min__dim(*args, **kwargs))
 
 _CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
@@ -3311,48 +3345,56 @@ def mean(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING, *, 
     return _any_mean(**_given(self=self, dim=dim, keepdim=keepdim, dtype=dtype))
 
 _CANDIDATES_max = (
-    (max__dim.schema, max__dim),
+    (max__dim.schema, _named_max__dim),
     (max__default.schema, max__default),
+    (max__other.schema, max__other),
 )
-def _any_max(*args: Any, **kwargs: Any) -> Any:
-    """core::max: dim, default."""
-    if len(args) <= 1 and 'dim' not in kwargs:
+def max(*args: Any, **kwargs: Any) -> Any:
+    """core::max: dim, default, other."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return _call_max__default(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _NUMBERS):
+                return _named_max__dim(_v0, _v1)
+            if isinstance(_v1, _Tensor):
+                return _call_max__other(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if len(args) <= 1 and 'dim' not in kwargs and 'other' not in kwargs:
         return _call_max__default(*args, **kwargs)
-    if len(args) > 1:
-        return _call_max__dim(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _named_max__dim(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
+        return _call_max__other(*args, **kwargs)
     return _choose('core::max', _CANDIDATES_max, args, kwargs)
 
-def max(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
-    """core::max: dim, default (Note [Choosers with one signature])."""
-    if self is not _MISSING and dim is not _MISSING:
-        if keepdim is _MISSING:
-            return _call_max__dim(self, dim)
-        return _call_max__dim(self, dim, keepdim)
-    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
-        return _call_max__default(self)
-    return _any_max(**_given(self=self, dim=dim, keepdim=keepdim))
-
 _CANDIDATES_min = (
-    (min__dim.schema, min__dim),
+    (min__dim.schema, _named_min__dim),
     (min__default.schema, min__default),
+    (min__other.schema, min__other),
 )
-def _any_min(*args: Any, **kwargs: Any) -> Any:
-    """core::min: dim, default."""
-    if len(args) <= 1 and 'dim' not in kwargs:
+def min(*args: Any, **kwargs: Any) -> Any:
+    """core::min: dim, default, other."""
+    if not kwargs:
+        if len(args) == 1:
+            _v0, = args
+            return _call_min__default(_v0)
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _NUMBERS):
+                return _named_min__dim(_v0, _v1)
+            if isinstance(_v1, _Tensor):
+                return _call_min__other(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if len(args) <= 1 and 'dim' not in kwargs and 'other' not in kwargs:
         return _call_min__default(*args, **kwargs)
-    if len(args) > 1:
-        return _call_min__dim(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _named_min__dim(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
+        return _call_min__other(*args, **kwargs)
     return _choose('core::min', _CANDIDATES_min, args, kwargs)
-
-def min(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
-    """core::min: dim, default (Note [Choosers with one signature])."""
-    if self is not _MISSING and dim is not _MISSING:
-        if keepdim is _MISSING:
-            return _call_min__dim(self, dim)
-        return _call_min__dim(self, dim, keepdim)
-    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
-        return _call_min__default(self)
-    return _any_min(**_given(self=self, dim=dim, keepdim=keepdim))
 
 _CANDIDATES_squeeze = (
     (squeeze__dim.schema, squeeze__dim),

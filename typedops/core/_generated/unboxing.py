@@ -1853,6 +1853,38 @@ def _boxed_min__default(stack: list[Any]) -> None:
     stack[:] = (min__default(*stack),)
 
 
+def max__other(self: Any, other: Any) -> Any:
+    # core::max.other
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::max.other', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.max_other_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.max_other_composite(self, other)
+    raise _no_static_kernel('core::max.other', _b, 'CPU, Meta')
+
+
+def _boxed_max__other(stack: list[Any]) -> None:
+    stack[:] = (max__other(*stack),)
+
+
+def min__other(self: Any, other: Any) -> Any:
+    # core::min.other
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::min.other', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.min_other_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.min_other_composite(self, other)
+    raise _no_static_kernel('core::min.other', _b, 'CPU, Meta')
+
+
+def _boxed_min__other(stack: list[Any]) -> None:
+    stack[:] = (min__other(*stack),)
+
+
 def argmax__default(self: Any, dim: Any, keepdim: Any) -> Any:
     # core::argmax
     _b = self.key_bits
@@ -2500,6 +2532,8 @@ _register_static_wrappers('CPU, Meta', {
     'core::max': (_boxed_max__default, max__default),
     'core::min.dim': (_boxed_min__dim, min__dim),
     'core::min': (_boxed_min__default, min__default),
+    'core::max.other': (_boxed_max__other, max__other),
+    'core::min.other': (_boxed_min__other, min__other),
     'core::argmax': (_boxed_argmax__default, argmax__default),
     'core::matmul': (_boxed_matmul__default, matmul__default),
     'core::mm': (_boxed_mm__default, mm__default),

@@ -6,6 +6,7 @@ signatures match their op's schema; they call other core ops only through the
 dispatcher (see Note [Nested op calls] in _common.py).
 """
 
+from ._aliases import max_other_composite, min_other_composite
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -252,6 +253,7 @@ __all__ = [
     "mul_cpu", "mul_meta", "mul__cpu", "mul__meta", "mul_out_cpu", "mul_out_meta", "mul_scalar_composite",
     "div_cpu", "div_meta", "div__cpu", "div__meta", "div_out_cpu", "div_out_meta",
     "pow_cpu", "pow_meta", "maximum_cpu", "maximum_meta", "minimum_cpu", "minimum_meta",
+    "max_other_composite", "min_other_composite",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",
     "relu_cpu", "relu_meta", "threshold_backward_cpu", "threshold_backward_meta", "fill__cpu", "fill__meta",
     "zero__composite",

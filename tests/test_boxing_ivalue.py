@@ -37,3 +37,25 @@ def test_the_ends_of_int64_and_an_int_too_long_to_print() -> None:
         "expected Scalar, got an int of 16610 bits, outside int64's range (-2**63 to 2**63 - 1)"
     )
     assert mismatch(BaseType("float"), 2**64) is None  # a float takes it (rounded), as in PyTorch
+
+
+def test_int_of_index_gives_numpy_integers_as_ints_where_an_int_goes() -> None:
+    # Note [Integers that are not ints]: sizes, dims and Scalars take np.int64 as torch's do.
+    import numpy as np
+
+    from typedops.boxing import int_of_index
+    from typedops.schema import parse_type
+
+    for text, value, expected in [
+        ("int", np.int64(3), 3), ("SymInt", np.uint8(2), 2), ("Scalar", np.int32(-1), -1), ("int?", np.int16(4), 4),
+        ("SymInt[]", [np.int64(2), 3], [2, 3]), ("int[1]", np.int64(0), 0), ("int[]", (np.array(5),), [5]),
+    ]:  # fmt: skip
+        got = int_of_index(parse_type(text), value)
+        assert got == expected and type(got) is type(expected), (text, value, got)
+        assert all(type(n) is int for n in got) if isinstance(got, list) else True
+    unchanged: list[tuple[str, object]] = [
+        ("int", True), ("int", np.float64(2.0)), ("float", np.int64(2)), ("int[]", [1, 2]), ("int", None),
+        ("int", np.array([1, 2])), ("str", np.int64(1)),
+    ]  # fmt: skip
+    for text, value in unchanged:
+        assert int_of_index(parse_type(text), value) is value, (text, value)

@@ -8,6 +8,7 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -239,3 +240,29 @@ def test_squeeze_keeps_the_kept_dims_strides_as_torch_does(shape: list[int], dat
     base = core.zeros([64], device="meta") if meta else core.zeros([64])
     ours = core.as_strided(base, shape, strides, 0).squeeze()
     assert (ours.shape, ours.stride()) == (tuple(theirs.shape), theirs.stride())
+
+
+_NUMPY_INT_CALLS: list[tuple[str, Any]] = [
+    ("zeros([np.int64(2), 3])", lambda m, x: m.zeros([np.int64(2), 3])),
+    ("ones((np.uint8(2),))", lambda m, x: m.ones((np.uint8(2),))),
+    ("view(np.int64(3), 2)", lambda m, x: x.view(np.int64(3), 2)),
+    ("view([np.int32(-1)])", lambda m, x: x.view([np.int32(-1)])),
+    ("sum(np.int64(0))", lambda m, x: x.sum(np.int64(0))),
+    ("transpose(np.int32(0), 1)", lambda m, x: x.transpose(np.int32(0), 1)),
+    ("max(np.int64(1)).values", lambda m, x: x.max(np.int64(1)).values),
+    ("add(x, np.int64(2))", lambda m, x: m.add(x, np.int64(2))),
+    ("zeros([np.array(2)])", lambda m, x: m.zeros([np.array(2)])),
+    ("zeros([np.float64(2)])", lambda m, x: m.zeros([np.float64(2)])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [c for _, c in _NUMPY_INT_CALLS], ids=[n for n, _ in _NUMPY_INT_CALLS])
+def test_numpy_integers_work_where_ints_do_as_in_torch(call: Any) -> None:
+    # Note [Integers that are not ints] in typedops/boxing/_ivalue.py
+    ours = _outcome(lambda: call(core, core.ones([2, 3])))
+    theirs = _outcome(lambda: call(torch, torch.ones([2, 3])))
+    assert ours[0] == theirs[0], (ours, theirs)
+    assert (ours[0] == "value") == (call is not _NUMPY_INT_CALLS[-1][1]), ours  # a float size: refused by both
+    if ours[0] == "value":
+        assert ours[1].shape == tuple(theirs[1].shape) and all(type(n) is int for n in ours[1].shape)
+        assert ours[1].tolist() == theirs[1].tolist()

@@ -8,6 +8,7 @@ not fit a schema type -- the uniform argument check every boxed call gets.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -27,7 +28,10 @@ from ..schema import (
     tensor_class,
 )
 
-__all__ = ["Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "is_overflow", "is_sequence"]
+__all__ = [
+    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "int_of_index", "is_overflow",
+    "is_sequence",
+]  # fmt: skip
 
 
 class Tag(enum.Enum):
@@ -151,6 +155,51 @@ def dtype_of_python_type(type_: Type, value: Any) -> Any:
         if isinstance(inner, BaseType) and inner.name == "ScalarType":
             return PYTHON_TYPE_DTYPES.get(value, value)
     return value
+
+
+# Note [Integers that are not ints]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's Python functions take any integer with ``__index__`` where they take an int:
+# numpy's (``np.int64(2)``, a 0-dim integer array), in sizes, dims and Scalars. So do the
+# unboxed calls here (the functional API, methods, handles): ``int_of_index`` gives such a
+# value as the Python int it stands for, before the full check (``fix_arguments``,
+# ``binding_problem`` in typedops/dispatch), so a kernel only ever sees ints. The common
+# call pays nothing: the entries' exact-type tests fail on such a value, and only then
+# does the full check run. A bool stays a bool (an int argument refuses it) and a tensor
+# a tensor; a boxed stack, which holds IValues, still takes ints only.
+_INDEXED: Final = frozenset({"int", "SymInt", "DeviceIndex", "Scalar"})
+
+
+def int_of_index(type_: Type, value: Any) -> Any:
+    """``value``, with a non-int integer (``np.int64``) passed for an int, an int list's
+    element or a Scalar given as the int it stands for (Note [Integers that are not ints])."""
+    inner = type_.elem if isinstance(type_, OptionalType) else type_
+    if isinstance(inner, ListType):
+        elem = inner.elem
+        if not (isinstance(elem, BaseType) and elem.name in _INDEXED):
+            return value
+        if is_sequence(value):
+            items = cast("Sequence[object]", value)
+            return [_as_int(item) for item in items] if any(_indexes(item) for item in items) else value
+        return _as_int(value)  # a lone value for a sized list
+    if isinstance(inner, BaseType) and inner.name in _INDEXED:
+        return _as_int(value)
+    return value
+
+
+def _indexes(value: object) -> bool:
+    """Whether ``value`` is an integer that is not an int, bool or tensor."""
+    cls = type(value)
+    return cls not in _TAG_BY_CLASS and hasattr(cls, "__index__") and not isinstance(value, tensor_class())
+
+
+def _as_int(value: Any) -> Any:
+    if not _indexes(value):
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:  # a __index__ that refuses (a numpy integer array of more than one element)
+        return value
 
 
 def mismatch(type_: Type, value: Any) -> str | None:

@@ -266,3 +266,19 @@ def test_numpy_integers_work_where_ints_do_as_in_torch(call: Any) -> None:
     if ours[0] == "value":
         assert ours[1].shape == tuple(theirs[1].shape) and all(type(n) is int for n in ours[1].shape)
         assert ours[1].tolist() == theirs[1].tolist()
+
+
+@pytest.mark.parametrize(
+    ("value", "spec"),
+    [(3.14159, ".2f"), (7, "05d"), (True, ""), (-2.5, ""), (1 + 2j, ".1f"), (0.1, "e"), ([1.0, 2.0], ".2f"), ([1.0], "")],
+)  # fmt: skip
+def test_format_of_a_tensor_matches_torch(value: Any, spec: str) -> None:
+    # a 0-dim tensor formats as its value; another only with an empty spec (then its repr,
+    # which differs between the libraries), else Python's TypeError
+    ours = _outcome(lambda: format(tensor(value), spec))
+    theirs = _outcome(lambda: format(torch.tensor(value), spec))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if isinstance(value, list):
+        assert ours == (("value", repr(tensor(value))) if not spec else ("error", ("TypeError",)))
+    else:
+        assert ours == theirs

@@ -166,7 +166,7 @@ def codegen() -> None:
     _section("The bundled core library (typedops.core, generated from native_functions.yaml)")
     a, b = tensor([[1.0, 2.0], [3.0, 4.0]]), tensor([10.0, 20.0])
     print(f"core.add(a, b, alpha=2)   = {core.add(a, b, alpha=2)}")
-    print(f"a.matmul(a).sum()         = {a.matmul(a).sum()}")
+    print(f"a.matmul(a).sum()         = {a.matmul(a).sum()!r}")
     n = core.ones([2, 3, 4, 5])
     cl = n.contiguous(memory_format=MemoryFormat.channels_last)
     print(f"contiguous strides        = {n.stride()};  channels_last strides = {cl.stride()}")
@@ -186,7 +186,7 @@ def observing() -> None:
     x, w, b = core.ones([4, 3]), core.ones([3, 2]), tensor([0.5, -9.0])
     program = trace(mlp, x, w, b)
     print(program)
-    print(f"runs:        program(x, w, b) = {program(x, w, b)}; mlp(x, w, b) = {mlp(x, w, b)}")
+    print(f"runs:        program(x, w, b) = {program(x, w, b)!r}; mlp(x, w, b) = {mlp(x, w, b)!r}")
     print(f"ops():       {program.ops()}  (the op list of a selective build)")
 
     _section("Profiling: every op call timed through one boxed fallback")

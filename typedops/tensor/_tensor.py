@@ -591,6 +591,13 @@ class Tensor(_TensorMethods):
             raise ArgumentError(NOT_AN_INDEX.format(dtype=dtype.name, numel=self.numel()))
         return int(self.item())
 
+    def __format__(self, format_spec: str) -> str:
+        """A 0-dim tensor formats as its value (``f"{loss:.3f}"``), as PyTorch's does; any
+        other tensor only with an empty spec (its repr), else Python's TypeError."""
+        if not self._shape and self._device.type != "meta" and type(self) is Tensor:
+            return format(self.item(), format_spec)
+        return object.__format__(self, format_spec)
+
     def __repr__(self) -> str:
         grad = ""
         if self.grad_fn is not None:

@@ -117,3 +117,13 @@ def test_writes_that_read_nothing_may_overlap_themselves() -> None:
     assert base.tolist() == [[2.0], [2.0]]
     base.expand([2, 3]).zero_()
     assert base.tolist() == [[0.0], [0.0]]
+
+
+def test_copying_elements_onto_themselves_checks_nothing_as_torch() -> None:
+    # PyTorch's copy_ returns at once for a source that is the same elements (same storage,
+    # offset, sizes, strides, dtype), even an expanded one, which any other write refuses.
+    base = core.zeros([1])
+    a, b = base.expand([2]), base.expand([2])
+    assert a.copy_(b) is a and base.tolist() == [0.0]
+    x = _base()
+    assert x.view([2, 3]).copy_(x.view([2, 3])).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]

@@ -357,8 +357,17 @@ def clone_meta(self: Tensor, *, memory_format: Optional[MemoryFormat]) -> Tensor
     return _clone_target(self, memory_format)
 
 
+def _same_data(self: Tensor, src: Tensor) -> bool:
+    """Whether ``src`` is ``self``'s very elements (a view of the same storage, offset,
+    sizes, strides and dtype): PyTorch's ``copy_`` then returns at once, checking nothing."""
+    return self is src or (
+        self._storage is not None and self._storage is src._storage and self._offset == src._offset
+        and self._strides == src._strides and self._shape == src._shape and self._dtype is src._dtype
+    )  # fmt: skip
+
+
 def _check_copy(self: Tensor, src: Tensor) -> None:
-    if self is not src:  # copying a tensor onto itself writes nothing
+    if not _same_data(self, src):  # copying elements onto themselves writes nothing
         check_write(self, src)
     shape = broadcast_shapes(self.shape, src.shape)
     if shape != self.shape:

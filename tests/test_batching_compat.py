@@ -66,6 +66,8 @@ CASES: dict[str, Case] = {
     "remainder_.Scalar": ([T(2, 3), 0.25], {}, True),
     "maximum": ([T(2, 3), T(3)], {}, False),
     "minimum": ([T(2, 3), T(3)], {}, False),
+    "max.other": ([T(2, 3), T(3)], {}, False),
+    "min.other": ([T(2, 3), T(3)], {}, False),
     "neg": ([T(2, 3)], {}, False),
     "abs": ([T(2, 3)], {}, False),
     "relu": ([T(2, 3)], {}, False),

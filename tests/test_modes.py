@@ -346,7 +346,7 @@ def test_backward_and_func_grad_run_under_fake_mode_with_a_fake_seed() -> None:
     assert isinstance(g, FakeTensor) and g.shape == (2, 1)
 
 
-_OPS = ["neg", "exp", "abs", "relu", "add", "mul", "sub", "maximum"]
+_OPS = ["neg", "exp", "abs", "relu", "add", "mul", "sub", "maximum", "max"]
 
 
 @settings(max_examples=30, deadline=None)
@@ -368,7 +368,8 @@ def test_a_pass_through_mode_changes_nothing(names: list[str], nested: bool) -> 
         else:
             assert chain() == expected
     assert current_modes() == ()
-    # No tensor requires grad, so no autograd key decomposes sub first: the modes see each
-    # op as called (docs/modes.md; with grad, the modes would see sub's parts, as torch's do).
+    # No tensor requires grad, so no autograd key decomposes the composite max.other first:
+    # the modes see each op as called (docs/modes.md; with grad, the modes would see its
+    # part, maximum, as torch's do).
     seen = [e[1].partition("::")[2].partition(".")[0] for e in log if e[0] == ("inner" if nested else "outer")]
     assert seen == names

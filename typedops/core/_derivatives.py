@@ -19,6 +19,7 @@ __all__ = [
     "HELPERS",
     "sum_to_size",
     "scale",
+    "scale_negated",
     "pow_backward",
     "minmax_backward",
     "sign",
@@ -70,6 +71,15 @@ def scale(grad: Tensor, alpha: Scalar) -> Tensor:
     if alpha == -1:
         return F.neg(grad)
     return grad * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
+
+
+def scale_negated(grad: Tensor, alpha: Scalar) -> Tensor:
+    """``-grad * conj(alpha)``: ``sub``'s gradient for ``other``."""
+    if alpha == 1:
+        return F.neg(grad)
+    if alpha == -1:
+        return grad
+    return grad * -(alpha.conjugate() if isinstance(alpha, complex) else alpha)
 
 
 def pow_backward(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:

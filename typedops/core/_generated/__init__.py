@@ -488,7 +488,7 @@ sub__Tensor = (
         kwarg_only=(_argument('alpha', _t1, default='1'),),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.sub_composite, _unboxing0),),
+    (_kernel(_DispatchKey.CPU, _m0.sub_cpu, _unboxing0), _kernel(_DispatchKey.Meta, _m0.sub_meta, _unboxing0)),
 )
 
 # core::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)

@@ -32,6 +32,7 @@ from typedops.core._derivatives import original as _original
 from typedops.core._generated import (
     LIBRARY as _LIBRARY,
     add__Tensor as _op_add__Tensor,
+    sub__Tensor as _op_sub__Tensor,
     mul__Tensor as _op_mul__Tensor,
     div__Tensor as _op_div__Tensor,
     floor_divide__default as _op_floor_divide__default,
@@ -98,6 +99,7 @@ from typedops.core._generated import (
     cat__default as _op_cat__default,
     _to_copy__default as _op__to_copy__default,
     add___Tensor as _op_add___Tensor,
+    sub___Tensor as _op_sub___Tensor,
     mul___Tensor as _op_mul___Tensor,
     div___Tensor as _op_div___Tensor,
     remainder___Tensor as _op_remainder___Tensor,
@@ -149,6 +151,7 @@ from typedops.core._generated import (
 
 # Each op's unboxed slots, indexed with the keys below autograd (Note [Redispatch below Autograd])
 _S_add__Tensor = _slots(_op_add__Tensor)
+_S_sub__Tensor = _slots(_op_sub__Tensor)
 _S_mul__Tensor = _slots(_op_mul__Tensor)
 _S_div__Tensor = _slots(_op_div__Tensor)
 _S_floor_divide__default = _slots(_op_floor_divide__default)
@@ -215,6 +218,7 @@ _S_copy___default = _slots(_op_copy___default)
 _S_cat__default = _slots(_op_cat__default)
 _S__to_copy__default = _slots(_op__to_copy__default)
 _S_add___Tensor = _slots(_op_add___Tensor)
+_S_sub___Tensor = _slots(_op_sub___Tensor)
 _S_mul___Tensor = _slots(_op_mul___Tensor)
 _S_div___Tensor = _slots(_op_div___Tensor)
 _S_remainder___Tensor = _slots(_op_remainder___Tensor)
@@ -305,6 +309,73 @@ def add__Tensor_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return add__Tensor_autograd
+
+
+def backward_sub__Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(grad, self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        alpha = _node.s_alpha
+        other_shape = _node.s_other_shape
+        _g1 = _H.sum_to_size(_H.scale_negated(grad, alpha), other_shape)
+    return (_g0, _g1)
+
+
+class SubBackward0(_Node):
+    __slots__ = ('s_self_shape', 's_alpha', 's_other_shape')
+    _name = 'SubBackward0'
+    apply = backward_sub__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def sub__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sub__Tensor_autograd(self, other, *, alpha):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_sub__Tensor.cache[_bl](self, other, alpha=alpha)
+        _node = SubBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_alpha = alpha
+            _node.s_other_shape = other._shape
+        _result = _S_sub__Tensor.cache[_bl](self, other, alpha=alpha)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return sub__Tensor_autograd
 
 
 def backward_mul__Tensor(_node, grads):
@@ -3777,6 +3848,56 @@ def add___Tensor_autograd(_ks):
     return add___Tensor_autograd
 
 
+def sub___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def sub___Tensor_autograd(self, other, *, alpha):
+        _base = _check_inplace(self, 'core::sub_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if other.key_bits & _AG:
+            _fn = other.grad_fn
+            if _fn is None:
+                _m = other._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(other)
+            elif other._autograd_meta is None:
+                _e1 = (_fn, other._output_nr)
+            else:
+                _e1 = _edge(other)
+        if _e0 is None and _e1 is None:
+            return _S_sub___Tensor.cache[_bl](self, other, alpha=alpha)
+        _node = SubBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_alpha = alpha
+            _node.s_other_shape = other._shape
+        _result = _S_sub___Tensor.cache[_bl](self, other, alpha=alpha)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return sub___Tensor_autograd
+
+
 def mul___Tensor_autograd(_ks):
     _bl = _BELOW[_ks]
 
@@ -4871,6 +4992,7 @@ def sum__IntList_out_autograd(_ks):
 
 _register_autograd_kernels(_LIBRARY, (
     (_op_add__Tensor, add__Tensor_autograd),
+    (_op_sub__Tensor, sub__Tensor_autograd),
     (_op_mul__Tensor, mul__Tensor_autograd),
     (_op_div__Tensor, div__Tensor_autograd),
     (_op_floor_divide__default, floor_divide__default_autograd),
@@ -4937,6 +5059,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_cat__default, cat__default_autograd),
     (_op__to_copy__default, _to_copy__default_autograd),
     (_op_add___Tensor, add___Tensor_autograd),
+    (_op_sub___Tensor, sub___Tensor_autograd),
     (_op_mul___Tensor, mul___Tensor_autograd),
     (_op_div___Tensor, div___Tensor_autograd),
     (_op_remainder___Tensor, remainder___Tensor_autograd),

@@ -101,9 +101,9 @@ def sub__Tensor(self: Any, other: Any, alpha: Any) -> Any:
     if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
         _b = _one_device('core::sub.Tensor', _b, (self, other))
     if _b & 2:  # Meta
-        return _m0.sub_composite(self, other, alpha=alpha)
+        return _m0.sub_meta(self, other, alpha=alpha)
     if _b & 1:  # CPU
-        return _m0.sub_composite(self, other, alpha=alpha)
+        return _m0.sub_cpu(self, other, alpha=alpha)
     raise _no_static_kernel('core::sub.Tensor', _b, 'CPU, Meta')
 
 

@@ -83,7 +83,8 @@ from ._pointwise import (
     threshold_backward_cpu,
     threshold_backward_meta,
     sub__composite,
-    sub_composite,
+    sub_cpu,
+    sub_meta,
     sub_out_composite,
     where_cpu,
     where_meta,
@@ -249,7 +250,7 @@ __all__ = [
     "ARRAY_DTYPES", "ArrayRule", "ArrayRuleDeclined", "array_rule", "finish_array",
     # element-wise
     "add_cpu", "add_meta", "add__cpu", "add__meta", "add_out_cpu", "add_out_meta", "add_scalar_composite",
-    "sub_composite", "sub__composite", "sub_out_composite",
+    "sub_cpu", "sub_meta", "sub__composite", "sub_out_composite",
     "mul_cpu", "mul_meta", "mul__cpu", "mul__meta", "mul_out_cpu", "mul_out_meta", "mul_scalar_composite",
     "div_cpu", "div_meta", "div__cpu", "div__meta", "div_out_cpu", "div_out_meta",
     "pow_cpu", "pow_meta", "maximum_cpu", "maximum_meta", "minimum_cpu", "minimum_meta",

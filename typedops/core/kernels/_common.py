@@ -355,7 +355,7 @@ def _make(op, planned):
             a = self._fresh_array()
         try:
             result = op(a, b)
-        except ValueError:
+        except (ValueError, TypeError):  # shapes that do not broadcast; numpy's bool - bool
             return {fallback}
         ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
         if ndim > 1:
@@ -379,6 +379,13 @@ _ALPHA_GATE: Final = (
     "        if not (alpha is _ONE or (type(alpha) is int and alpha == 1)):\n"
     "            return planned(self, other, alpha=alpha)\n"
 )
+# ``sub``'s: a bool operand (a tensor, or a wrapped bool: ``x - True``) goes to the plan,
+# which refuses it as PyTorch does (numpy would compute ``x - True``).
+_BOOL_GATE: Final = (
+    "        if self._dtype is _BOOL_TYPE or other._dtype is _BOOL_TYPE:\n"
+    "            return planned(self, other, alpha=alpha)\n"
+)
+_BOOL_TYPE: Final = ScalarType.bool  # pyright: ignore[reportUnusedVariable] -- _BOOL_GATE reads it
 
 
 def _compile_fast_path(name: str, op: Any, planned: Any, *, params: str, returns: str, gate: str,
@@ -425,17 +432,18 @@ product_fast.__doc__ = """``binary_fast`` for ``matmul`` (not element-wise): its
 
 def fast_binary_kernel(
     name: str, op: Callable[[Any, Any], Any], planned: Callable[..., Tensor], *, alpha: bool = False,
-    half_scalars: bool = True,
+    half_scalars: bool = True, refuse_bools: bool = False,
 ) -> Callable[..., Tensor]:  # fmt: skip
     """The CPU kernel ``name``: ``op(self, other)`` by the fast path, else ``planned``
     with the kernel's arguments. With ``alpha`` the kernel takes ``*, alpha`` (``add``)
     and runs the fast path only for ``alpha == 1``; without ``half_scalars`` a float16
     tensor with a wrapped number takes the plan (``mul``: Note [Half products with a
-    scalar] in _pointwise.py). See Note [One fast path, three signatures]."""
+    scalar] in _pointwise.py); with ``refuse_bools`` (and ``alpha``) a bool operand takes
+    the plan (``sub``). See Note [One fast path, three signatures]."""
     kernel: Callable[..., Tensor] = _compile_fast_path(
         name, op, planned,
         params="self: Tensor, other: Tensor, *, alpha: Scalar" if alpha else "self: Tensor, other: Tensor",
-        returns=" -> Tensor", gate=_ALPHA_GATE if alpha else "",
+        returns=" -> Tensor", gate=(_ALPHA_GATE if alpha else "") + (_BOOL_GATE if refuse_bools else ""),
         fallback="planned(self, other, alpha=alpha)" if alpha else "planned(self, other)", result_dtype="dtype",
         floating="NUMPY_FLOATING" if half_scalars else "FULL_FLOATING",
     )  # fmt: skip

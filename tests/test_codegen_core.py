@@ -43,7 +43,7 @@ def test_staleness_is_detected(tmp_path: Path) -> None:
     assert sorted(stale_files(files)) == sorted(files)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in files) == [
         "out/__init__.py", "out/__init__.pyi", "out/autograd.py", "out/autograd.pyi", "out/unboxing.py", "out/unboxing.pyi",
-        "package/dispatch/_ops_typing.pyi", "package/tensor/_methods.pyi",
+        "package/_core_methods.py", "package/dispatch/_ops_typing.pyi", "package/tensor/_methods.pyi",
     ]
     assert obsolete_files(GENERATED, _core_files(GENERATED, PACKAGE)) == []  # no older layout left behind
 
@@ -85,13 +85,34 @@ def test_import_typedops_loads_core_on_first_use() -> None:
         "import sys, typedops\n"
         "assert 'typedops.core' not in sys.modules\n"
         "x = typedops.tensor([1.0, 2.0])\n"
-        "assert not hasattr(x, 'add')  # methods come with the core library\n"
         "print(typedops.core.add(x, x, alpha=2).tolist(), x.add(x).tolist())\n"
         "assert 'typedops.core' in sys.modules\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "[3.0, 6.0] [2.0, 4.0]\n"
+
+
+@pytest.mark.parametrize(
+    ("first_use", "printed"),
+    [("x + x", "[2.0, 4.0]"), ("2 * x", "[2.0, 4.0]"), ("x.sum()", "3.0"), ("x.max(0).values", "2.0"),
+     ("-x", "[-1.0, -2.0]"), ("x == x", "[True, True]")],
+)  # fmt: skip
+def test_a_core_method_or_operator_loads_the_core_library_on_first_use(first_use: str, printed: str) -> None:
+    # Note [Methods that load the core library]: the stand-ins load it, then call the real one.
+    code = (
+        "import sys, typedops\n"
+        "x = typedops.tensor([1.0, 2.0])\n"
+        "assert 'typedops.core' not in sys.modules and hasattr(x, 'exp')\n"
+        f"print(({first_use}).tolist())\n"
+        "assert 'typedops.core' in sys.modules\n"
+        "from typedops._core_methods import NAMES\n"
+        "stand_ins = [n for n in NAMES if 'Loads the core library' in (getattr(typedops.Tensor, n).__doc__ or '')]\n"
+        "assert not stand_ins, stand_ins  # every one replaced by the library's own\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == printed + "\n"
     code = "import sys, typedops\nprint(typedops.ops.core.add.Tensor.schema.full_name)\n"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr

@@ -25,6 +25,7 @@ from .dispatch import (
     register_bundled_library,
 )
 from .modes import DispatchMode, FakeTensor, FakeTensorMode
+from ._core_methods import NAMES as _CORE_METHOD_NAMES
 from .tensor import Tensor, tensor
 from .vocabulary import (
     Device,
@@ -114,6 +115,32 @@ def _load_core() -> Any:
 # The package, not the dispatcher, names its bundled library (Note [Loading the core
 # library] in dispatch/_ops.py): ops.core loads it on first use.
 register_bundled_library("core", _load_core)
+
+
+# Note [Methods that load the core library]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The core library installs its Tensor methods and operators (``x.sum()``, ``x + y``)
+# when it is loaded, and ``import typedops`` does not load it (Note [Loading the core
+# library] in dispatch/_ops.py). Until then each of those names (``_core_methods.NAMES``,
+# generated with the library) is a stand-in that loads the library -- which sets the real
+# method over it -- and calls the real one: ``typedops.tensor([1.0]) + 1`` works as the
+# stubs say, where it raised TypeError. Tensor gets no ``__getattr__`` hook for this:
+# every attribute load would pay for it.
+def _loads_core(name: str) -> Any:
+    def stand_in(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        _load_core()
+        if getattr(Tensor, name) is stand_in:  # the library did not install it: Python's
+            delattr(Tensor, name)  # AttributeError below, as without a stand-in
+        return getattr(self, name)(*args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = "Loads the core library, which puts the method here (Note [Methods that load the core library])."
+    return stand_in
+
+
+for _name in _CORE_METHOD_NAMES:
+    if _name not in vars(Tensor):
+        setattr(Tensor, _name, _loads_core(_name))
 
 # Imported on first use, so ``import typedops`` does not pay for them: name -> its package.
 # (The modes are imported above: their Python-key fallback is registered at import.)

@@ -90,6 +90,7 @@ def entry_lines(attr_names: list[str]) -> list[str]:
         lines.append(f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})")
     return lines
 
+
 def target_of(entry: OpEntry) -> str:
     """What a chooser calls for ``entry``: its entry function, or the wrapper naming its
     results (Note [Named results] in typedops/core/return_types.py)."""

@@ -70,7 +70,8 @@ _IMPORTS: Final = (
     "from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any",
 )
 # Where the bundled library's stubs go, relative to the typedops package.
-BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi"}
+BUNDLED_STUBS: Final = {"ops": Path("dispatch") / "_ops_typing.pyi", "methods": Path("tensor") / "_methods.pyi",
+                        "names": Path("_core_methods.py")}  # fmt: skip
 HOOK: Final = "typedops_namespaces"
 INDEX_FILE: Final = f"{HOOK}.pyi"
 _SECTION: Final = "# -- typedops.ops."
@@ -214,4 +215,16 @@ def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> di
     methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", RETURN_TYPES_IMPORT, "", "",
                 "class TensorMethods(_ProjectMethods):",
                 *method_lines(methods_of(entries), operator_stub_lines(operators(entries, ns))), ""]  # fmt: skip
-    return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods)}
+    names = header(options, "the names of the Tensor methods and operators the core library installs")
+    installed = [*methods_of(entries), *(method for method, _, _, _ in operators(entries, ns))]
+    names += [
+        '"""What ``typedops`` puts on ``Tensor`` until the core library is loaded: Note [Methods',
+        'that load the core library] in typedops/__init__.py."""',
+        "",
+        "NAMES: tuple[str, ...] = (",
+        *(f"    {name!r}," for name in installed),
+        ")",
+        "",
+    ]
+    return {package / BUNDLED_STUBS["ops"]: "\n".join(ops), package / BUNDLED_STUBS["methods"]: "\n".join(methods),
+            package / BUNDLED_STUBS["names"]: "\n".join(names)}  # fmt: skip

@@ -205,7 +205,9 @@ class OpNamespace:
 # keeps pointing down.
 # Tensor has no ``__getattr__`` hook for a missing method on purpose: a class with one
 # pays for it on *every* attribute load, and each dispatch reads ``key_bits`` from its
-# tensors (measured: two reads cost 2x as much with the hook).
+# tensors (measured: two reads cost 2x as much with the hook). Instead the package puts a
+# stand-in under each name the library installs, which loads it (Note [Methods that load
+# the core library] in typedops/__init__.py).
 _BUNDLED: dict[str, Callable[[], object]] = {}
 
 

@@ -282,3 +282,17 @@ def test_format_of_a_tensor_matches_torch(value: Any, spec: str) -> None:
         assert ours == (("value", repr(tensor(value))) if not spec else ("error", ("TypeError",)))
     else:
         assert ours == theirs
+
+
+@pytest.mark.parametrize("data", [[[1, 2], [3, 4]], 3, [], [[[1.0, 2.0]], [[3.0, 4.0]]], [5]], ids=str)
+@pytest.mark.parametrize("use", ["len", "iter", "T", "mT"])
+def test_tensors_as_sequences_match_torch(use: str, data: Any) -> None:
+    # Note [Tensors as sequences]
+    calls: dict[str, Any] = {
+        "len": lambda t: len(t), "iter": lambda t: [x.tolist() for x in t],
+        "T": lambda t: (t.T.tolist(), tuple(t.T.shape), tuple(t.T.stride())),
+        "mT": lambda t: (t.mT.tolist(), tuple(t.mT.shape)),
+    }  # fmt: skip
+    ours = _outcome(lambda: calls[use](tensor(data)))
+    theirs = _outcome(lambda: calls[use](torch.tensor(data)))
+    assert ours == theirs

@@ -123,3 +123,9 @@ EMPTY_TOO_BIG_FOR_NUMPY: Final = (
     "size ({nbytes} bytes) exceed 2**63 - 1, more than numpy, which holds typedops' CPU data, "
     "can index (PyTorch allows it); use device='meta' for shape-only work, or smaller sizes"
 )
+LEN_OF_SCALAR: Final = "len() of a 0-d tensor: it has no dims; x.item() gives its value"
+ITERATE_SCALAR: Final = "iteration over a 0-d tensor: it has no dims; x.item() gives its value"
+MT_NEEDS_MATRICES: Final = (
+    "tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor; "
+    "x.T reverses the dims of any tensor"
+)

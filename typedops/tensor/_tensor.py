@@ -40,7 +40,7 @@ per result (about 40 ns of each recorded op), for one store per tensor made. (``
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast, overload
 
 from ..vocabulary import (
@@ -61,6 +61,9 @@ from ..vocabulary import (
     autograd_key_for,
 )
 from ._messages import (
+    ITERATE_SCALAR,
+    LEN_OF_SCALAR,
+    MT_NEEDS_MATRICES,
     EMPTY_TOO_BIG_FOR_NUMPY,
     GRAD_MISMATCH,
     GRAD_NOT_TENSOR,
@@ -443,6 +446,37 @@ class Tensor(_TensorMethods):
 
     def numel(self) -> int:
         return numel_of(self._shape)
+
+    # Note [Tensors as sequences]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # As torch's: ``len(x)`` is the size of dim 0, iterating gives the views ``x.select(0,
+    # i)``, ``x.T`` reverses the dims (a 2-D tensor's transpose) and ``x.mT`` swaps the last
+    # two; a 0-dim tensor has no length and no items. The views come from the core ops
+    # (``select``, ``permute``, ``transpose``), so autograd, vmap and traces see them.
+    def __len__(self) -> int:
+        if not self._shape:
+            raise ArgumentError(LEN_OF_SCALAR)
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._shape:
+            raise ArgumentError(ITERATE_SCALAR)
+        return (self.select(0, i) for i in range(self._shape[0]))
+
+    @property
+    def T(self) -> Tensor:
+        """The dims reversed (Note [Tensors as sequences])."""
+        return self.permute(list(range(len(self._shape) - 1, -1, -1)))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dims swapped: a batch of matrices transposed (Note [Tensors as
+        sequences]); a 0-dim tensor's is a view of it, as torch's, a 1-dim one's an error."""
+        if len(self._shape) < 2:
+            if self._shape:
+                raise TensorError(MT_NEEDS_MATRICES.format(ndim=len(self._shape)))
+            return self.permute([])
+        return self.transpose(-2, -1)
 
     @property
     def is_meta(self) -> bool:

@@ -100,6 +100,11 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "remainder_.Tensor": (lambda a, b: op("remainder_.Tensor")(a.clone(), b), [x, y], (0, 2)),
         "remainder_.Scalar": (lambda a: op("remainder_.Scalar")(a.clone(), 0.25), [x], (0,)),
         "maximum": (op("maximum"), [x, y], (0, 2)),
+        "bitwise_and.Tensor": (op("bitwise_and.Tensor"), [x > 1, y > 1], (0, 2)),
+        "bitwise_or.Tensor": (op("bitwise_or.Tensor"), [x > 1, y < 1], (0, 2)),
+        "bitwise_xor.Tensor": (op("bitwise_xor.Tensor"), [(x * 4).to(ScalarType.int64), v.to(ScalarType.int64)],
+                               (0, None)),  # fmt: skip
+        "bitwise_not": (op("bitwise_not"), [(x1 * 4).to(ScalarType.int64)], (1,)),
         "minimum": (op("minimum"), [x, y], (0, 2)),
         "relu": (op("relu"), [x], (0,)),
         "threshold_backward": (lambda g, a: op("threshold_backward")(g, a, 0.5), [x, y], (0, 2)),

@@ -125,7 +125,8 @@ def test_only_the_core_library_generates_operators() -> None:
     assert found["__pow__"] == "core::pow.Tensor_Scalar" and found["__neg__"] == "core::neg"
     assert found["__rfloordiv__"] == "core::floor_divide" and found["__mod__"] == "core::remainder.Tensor"
     assert found["__ifloordiv__"] == "core::floor_divide_.Tensor" and found["__imod__"] == "core::remainder_.Tensor"
-    assert len(found) == 28
+    assert found["__and__"] == found["__rand__"] == "core::bitwise_and.Tensor" and found["__invert__"] == "core::bitwise_not"
+    assert len(found) == 35
     assert operators(entries, "demo") == []
     assert operators([e for e in entries if e.schema.name != "matmul"], "core")[18][0] == "__pow__"
 

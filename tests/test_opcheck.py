@@ -312,6 +312,10 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::threshold_backward": ((x * 2, x - 3, 0.5), {}),
         "core::max.other": ((x, 2.5 - x), {}),  # no ties (a kink, where finite differences disagree)
         "core::min.other": ((x, 2.5 - x), {}),
+        "core::bitwise_and.Tensor": ((x > 1, x < 2.5), {}),
+        "core::bitwise_or.Tensor": ((x > 1, x < 2.5), {}),
+        "core::bitwise_xor.Tensor": (((x * 2).to(ScalarType.int64), (x * 4).to(ScalarType.int32)), {}),
+        "core::bitwise_not": (((x * 2).to(ScalarType.int64),), {}),
     }
 
 
@@ -331,7 +335,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 159
+    assert len(handles) == 163
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

@@ -296,3 +296,39 @@ def test_tensors_as_sequences_match_torch(use: str, data: Any) -> None:
     ours = _outcome(lambda: calls[use](tensor(data)))
     theirs = _outcome(lambda: calls[use](torch.tensor(data)))
     assert ours == theirs
+
+
+_BITWISE: list[tuple[str, Any]] = [
+    ("b & b", lambda m: m.tensor([True, False]) & m.tensor([True, True])),
+    ("b | b", lambda m: m.tensor([True, False]) | m.tensor([False, False])),
+    ("i ^ i", lambda m: m.tensor([5, 3]) ^ m.tensor([1, 1])),
+    ("~b", lambda m: ~m.tensor([True, False])), ("~i", lambda m: ~m.tensor([0, 5])),
+    ("b & True", lambda m: m.tensor([True, False]) & True), ("3 & i", lambda m: 3 & m.tensor([5, 6])),
+    ("b & i", lambda m: m.tensor([True, False]) & m.tensor([3, 3])),
+    ("broadcast |", lambda m: m.tensor([[1], [2]]) | m.tensor([4, 8])),
+    ("mask", lambda m: (m.tensor([1.0, 2.0, 3.0]) > 1) & (m.tensor([1.0, 2.0, 3.0]) < 3)),
+    ("f & f", lambda m: m.tensor([1.0]) & m.tensor([1.0])),
+    ("bitwise_xor", lambda m: m.bitwise_xor(m.tensor([6]), m.tensor([3]))),
+    ("bitwise_not", lambda m: m.bitwise_not(m.tensor([True]))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [c for _, c in _BITWISE], ids=[n for n, _ in _BITWISE])
+def test_bitwise_ops_match_torch(call: Any) -> None:
+    ours = _outcome(lambda: call(typedops if hasattr(typedops, "bitwise_xor") else _Lib()))
+    theirs = _outcome(lambda: call(torch))
+    if theirs[0] == "value":
+        assert ours[0] == "value", ours
+        assert ours[1].tolist() == theirs[1].tolist()
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+    else:
+        assert ours == theirs  # a float operand: NotImplementedError, a RuntimeError, in both
+
+
+class _Lib:
+    """``typedops.tensor`` beside the core functions, as ``torch`` has both."""
+
+    tensor = staticmethod(tensor)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(core, name)

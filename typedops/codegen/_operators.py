@@ -69,6 +69,10 @@ _TABLE: Final = (
     ("__eq__", "eq", "binary", False), ("__ne__", "ne", "binary", False),
     ("__lt__", "lt", "binary", False), ("__le__", "le", "binary", False),
     ("__gt__", "gt", "binary", False), ("__ge__", "ge", "binary", False),
+    ("__and__", "bitwise_and", "binary", False), ("__rand__", "bitwise_and", "binary", False),
+    ("__or__", "bitwise_or", "binary", False), ("__ror__", "bitwise_or", "binary", False),
+    ("__xor__", "bitwise_xor", "binary", False), ("__rxor__", "bitwise_xor", "binary", False),
+    ("__invert__", "bitwise_not", "unary", False),
 )  # fmt: skip
 
 # The positional argument types each form needs of its overload.

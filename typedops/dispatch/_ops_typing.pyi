@@ -424,6 +424,18 @@ class _op_min__dim(_Handle):
 class _op_min__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_bitwise_and__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_or__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_xor__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_not__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
 class _op_max__other(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -1240,6 +1252,26 @@ class _packet_min:
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _packet_bitwise_and:
+    Tensor: _op_bitwise_and__Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_or:
+    Tensor: _op_bitwise_or__Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_xor:
+    Tensor: _op_bitwise_xor__Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_not:
+    default: _op_bitwise_not__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+
 class _packet_argmax:
     default: _op_argmax__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1584,6 +1616,10 @@ class Namespace:
     amax: _packet_amax
     max: _packet_max
     min: _packet_min
+    bitwise_and: _packet_bitwise_and
+    bitwise_or: _packet_bitwise_or
+    bitwise_xor: _packet_bitwise_xor
+    bitwise_not: _packet_bitwise_not
     argmax: _packet_argmax
     matmul: _packet_matmul
     mm: _packet_mm

@@ -1777,6 +1777,54 @@ min__default = (
     (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
+# core::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_and__Tensor = (
+    _schema(
+        'bitwise_and', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_and_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_and_meta, _unboxing3),
+    ),
+)
+
+# core::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_or__Tensor = (
+    _schema(
+        'bitwise_or', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_or_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_or_meta, _unboxing3),
+    ),
+)
+
+# core::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_xor__Tensor = (
+    _schema(
+        'bitwise_xor', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_xor_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_xor_meta, _unboxing3),
+    ),
+)
+
+# core::bitwise_not(Tensor self) -> Tensor
+bitwise_not__default = (
+    _schema('bitwise_not', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_not_cpu, _unboxing5),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_not_meta, _unboxing5),
+    ),
+)
+
 # core::max.other(Tensor self, Tensor other) -> Tensor
 max__other = (
     _schema(
@@ -2281,11 +2329,12 @@ to__dtype = (
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
+    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ) = LIBRARY._define_generated((
@@ -2305,11 +2354,12 @@ to__dtype = (
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
+    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ))
@@ -2332,13 +2382,13 @@ _check_devices(
     threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
     gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
     where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
+    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
+    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
+    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
+    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
+    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
+    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2372,12 +2422,14 @@ _register_vmap_rules(LIBRARY, [
     (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
     (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
-    (min__dim, 'reduction'), (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
-    (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
-    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
-    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
-    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
-    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (min__dim, 'reduction'), (bitwise_and__Tensor, 'pointwise'), (bitwise_or__Tensor, 'pointwise'),
+    (bitwise_xor__Tensor, 'pointwise'), (bitwise_not__default, 'pointwise'), (argmax__default, 'composite'),
+    (matmul__default, 'matmul'), (mm__default, 'matmul'), (detach__default, 'pointwise'), (view__default, 'shape'),
+    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
+    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
+    (squeeze__default, 'composite'), (expand__default, 'shape'), (flatten__using_ints, 'composite'),
+    (contiguous__default, 'composite'), (clone__default, 'pointwise'), (copy___default, 'pointwise'),
+    (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
     (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
@@ -2389,9 +2441,9 @@ __all__ = [
     'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
     'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
-    'max', 'min', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
-    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
-    'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
+    'max', 'min', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided',
+    'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone',
+    'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -3471,6 +3523,10 @@ _SINGLE = {
     'fill_': fill___Scalar,
     'zero_': zero___default,
     'amax': amax__default,
+    'bitwise_and': bitwise_and__Tensor,
+    'bitwise_or': bitwise_or__Tensor,
+    'bitwise_xor': bitwise_xor__Tensor,
+    'bitwise_not': bitwise_not__default,
     'argmax': argmax__default,
     'matmul': matmul__default,
     'mm': mm__default,
@@ -3531,6 +3587,10 @@ _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__
 _call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
+_call_bitwise_and__Tensor = _lazy_entry(globals(), '_call_bitwise_and__Tensor', bitwise_and__Tensor)
+_call_bitwise_or__Tensor = _lazy_entry(globals(), '_call_bitwise_or__Tensor', bitwise_or__Tensor)
+_call_bitwise_xor__Tensor = _lazy_entry(globals(), '_call_bitwise_xor__Tensor', bitwise_xor__Tensor)
+_call_bitwise_not__default = _lazy_entry(globals(), '_call_bitwise_not__default', bitwise_not__default)
 
 _METHOD_CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
@@ -4081,6 +4141,65 @@ def _operator__ge__(self: Any, other: Any) -> Any:
     return NotImplemented
 
 
+def _operator__and__(self: Any, other: Any) -> Any:
+    """Tensor.__and__: core::bitwise_and.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_and__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_and__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rand__(self: Any, other: Any) -> Any:
+    """Tensor.__rand__: core::bitwise_and.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_and__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_and__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__or__(self: Any, other: Any) -> Any:
+    """Tensor.__or__: core::bitwise_or.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_or__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_or__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ror__(self: Any, other: Any) -> Any:
+    """Tensor.__ror__: core::bitwise_or.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_or__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_or__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__xor__(self: Any, other: Any) -> Any:
+    """Tensor.__xor__: core::bitwise_xor.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_xor__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_xor__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__rxor__(self: Any, other: Any) -> Any:
+    """Tensor.__rxor__: core::bitwise_xor.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_xor__Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_xor__Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__invert__(self: Any) -> Any:
+    """Tensor.__invert__: core::bitwise_not."""
+    return _call_bitwise_not__default(self)
+
+
 def install() -> None:
     """Set the methods on typedops.Tensor (idempotent)."""
     setattr(_Tensor, 'add', _method_add)
@@ -4155,6 +4274,10 @@ def install() -> None:
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', amax__default))
     setattr(_Tensor, 'max', max)
     setattr(_Tensor, 'min', min)
+    setattr(_Tensor, 'bitwise_and', _lazy_method(_Tensor, 'bitwise_and', bitwise_and__Tensor))
+    setattr(_Tensor, 'bitwise_or', _lazy_method(_Tensor, 'bitwise_or', bitwise_or__Tensor))
+    setattr(_Tensor, 'bitwise_xor', _lazy_method(_Tensor, 'bitwise_xor', bitwise_xor__Tensor))
+    setattr(_Tensor, 'bitwise_not', _lazy_method(_Tensor, 'bitwise_not', bitwise_not__default))
     setattr(_Tensor, 'argmax', _lazy_method(_Tensor, 'argmax', argmax__default))
     setattr(_Tensor, 'matmul', _lazy_method(_Tensor, 'matmul', matmul__default))
     setattr(_Tensor, 'mm', _lazy_method(_Tensor, 'mm', mm__default))
@@ -4202,6 +4325,13 @@ def install() -> None:
     setattr(_Tensor, '__le__', _operator__le__)
     setattr(_Tensor, '__gt__', _operator__gt__)
     setattr(_Tensor, '__ge__', _operator__ge__)
+    setattr(_Tensor, '__and__', _operator__and__)
+    setattr(_Tensor, '__rand__', _operator__rand__)
+    setattr(_Tensor, '__or__', _operator__or__)
+    setattr(_Tensor, '__ror__', _operator__ror__)
+    setattr(_Tensor, '__xor__', _operator__xor__)
+    setattr(_Tensor, '__rxor__', _operator__rxor__)
+    setattr(_Tensor, '__invert__', _operator__invert__)
 
 
 install()

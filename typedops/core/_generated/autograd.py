@@ -66,6 +66,10 @@ from typedops.core._generated import (
     relu__default as _op_relu__default,
     threshold_backward__default as _op_threshold_backward__default,
     fill___Scalar as _op_fill___Scalar,
+    bitwise_and__Tensor as _op_bitwise_and__Tensor,
+    bitwise_or__Tensor as _op_bitwise_or__Tensor,
+    bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
+    bitwise_not__default as _op_bitwise_not__default,
     eq__Tensor as _op_eq__Tensor,
     ne__Tensor as _op_ne__Tensor,
     lt__Tensor as _op_lt__Tensor,
@@ -185,6 +189,10 @@ _S_tanh__default = _slots(_op_tanh__default)
 _S_relu__default = _slots(_op_relu__default)
 _S_threshold_backward__default = _slots(_op_threshold_backward__default)
 _S_fill___Scalar = _slots(_op_fill___Scalar)
+_S_bitwise_and__Tensor = _slots(_op_bitwise_and__Tensor)
+_S_bitwise_or__Tensor = _slots(_op_bitwise_or__Tensor)
+_S_bitwise_xor__Tensor = _slots(_op_bitwise_xor__Tensor)
+_S_bitwise_not__default = _slots(_op_bitwise_not__default)
 _S_eq__Tensor = _slots(_op_eq__Tensor)
 _S_ne__Tensor = _slots(_op_ne__Tensor)
 _S_lt__Tensor = _slots(_op_lt__Tensor)
@@ -2307,6 +2315,38 @@ def fill___Scalar_autograd(_ks):
             _rebase_view(self, _base)
         return _result
     return fill___Scalar_autograd
+
+
+def bitwise_and__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_and__Tensor_autograd(self, other):
+        return _S_bitwise_and__Tensor.cache[_bl](self, other)
+    return bitwise_and__Tensor_autograd
+
+
+def bitwise_or__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_or__Tensor_autograd(self, other):
+        return _S_bitwise_or__Tensor.cache[_bl](self, other)
+    return bitwise_or__Tensor_autograd
+
+
+def bitwise_xor__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_xor__Tensor_autograd(self, other):
+        return _S_bitwise_xor__Tensor.cache[_bl](self, other)
+    return bitwise_xor__Tensor_autograd
+
+
+def bitwise_not__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_not__default_autograd(self):
+        return _S_bitwise_not__default.cache[_bl](self)
+    return bitwise_not__default_autograd
 
 
 def eq__Tensor_autograd(_ks):
@@ -5026,6 +5066,10 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_relu__default, relu__default_autograd),
     (_op_threshold_backward__default, threshold_backward__default_autograd),
     (_op_fill___Scalar, fill___Scalar_autograd),
+    (_op_bitwise_and__Tensor, bitwise_and__Tensor_autograd),
+    (_op_bitwise_or__Tensor, bitwise_or__Tensor_autograd),
+    (_op_bitwise_xor__Tensor, bitwise_xor__Tensor_autograd),
+    (_op_bitwise_not__default, bitwise_not__default_autograd),
     (_op_eq__Tensor, eq__Tensor_autograd),
     (_op_ne__Tensor, ne__Tensor_autograd),
     (_op_lt__Tensor, lt__Tensor_autograd),

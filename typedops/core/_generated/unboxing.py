@@ -1853,6 +1853,68 @@ def _boxed_min__default(stack: list[Any]) -> None:
     stack[:] = (min__default(*stack),)
 
 
+def bitwise_and__Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_and.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_and.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_and_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_and_cpu(self, other)
+    raise _no_static_kernel('core::bitwise_and.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_and__Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_and__Tensor(*stack),)
+
+
+def bitwise_or__Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_or.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_or.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_or_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_or_cpu(self, other)
+    raise _no_static_kernel('core::bitwise_or.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_or__Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_or__Tensor(*stack),)
+
+
+def bitwise_xor__Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_xor.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_xor.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_xor_meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_xor_cpu(self, other)
+    raise _no_static_kernel('core::bitwise_xor.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_xor__Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_xor__Tensor(*stack),)
+
+
+def bitwise_not__default(self: Any) -> Any:
+    # core::bitwise_not
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_not_meta(self)
+    if _b & 1:  # CPU
+        return _m0.bitwise_not_cpu(self)
+    raise _no_static_kernel('core::bitwise_not', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_not__default(stack: list[Any]) -> None:
+    stack[:] = (bitwise_not__default(*stack),)
+
+
 def max__other(self: Any, other: Any) -> Any:
     # core::max.other
     _b = self.key_bits | other.key_bits
@@ -2532,6 +2594,10 @@ _register_static_wrappers('CPU, Meta', {
     'core::max': (_boxed_max__default, max__default),
     'core::min.dim': (_boxed_min__dim, min__dim),
     'core::min': (_boxed_min__default, min__default),
+    'core::bitwise_and.Tensor': (_boxed_bitwise_and__Tensor, bitwise_and__Tensor),
+    'core::bitwise_or.Tensor': (_boxed_bitwise_or__Tensor, bitwise_or__Tensor),
+    'core::bitwise_xor.Tensor': (_boxed_bitwise_xor__Tensor, bitwise_xor__Tensor),
+    'core::bitwise_not': (_boxed_bitwise_not__default, bitwise_not__default),
     'core::max.other': (_boxed_max__other, max__other),
     'core::min.other': (_boxed_min__other, min__other),
     'core::argmax': (_boxed_argmax__default, argmax__default),

@@ -7,6 +7,10 @@ dispatcher (see Note [Nested op calls] in _common.py).
 """
 
 from ._aliases import max_other_composite, min_other_composite
+from ._bitwise import (
+    bitwise_and_cpu, bitwise_and_meta, bitwise_not_cpu, bitwise_not_meta, bitwise_or_cpu, bitwise_or_meta,
+    bitwise_xor_cpu, bitwise_xor_meta,
+)  # fmt: skip
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -255,6 +259,8 @@ __all__ = [
     "div_cpu", "div_meta", "div__cpu", "div__meta", "div_out_cpu", "div_out_meta",
     "pow_cpu", "pow_meta", "maximum_cpu", "maximum_meta", "minimum_cpu", "minimum_meta",
     "max_other_composite", "min_other_composite",
+    "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
+    "bitwise_not_cpu", "bitwise_not_meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",
     "relu_cpu", "relu_meta", "threshold_backward_cpu", "threshold_backward_meta", "fill__cpu", "fill__meta",
     "zero__composite",

@@ -124,3 +124,7 @@ GEOMETRY_NOT_INTS: Final = (
     "{op}(): {argument} must be ints, got {values}: a call that skips the argument checks "
     "(redispatch) must pass what they would (ints, not floats or bools)"
 )
+BITWISE_DTYPE: Final = (
+    "{name} is not implemented for {dtype} tensors: it takes bool and integer tensors; convert "
+    "first, e.g. x.to(int64), or compare (x != 0) for a mask"
+)

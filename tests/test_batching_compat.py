@@ -71,6 +71,7 @@ CASES: dict[str, Case] = {
     "bitwise_or.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, False),
     "bitwise_xor.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, False),
     "bitwise_not": ([T(2, 3, kind="b")], {}, False),
+    "pow.Tensor_Tensor": ([T(2, 3), T(3)], {}, False),
     "min.other": ([T(2, 3), T(3)], {}, False),
     "neg": ([T(2, 3)], {}, False),
     "abs": ([T(2, 3)], {}, False),
@@ -144,6 +145,7 @@ for _name in _UNARY:
 # Core ops left out, and why.
 LEFT_OUT = {
     "remainder.Scalar_Tensor": "its tensor is its second argument: compared through remainder.Tensor, which it calls",
+    "pow.Scalar": "its tensor is its second argument: compared through pow.Tensor_Tensor, which it calls",
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",
     **{name: "a factory: no tensor argument to map over" for name in (

@@ -89,8 +89,8 @@ def test_in_place_operators_write_into_the_tensor_and_bump_its_version() -> None
 
 def test_unsupported_operands_give_python_type_errors() -> None:
     a = tensor([1.0])
-    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\): 'Tensor' and 'Tensor'"):
-        a ** a  # type: ignore[operator]  # noqa: B018
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\): 'Tensor' and 'str'"):
+        a ** "2"  # type: ignore[operator]  # noqa: B018
     with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for @: 'Tensor' and 'int'"):
         a @ 2  # type: ignore[operator]  # noqa: B018
     with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \+: 'Tensor' and 'str'"):
@@ -122,11 +122,12 @@ def test_only_the_core_library_generates_operators() -> None:
     entries = load_entries(DEFAULT_CORE_YAML, options, DEFAULT_CORE_YAML)
     found = {method: entry.schema.full_name for method, _, entry, _ in operators(entries, OPERATOR_NAMESPACE)}
     assert found["__add__"] == "core::add.Tensor" and found["__iadd__"] == "core::add_.Tensor"
-    assert found["__pow__"] == "core::pow.Tensor_Scalar" and found["__neg__"] == "core::neg"
+    assert found["__pow__"] == "core::pow.Tensor_Scalar" and found["__rpow__"] == "core::pow.Tensor_Tensor"
+    assert found["__neg__"] == "core::neg"
     assert found["__rfloordiv__"] == "core::floor_divide" and found["__mod__"] == "core::remainder.Tensor"
     assert found["__ifloordiv__"] == "core::floor_divide_.Tensor" and found["__imod__"] == "core::remainder_.Tensor"
     assert found["__and__"] == found["__rand__"] == "core::bitwise_and.Tensor" and found["__invert__"] == "core::bitwise_not"
-    assert len(found) == 35
+    assert len(found) == 36
     assert operators(entries, "demo") == []
     assert operators([e for e in entries if e.schema.name != "matmul"], "core")[18][0] == "__pow__"
 

@@ -332,3 +332,46 @@ class _Lib:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(core, name)
+
+
+_POWER_DTYPES = ("int64", "int32", "uint8", "float32", "float64", "bool")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    bases=st.lists(st.integers(-3, 3), min_size=1, max_size=4), exponents=st.lists(st.integers(-3, 3), min_size=1, max_size=4),
+    dtypes=st.tuples(st.sampled_from(_POWER_DTYPES), st.sampled_from(_POWER_DTYPES)),
+    form=st.sampled_from(["x ** y", "core.pow", "x.pow(y)", "number ** y", "x ** number"]),
+)  # fmt: skip
+def test_pow_of_tensors_and_numbers_matches_torch(
+    bases: list[int], exponents: list[int], dtypes: tuple[str, str], form: str
+) -> None:
+    # pow.Tensor_Tensor and pow.Scalar (Note [Integer powers] in typedops/core/kernels/_power.py)
+    n = min(len(bases), len(exponents))
+    ours_x, theirs_x = tensor(bases[:n], dtype=ScalarType[dtypes[0]]), torch.tensor(bases[:n]).to(getattr(torch, dtypes[0]))
+    ours_y, theirs_y = tensor(exponents[:n], dtype=ScalarType[dtypes[1]]), torch.tensor(exponents[:n]).to(getattr(torch, dtypes[1]))
+    calls: dict[str, Any] = {
+        "x ** y": lambda lib, x, y: x ** y, "core.pow": lambda lib, x, y: lib.pow(x, y), "x.pow(y)": lambda lib, x, y: x.pow(y),
+        "number ** y": lambda lib, x, y: bases[0] ** y, "x ** number": lambda lib, x, y: x ** exponents[0],
+    }  # fmt: skip
+    ours = _outcome(lambda: calls[form](core, ours_x, ours_y))
+    theirs = _outcome(lambda: calls[form](torch, theirs_x, theirs_y))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+        assert ours[1].tolist() == pytest.approx(theirs[1].tolist(), rel=1e-6, nan_ok=True)
+
+
+def test_pow_gradients_match_torch() -> None:
+    values = ([0.0, 2.0, 0.5, 3.0], [0.0, 3.0, -1.5, 0.5])
+    ours = [tensor(v, requires_grad=True) for v in values]
+    theirs = [torch.tensor(v, requires_grad=True) for v in values]
+    (ours[0] ** ours[1]).sum().backward()
+    (theirs[0] ** theirs[1]).sum().backward()
+    for a, b in zip(ours, theirs):
+        assert a.grad is not None and b.grad is not None
+        assert a.grad.tolist() == pytest.approx(b.grad.tolist(), rel=1e-6)
+    w, tw = tensor([1.0, 2.0], requires_grad=True), torch.tensor([1.0, 2.0], requires_grad=True)
+    (2.5 ** w).sum().backward()
+    (2.5 ** tw).sum().backward()
+    assert w.grad is not None and w.grad.tolist() == pytest.approx(tw.grad.tolist(), rel=1e-6)

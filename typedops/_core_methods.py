@@ -122,6 +122,7 @@ NAMES: tuple[str, ...] = (
     '__imod__',
     '__matmul__',
     '__pow__',
+    '__rpow__',
     '__neg__',
     '__abs__',
     '__eq__',

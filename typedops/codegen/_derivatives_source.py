@@ -185,9 +185,12 @@ def _class_and_backward(d: Derivative, functions: frozenset[str], node_name: str
     backward = [*_def(f"backward_{d.entry.attr_name}", "_node, grads"), *body]
     tensor_fields = list(dict.fromkeys(tensor_fields))
     # The backward function is the class's ``apply`` itself: one frame less per node run.
+    slots = f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})"
+    if len(slots) > 120:  # one field a line: generated files fit 120 columns
+        slots = "    __slots__ = (\n" + "".join(f"        {f!r},\n" for f in fields) + "    )"
     cls = [
         f"class {node_name}(_Node):",
-        f"    __slots__ = ({', '.join(repr(f) for f in fields)}{',' if len(fields) == 1 else ''})",
+        slots,
         f"    _name = {node_name!r}",
         f"    apply = backward_{d.entry.attr_name}",
         "    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]",

@@ -15,8 +15,12 @@ which op serves which operator, as ``torch.Tensor`` does:
   commutative ops (``2 + a``, ``2 * a``) call the op with ``self`` first; ``__rsub__`` and
   ``__rtruediv__`` (and ``__rfloordiv__``, ``__rmod__``) call it with the wrapped number
   first (``2 - a``).
-- ``tensor``: tensors only (``a @ b``); ``scalar``: numbers only (``a ** 2``, the
-  ``pow.Tensor_Scalar`` overload); ``unary``: ``-a``, ``abs(a)``.
+- ``tensor``: tensors only (``a @ b``); ``scalar``: numbers only; ``unary``: ``-a``,
+  ``abs(a)``; ``chooser``: a number, through the function's chooser, which picks the
+  overload by type (``2 ** a``, the reflected form: ``pow.Scalar``);
+  ``scalar_or_chooser``: a number straight to the op's ``(Tensor, Scalar)`` overload
+  (``a ** 2``: ``pow.Tensor_Scalar``, as fast as before), a tensor through the chooser
+  (``a ** b``: ``pow.Tensor_Tensor``).
 - ``__eq__`` and the other comparisons return bool tensors, so ``Tensor`` hashes by
   identity (``__hash__ = object.__hash__`` in the tensor layer), as ``torch.Tensor`` does.
 - The in-place forms (``a += b``) call the in-place ops (``add_``), which write into
@@ -64,7 +68,7 @@ _TABLE: Final = (
     ("__mod__", "remainder", "binary", False), ("__rmod__", "remainder", "binary", True),
     ("__imod__", "remainder_", "binary", False),
     ("__matmul__", "matmul", "tensor", False),
-    ("__pow__", "pow", "scalar", False),
+    ("__pow__", "pow", "scalar_or_chooser", False), ("__rpow__", "pow", "chooser", True),
     ("__neg__", "neg", "unary", False), ("__abs__", "abs", "unary", False),
     ("__eq__", "eq", "binary", False), ("__ne__", "ne", "binary", False),
     ("__lt__", "lt", "binary", False), ("__le__", "le", "binary", False),
@@ -75,11 +79,14 @@ _TABLE: Final = (
     ("__invert__", "bitwise_not", "unary", False),
 )  # fmt: skip
 
-# The positional argument types each form needs of its overload.
+# The positional argument types each form needs of its overload (``chooser``: the
+# overload it names; the call goes through the function's chooser).
 _PARAMETERS: Final = {
     "binary": ("Tensor", "Tensor"), "tensor": ("Tensor", "Tensor"),
-    "scalar": ("Tensor", "Scalar"), "unary": ("Tensor",),
+    "scalar": ("Tensor", "Scalar"), "unary": ("Tensor",), "chooser": ("Tensor", "Tensor"),
+    "scalar_or_chooser": ("Tensor", "Scalar"),
 }  # fmt: skip
+_CHOOSING: Final = frozenset({"chooser", "scalar_or_chooser"})  # forms that call the function's chooser
 
 
 def _fits(schema: FunctionSchema, form: str) -> bool:
@@ -104,14 +111,29 @@ def operators(entries: list[OpEntry], namespace: str) -> list[tuple[str, str, Op
         entry = next(
             (e for e in entries if e.defines and e.schema.name == name and _fits(e.schema, form)), None
         )
+        if entry is not None and form in _CHOOSING:
+            # the module's function ``name`` must be a chooser: with one overload it would be
+            # bound on first use, and the global would find Python's builtin of that name
+            overloads = [e for e in entries if e.defines and e.function and e.schema.name == name]
+            entry = entry if len(overloads) > 1 else None
         if entry is not None:
             found.append((method, form, entry, reflected))
     return found
 
 
-def _body(form: str, handle: str, reflected: bool) -> list[str]:
+def _body(form: str, handle: str, reflected: bool, name: str) -> list[str]:
     call = f"_call_{handle}"  # the op's entry function (Note [Entry functions as globals] in _api.py)
     wrapped = "_wrapped_scalar(other, self._device)"
+    if form == "scalar_or_chooser":  # a number straight to the op's entry, a tensor through the chooser
+        return ["    if isinstance(other, _OPERAND_NUMBERS):", f"        return {call}(self, other)",
+                "    if isinstance(other, _Tensor):", f"        return {name}(self, other)",
+                "    return NotImplemented"]  # fmt: skip
+    if form == "chooser":  # the functional API's chooser picks the overload by the operand's type
+        if reflected:
+            return ["    if isinstance(other, _OPERAND_NUMBERS):", f"        return {name}(other, self)",
+                    "    return NotImplemented"]  # fmt: skip
+        return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):", f"        return {name}(self, other)",
+                "    return NotImplemented"]  # fmt: skip
     if form == "unary":
         return [f"    return {call}(self)"]
     if form == "tensor":
@@ -142,12 +164,15 @@ def operator_lines(found: list[tuple[str, str, OpEntry, bool]]) -> tuple[list[st
         params = "self: Any" if form == "unary" else "self: Any, other: Any"
         body += ["", "", f"def _operator{method}({params}) -> Any:"]
         body.append(f'    """Tensor.{method}: {entry.schema.full_name}."""')
-        body += _body(form, entry.attr_name, reflected)
+        body += _body(form, entry.attr_name, reflected, entry.schema.name)
         install.append(f"    setattr(_Tensor, {method!r}, _operator{method})")
     return body, install
 
 
-_STUB_OPERAND: Final = {"binary": "_t.Tensor | _t.Scalar", "tensor": "_t.Tensor", "scalar": "_t.Scalar"}
+_STUB_OPERAND: Final = {
+    "binary": "_t.Tensor | _t.Scalar", "tensor": "_t.Tensor", "scalar": "_t.Scalar", "chooser": "_t.Tensor | _t.Scalar",
+    "scalar_or_chooser": "_t.Tensor | _t.Scalar",
+}  # fmt: skip
 
 
 def operator_stub_lines(found: list[tuple[str, str, OpEntry, bool]]) -> list[str]:

@@ -21,6 +21,8 @@ __all__ = [
     "scale",
     "scale_negated",
     "pow_backward",
+    "pow_backward_self",
+    "pow_backward_exponent",
     "minmax_backward",
     "sign",
     "sgn",
@@ -86,6 +88,23 @@ def pow_backward(grad: Tensor, self: Tensor, exponent: Scalar) -> Tensor:
     if exponent == 0:
         return F.zeros_like(grad)
     return grad * conj(exponent * self ** (exponent - 1))
+
+
+def pow_backward_self(grad: Tensor, self: Tensor, exponent: Tensor) -> Tensor:
+    """``pow.Tensor_Tensor``'s gradient for ``self``: 0 where the exponent is 0, as torch's."""
+    zero = exponent == 0
+    safe = F.where(zero, exponent + 1, exponent)  # self ** 0 there: no 0 * inf (numpy would warn)
+    value = grad * conj(safe * F.pow(self, safe - 1))
+    return F.where(zero, F.zeros_like(value), value)
+
+
+def pow_backward_exponent(grad: Tensor, self: Tensor, exponent: Tensor, result: Tensor) -> Tensor:
+    """``pow.Tensor_Tensor``'s gradient for ``exponent``: ``grad * conj(result * log(self))``,
+    0 where ``self`` is 0 and the exponent not negative (torch's, where log would be -inf)."""
+    zero = F.bitwise_and(self == 0, exponent >= 0)
+    safe = F.where(zero, self + 1, self)  # log(1) there: no 0 * -inf (numpy would warn)
+    value = grad * conj(result * F.log(safe))
+    return F.where(zero, F.zeros_like(value), value)
 
 
 def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> Tensor:

@@ -105,6 +105,12 @@ class _op_remainder__Scalar_Tensor(_Handle):
 class _op_pow__Tensor_Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
 
+class _op_pow__Tensor_Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
+
+class _op_pow__Scalar(_Handle):
+    def __call__(_h, self: _t.Scalar, exponent: _t.Tensor) -> _t.Tensor: ...
+
 class _op_maximum__default(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -773,8 +779,15 @@ class _packet_remainder_:
 
 class _packet_pow:
     Tensor_Scalar: _op_pow__Tensor_Scalar
+    Tensor_Tensor: _op_pow__Tensor_Tensor
+    Scalar: _op_pow__Scalar
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(_p, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, exponent: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_maximum:
     default: _op_maximum__default

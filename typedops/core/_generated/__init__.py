@@ -751,6 +751,29 @@ pow__Tensor_Scalar = (
     (_kernel(_DispatchKey.CPU, _m0.pow_cpu, _unboxing3), _kernel(_DispatchKey.Meta, _m0.pow_meta, _unboxing3)),
 )
 
+# core::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+pow__Tensor_Tensor = (
+    _schema(
+        'pow', 'core', 'Tensor_Tensor',
+        positional=(_argument('self', _t0), _argument('exponent', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.pow_tensor_tensor_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.pow_tensor_tensor_meta, _unboxing3),
+    ),
+)
+
+# core::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+pow__Scalar = (
+    _schema(
+        'pow', 'core', 'Scalar',
+        positional=(_argument('self', _t1), _argument('exponent', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.pow_scalar_composite, _unboxing3),),
+)
+
 # core::maximum(Tensor self, Tensor other) -> Tensor
 maximum__default = (
     _schema(
@@ -2317,18 +2340,18 @@ to__dtype = (
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
     div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
     floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
-    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
-    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
-    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
-    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
-    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
-    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
-    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
-    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
-    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
-    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
+    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
+    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
+    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
+    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
+    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
+    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
+    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
+    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
+    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
     bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
     matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
@@ -2342,18 +2365,18 @@ to__dtype = (
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
     div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
     floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
-    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
-    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
-    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
-    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
-    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
-    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
-    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
-    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
-    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
-    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
+    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
+    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
+    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
+    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
+    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
+    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
+    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
+    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
+    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
     bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
     matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
@@ -2370,18 +2393,18 @@ _check_devices(
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
     div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
     floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, maximum__default, minimum__default, neg__default, abs__default,
-    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
-    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
-    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
-    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
-    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
-    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
-    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
-    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
-    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
-    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
-    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
+    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
+    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
+    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
+    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
+    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
+    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
+    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
+    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
+    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
+    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
+    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
     bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
     matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
@@ -2400,8 +2423,8 @@ _register_vmap_rules(LIBRARY, [
     (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (floor_divide___Tensor, 'pointwise'),
     (floor_divide___Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'), (remainder__Scalar, 'pointwise'),
     (remainder___Tensor, 'pointwise'), (remainder___Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
-    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
-    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (pow__Tensor_Tensor, 'pointwise'), (maximum__default, 'pointwise'), (minimum__default, 'pointwise'),
+    (neg__default, 'pointwise'), (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
     (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
     (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
     (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
@@ -2466,6 +2489,9 @@ _call_floor_divide__Scalar = _lazy_entry(globals(), '_call_floor_divide__Scalar'
 _call_remainder__Tensor = _lazy_entry(globals(), '_call_remainder__Tensor', remainder__Tensor)
 _call_remainder__Scalar = _lazy_entry(globals(), '_call_remainder__Scalar', remainder__Scalar)
 _call_remainder__Scalar_Tensor = _lazy_entry(globals(), '_call_remainder__Scalar_Tensor', remainder__Scalar_Tensor)
+_call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
+_call_pow__Tensor_Tensor = _lazy_entry(globals(), '_call_pow__Tensor_Tensor', pow__Tensor_Tensor)
+_call_pow__Scalar = _lazy_entry(globals(), '_call_pow__Scalar', pow__Scalar)
 _call_exp__default = _lazy_entry(globals(), '_call_exp__default', exp__default)
 _call_exp__out = _lazy_entry(globals(), '_call_exp__out', exp__out)
 _call_exp2__default = _lazy_entry(globals(), '_call_exp2__default', exp2__default)
@@ -2768,6 +2794,32 @@ def remainder(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
         return _call_remainder__Scalar_Tensor(*args, **kwargs)
     return _choose('core::remainder', _CANDIDATES_remainder, args, kwargs)
+
+_CANDIDATES_pow = (
+    (pow__Tensor_Scalar.schema, pow__Tensor_Scalar),
+    (pow__Tensor_Tensor.schema, pow__Tensor_Tensor),
+    (pow__Scalar.schema, pow__Scalar),
+)
+def pow(*args: Any, **kwargs: Any) -> Any:
+    """core::pow: Tensor_Scalar, Tensor_Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_pow__Tensor_Scalar(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_pow__Tensor_Tensor(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_pow__Scalar(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('exponent', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_pow__Tensor_Scalar(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_pow__Tensor_Tensor(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_pow__Scalar(*args, **kwargs)
+    return _choose('core::pow', _CANDIDATES_pow, args, kwargs)
 
 _CANDIDATES_exp = (
     (exp__default.schema, exp__default),
@@ -3493,7 +3545,6 @@ def _given(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not _MISSING}
 
 _SINGLE = {
-    'pow': pow__Tensor_Scalar,
     'maximum': maximum__default,
     'minimum': minimum__default,
     'neg': neg__default,
@@ -3584,7 +3635,6 @@ _call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshap
 _call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
 _call_expand__default = _lazy_entry(globals(), '_call_expand__default', expand__default)
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
-_call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
 _call_bitwise_and__Tensor = _lazy_entry(globals(), '_call_bitwise_and__Tensor', bitwise_and__Tensor)
@@ -3811,6 +3861,26 @@ def _method_remainder_(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v1, _NUMBERS):
         return _call_remainder___Scalar(*args, **kwargs)
     return _choose('core::remainder_', _METHOD_CANDIDATES_remainder_, args, kwargs)
+
+_METHOD_CANDIDATES_pow = (
+    (pow__Tensor_Scalar.schema, pow__Tensor_Scalar),
+    (pow__Tensor_Tensor.schema, pow__Tensor_Tensor),
+)
+def _method_pow(*args: Any, **kwargs: Any) -> Any:
+    """core::pow: Tensor_Scalar, Tensor_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _NUMBERS):
+                return _call_pow__Tensor_Scalar(_v0, _v1)
+            if isinstance(_v1, _Tensor):
+                return _call_pow__Tensor_Tensor(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('exponent', _MISSING)
+    if isinstance(_v1, _NUMBERS):
+        return _call_pow__Tensor_Scalar(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
+        return _call_pow__Tensor_Tensor(*args, **kwargs)
+    return _choose('core::pow', _METHOD_CANDIDATES_pow, args, kwargs)
 
 _METHOD_CANDIDATES_where = (
     (where__self.schema, where__self),
@@ -4074,6 +4144,15 @@ def _operator__pow__(self: Any, other: Any) -> Any:
     """Tensor.__pow__: core::pow.Tensor_Scalar."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_pow__Tensor_Scalar(self, other)
+    if isinstance(other, _Tensor):
+        return pow(self, other)
+    return NotImplemented
+
+
+def _operator__rpow__(self: Any, other: Any) -> Any:
+    """Tensor.__rpow__: core::pow.Tensor_Tensor."""
+    if isinstance(other, _OPERAND_NUMBERS):
+        return pow(other, self)
     return NotImplemented
 
 
@@ -4214,7 +4293,7 @@ def install() -> None:
     setattr(_Tensor, 'floor_divide_', _method_floor_divide_)
     setattr(_Tensor, 'remainder', _method_remainder)
     setattr(_Tensor, 'remainder_', _method_remainder_)
-    setattr(_Tensor, 'pow', _lazy_method(_Tensor, 'pow', pow__Tensor_Scalar))
+    setattr(_Tensor, 'pow', _method_pow)
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
     setattr(_Tensor, 'neg', _lazy_method(_Tensor, 'neg', neg__default))
@@ -4317,6 +4396,7 @@ def install() -> None:
     setattr(_Tensor, '__imod__', _operator__imod__)
     setattr(_Tensor, '__matmul__', _operator__matmul__)
     setattr(_Tensor, '__pow__', _operator__pow__)
+    setattr(_Tensor, '__rpow__', _operator__rpow__)
     setattr(_Tensor, '__neg__', _operator__neg__)
     setattr(_Tensor, '__abs__', _operator__abs__)
     setattr(_Tensor, '__eq__', _operator__eq__)

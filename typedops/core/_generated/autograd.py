@@ -39,6 +39,7 @@ from typedops.core._generated import (
     floor_divide___Tensor as _op_floor_divide___Tensor,
     remainder__Tensor as _op_remainder__Tensor,
     pow__Tensor_Scalar as _op_pow__Tensor_Scalar,
+    pow__Tensor_Tensor as _op_pow__Tensor_Tensor,
     maximum__default as _op_maximum__default,
     minimum__default as _op_minimum__default,
     neg__default as _op_neg__default,
@@ -162,6 +163,7 @@ _S_floor_divide__default = _slots(_op_floor_divide__default)
 _S_floor_divide___Tensor = _slots(_op_floor_divide___Tensor)
 _S_remainder__Tensor = _slots(_op_remainder__Tensor)
 _S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
+_S_pow__Tensor_Tensor = _slots(_op_pow__Tensor_Tensor)
 _S_maximum__default = _slots(_op_maximum__default)
 _S_minimum__default = _slots(_op_minimum__default)
 _S_neg__default = _slots(_op_neg__default)
@@ -794,6 +796,98 @@ def pow__Tensor_Scalar_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return pow__Tensor_Scalar_autograd
+
+
+def backward_pow__Tensor_Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+    exponent = _unpack_saved(_node.s_exponent, _node.v_exponent, _node, -1)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_H.pow_backward_self(grad, self, exponent), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        exponent_shape = _node.s_exponent_shape
+        _g1 = _H.sum_to_size(_H.pow_backward_exponent(grad, self, exponent, result), exponent_shape)
+    return (_g0, _g1)
+
+
+class PowBackward1(_Node):
+    __slots__ = (
+        's_self',
+        'v_self',
+        's_exponent',
+        'v_exponent',
+        's_self_shape',
+        's_result',
+        'v_result',
+        's_exponent_shape',
+    )
+    _name = 'PowBackward1'
+    apply = backward_pow__Tensor_Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_exponent = self.s_result = None
+        self.released = True
+
+
+def pow__Tensor_Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def pow__Tensor_Tensor_autograd(self, exponent):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if exponent.key_bits & _AG:
+            _fn = exponent.grad_fn
+            if _fn is None:
+                _m = exponent._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(exponent)
+            elif exponent._autograd_meta is None:
+                _e1 = (_fn, exponent._output_nr)
+            else:
+                _e1 = _edge(exponent)
+        if _e0 is None and _e1 is None:
+            return _S_pow__Tensor_Tensor.cache[_bl](self, exponent)
+        _node = PowBackward1()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_exponent = exponent
+        _st = exponent._storage
+        _node.v_exponent = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_exponent_shape = exponent._shape
+        _result = _S_pow__Tensor_Tensor.cache[_bl](self, exponent)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _e1 is not None:
+            _t = _alias(_result)
+            _node.s_result = _t
+            _st = _t._storage
+            _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return pow__Tensor_Tensor_autograd
 
 
 def backward_maximum__default(_node, grads):
@@ -5039,6 +5133,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_floor_divide___Tensor, floor_divide___Tensor_autograd),
     (_op_remainder__Tensor, remainder__Tensor_autograd),
     (_op_pow__Tensor_Scalar, pow__Tensor_Scalar_autograd),
+    (_op_pow__Tensor_Tensor, pow__Tensor_Tensor_autograd),
     (_op_maximum__default, maximum__default_autograd),
     (_op_minimum__default, minimum__default_autograd),
     (_op_neg__default, neg__default_autograd),

@@ -471,6 +471,36 @@ def _boxed_pow__Tensor_Scalar(stack: list[Any]) -> None:
     stack[:] = (pow__Tensor_Scalar(*stack),)
 
 
+def pow__Tensor_Tensor(self: Any, exponent: Any) -> Any:
+    # core::pow.Tensor_Tensor
+    _b = self.key_bits | exponent.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::pow.Tensor_Tensor', _b, (self, exponent))
+    if _b & 2:  # Meta
+        return _m0.pow_tensor_tensor_meta(self, exponent)
+    if _b & 1:  # CPU
+        return _m0.pow_tensor_tensor_cpu(self, exponent)
+    raise _no_static_kernel('core::pow.Tensor_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_pow__Tensor_Tensor(stack: list[Any]) -> None:
+    stack[:] = (pow__Tensor_Tensor(*stack),)
+
+
+def pow__Scalar(self: Any, exponent: Any) -> Any:
+    # core::pow.Scalar
+    _b = exponent.key_bits
+    if _b & 2:  # Meta
+        return _m0.pow_scalar_composite(self, exponent)
+    if _b & 1:  # CPU
+        return _m0.pow_scalar_composite(self, exponent)
+    raise _no_static_kernel('core::pow.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_pow__Scalar(stack: list[Any]) -> None:
+    stack[:] = (pow__Scalar(*stack),)
+
+
 def maximum__default(self: Any, other: Any) -> Any:
     # core::maximum
     _b = self.key_bits | other.key_bits
@@ -2500,6 +2530,8 @@ _register_static_wrappers('CPU, Meta', {
     'core::remainder_.Scalar': (_boxed_remainder___Scalar, remainder___Scalar),
     'core::remainder.Scalar_Tensor': (_boxed_remainder__Scalar_Tensor, remainder__Scalar_Tensor),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
+    'core::pow.Tensor_Tensor': (_boxed_pow__Tensor_Tensor, pow__Tensor_Tensor),
+    'core::pow.Scalar': (_boxed_pow__Scalar, pow__Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),
     'core::minimum': (_boxed_minimum__default, minimum__default),
     'core::neg': (_boxed_neg__default, neg__default),

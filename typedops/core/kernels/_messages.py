@@ -128,3 +128,4 @@ BITWISE_DTYPE: Final = (
     "{name} is not implemented for {dtype} tensors: it takes bool and integer tensors; convert "
     "first, e.g. x.to(int64), or compare (x != 0) for a mask"
 )
+POW_BOOL: Final = "\"pow\" not implemented for 'Bool': convert first, e.g. x.to(int64)"

@@ -72,6 +72,7 @@ CASES: dict[str, Case] = {
     "bitwise_xor.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, False),
     "bitwise_not": ([T(2, 3, kind="b")], {}, False),
     "pow.Tensor_Tensor": ([T(2, 3), T(3)], {}, False),
+    "clamp": ([T(2, 3), 0.3, 0.7], {}, False),
     "min.other": ([T(2, 3), T(3)], {}, False),
     "neg": ([T(2, 3)], {}, False),
     "abs": ([T(2, 3)], {}, False),

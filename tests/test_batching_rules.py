@@ -106,6 +106,7 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
                                (0, None)),  # fmt: skip
         "bitwise_not": (op("bitwise_not"), [(x1 * 4).to(ScalarType.int64)], (1,)),
         "pow.Tensor_Tensor": (op("pow.Tensor_Tensor"), [x, y], (0, 2)),
+        "clamp": (lambda a: op("clamp")(a, 0.3, 0.7), [x1], (1,)),
         "minimum": (op("minimum"), [x, y], (0, 2)),
         "relu": (op("relu"), [x], (0,)),
         "threshold_backward": (lambda g, a: op("threshold_backward")(g, a, 0.5), [x, y], (0, 2)),

@@ -375,3 +375,39 @@ def test_pow_gradients_match_torch() -> None:
     (2.5 ** w).sum().backward()
     (2.5 ** tw).sum().backward()
     assert w.grad is not None and w.grad.tolist() == pytest.approx(tw.grad.tolist(), rel=1e-6)
+
+
+_CLAMP_BOUNDS = st.one_of(st.none(), st.integers(-3, 3), st.floats(-3, 3, allow_nan=False).map(lambda v: round(v, 1)),
+                          st.just(float("nan")), st.just(-1000))  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.integers(-4, 4), min_size=1, max_size=4), low=_CLAMP_BOUNDS, high=_CLAMP_BOUNDS,
+    dtype=st.sampled_from(["int64", "int8", "uint8", "float32", "float64", "bool"]), form=st.sampled_from(["function", "method"]),
+)  # fmt: skip
+def test_clamp_matches_torch(values: list[int], low: Any, high: Any, dtype: str, form: str) -> None:
+    ours_x = tensor(values, dtype=ScalarType.int64).to(ScalarType[dtype])
+    theirs_x = torch.tensor(values).to(getattr(torch, dtype))
+    if form == "function":
+        ours = _outcome(lambda: core.clamp(ours_x, low, high))
+        theirs = _outcome(lambda: torch.clamp(theirs_x, low, high))
+    else:
+        ours = _outcome(lambda: ours_x.clamp(min=low, max=high))
+        theirs = _outcome(lambda: theirs_x.clamp(min=low, max=high))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+        assert ours[1].tolist() == pytest.approx(theirs[1].tolist(), nan_ok=True)
+
+
+def test_clamp_gradient_matches_torch() -> None:
+    values = [0.5, 1.0, 1.5, 2.0, 3.0, float("nan")]
+    x, tx = tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    (x.clamp(1.0, 2.0) * 3).sum().backward()
+    (tx.clamp(1.0, 2.0) * 3).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == tx.grad.tolist()
+    y, ty = tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    y.clamp(max=1.5).sum().backward()
+    ty.clamp(max=1.5).sum().backward()
+    assert y.grad is not None and y.grad.tolist() == ty.grad.tolist()

@@ -79,6 +79,7 @@ NAMES: tuple[str, ...] = (
     'amax',
     'max',
     'min',
+    'clamp',
     'bitwise_and',
     'bitwise_or',
     'bitwise_xor',

@@ -58,7 +58,7 @@ __all__ = ["Derivative", "Formula", "load_derivatives", "CORE_HELPERS", "FORMULA
 # The helpers of typedops/core/_derivatives.py (a test keeps the two equal).
 CORE_HELPERS: Final = frozenset({
     "sum_to_size", "scale", "scale_negated", "pow_backward", "pow_backward_self", "pow_backward_exponent",
-    "minmax_backward", "sign", "sum_backward", "mean_backward",
+    "minmax_backward", "clamp_backward", "sign", "sum_backward", "mean_backward",
     "amax_backward", "evenly_distribute_backward",
     "max_dim_backward", "matmul_backward_self", "matmul_backward_other", "inverse_permutation",
     "select_backward", "slice_backward", "squeeze_backward", "cat_backward", "as_strided_backward", "sgn", "conj",

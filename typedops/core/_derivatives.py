@@ -21,6 +21,7 @@ __all__ = [
     "scale",
     "scale_negated",
     "pow_backward",
+    "clamp_backward",
     "pow_backward_self",
     "pow_backward_exponent",
     "minmax_backward",
@@ -105,6 +106,16 @@ def pow_backward_exponent(grad: Tensor, self: Tensor, exponent: Tensor, result: 
     safe = F.where(zero, self + 1, self)  # log(1) there: no 0 * -inf (numpy would warn)
     value = grad * conj(result * F.log(safe))
     return F.where(zero, F.zeros_like(value), value)
+
+
+def clamp_backward(grad: Tensor, self: Tensor, min: Scalar | None, max: Scalar | None) -> Tensor:  # noqa: A002
+    """``clamp``'s gradient: ``grad`` where ``min <= self <= max`` (a NaN element: 0), as torch's."""
+    inside = (self >= min) if min is not None else None
+    if max is not None:
+        below = self <= max
+        inside = below if inside is None else F.bitwise_and(inside, below)
+    assert inside is not None  # clamp refused a call without bounds
+    return F.where(inside, grad, F.zeros_like(grad))
 
 
 def minmax_backward(grad: Tensor, self: Tensor, other: Tensor, is_max: bool) -> Tensor:

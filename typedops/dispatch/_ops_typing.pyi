@@ -430,6 +430,9 @@ class _op_min__dim(_Handle):
 class _op_min__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_clamp__default(_Handle):
+    def __call__(_h, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
+
 class _op_bitwise_and__Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -1265,6 +1268,11 @@ class _packet_min:
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _packet_clamp:
+    default: _op_clamp__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
+
 class _packet_bitwise_and:
     Tensor: _op_bitwise_and__Tensor
     def overloads(self) -> list[_builtins.str]: ...
@@ -1629,6 +1637,7 @@ class Namespace:
     amax: _packet_amax
     max: _packet_max
     min: _packet_min
+    clamp: _packet_clamp
     bitwise_and: _packet_bitwise_and
     bitwise_or: _packet_bitwise_or
     bitwise_xor: _packet_bitwise_xor

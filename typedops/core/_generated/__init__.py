@@ -42,19 +42,20 @@ _t4 = _BaseType('int')
 _t5 = _ListType(_t4, 1)  # int[1]
 _t6 = _OptionalType(_t5)  # int[1]?
 _t7 = _BaseType('bool')
-_t8 = _OptionalType(_t4)  # int?
-_t9 = _BaseType('SymInt')
-_t10 = _ListType(_t9)  # SymInt[]
-_t11 = _OptionalType(_t9)  # SymInt?
-_t12 = _ListType(_t4)  # int[]
-_t13 = _BaseType('MemoryFormat')
-_t14 = _OptionalType(_t13)  # MemoryFormat?
-_t15 = _ListType(_t0)  # Tensor[]
-_t16 = _BaseType('Layout')
-_t17 = _OptionalType(_t16)  # Layout?
-_t18 = _BaseType('Device')
-_t19 = _OptionalType(_t18)  # Device?
-_t20 = _OptionalType(_t7)  # bool?
+_t8 = _OptionalType(_t1)  # Scalar?
+_t9 = _OptionalType(_t4)  # int?
+_t10 = _BaseType('SymInt')
+_t11 = _ListType(_t10)  # SymInt[]
+_t12 = _OptionalType(_t10)  # SymInt?
+_t13 = _ListType(_t4)  # int[]
+_t14 = _BaseType('MemoryFormat')
+_t15 = _OptionalType(_t14)  # MemoryFormat?
+_t16 = _ListType(_t0)  # Tensor[]
+_t17 = _BaseType('Layout')
+_t18 = _OptionalType(_t17)  # Layout?
+_t19 = _BaseType('Device')
+_t20 = _OptionalType(_t19)  # Device?
+_t21 = _OptionalType(_t7)  # bool?
 
 
 # unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
@@ -1800,6 +1801,20 @@ min__default = (
     (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
+# core::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+clamp__default = (
+    _schema(
+        'clamp', 'core', '',
+        positional=(
+            _argument('self', _t0),
+            _argument('min', _t8, default='None'),
+            _argument('max', _t8, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CPU, _m0.clamp_cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.clamp_meta, _unboxing2)),
+)
+
 # core::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_and__Tensor = (
     _schema(
@@ -1874,7 +1889,7 @@ argmax__default = (
         'argmax', 'core', '',
         positional=(
             _argument('self', _t0),
-            _argument('dim', _t8, default='None'),
+            _argument('dim', _t9, default='None'),
             _argument('keepdim', _t7, default='False'),
         ),
         returns=(_return(_t0),),
@@ -1904,9 +1919,9 @@ as_strided__default = (
         'as_strided', 'core', '',
         positional=(
             _argument('self', _t0, alias=_alias(('a',))),
-            _argument('size', _t10),
-            _argument('stride', _t10),
-            _argument('storage_offset', _t11, default='None'),
+            _argument('size', _t11),
+            _argument('stride', _t11),
+            _argument('storage_offset', _t12, default='None'),
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
@@ -1927,7 +1942,7 @@ detach__default = (
 view__default = (
     _schema(
         'view', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t10)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t11)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.view, _unboxing3),),
@@ -1937,7 +1952,7 @@ view__default = (
 reshape__default = (
     _schema(
         'reshape', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('shape', _t10)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('shape', _t11)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.reshape_composite, _unboxing3),),
@@ -1947,7 +1962,7 @@ reshape__default = (
 permute__default = (
     _schema(
         'permute', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dims', _t12)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dims', _t13)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.permute, _unboxing3),),
@@ -1977,7 +1992,7 @@ t__default = (
 select__int = (
     _schema(
         'select', 'core', 'int',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dim', _t4), _argument('index', _t9)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('dim', _t4), _argument('index', _t10)),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeExplicitAutograd, _m0.select, _unboxing2),),
@@ -1990,9 +2005,9 @@ slice__Tensor = (
         positional=(
             _argument('self', _t0, alias=_alias(('a',))),
             _argument('dim', _t4, default='0'),
-            _argument('start', _t11, default='None'),
-            _argument('end', _t11, default='None'),
-            _argument('step', _t9, default='1'),
+            _argument('start', _t12, default='None'),
+            _argument('end', _t12, default='None'),
+            _argument('step', _t10, default='1'),
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
@@ -2033,7 +2048,7 @@ squeeze__default = (
 expand__default = (
     _schema(
         'expand', 'core', '',
-        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t10)),
+        positional=(_argument('self', _t0, alias=_alias(('a',))), _argument('size', _t11)),
         kwarg_only=(_argument('implicit', _t7, default='False'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
@@ -2059,7 +2074,7 @@ contiguous__default = (
     _schema(
         'contiguous', 'core', '',
         positional=(_argument('self', _t0, alias=_alias(('a',))),),
-        kwarg_only=(_argument('memory_format', _t13, default='contiguous_format'),),
+        kwarg_only=(_argument('memory_format', _t14, default='contiguous_format'),),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.contiguous_composite, _unboxing15),),
@@ -2070,7 +2085,7 @@ clone__default = (
     _schema(
         'clone', 'core', '',
         positional=(_argument('self', _t0),),
-        kwarg_only=(_argument('memory_format', _t14, default='None'),),
+        kwarg_only=(_argument('memory_format', _t15, default='None'),),
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CPU, _m0.clone_cpu, _unboxing15), _kernel(_DispatchKey.Meta, _m0.clone_meta, _unboxing15)),
@@ -2094,7 +2109,7 @@ copy___default = (
 cat__default = (
     _schema(
         'cat', 'core', '',
-        positional=(_argument('tensors', _t15), _argument('dim', _t4, default='0')),
+        positional=(_argument('tensors', _t16), _argument('dim', _t4, default='0')),
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CPU, _m0.cat_cpu, _unboxing3), _kernel(_DispatchKey.Meta, _m0.cat_meta, _unboxing3)),
@@ -2104,7 +2119,7 @@ cat__default = (
 stack__default = (
     _schema(
         'stack', 'core', '',
-        positional=(_argument('tensors', _t15), _argument('dim', _t4, default='0')),
+        positional=(_argument('tensors', _t16), _argument('dim', _t4, default='0')),
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, _unboxing3),),
@@ -2115,13 +2130,13 @@ stack__default = (
 empty__memory_format = (
     _schema(
         'empty', 'core', 'memory_format',
-        positional=(_argument('size', _t10),),
+        positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
-            _argument('memory_format', _t14, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+            _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2137,12 +2152,12 @@ empty__memory_format = (
 zeros__default = (
     _schema(
         'zeros', 'core', '',
-        positional=(_argument('size', _t10),),
+        positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2158,12 +2173,12 @@ zeros__default = (
 ones__default = (
     _schema(
         'ones', 'core', '',
-        positional=(_argument('size', _t10),),
+        positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2179,12 +2194,12 @@ ones__default = (
 full__default = (
     _schema(
         'full', 'core', '',
-        positional=(_argument('size', _t10), _argument('fill_value', _t1)),
+        positional=(_argument('size', _t11), _argument('fill_value', _t1)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2203,9 +2218,9 @@ scalar_tensor__default = (
         positional=(_argument('s', _t1),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2221,12 +2236,12 @@ scalar_tensor__default = (
 randn__default = (
     _schema(
         'randn', 'core', '',
-        positional=(_argument('size', _t10),),
+        positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2245,9 +2260,9 @@ arange__default = (
         positional=(_argument('end', _t1),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2262,9 +2277,9 @@ arange__start_step = (
         positional=(_argument('start', _t1), _argument('end', _t1), _argument('step', _t1, default='1')),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2283,10 +2298,10 @@ zeros_like__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
-            _argument('memory_format', _t14, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+            _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2301,11 +2316,11 @@ _to_copy__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t17, default='None'),
-            _argument('device', _t19, default='None'),
-            _argument('pin_memory', _t20, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
             _argument('non_blocking', _t7, default='False'),
-            _argument('memory_format', _t14, default='None'),
+            _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2325,7 +2340,7 @@ to__dtype = (
             _argument('dtype', _t2),
             _argument('non_blocking', _t7, default='False'),
             _argument('copy', _t7, default='False'),
-            _argument('memory_format', _t14, default='None'),
+            _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0, alias=_alias(('a',))),),
     ),
@@ -2352,12 +2367,12 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
-    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
+    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ) = LIBRARY._define_generated((
@@ -2377,12 +2392,12 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
-    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, copy___default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
+    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
     to__dtype,
 ))
@@ -2405,13 +2420,14 @@ _check_devices(
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, bitwise_and__Tensor,
-    bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default,
-    matmul__default, mm__default, as_strided__default, detach__default, view__default, reshape__default,
-    permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default, squeeze__dim,
-    squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default, cat__default,
-    stack__default, empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default,
-    randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
+    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
+    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
+    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
+    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
+    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
+    to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2445,14 +2461,14 @@ _register_vmap_rules(LIBRARY, [
     (where__self, 'pointwise'), (where__ScalarSelf, 'pointwise'), (where__ScalarOther, 'pointwise'),
     (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
-    (min__dim, 'reduction'), (bitwise_and__Tensor, 'pointwise'), (bitwise_or__Tensor, 'pointwise'),
-    (bitwise_xor__Tensor, 'pointwise'), (bitwise_not__default, 'pointwise'), (argmax__default, 'composite'),
-    (matmul__default, 'matmul'), (mm__default, 'matmul'), (detach__default, 'pointwise'), (view__default, 'shape'),
-    (reshape__default, 'shape'), (permute__default, 'dims'), (transpose__int, 'dim'), (t__default, 'composite'),
-    (select__int, 'dim'), (slice__Tensor, 'dim'), (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'),
-    (squeeze__default, 'composite'), (expand__default, 'shape'), (flatten__using_ints, 'composite'),
-    (contiguous__default, 'composite'), (clone__default, 'pointwise'), (copy___default, 'pointwise'),
-    (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
+    (min__dim, 'reduction'), (clamp__default, 'pointwise'), (bitwise_and__Tensor, 'pointwise'),
+    (bitwise_or__Tensor, 'pointwise'), (bitwise_xor__Tensor, 'pointwise'), (bitwise_not__default, 'pointwise'),
+    (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
+    (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
+    (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
+    (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
+    (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
+    (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
     (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
@@ -2464,9 +2480,10 @@ __all__ = [
     'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
     'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
-    'max', 'min', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided',
-    'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone',
-    'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'zeros_like', '_to_copy',
+    'max', 'min', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm',
+    'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
+    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
+    'zeros_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -3574,6 +3591,7 @@ _SINGLE = {
     'fill_': fill___Scalar,
     'zero_': zero___default,
     'amax': amax__default,
+    'clamp': clamp__default,
     'bitwise_and': bitwise_and__Tensor,
     'bitwise_or': bitwise_or__Tensor,
     'bitwise_xor': bitwise_xor__Tensor,
@@ -4353,6 +4371,7 @@ def install() -> None:
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', amax__default))
     setattr(_Tensor, 'max', max)
     setattr(_Tensor, 'min', min)
+    setattr(_Tensor, 'clamp', _lazy_method(_Tensor, 'clamp', clamp__default))
     setattr(_Tensor, 'bitwise_and', _lazy_method(_Tensor, 'bitwise_and', bitwise_and__Tensor))
     setattr(_Tensor, 'bitwise_or', _lazy_method(_Tensor, 'bitwise_or', bitwise_or__Tensor))
     setattr(_Tensor, 'bitwise_xor', _lazy_method(_Tensor, 'bitwise_xor', bitwise_xor__Tensor))

@@ -67,6 +67,7 @@ from typedops.core._generated import (
     relu__default as _op_relu__default,
     threshold_backward__default as _op_threshold_backward__default,
     fill___Scalar as _op_fill___Scalar,
+    clamp__default as _op_clamp__default,
     bitwise_and__Tensor as _op_bitwise_and__Tensor,
     bitwise_or__Tensor as _op_bitwise_or__Tensor,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
@@ -191,6 +192,7 @@ _S_tanh__default = _slots(_op_tanh__default)
 _S_relu__default = _slots(_op_relu__default)
 _S_threshold_backward__default = _slots(_op_threshold_backward__default)
 _S_fill___Scalar = _slots(_op_fill___Scalar)
+_S_clamp__default = _slots(_op_clamp__default)
 _S_bitwise_and__Tensor = _slots(_op_bitwise_and__Tensor)
 _S_bitwise_or__Tensor = _slots(_op_bitwise_or__Tensor)
 _S_bitwise_xor__Tensor = _slots(_op_bitwise_xor__Tensor)
@@ -2409,6 +2411,64 @@ def fill___Scalar_autograd(_ks):
             _rebase_view(self, _base)
         return _result
     return fill___Scalar_autograd
+
+
+def backward_clamp__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        min = _node.s_min
+        max = _node.s_max
+        _g0 = _H.clamp_backward(grad, self, min, max)
+    return (_g0,)
+
+
+class ClampBackward0(_Node):
+    __slots__ = ('s_self', 'v_self', 's_min', 's_max')
+    _name = 'ClampBackward0'
+    apply = backward_clamp__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
+def clamp__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def clamp__default_autograd(self, min, max):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_clamp__default.cache[_bl](self, min, max)
+        _node = ClampBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_min = min
+        _node.s_max = max
+        _result = _S_clamp__default.cache[_bl](self, min, max)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return clamp__default_autograd
 
 
 def bitwise_and__Tensor_autograd(_ks):
@@ -5161,6 +5221,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_relu__default, relu__default_autograd),
     (_op_threshold_backward__default, threshold_backward__default_autograd),
     (_op_fill___Scalar, fill___Scalar_autograd),
+    (_op_clamp__default, clamp__default_autograd),
     (_op_bitwise_and__Tensor, bitwise_and__Tensor_autograd),
     (_op_bitwise_or__Tensor, bitwise_or__Tensor_autograd),
     (_op_bitwise_xor__Tensor, bitwise_xor__Tensor_autograd),

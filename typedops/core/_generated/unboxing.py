@@ -1883,6 +1883,20 @@ def _boxed_min__default(stack: list[Any]) -> None:
     stack[:] = (min__default(*stack),)
 
 
+def clamp__default(self: Any, min: Any, max: Any) -> Any:
+    # core::clamp
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.clamp_meta(self, min, max)
+    if _b & 1:  # CPU
+        return _m0.clamp_cpu(self, min, max)
+    raise _no_static_kernel('core::clamp', _b, 'CPU, Meta')
+
+
+def _boxed_clamp__default(stack: list[Any]) -> None:
+    stack[:] = (clamp__default(*stack),)
+
+
 def bitwise_and__Tensor(self: Any, other: Any) -> Any:
     # core::bitwise_and.Tensor
     _b = self.key_bits | other.key_bits
@@ -2626,6 +2640,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::max': (_boxed_max__default, max__default),
     'core::min.dim': (_boxed_min__dim, min__dim),
     'core::min': (_boxed_min__default, min__default),
+    'core::clamp': (_boxed_clamp__default, clamp__default),
     'core::bitwise_and.Tensor': (_boxed_bitwise_and__Tensor, bitwise_and__Tensor),
     'core::bitwise_or.Tensor': (_boxed_bitwise_or__Tensor, bitwise_or__Tensor),
     'core::bitwise_xor.Tensor': (_boxed_bitwise_xor__Tensor, bitwise_xor__Tensor),

@@ -12,6 +12,7 @@ from ._bitwise import (
     bitwise_xor_cpu, bitwise_xor_meta,
 )  # fmt: skip
 from ._power import pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta
+from ._clamp import clamp_cpu, clamp_meta
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -260,7 +261,7 @@ __all__ = [
     "div_cpu", "div_meta", "div__cpu", "div__meta", "div_out_cpu", "div_out_meta",
     "pow_cpu", "pow_meta", "maximum_cpu", "maximum_meta", "minimum_cpu", "minimum_meta",
     "max_other_composite", "min_other_composite",
-    "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite",
+    "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite", "clamp_cpu", "clamp_meta",
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",

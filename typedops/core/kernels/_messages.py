@@ -129,3 +129,5 @@ BITWISE_DTYPE: Final = (
     "first, e.g. x.to(int64), or compare (x != 0) for a mask"
 )
 POW_BOOL: Final = "\"pow\" not implemented for 'Bool': convert first, e.g. x.to(int64)"
+CLAMP_NO_BOUNDS: Final = "torch.clamp: At least one of 'min' or 'max' must not be None; pass min=, max= or both"
+CLAMP_COMPLEX: Final = "clamp is not supported for complex types; clamp the real and imaginary parts apart"

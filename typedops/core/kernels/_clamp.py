@@ -1,0 +1,51 @@
+"""``clamp``: each element limited to ``[min, max]``, as torch's.
+
+The bounds are numbers (``Scalar?``); either may be None, not both. The result's dtype is
+promoted as with the bounds as wrapped numbers (``int64 tensor .clamp(min=1.5)`` is
+float32); a bound is then converted to that dtype as ``fill_``'s value is (Note [Scalars in
+a tensor's dtype] in _common.py: ``uint8 .clamp(min=-1)`` bounds at 255, as torch does).
+NaN elements stay NaN; a NaN bound makes every element NaN; ``min > max`` gives ``max``
+everywhere -- numpy's ``clip`` and torch agree on all three. Complex tensors are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
+from ...tensor import Tensor, wrapped_scalar
+from ._common import as_stored, elementwise_meta, elementwise_result, result_type, scalar_overflow
+from ._messages import CLAMP_COMPLEX, CLAMP_NO_BOUNDS
+from ._pointwise import _cast  # pyright: ignore[reportPrivateUsage] -- one package
+
+__all__ = ["clamp_cpu", "clamp_meta"]
+
+
+def _plan(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> ScalarType:  # noqa: A002 -- torch's names
+    if min is None and max is None:
+        raise TensorError(CLAMP_NO_BOUNDS)
+    if self.dtype.is_complex:
+        raise UnsupportedError(CLAMP_COMPLEX)
+    bounds = [wrapped_scalar(v, self._device) for v in (min, max) if v is not None]
+    dtype = result_type(self, *bounds)
+    for name, value in (("min", min), ("max", max)):
+        if value is not None:
+            error = scalar_overflow(value, dtype, name)
+            if error is not None:
+                raise error
+    return dtype
+
+
+def clamp_cpu(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Tensor:  # noqa: A002
+    import numpy as np
+
+    dtype = _plan(self, min, max)
+    low = None if min is None else as_stored(min, dtype)
+    high = None if max is None else as_stored(max, dtype)
+    with np.errstate(invalid="ignore"):
+        result = np.clip(_cast(self, dtype), low, high)
+    return elementwise_result(result.astype(_cast(self, dtype).dtype, copy=False), dtype, self._device, self)
+
+
+def clamp_meta(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Tensor:  # noqa: A002
+    return elementwise_meta(self.shape, _plan(self, min, max), self)

@@ -300,3 +300,14 @@ def test_a_number_as_self_of_the_arithmetic_functions() -> None:
     with pytest.raises(ArgumentError) as info:
         core.sub(2, 3)  # type: ignore[call-overload]  # refused, as the stubs say
     assert str(info.value) == "core::sub.Scalar: argument 'self' (Tensor): expected a Tensor, got int"
+
+
+def test_the_dtype_conversion_methods_are_typed_and_convert() -> None:
+    # Note [Dtype conversion methods]: x.float() is x.to(float32); their stubs are generated
+    from typedops.codegen._stubs import CONVERSION_METHODS
+    from typedops.tensor import DTYPE_CONVERSIONS
+
+    assert sorted(CONVERSION_METHODS) == sorted(DTYPE_CONVERSIONS)
+    x = tensor([1.5, -2.5])
+    assert x.float() is x and x.long().tolist() == [1, -2] and x.long().dtype is ScalarType.int64
+    assert x.bool().tolist() == [True, True] and x.half().dtype is ScalarType.float16

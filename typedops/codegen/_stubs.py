@@ -58,7 +58,7 @@ from ._operators import operator_stub_lines, operators
 from ._text import RETURN_TYPES_IMPORT, annotation, header, parameters, returns_annotation, stub_def, stub_order
 
 __all__ = ["bundled_stubs", "BUNDLED_STUBS", "namespace_section", "project_stub", "read_sections", "INDEX_FILE",
-           "methods_of"]
+           "methods_of", "CONVERSION_METHODS"]
 
 _P = "_t."
 _IMPORTS: Final = (
@@ -148,6 +148,14 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
     return lines or ["    pass"]
 
 
+# The tensor layer's ``x.float()``, ``x.long()``... (Note [Dtype conversion methods] in
+# tensor/_tensor.py): typed with the core library's methods, which they call (``to``).
+CONVERSION_METHODS: Final = (
+    "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat", "cdouble",
+)
+_CONVERSION_STUBS: Final = [f"    def {name}(self) -> _t.Tensor: ..." for name in CONVERSION_METHODS]
+
+
 def methods_of(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:
     return {name: [e.schema for e in members] for name, members in group(entries, Variant.method).items()}
 
@@ -214,7 +222,8 @@ def bundled_stubs(entries: list[OpEntry], options: Options, package: Path) -> di
     methods = header(options, "the Tensor methods of the core library (Note [Typing what core installs])")
     methods += [*_IMPORTS, f"from {HOOK} import TensorMethods as _ProjectMethods", RETURN_TYPES_IMPORT, "", "",
                 "class TensorMethods(_ProjectMethods):",
-                *method_lines(methods_of(entries), operator_stub_lines(operators(entries, ns))), ""]  # fmt: skip
+                *method_lines(methods_of(entries), [*operator_stub_lines(operators(entries, ns)), *_CONVERSION_STUBS]),
+                ""]  # fmt: skip
     names = header(options, "the names of the Tensor methods and operators the core library installs")
     installed = [*methods_of(entries), *(method for method, _, _, _ in operators(entries, ns))]
     names += [

@@ -35,6 +35,7 @@ from ._tensor import (
     AUTOGRAD_BITS,
     AUTOGRAD_METHODS,
     CPU,
+    DTYPE_CONVERSIONS,
     DEVICE_KEY_BITS,
     Tensor,
     adopt_geometry,
@@ -97,6 +98,7 @@ __all__ = [
     "backend_key_for_device",
     "NO_DATA",
     "TENSOR_OWN_NAMES",
+    "DTYPE_CONVERSIONS",
     # autograd's view of a tensor (Note [Autograd keys only on tensors that require grad])
     "AUTOGRAD_BITS",
     "AUTOGRAD_BIT_FOR_DEVICE",

@@ -131,7 +131,7 @@ def test_functional_api_picks_overloads(demo: ModuleType) -> None:
     assert demo.clamp(x, max=1.5).tolist() == [1.0, 1.5]
     assert demo.full([2], 3.0).tolist() == [3.0, 3.0]
     assert demo.full([2, 3], 1, device=Device("meta")).shape == (2, 3)
-    assert demo.double is typedops.ops.demo.double.default.call  # single overload: the entry itself
+    assert demo.twice is typedops.ops.demo.twice.default.call  # single overload: the entry itself
     with pytest.raises(TypeError) as info:
         demo.add(x, "a")
     assert str(info.value).splitlines()[0] == "no overload of demo::add takes these arguments. Candidates:"
@@ -142,7 +142,7 @@ def test_tensor_methods_are_installed(demo: ModuleType) -> None:
     m: Any = x
     assert m.add(y).tolist() == [11.0, 22.0]
     assert m.add(1).tolist() == [2.0, 3.0]
-    assert m.double().tolist() == [2.0, 4.0]
+    assert m.twice().tolist() == [2.0, 4.0]
     assert m.clamp(min=1.5).tolist() == [1.5, 2.0]
     assert m.add_(y) is x and x.tolist() == [11.0, 22.0]
 
@@ -151,7 +151,7 @@ CASES: list[tuple[str, Any]] = [
     ("add", lambda: ([tensor([1.0, 2.0]), tensor([3.0, 4.0])], {"alpha": 2})),
     ("add", lambda: ([tensor([1.0, 2.0]), 5], {})),
     ("add", lambda: ([tensor([1.0, 2.0], device="meta"), tensor([3.0, 4.0], device="meta")], {})),
-    ("double", lambda: ([tensor([1.0, 2.0])], {})),
+    ("twice", lambda: ([tensor([1.0, 2.0])], {})),
     ("cat", lambda: ([[tensor([1.0]), tensor([2.0, 3.0])]], {})),
     ("clamp", lambda: ([tensor([1.0, 5.0])], {"min": 2, "max": 4})),
     ("full", lambda: ([[2, 2], 7], {})),
@@ -192,31 +192,31 @@ def test_a_static_dispatch_build_runs_programs_without_the_dispatcher(static: Mo
     from typedops.tracing import trace
 
     importlib.import_module(f"{static.__name__}.unboxing")
-    add, double, cat = (dispatcher.find_op(f"demo_static::{n}", o) for n, o in (("add", "Tensor"), ("double", ""), ("cat", "")))
-    assert add is not None and double is not None and cat is not None
+    add, twice, cat = (dispatcher.find_op(f"demo_static::{n}", o) for n, o in (("add", "Tensor"), ("twice", ""), ("cat", "")))
+    assert add is not None and twice is not None and cat is not None
 
     def f(a: typedops.Tensor, b: typedops.Tensor) -> Any:
-        return cat.call([double.call(add.call(a, b, alpha=2)), a])
+        return cat.call([twice.call(add.call(a, b, alpha=2)), a])
 
     a, b = tensor([1.0, 2.0]), tensor([0.5, -1.0])
     compiled = compile_program(trace(f, a, b), "static")
     with typedops.profile() as prof:
         result = compiled.run(b, a)
     assert compiled.dispatched_ops == ()
-    assert [e.name for e in prof.events()] == ["demo::add.Tensor"]  # only what double's kernel calls itself
+    assert [e.name for e in prof.events()] == ["demo::add.Tensor"]  # only what twice's kernel calls itself
     assert result.tolist() == f(b, a).tolist() == [5.0, 6.0, 0.5, -1.0]  # the stack loop (a list argument)
-    no_list = compile_program(trace(lambda x, y: double.call(add.call(x, y, alpha=2)), a, b), "static")
+    no_list = compile_program(trace(lambda x, y: twice.call(add.call(x, y, alpha=2)), a, b), "static")
     assert no_list.run(b, a).tolist() == [5.0, 6.0]  # lowered (Note [Lowered runs])
 
 
 def test_selective_build_contains_only_the_chosen_ops(tmp_path: Path) -> None:
     chosen = tmp_path / "ops.yaml"
-    chosen.write_text("- demo_sel::add.Tensor\n- double\n")
+    chosen.write_text("- demo_sel::add.Tensor\n- twice\n")
     files = generate(YAML, tmp_path / "out", namespace="demo_sel", kernels=KERNELS, ops_list=chosen, stubs=tmp_path)
     registration = files[tmp_path / "out" / "__init__.py"]
     assert registration.count("_schema(") == 2
-    assert "\nadd__Tensor = (\n" in registration and "\ndouble__default = (\n" in registration
-    assert "    add__Tensor, double__default,\n) = LIBRARY._define_generated((\n" in registration
+    assert "\nadd__Tensor = (\n" in registration and "\ntwice__default = (\n" in registration
+    assert "    add__Tensor, twice__default,\n) = LIBRARY._define_generated((\n" in registration
     assert "add_scalar" not in registration and "cat" not in registration
     chosen.write_text("- add.Tensor\n- nope\n")
     with pytest.raises(CodegenError) as info:
@@ -228,13 +228,13 @@ def test_trace_ops_records_nested_calls(tmp_path: Path, demo: ModuleType) -> Non
     script = tmp_path / "script.py"
     script.write_text(
         "import tests.data.demo_generated as demo\nfrom typedops import tensor\n"
-        "demo.double(tensor([1.0]))\ndemo.clamp(tensor([1.0]), min=0)\n"
+        "demo.twice(tensor([1.0]))\ndemo.clamp(tensor([1.0]), min=0)\n"
     )
     out = tmp_path / "ops.yaml"
     assert main(["trace-ops", str(script), "--out", str(out)]) == 0
     assert out.read_text() == (
         "# Operators called by script.py, recorded by typedops trace-ops.\n"
-        "- demo::add.Tensor\n- demo::clamp\n- demo::double\n"
+        "- demo::add.Tensor\n- demo::clamp\n- demo::twice\n"
     )
     # ... and the list drives a selective build.
     files = generate(YAML, tmp_path / "sel", namespace="demo", kernels=KERNELS, ops_list=out, stubs=tmp_path)
@@ -252,11 +252,11 @@ def test_a_library_is_one_module_and_its_stub(tmp_path: Path) -> None:
     assert [module.index(s) for s in sections] == sorted(module.index(s) for s in sections)
     stub = files[tmp_path / "out" / "__init__.pyi"]
     assert "LIBRARY: _Library\n" in stub and "add__Tensor: _OperatorHandle\n" in stub
-    assert "def install() -> None: ...\n" in stub and "def double(self: Tensor) -> Tensor: ..." in stub
+    assert "def install() -> None: ...\n" in stub and "def twice(self: Tensor) -> Tensor: ..." in stub
 
 
 def test_methods_need_stubs(tmp_path: Path) -> None:
-    # Without stubs a checker would refuse every correct x.double(): refused at generation.
+    # Without stubs a checker would refuse every correct x.twice(): refused at generation.
     with pytest.raises(CodegenError) as info:
         generate(YAML, tmp_path / "out", namespace="demo", kernels=KERNELS)
     assert str(info.value) == (
@@ -273,7 +273,7 @@ def test_methods_need_stubs(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["install", "LIBRARY", "add__Tensor", "Any", "_m0", "_CANDIDATES_add", "_SINGLE"])
 def test_a_function_name_the_module_uses_is_refused(tmp_path: Path, name: str) -> None:
     ops = tmp_path / "ops.yaml"
-    ops.write_text(YAML.read_text() + f"\n- func: {name}(Tensor self) -> Tensor\n  dispatch:\n    CPU: double\n")
+    ops.write_text(YAML.read_text() + f"\n- func: {name}(Tensor self) -> Tensor\n  dispatch:\n    CPU: twice\n")
     with pytest.raises(CodegenError) as info:
         generate(ops, tmp_path / "out", namespace="demo", kernels=KERNELS)
     assert str(info.value) == (

@@ -9,7 +9,7 @@ import pytest
 from typedops.codegen import CodegenError, generate
 
 KERNELS = "tests.data.demo_kernels"
-GOOD = "- func: double(Tensor self) -> Tensor\n  dispatch:\n    CompositeImplicitAutograd: double\n"
+GOOD = "- func: twice(Tensor self) -> Tensor\n  dispatch:\n    CompositeImplicitAutograd: twice\n"
 
 
 def _generate(tmp_path: Path, text: str, **options: str) -> None:
@@ -22,22 +22,22 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
     ("text", "message"),
     [
         (GOOD.replace("CompositeImplicitAutograd", "CUDAX"), "ops.yaml:3: unknown dispatch key 'CUDAX'"),
-        ("- func: double(Tensor self) -> Tensor\n  variant: method\n",
+        ("- func: twice(Tensor self) -> Tensor\n  variant: method\n",
          "ops.yaml:2: unknown field 'variant' (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"),
         ("- dispatch: {}\n", "ops.yaml:1: entry has no 'func:' field; write 'func: name(Tensor self) -> Tensor'"),
         ("func: x\n", "ops.yaml:1: an op yaml is a list of entries ('- func: ...'), not a mapping"),
-        ("- func: double(Tensor self -> Tensor\n", "ops.yaml:1: invalid schema: expected ',' or ')' after argument 'self', found '->' (column 20)"),
-        ("- func: double(Tensor self) -> Tensor\n  variants: function, staticmethod\n",
+        ("- func: twice(Tensor self -> Tensor\n", "ops.yaml:1: invalid schema: expected ',' or ')' after argument 'self', found '->' (column 19)"),
+        ("- func: twice(Tensor self) -> Tensor\n  variants: function, staticmethod\n",
          "ops.yaml:2: unknown variant 'staticmethod' (use function, method)"),
         ("- func: cat(Tensor[] tensors) -> Tensor\n  variants: method\n",
          "ops.yaml:2: vd::cat has variant 'method', so it needs a positional argument 'Tensor self'"),
-        ("- func: double(Tensor self) -> Tensor\n  device_check: Sometimes\n",
+        ("- func: twice(Tensor self) -> Tensor\n  device_check: Sometimes\n",
          "ops.yaml:2: device_check is NoCheck or ExactSame, not 'Sometimes'"),
         # issue 14: batching rules by family (Note [Rule families] in typedops/batching/_rules.py)
-        ("- func: double(Tensor self) -> Tensor\n  vmap: elementwise\n",
+        ("- func: twice(Tensor self) -> Tensor\n  vmap: elementwise\n",
          "ops.yaml:2: vmap: unknown batching rule family 'elementwise' (known: cat, composite, dim, dims, "
          "matmul, new_dim, pointwise, random, reduction, shape)"),
-        ("- func: double(Tensor self) -> Tensor\n  vmap: [pointwise]\n",
+        ("- func: twice(Tensor self) -> Tensor\n  vmap: [pointwise]\n",
          "ops.yaml:2: 'vmap' must be text, not a list"),
         ("- func: pair(Tensor self) -> (Tensor, Tensor)\n  vmap: pointwise\n",
          "ops.yaml:2: vmap: the batching rule family 'pointwise' does not fit vd::pair: it must return one Tensor"),
@@ -69,9 +69,9 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
          "(a type variable, Dict, Future, Any...); declare the op with Python's @op or define() instead"),
         ("- func: f(Tensor self, ...) -> Tensor\n", "ops.yaml:1: vd::f takes or returns '...', which generated functions cannot type"),
         # issue 11: fields outside ours and PyTorch's are still refused
-        ("- func: double(Tensor self) -> Tensor\n  structured_delegat: double.out\n",
+        ("- func: twice(Tensor self) -> Tensor\n  structured_delegat: twice.out\n",
          "ops.yaml:2: unknown field 'structured_delegat' (an entry has: func, variants, dispatch, with_keys, device_check, vmap)"),
-        ("- func: double.from(Tensor self) -> Tensor\n- func: f.default(Tensor self) -> Tensor\n",
+        ("- func: twice.from(Tensor self) -> Tensor\n- func: f.default(Tensor self) -> Tensor\n",
          "ops.yaml:2: overload name 'default' names the overload without a name; write 'f(...)' instead of "
          "'f.default(...)'"),
         # an argument that would shadow the generated code's own names (the static functions'
@@ -79,17 +79,17 @@ def _generate(tmp_path: Path, text: str, **options: str) -> None:
         ("- func: f(Tensor self, Tensor _b) -> Tensor\n",
          "ops.yaml:1: argument '_b' of vd::f starts with '_', which generated code keeps for its own names "
          "(a parameter so named would shadow them); rename the argument"),
-        (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::double is declared twice (first at line 1)"),
-        ("- func: other::double(Tensor self) -> Tensor\n",
-         "ops.yaml:1: other::double is in namespace 'other' but this yaml generates namespace 'vd'; "
+        (GOOD + GOOD.replace("- func", "\n- func"), "ops.yaml:5: vd::twice is declared twice (first at line 1)"),
+        ("- func: other::twice(Tensor self) -> Tensor\n",
+         "ops.yaml:1: other::twice is in namespace 'other' but this yaml generates namespace 'vd'; "
          "drop the namespace or pass --namespace other"),
-        (GOOD.replace("double\n", "no_such_kernel\n"), "ops.yaml:3: module 'tests.data.demo_kernels' has no kernel 'no_such_kernel'"),
-        (GOOD.replace("double\n", "cat\n"),
-         "ops.yaml:3: kernel 'cat' for CompositeImplicitAutograd does not fit vd::double: kernel cat does not match "
-         "vd::double(Tensor self) -> Tensor:\n  argument 0: the schema calls it 'self', the kernel 'tensors'\n"
+        (GOOD.replace("twice\n", "no_such_kernel\n"), "ops.yaml:3: module 'tests.data.demo_kernels' has no kernel 'no_such_kernel'"),
+        (GOOD.replace("twice\n", "cat\n"),
+         "ops.yaml:3: kernel 'cat' for CompositeImplicitAutograd does not fit vd::twice: kernel cat does not match "
+         "vd::twice(Tensor self) -> Tensor:\n  argument 0: the schema calls it 'self', the kernel 'tensors'\n"
          "  argument 1 'dim' (int): the schema has no such argument"),
-        (GOOD + "  with_keys: [CPU]\n", "ops.yaml:4: with_keys names CPU, which has no kernel in 'dispatch:' of vd::double"),
-        ("- func: double(Tensor self) -> Tensor\n  dispatch:\n    CPU: [a]\n", "ops.yaml:3: 'dispatch: CPU' must be text, not a list"),
+        (GOOD + "  with_keys: [CPU]\n", "ops.yaml:4: with_keys names CPU, which has no kernel in 'dispatch:' of vd::twice"),
+        ("- func: twice(Tensor self) -> Tensor\n  dispatch:\n    CPU: [a]\n", "ops.yaml:3: 'dispatch: CPU' must be text, not a list"),
         ("- func: [\n", "ops.yaml:2: malformed yaml: expected the node content, but found '<stream end>'"),
     ],
 )
@@ -106,12 +106,12 @@ def test_invalid_yaml_is_refused_with_file_and_line(tmp_path: Path, text: str, m
         ("- func: x(); import os(Tensor self) -> Tensor\n",
          "ops.yaml:1: invalid schema: expected '->' and the returns, found ';' (column 4)"),
         # a kernel reference that is code, or names a builtin outside the kernels module
-        (GOOD.replace("double\n", "double; import os\n"),
-         "ops.yaml:3: kernel reference 'double; import os' must be an identifier (an attribute of the kernels "
+        (GOOD.replace("twice\n", "twice; import os\n"),
+         "ops.yaml:3: kernel reference 'twice; import os' must be an identifier (an attribute of the kernels "
          "module) or a dotted path 'package.module.function'"),
-        (GOOD.replace("double\n", "os.system\n"),
+        (GOOD.replace("twice\n", "os.system\n"),
          "ops.yaml:3: kernel 'os.system' is a builtin_function_or_method, not a Python function defined in module 'os'"),
-        (GOOD.replace("double\n", "os.path.join\n"),
+        (GOOD.replace("twice\n", "os.path.join\n"),
          "ops.yaml:3: kernel 'os.path.join' is a function from 'posixpath', not a Python function defined in module 'os.path'"),
         ("- func: lambda(Tensor self) -> Tensor\n",
          "ops.yaml:1: operator name 'lambda' is a Python keyword; generated functions cannot use it"),
@@ -152,8 +152,8 @@ def test_bare_kernel_names_need_a_kernels_module(tmp_path: Path) -> None:
     with pytest.raises(CodegenError) as info:
         _generate(tmp_path, GOOD, kernels=None)  # type: ignore[arg-type]
     assert str(info.value) == (
-        "ops.yaml:3: kernel reference 'double' is a bare name but no kernels module was given; "
-        "pass --kernels MODULE or write 'package.module.double'"
+        "ops.yaml:3: kernel reference 'twice' is a bare name but no kernels module was given; "
+        "pass --kernels MODULE or write 'package.module.twice'"
     )
 
 
@@ -184,7 +184,7 @@ def test_a_batching_rule_goes_on_the_defining_entry(tmp_path: Path) -> None:
 def test_declared_batching_rules_are_registered(tmp_path: Path) -> None:
     files = generate(_write(tmp_path, GOOD + "  vmap: pointwise\n"), tmp_path / "out", namespace="vd", kernels=KERNELS)
     registration = files[tmp_path / "out" / "__init__.py"]
-    assert "_register_vmap_rules(LIBRARY, [\n    (double__default, 'pointwise'),\n])" in registration
+    assert "_register_vmap_rules(LIBRARY, [\n    (twice__default, 'pointwise'),\n])" in registration
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -214,10 +214,10 @@ def test_static_dispatch_takes_backend_keys_only(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("variants", "groups"),
     [
-        ("", {"function": ["double"], "method": []}),
-        ("  variants: method\n", {"function": [], "method": ["double"]}),
-        ("  variants: method, function\n", {"function": ["double"], "method": ["double"]}),
-        ("  variants: function,function\n", {"function": ["double"], "method": []}),
+        ("", {"function": ["twice"], "method": []}),
+        ("  variants: method\n", {"function": [], "method": ["twice"]}),
+        ("  variants: method, function\n", {"function": ["twice"], "method": ["twice"]}),
+        ("  variants: function,function\n", {"function": ["twice"], "method": []}),
     ],
 )
 def test_variants_choose_the_api_an_op_appears_in(tmp_path: Path, variants: str, groups: dict[str, list[str]]) -> None:

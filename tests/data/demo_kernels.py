@@ -35,7 +35,7 @@ def add_inplace(self: Tensor, other: Tensor, *, alpha: Scalar = 1) -> Tensor:
     return self
 
 
-def double(self: Tensor) -> Tensor:
+def twice(self: Tensor) -> Tensor:
     """A composite kernel: it calls another op through the dispatcher."""
     result: Tensor = ops.demo.add.Tensor(self, self)
     return result

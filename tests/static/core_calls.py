@@ -116,7 +116,7 @@ x -= x
 h: Tensor = -abs(x)
 x + "1" # E: Unsupported operand types for + ("Tensor" and "str")  [operator]  # P: Operator "+" not supported for types "Tensor" and "Literal['1']"  [reportOperatorIssue]
 powers: Tensor = x ** x + 2 ** x
-converted: Tensor = x.float().long().bool().half()
+converted: Tensor = x.float().long().bool().half().double()
 x ** "2" # E: Unsupported operand types for ** ("Tensor" and "str")  [operator]  # P: Operator "**" not supported for types "Tensor" and "Literal['2']"  [reportOperatorIssue]
 x @ 2 # E: Unsupported operand types for @ ("Tensor" and "int")  [operator]  # P: Operator "@" not supported for types "Tensor" and "Literal[2]"  [reportOperatorIssue]
 t: str = x > 1 # E: Incompatible types in assignment (expression has type "Tensor", variable has type "str")  [assignment]  # P: Type "Tensor" is not assignable to declared type "str"  [reportAssignmentType]

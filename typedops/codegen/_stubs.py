@@ -151,7 +151,7 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
 # The tensor layer's ``x.float()``, ``x.long()``... (Note [Dtype conversion methods] in
 # tensor/_tensor.py): typed with the core library's methods, which they call (``to``).
 CONVERSION_METHODS: Final = (
-    "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat", "cdouble",
+    "float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat", "cdouble",
 )
 _CONVERSION_STUBS: Final = [f"    def {name}(self) -> _t.Tensor: ..." for name in CONVERSION_METHODS]
 

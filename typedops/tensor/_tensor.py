@@ -661,10 +661,8 @@ def _real_value(value: Any, target: str) -> Any:
 # named ``float`` or ``int`` in the body would shadow the builtin in the body's own
 # annotations for a type checker. Their types are in the generated ``_methods.pyi``
 # (codegen/_stubs.py ``CONVERSION_METHODS``, checked against this table by a test).
-# ``x.double()`` is not among them yet: the tests' demo op library defines a ``double``
-# method of its own (tests/data/demo_ops.yaml), which an own name would refuse.
 DTYPE_CONVERSIONS: Final = {
-    "float": ScalarType.float32, "half": ScalarType.float16,
+    "float": ScalarType.float32, "double": ScalarType.float64, "half": ScalarType.float16,
     "bfloat16": ScalarType.bfloat16, "long": ScalarType.int64, "int": ScalarType.int32,
     "short": ScalarType.int16, "char": ScalarType.int8, "byte": ScalarType.uint8, "bool": ScalarType.bool,
     "cfloat": ScalarType.complex64, "cdouble": ScalarType.complex128,

@@ -191,10 +191,10 @@ add___Tensor = (
     (_kernel(_DispatchKey.CPU, _m0.add_inplace, _unboxing0),),
 )
 
-# demo::double(Tensor self) -> Tensor
-double__default = (
-    _schema('double', 'demo', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.double, _unboxing3),),
+# demo::twice(Tensor self) -> Tensor
+twice__default = (
+    _schema('twice', 'demo', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.twice, _unboxing3),),
 )
 
 # demo::cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -245,19 +245,19 @@ full__default = (
 # Define every op above with its kernels in one call, which rebinds each name to its op's handle
 # (see Note [One name per op, from entry to handle] in typedops/codegen/_registration.py).
 (
-    add__Tensor, add__Scalar, add__out, add___Tensor, double__default, cat__default, clamp__default, full__default,
+    add__Tensor, add__Scalar, add__out, add___Tensor, twice__default, cat__default, clamp__default, full__default,
 ) = LIBRARY._define_generated((
-    add__Tensor, add__Scalar, add__out, add___Tensor, double__default, cat__default, clamp__default, full__default,
+    add__Tensor, add__Scalar, add__out, add___Tensor, twice__default, cat__default, clamp__default, full__default,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
 _check_devices(
-    add__Tensor, add__Scalar, add__out, add___Tensor, double__default, cat__default, clamp__default, full__default,
+    add__Tensor, add__Scalar, add__out, add___Tensor, twice__default, cat__default, clamp__default, full__default,
 )
 
 
 # -- the typed functional API (types in __init__.pyi)
-__all__ = ['add', 'double', 'cat', 'clamp', 'full']
+__all__ = ['add', 'twice', 'cat', 'clamp', 'full']
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
 
@@ -292,7 +292,7 @@ def add(*args: Any, **kwargs: Any) -> Any:
     return _choose('demo::add', _CANDIDATES_add, args, kwargs)
 
 _SINGLE = {
-    'double': double__default,
+    'twice': twice__default,
     'cat': cat__default,
     'clamp': clamp__default,
     'full': full__default,
@@ -336,7 +336,7 @@ def install() -> None:
     """Set the methods on typedops.Tensor (idempotent)."""
     setattr(_Tensor, 'add', _method_add)
     setattr(_Tensor, 'add_', _lazy_method(_Tensor, 'add_', add___Tensor))
-    setattr(_Tensor, 'double', _lazy_method(_Tensor, 'double', double__default))
+    setattr(_Tensor, 'twice', _lazy_method(_Tensor, 'twice', twice__default))
     setattr(_Tensor, 'clamp', _lazy_method(_Tensor, 'clamp', clamp__default))
 
 

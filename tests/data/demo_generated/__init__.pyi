@@ -11,14 +11,14 @@ from typedops import Generator  # pyright: ignore[reportUnusedImport] -- for Gen
 from typedops.tensor import Storage as _Storage  # pyright: ignore[reportUnusedImport] -- if any
 from typedops.dispatch import Library as _Library, OperatorHandle as _OperatorHandle
 
-__all__ = ['add', 'double', 'cat', 'clamp', 'full']
+__all__ = ['add', 'twice', 'cat', 'clamp', 'full']
 
 LIBRARY: _Library
 add__Tensor: _OperatorHandle
 add__Scalar: _OperatorHandle
 add__out: _OperatorHandle
 add___Tensor: _OperatorHandle
-double__default: _OperatorHandle
+twice__default: _OperatorHandle
 cat__default: _OperatorHandle
 clamp__default: _OperatorHandle
 full__default: _OperatorHandle
@@ -31,7 +31,7 @@ def add(self: Tensor, other: Tensor, *, alpha: Scalar = ..., out: None = ...) ->
 def add(self: Tensor, other: Scalar, alpha: Scalar = ..., *, out: None = ...) -> Tensor: ...
 @overload
 def add(self: Tensor, other: Tensor, *, alpha: Scalar = ..., out: Tensor) -> Tensor: ...
-def double(self: Tensor) -> Tensor: ...
+def twice(self: Tensor) -> Tensor: ...
 def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 def clamp(self: Tensor, min: Scalar | None = ..., max: Scalar | None = ...) -> Tensor: ...
 def full(

@@ -25,7 +25,7 @@ class _demo_op_add__out(_Handle):
 class _demo_op_add___Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
 
-class _demo_op_double__default(_Handle):
+class _demo_op_twice__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
 class _demo_op_cat__default(_Handle):
@@ -62,8 +62,8 @@ class _demo_packet_add_:
     def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
 
-class _demo_packet_double:
-    default: _demo_op_double__default
+class _demo_packet_twice:
+    default: _demo_op_twice__default
     def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
 
@@ -93,7 +93,7 @@ class _demo_packet_full:
 class _demo_Namespace:
     add: _demo_packet_add
     add_: _demo_packet_add_
-    double: _demo_packet_double
+    twice: _demo_packet_twice
     cat: _demo_packet_cat
     clamp: _demo_packet_clamp
     full: _demo_packet_full
@@ -104,7 +104,7 @@ class _demo_TensorMethods:
     @overload
     def add(self, other: _t.Scalar, alpha: _t.Scalar = ...) -> _t.Tensor: ...
     def add_(self, other: _t.Tensor, *, alpha: _t.Scalar = ...) -> _t.Tensor: ...
-    def double(self) -> _t.Tensor: ...
+    def twice(self) -> _t.Tensor: ...
     def clamp(self, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
 
 

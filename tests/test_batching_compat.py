@@ -131,6 +131,12 @@ CASES: dict[str, Case] = {
     "stack": ([[T(2, 3), T(2, 3)], -1], {}, False),
     "zeros_like": ([T(2, 3)], {"dtype": None, "layout": None, "device": None, "pin_memory": None,
                                "memory_format": None}, False),  # fmt: skip
+    "ones_like": ([T(2, 3)], {"dtype": None, "layout": None, "device": None, "pin_memory": None,
+                              "memory_format": None}, False),  # fmt: skip
+    "empty_like": ([T(2, 3)], {"dtype": ScalarType.float64, "layout": None, "device": None, "pin_memory": None,
+                               "memory_format": None}, False),  # fmt: skip
+    "full_like": ([T(2, 3), 2.5], {"dtype": None, "layout": None, "device": None, "pin_memory": None,
+                                   "memory_format": None}, False),  # fmt: skip
     "_to_copy": ([T(2, 3)], {"dtype": ScalarType.float64}, False),
     "to.dtype": ([T(2, 3), ScalarType.float64, False, False, None], {}, False),
 }

@@ -157,6 +157,12 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "stack": (lambda a, b: op("stack")([a, b], -1), [x, tensor(arr(2, 4))], (0, None)),
         "zeros_like": (lambda a: op("zeros_like")(a, dtype=None, layout=None, device=None, pin_memory=None,
                                                   memory_format=None), [x1], (1,)),  # fmt: skip
+        "ones_like": (lambda a: op("ones_like")(a, dtype=None, layout=None, device=None, pin_memory=None,
+                                                memory_format=None), [x1], (1,)),  # fmt: skip
+        "empty_like": (lambda a: op("empty_like")(a, dtype=ScalarType.float64, layout=None, device=None,
+                                                  pin_memory=None, memory_format=None), [x1], (1,)),  # fmt: skip
+        "full_like": (lambda a: op("full_like")(a, 2.5, dtype=None, layout=None, device=None, pin_memory=None,
+                                                memory_format=None), [x1], (1,)),  # fmt: skip
         "_to_copy": (lambda a: op("_to_copy")(a, dtype=ScalarType.float64), [x], (0,)),
         "to.dtype": (lambda a: op("to.dtype")(a, ScalarType.float64, False, False, None), [x], (0,)),
     }

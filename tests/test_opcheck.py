@@ -319,6 +319,7 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::pow.Tensor_Tensor": ((x, 2.5 - x), {}),  # positive bases
         "core::pow.Scalar": ((2.0, x), {}),
         "core::clamp": ((x, 1.2, 2.7), {}),  # no element at a bound (a kink)
+        "core::full_like": ((x, 2.5), {}),
     }
 
 
@@ -338,7 +339,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 166
+    assert len(handles) == 169
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

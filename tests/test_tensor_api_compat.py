@@ -429,3 +429,26 @@ def test_dtype_conversion_methods_match_torch(name: str, data: Any) -> None:
     x = tensor(data)
     assert getattr(x, name)() is x or x.dtype is not DTYPE_CONVERSIONS[name]  # no copy when the dtype is x's
 
+
+
+_LIKE: list[tuple[str, Any]] = [
+    ("ones_like", lambda lib, x, dt: lib.ones_like(x)), ("ones_like int", lambda lib, x, dt: lib.ones_like(x, dtype=dt)),
+    ("full_like", lambda lib, x, dt: lib.full_like(x, 2.5)), ("full_like int", lambda lib, x, dt: lib.full_like(x, 2.5, dtype=dt)),
+    ("full_like bool", lambda lib, x, dt: lib.full_like(x, True)), ("empty_like shape", lambda lib, x, dt: lib.zeros_like(lib.empty_like(x))),
+    ("full_like overflow", lambda lib, x, dt: lib.full_like(x, 1e300)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [c for _, c in _LIKE], ids=[n for n, _ in _LIKE])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_like_factories_match_torch(call: Any, channels_last: bool) -> None:
+    ours_x, theirs_x = core.ones([2, 3, 2, 2]), torch.ones([2, 3, 2, 2])
+    if channels_last:
+        ours_x = ours_x.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+        theirs_x = theirs_x.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+    ours = _outcome(lambda: call(core, ours_x, ScalarType.int64))
+    theirs = _outcome(lambda: call(torch, theirs_x, torch.int64))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].tolist() == theirs[1].tolist() and ours[1].stride() == theirs[1].stride()
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")

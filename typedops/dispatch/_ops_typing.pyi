@@ -634,6 +634,43 @@ class _op_zeros_like__default(_Handle):
         memory_format: _t.MemoryFormat | None = ...,
     ) -> _t.Tensor: ...
 
+class _op_empty_like__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_ones_like__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_full_like__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
 class _op__to_copy__default(_Handle):
     def __call__(
         _h,
@@ -1536,6 +1573,49 @@ class _packet_zeros_like:
         memory_format: _t.MemoryFormat | None = ...,
     ) -> _t.Tensor: ...
 
+class _packet_empty_like:
+    default: _op_empty_like__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_ones_like:
+    default: _op_ones_like__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_full_like:
+    default: _op_full_like__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+        memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
 class _packet__to_copy:
     default: _op__to_copy__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1671,6 +1751,9 @@ class Namespace:
     randn: _packet_randn
     arange: _packet_arange
     zeros_like: _packet_zeros_like
+    empty_like: _packet_empty_like
+    ones_like: _packet_ones_like
+    full_like: _packet_full_like
     _to_copy: _packet__to_copy
     to: _packet_to
 

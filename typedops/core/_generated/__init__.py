@@ -405,8 +405,22 @@ def _unboxing23(_fn):
     return unboxing
 
 
-# 1 positional, dtype=, layout=, device=, pin_memory=, non_blocking=, memory_format= -> 1
+# 2 positional, dtype=, layout=, device=, pin_memory=, memory_format= -> 1
 def _unboxing24(_fn):
+    def unboxing(op, keys, stack):
+        a0, a1, k0, k1, k2, k3, k4, = stack[-7:]
+        del stack[-7:]
+        try:
+            _r = _fn(a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3, memory_format=k4)
+        except BaseException:
+            stack.extend((a0, a1, k0, k1, k2, k3, k4,))
+            raise
+        stack.append(_r)
+    return unboxing
+
+
+# 1 positional, dtype=, layout=, device=, pin_memory=, non_blocking=, memory_format= -> 1
+def _unboxing25(_fn):
     def unboxing(op, keys, stack):
         a0, k0, k1, k2, k3, k4, k5, = stack[-7:]
         del stack[-7:]
@@ -2308,6 +2322,60 @@ zeros_like__default = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.zeros_like_composite, _unboxing17),),
 )
 
+# core::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+empty_like__default = (
+    _schema(
+        'empty_like', 'core', '',
+        positional=(_argument('self', _t0),),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+            _argument('memory_format', _t15, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.empty_like_composite, _unboxing17),),
+)
+
+# core::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+ones_like__default = (
+    _schema(
+        'ones_like', 'core', '',
+        positional=(_argument('self', _t0),),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+            _argument('memory_format', _t15, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.ones_like_composite, _unboxing17),),
+)
+
+# core::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+full_like__default = (
+    _schema(
+        'full_like', 'core', '',
+        positional=(_argument('self', _t0), _argument('fill_value', _t1)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+            _argument('memory_format', _t15, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.full_like_composite, _unboxing24),),
+)
+
 # core::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 #     bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _to_copy__default = (
@@ -2325,8 +2393,8 @@ _to_copy__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing24),
-        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing24),
+        _kernel(_DispatchKey.CPU, _m0.to_copy_cpu, _unboxing25),
+        _kernel(_DispatchKey.Meta, _m0.to_copy_meta, _unboxing25),
     ),
 )
 
@@ -2373,8 +2441,8 @@ to__dtype = (
     reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
     squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
     copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2398,8 +2466,8 @@ to__dtype = (
     reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
     squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
     copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2426,8 +2494,8 @@ _check_devices(
     reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
     squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
     cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default, _to_copy__default,
-    to__dtype,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2469,7 +2537,8 @@ _register_vmap_rules(LIBRARY, [
     (unsqueeze__default, 'new_dim'), (squeeze__dim, 'dim'), (squeeze__default, 'composite'), (expand__default, 'shape'),
     (flatten__using_ints, 'composite'), (contiguous__default, 'composite'), (clone__default, 'pointwise'),
     (copy___default, 'pointwise'), (cat__default, 'cat'), (stack__default, 'composite'), (randn__default, 'random'),
-    (zeros_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
+    (zeros_like__default, 'pointwise'), (empty_like__default, 'pointwise'), (ones_like__default, 'pointwise'),
+    (full_like__default, 'pointwise'), (_to_copy__default, 'pointwise'), (to__dtype, 'pointwise'),
 ])
 
 
@@ -2483,7 +2552,7 @@ __all__ = [
     'max', 'min', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm',
     'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
     'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -3619,6 +3688,9 @@ _SINGLE = {
     'scalar_tensor': scalar_tensor__default,
     'randn': randn__default,
     'zeros_like': zeros_like__default,
+    'empty_like': empty_like__default,
+    'ones_like': ones_like__default,
+    'full_like': full_like__default,
     '_to_copy': _to_copy__default,
 }
 

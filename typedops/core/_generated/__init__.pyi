@@ -21,7 +21,7 @@ __all__ = [
     'max', 'min', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm',
     'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
     'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', '_to_copy',
+    'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -189,6 +189,9 @@ randn__default: _OperatorHandle
 arange__default: _OperatorHandle
 arange__start_step: _OperatorHandle
 zeros_like__default: _OperatorHandle
+empty_like__default: _OperatorHandle
+ones_like__default: _OperatorHandle
+full_like__default: _OperatorHandle
 _to_copy__default: _OperatorHandle
 to__dtype: _OperatorHandle
 
@@ -551,6 +554,34 @@ def arange(
 ) -> Tensor: ...
 def zeros_like(
     self: Tensor,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def empty_like(
+    self: Tensor,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def ones_like(
+    self: Tensor,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def full_like(
+    self: Tensor,
+    fill_value: Scalar,
     *,
     dtype: DType | None = ...,
     layout: Layout | None = ...,

@@ -2461,6 +2461,100 @@ def _boxed_zeros_like__default(stack: list[Any]) -> None:
     stack[:] = (zeros_like__default(*stack),)
 
 
+def empty_like__default(self: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
+    # core::empty_like
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.empty_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    if _b & 1:  # CPU
+        return _m0.empty_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    raise _no_static_kernel('core::empty_like', _b, 'CPU, Meta')
+
+
+def _boxed_empty_like__default(stack: list[Any]) -> None:
+    stack[:] = (empty_like__default(*stack),)
+
+
+def ones_like__default(self: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
+    # core::ones_like
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.ones_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    if _b & 1:  # CPU
+        return _m0.ones_like_composite(
+            self,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    raise _no_static_kernel('core::ones_like', _b, 'CPU, Meta')
+
+
+def _boxed_ones_like__default(stack: list[Any]) -> None:
+    stack[:] = (ones_like__default(*stack),)
+
+
+def full_like__default(
+    self: Any,
+    fill_value: Any,
+    dtype: Any,
+    layout: Any,
+    device: Any,
+    pin_memory: Any,
+    memory_format: Any,
+) -> Any:
+    # core::full_like
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.full_like_composite(
+            self,
+            fill_value,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    if _b & 1:  # CPU
+        return _m0.full_like_composite(
+            self,
+            fill_value,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            memory_format=memory_format,
+        )
+    raise _no_static_kernel('core::full_like', _b, 'CPU, Meta')
+
+
+def _boxed_full_like__default(stack: list[Any]) -> None:
+    stack[:] = (full_like__default(*stack),)
+
+
 def _to_copy__default(
     self: Any,
     dtype: Any,
@@ -2678,6 +2772,9 @@ _register_static_wrappers('CPU, Meta', {
     'core::arange': (_boxed_arange__default, arange__default),
     'core::arange.start_step': (_boxed_arange__start_step, arange__start_step),
     'core::zeros_like': (_boxed_zeros_like__default, zeros_like__default),
+    'core::empty_like': (_boxed_empty_like__default, empty_like__default),
+    'core::ones_like': (_boxed_ones_like__default, ones_like__default),
+    'core::full_like': (_boxed_full_like__default, full_like__default),
     'core::_to_copy': (_boxed__to_copy__default, _to_copy__default),
     'core::to.dtype': (_boxed_to__dtype, to__dtype),
 })

@@ -40,6 +40,9 @@ from ._factories import (
     zeros_backend_select,
     zeros_cpu,
     zeros_like_composite,
+    empty_like_composite,
+    ones_like_composite,
+    full_like_composite,
 )
 from ._pointwise import (
     abs_cpu,
@@ -318,5 +321,5 @@ __all__ = [
     "ones_backend_select", "ones_cpu", "factory_meta", "full_backend_select", "full_cpu", "full_meta",
     "scalar_tensor_backend_select", "scalar_tensor_kernel", "randn_backend_select", "randn_cpu",
     "randn_meta", "arange_composite", "arange_backend_select", "arange_cpu", "arange_meta",
-    "zeros_like_composite", "to_copy_cpu", "to_copy_meta", "to_dtype_composite",
+    "zeros_like_composite", "empty_like_composite", "ones_like_composite", "full_like_composite", "to_copy_cpu", "to_copy_meta", "to_dtype_composite",
 ]  # fmt: skip

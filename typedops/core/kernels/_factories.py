@@ -340,10 +340,12 @@ def arange_meta(
 
 
 # -- like and conversions ------------------------------------------------------------------
-def zeros_like_composite(
+def empty_like_composite(
     self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
     pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
 ) -> Tensor:  # fmt: skip
+    """A new tensor of ``self``'s shape (and, unless given, dtype, device and layout:
+    ``preserve_format`` keeps a channels-last one channels-last), through ``empty``."""
     fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
     if fmt is MemoryFormat.preserve_format:
         fmt = suggest_memory_format(self.shape, self.stride())
@@ -351,8 +353,39 @@ def zeros_like_composite(
         list(self.shape), dtype=self.dtype if dtype is None else dtype, layout=layout,
         device=self.device if device is None else device_of(device), pin_memory=pin_memory, memory_format=fmt,
     )  # fmt: skip
+    return result
+
+
+def zeros_like_composite(
+    self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    result = empty_like_composite(
+        self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format
+    )
     zeroed: Tensor = call_op("zero_")(result)
     return zeroed
+
+
+def full_like_composite(
+    self: Tensor, fill_value: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    """``empty_like`` filled with ``fill_value`` (converted to the dtype as ``fill_`` converts it)."""
+    result = empty_like_composite(
+        self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format
+    )
+    filled: Tensor = call_op("fill_", "Scalar")(result, fill_value)
+    return filled
+
+
+def ones_like_composite(
+    self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
+    pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
+) -> Tensor:  # fmt: skip
+    return full_like_composite(
+        self, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory, memory_format=memory_format
+    )
 
 
 def _plan_to_copy(

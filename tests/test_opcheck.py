@@ -320,6 +320,8 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::pow.Scalar": ((2.0, x), {}),
         "core::clamp": ((x, 1.2, 2.7), {}),  # no element at a bound (a kink)
         "core::full_like": ((x, 2.5), {}),
+        "core::softmax.int": ((x, 1), {}),
+        "core::log_softmax.int": ((x, 0), {}),
     }
 
 
@@ -339,7 +341,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 169
+    assert len(handles) == 171
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

@@ -452,3 +452,30 @@ def test_like_factories_match_torch(call: Any, channels_last: bool) -> None:
     if ours[0] == "value":
         assert ours[1].tolist() == theirs[1].tolist() and ours[1].stride() == theirs[1].stride()
         assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(st.floats(-50, 50, allow_nan=False, width=32), min_size=6, max_size=6),
+    dim=st.integers(-2, 1), name=st.sampled_from(["softmax", "log_softmax"]), form=st.sampled_from(["function", "method"]),
+)  # fmt: skip
+def test_softmax_and_its_gradient_match_torch(values: list[float], dim: int, name: str, form: str) -> None:
+    ours_x = tensor(values, requires_grad=True)
+    theirs_x = torch.tensor(values, requires_grad=True)
+    ours_in, theirs_in = ours_x.view([2, 3]), theirs_x.view(2, 3)
+    ours = getattr(core, name)(ours_in, dim) if form == "function" else getattr(ours_in, name)(dim)
+    theirs = getattr(torch, name)(theirs_in, dim) if form == "function" else getattr(theirs_in, name)(dim)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-5, atol=1e-6)
+    weights = [1.0, -2.0, 0.5, 3.0, 0.0, 1.5]
+    (ours * tensor(weights).view([2, 3])).sum().backward()
+    (theirs * torch.tensor(weights).view(2, 3)).sum().backward()
+    assert ours_x.grad is not None and theirs_x.grad is not None
+    np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_softmax_refuses_integers_and_converts_with_dtype_as_torch() -> None:
+    ours = _outcome(lambda: core.softmax(tensor([1, 2]), 0))
+    theirs = _outcome(lambda: torch.softmax(torch.tensor([1, 2]), 0))
+    assert ours == theirs == ("error", ("RuntimeError",))  # NotImplementedError in both
+    np.testing.assert_allclose(core.softmax(tensor([1, 2]), 0, dtype=ScalarType.float64).numpy(),
+                               torch.softmax(torch.tensor([1, 2]), 0, dtype=torch.float64).numpy())  # fmt: skip

@@ -79,6 +79,8 @@ NAMES: tuple[str, ...] = (
     'amax',
     'max',
     'min',
+    'softmax',
+    'log_softmax',
     'clamp',
     'bitwise_and',
     'bitwise_or',

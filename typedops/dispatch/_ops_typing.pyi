@@ -430,6 +430,12 @@ class _op_min__dim(_Handle):
 class _op_min__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_softmax__int(_Handle):
+    def __call__(_h, self: _t.Tensor, dim: _builtins.int, dtype: _t.DType | None = ...) -> _t.Tensor: ...
+
+class _op_log_softmax__int(_Handle):
+    def __call__(_h, self: _t.Tensor, dim: _builtins.int, dtype: _t.DType | None = ...) -> _t.Tensor: ...
+
 class _op_clamp__default(_Handle):
     def __call__(_h, self: _t.Tensor, min: _t.Scalar | None = ..., max: _t.Scalar | None = ...) -> _t.Tensor: ...
 
@@ -1305,6 +1311,16 @@ class _packet_min:
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _packet_softmax:
+    int: _op_softmax__int
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, dim: _builtins.int, dtype: _t.DType | None = ...) -> _t.Tensor: ...
+
+class _packet_log_softmax:
+    int: _op_log_softmax__int
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, dim: _builtins.int, dtype: _t.DType | None = ...) -> _t.Tensor: ...
+
 class _packet_clamp:
     default: _op_clamp__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1717,6 +1733,8 @@ class Namespace:
     amax: _packet_amax
     max: _packet_max
     min: _packet_min
+    softmax: _packet_softmax
+    log_softmax: _packet_log_softmax
     clamp: _packet_clamp
     bitwise_and: _packet_bitwise_and
     bitwise_or: _packet_bitwise_or

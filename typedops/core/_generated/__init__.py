@@ -1815,6 +1815,26 @@ min__default = (
     (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
+# core::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+softmax__int = (
+    _schema(
+        'softmax', 'core', 'int',
+        positional=(_argument('self', _t0), _argument('dim', _t4), _argument('dtype', _t3, default='None')),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.softmax_composite, _unboxing2),),
+)
+
+# core::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+log_softmax__int = (
+    _schema(
+        'log_softmax', 'core', 'int',
+        positional=(_argument('self', _t0), _argument('dim', _t4), _argument('dtype', _t3, default='None')),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.log_softmax_composite, _unboxing2),),
+)
+
 # core::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 clamp__default = (
     _schema(
@@ -2435,14 +2455,15 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
-    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
+    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
+    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
+    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
+    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
+    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2460,14 +2481,15 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
-    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    copy___default, cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
+    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
+    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
+    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
+    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
+    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2488,14 +2510,14 @@ _check_devices(
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, clamp__default,
-    bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor, bitwise_not__default, max__other, min__other,
-    argmax__default, matmul__default, mm__default, as_strided__default, detach__default, view__default,
-    reshape__default, permute__default, transpose__int, t__default, select__int, slice__Tensor, unsqueeze__default,
-    squeeze__dim, squeeze__default, expand__default, flatten__using_ints, contiguous__default, clone__default,
-    cat__default, stack__default, empty__memory_format, zeros__default, ones__default, full__default,
-    scalar_tensor__default, randn__default, arange__default, arange__start_step, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
+    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
+    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
+    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
+    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
+    contiguous__default, clone__default, cat__default, stack__default, empty__memory_format, zeros__default,
+    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
+    zeros_like__default, empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2549,10 +2571,10 @@ __all__ = [
     'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
     'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
-    'max', 'min', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'argmax', 'matmul', 'mm',
-    'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice', 'unsqueeze', 'squeeze',
-    'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange',
-    'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
+    'max', 'min', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
+    'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice',
+    'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor',
+    'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -3660,6 +3682,8 @@ _SINGLE = {
     'fill_': fill___Scalar,
     'zero_': zero___default,
     'amax': amax__default,
+    'softmax': softmax__int,
+    'log_softmax': log_softmax__int,
     'clamp': clamp__default,
     'bitwise_and': bitwise_and__Tensor,
     'bitwise_or': bitwise_or__Tensor,
@@ -4443,6 +4467,8 @@ def install() -> None:
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', amax__default))
     setattr(_Tensor, 'max', max)
     setattr(_Tensor, 'min', min)
+    setattr(_Tensor, 'softmax', _lazy_method(_Tensor, 'softmax', softmax__int))
+    setattr(_Tensor, 'log_softmax', _lazy_method(_Tensor, 'log_softmax', log_softmax__int))
     setattr(_Tensor, 'clamp', _lazy_method(_Tensor, 'clamp', clamp__default))
     setattr(_Tensor, 'bitwise_and', _lazy_method(_Tensor, 'bitwise_and', bitwise_and__Tensor))
     setattr(_Tensor, 'bitwise_or', _lazy_method(_Tensor, 'bitwise_or', bitwise_or__Tensor))

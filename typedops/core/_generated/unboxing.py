@@ -1883,6 +1883,34 @@ def _boxed_min__default(stack: list[Any]) -> None:
     stack[:] = (min__default(*stack),)
 
 
+def softmax__int(self: Any, dim: Any, dtype: Any) -> Any:
+    # core::softmax.int
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.softmax_composite(self, dim, dtype)
+    if _b & 1:  # CPU
+        return _m0.softmax_composite(self, dim, dtype)
+    raise _no_static_kernel('core::softmax.int', _b, 'CPU, Meta')
+
+
+def _boxed_softmax__int(stack: list[Any]) -> None:
+    stack[:] = (softmax__int(*stack),)
+
+
+def log_softmax__int(self: Any, dim: Any, dtype: Any) -> Any:
+    # core::log_softmax.int
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.log_softmax_composite(self, dim, dtype)
+    if _b & 1:  # CPU
+        return _m0.log_softmax_composite(self, dim, dtype)
+    raise _no_static_kernel('core::log_softmax.int', _b, 'CPU, Meta')
+
+
+def _boxed_log_softmax__int(stack: list[Any]) -> None:
+    stack[:] = (log_softmax__int(*stack),)
+
+
 def clamp__default(self: Any, min: Any, max: Any) -> Any:
     # core::clamp
     _b = self.key_bits
@@ -2734,6 +2762,8 @@ _register_static_wrappers('CPU, Meta', {
     'core::max': (_boxed_max__default, max__default),
     'core::min.dim': (_boxed_min__dim, min__dim),
     'core::min': (_boxed_min__default, min__default),
+    'core::softmax.int': (_boxed_softmax__int, softmax__int),
+    'core::log_softmax.int': (_boxed_log_softmax__int, log_softmax__int),
     'core::clamp': (_boxed_clamp__default, clamp__default),
     'core::bitwise_and.Tensor': (_boxed_bitwise_and__Tensor, bitwise_and__Tensor),
     'core::bitwise_or.Tensor': (_boxed_bitwise_or__Tensor, bitwise_or__Tensor),

@@ -13,6 +13,7 @@ from ._bitwise import (
 )  # fmt: skip
 from ._power import pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta
 from ._clamp import clamp_cpu, clamp_meta
+from ._softmax import log_softmax_composite, softmax_composite
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -265,6 +266,7 @@ __all__ = [
     "pow_cpu", "pow_meta", "maximum_cpu", "maximum_meta", "minimum_cpu", "minimum_meta",
     "max_other_composite", "min_other_composite",
     "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite", "clamp_cpu", "clamp_meta",
+    "softmax_composite", "log_softmax_composite",
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",

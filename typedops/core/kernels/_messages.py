@@ -131,3 +131,4 @@ BITWISE_DTYPE: Final = (
 POW_BOOL: Final = "\"pow\" not implemented for 'Bool': convert first, e.g. x.to(int64)"
 CLAMP_NO_BOUNDS: Final = "torch.clamp: At least one of 'min' or 'max' must not be None; pass min=, max= or both"
 CLAMP_COMPLEX: Final = "clamp is not supported for complex types; clamp the real and imaginary parts apart"
+SOFTMAX_DTYPE: Final = "{name} is not implemented for {dtype} tensors; convert first (x.float()) or pass dtype=float32"

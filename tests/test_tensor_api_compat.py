@@ -479,3 +479,24 @@ def test_softmax_refuses_integers_and_converts_with_dtype_as_torch() -> None:
     assert ours == theirs == ("error", ("RuntimeError",))  # NotImplementedError in both
     np.testing.assert_allclose(core.softmax(tensor([1, 2]), 0, dtype=ScalarType.float64).numpy(),
                                torch.softmax(torch.tensor([1, 2]), 0, dtype=torch.float64).numpy())  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "data", [[1.0, 0.0], [2, 3], [True, False], [], [[1, 0], [1, 1]], [math.nan], [[0, 0], [0, 0]]], ids=str
+)
+@pytest.mark.parametrize("dtype", [None, "uint8", "bool"])
+@pytest.mark.parametrize("call", ["all()", "any()", "all(0)", "any(-1, True)", "core.any(x, dim=0)"])
+def test_all_and_any_match_torch(data: Any, dtype: str | None, call: str) -> None:
+    def run(lib: Any, make: Any, dtypes: Any) -> Any:
+        x = make(data) if dtype is None else make(data).to(getattr(dtypes, dtype))
+        calls: dict[str, Any] = {"all()": lambda: x.all(), "any()": lambda: x.any(), "all(0)": lambda: x.all(0),
+                                 "any(-1, True)": lambda: x.any(-1, True),
+                                 "core.any(x, dim=0)": lambda: lib.any(x, dim=0)}  # fmt: skip
+        return calls[call]()
+
+    ours = _outcome(lambda: run(core, tensor, ScalarType))
+    theirs = _outcome(lambda: run(torch, torch.tensor, torch))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].tolist() == theirs[1].tolist()
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")

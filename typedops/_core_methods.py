@@ -79,6 +79,8 @@ NAMES: tuple[str, ...] = (
     'amax',
     'max',
     'min',
+    'all',
+    'any',
     'softmax',
     'log_softmax',
     'clamp',

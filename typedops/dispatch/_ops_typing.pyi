@@ -430,6 +430,18 @@ class _op_min__dim(_Handle):
 class _op_min__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
+class _op_all__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
+class _op_all__dim(_Handle):
+    def __call__(_h, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+
+class _op_any__default(_Handle):
+    def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
+
+class _op_any__dim(_Handle):
+    def __call__(_h, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+
 class _op_softmax__int(_Handle):
     def __call__(_h, self: _t.Tensor, dim: _builtins.int, dtype: _t.DType | None = ...) -> _t.Tensor: ...
 
@@ -1311,6 +1323,24 @@ class _packet_min:
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _packet_all:
+    default: _op_all__default
+    dim: _op_all__dim
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+
+class _packet_any:
+    default: _op_any__default
+    dim: _op_any__dim
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, dim: _builtins.int, keepdim: _builtins.bool = ...) -> _t.Tensor: ...
+
 class _packet_softmax:
     int: _op_softmax__int
     def overloads(self) -> list[_builtins.str]: ...
@@ -1733,6 +1763,8 @@ class Namespace:
     amax: _packet_amax
     max: _packet_max
     min: _packet_min
+    all: _packet_all
+    any: _packet_any
     softmax: _packet_softmax
     log_softmax: _packet_log_softmax
     clamp: _packet_clamp

@@ -1815,6 +1815,38 @@ min__default = (
     (_kernel(_DispatchKey.CPU, _m0.min_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.min_meta, _unboxing5)),
 )
 
+# core::all(Tensor self) -> Tensor
+all__default = (
+    _schema('all', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CPU, _m0.all_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.all_meta, _unboxing5)),
+)
+
+# core::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+all__dim = (
+    _schema(
+        'all', 'core', 'dim',
+        positional=(_argument('self', _t0), _argument('dim', _t4), _argument('keepdim', _t7, default='False')),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CPU, _m0.all_dim_cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.all_dim_meta, _unboxing2)),
+)
+
+# core::any(Tensor self) -> Tensor
+any__default = (
+    _schema('any', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CPU, _m0.any_cpu, _unboxing5), _kernel(_DispatchKey.Meta, _m0.any_meta, _unboxing5)),
+)
+
+# core::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+any__dim = (
+    _schema(
+        'any', 'core', 'dim',
+        positional=(_argument('self', _t0), _argument('dim', _t4), _argument('keepdim', _t7, default='False')),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CPU, _m0.any_dim_cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.any_dim_meta, _unboxing2)),
+)
+
 # core::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 softmax__int = (
     _schema(
@@ -2455,15 +2487,15 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
-    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
-    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
-    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
-    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
-    _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
+    any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
+    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
+    flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
+    empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
+    arange__default, arange__start_step, zeros_like__default, empty_like__default, ones_like__default,
+    full_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2481,15 +2513,15 @@ to__dtype = (
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
-    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
-    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
-    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, copy___default, cat__default, stack__default, empty__memory_format,
-    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
-    _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
+    any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
+    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
+    flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
+    empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
+    arange__default, arange__start_step, zeros_like__default, empty_like__default, ones_like__default,
+    full_like__default, _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2510,14 +2542,15 @@ _check_devices(
     relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
     le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
     where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
-    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, softmax__int,
-    log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor, bitwise_xor__Tensor,
-    bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default, as_strided__default,
-    detach__default, view__default, reshape__default, permute__default, transpose__int, t__default, select__int,
-    slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default, flatten__using_ints,
-    contiguous__default, clone__default, cat__default, stack__default, empty__memory_format, zeros__default,
-    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
-    zeros_like__default, empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
+    any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
+    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
+    select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
+    flatten__using_ints, contiguous__default, clone__default, cat__default, stack__default, empty__memory_format,
+    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
+    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2571,10 +2604,10 @@ __all__ = [
     'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
     'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
-    'max', 'min', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
-    'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice',
-    'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor',
-    'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
+    'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+    'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2667,6 +2700,10 @@ _call_max__other = _lazy_entry(globals(), '_call_max__other', max__other)
 _call_min__dim = _lazy_entry(globals(), '_call_min__dim', min__dim)
 _call_min__default = _lazy_entry(globals(), '_call_min__default', min__default)
 _call_min__other = _lazy_entry(globals(), '_call_min__other', min__other)
+_call_all__default = _lazy_entry(globals(), '_call_all__default', all__default)
+_call_all__dim = _lazy_entry(globals(), '_call_all__dim', all__dim)
+_call_any__default = _lazy_entry(globals(), '_call_any__default', any__default)
+_call_any__dim = _lazy_entry(globals(), '_call_any__dim', any__dim)
 _call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
 _call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
@@ -3608,6 +3645,50 @@ def min(*args: Any, **kwargs: Any) -> Any:
         return _call_min__other(*args, **kwargs)
     return _choose('core::min', _CANDIDATES_min, args, kwargs)
 
+_CANDIDATES_all = (
+    (all__default.schema, all__default),
+    (all__dim.schema, all__dim),
+)
+def _any_all(*args: Any, **kwargs: Any) -> Any:
+    """core::all: default, dim."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_all__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_all__dim(*args, **kwargs)
+    return _choose('core::all', _CANDIDATES_all, args, kwargs)
+
+def all(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
+    """core::all: default, dim (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        return _call_all__default(self)
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            return _call_all__dim(self, dim)
+        return _call_all__dim(self, dim, keepdim)
+    return _any_all(**_given(self=self, dim=dim, keepdim=keepdim))
+
+_CANDIDATES_any = (
+    (any__default.schema, any__default),
+    (any__dim.schema, any__dim),
+)
+def _any_any(*args: Any, **kwargs: Any) -> Any:
+    """core::any: default, dim."""
+    if len(args) <= 1 and 'dim' not in kwargs:
+        return _call_any__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_any__dim(*args, **kwargs)
+    return _choose('core::any', _CANDIDATES_any, args, kwargs)
+
+def any(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> Any:
+    """core::any: default, dim (Note [Choosers with one signature])."""
+    if self is not _MISSING and dim is _MISSING and keepdim is _MISSING:
+        return _call_any__default(self)
+    if self is not _MISSING and dim is not _MISSING:
+        if keepdim is _MISSING:
+            return _call_any__dim(self, dim)
+        return _call_any__dim(self, dim, keepdim)
+    return _any_any(**_given(self=self, dim=dim, keepdim=keepdim))
+
 _CANDIDATES_squeeze = (
     (squeeze__dim.schema, squeeze__dim),
     (squeeze__default.schema, squeeze__default),
@@ -4467,6 +4548,8 @@ def install() -> None:
     setattr(_Tensor, 'amax', _lazy_method(_Tensor, 'amax', amax__default))
     setattr(_Tensor, 'max', max)
     setattr(_Tensor, 'min', min)
+    setattr(_Tensor, 'all', all)
+    setattr(_Tensor, 'any', any)
     setattr(_Tensor, 'softmax', _lazy_method(_Tensor, 'softmax', softmax__int))
     setattr(_Tensor, 'log_softmax', _lazy_method(_Tensor, 'log_softmax', log_softmax__int))
     setattr(_Tensor, 'clamp', _lazy_method(_Tensor, 'clamp', clamp__default))

@@ -18,10 +18,10 @@ __all__ = [
     'sqrt_', 'rsqrt', 'rsqrt_', 'reciprocal', 'reciprocal_', 'sigmoid', 'sigmoid_', 'sin', 'sin_', 'cos', 'cos_', 'tan',
     'tan_', 'asin', 'asin_', 'acos', 'acos_', 'atan', 'atan_', 'sinh', 'sinh_', 'cosh', 'cosh_', 'tanh', 'tanh_',
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
-    'max', 'min', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not',
-    'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select', 'slice',
-    'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full', 'scalar_tensor',
-    'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
+    'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
+    'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
+    'scalar_tensor', 'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -151,6 +151,10 @@ max__dim: _OperatorHandle
 max__default: _OperatorHandle
 min__dim: _OperatorHandle
 min__default: _OperatorHandle
+all__default: _OperatorHandle
+all__dim: _OperatorHandle
+any__default: _OperatorHandle
+any__dim: _OperatorHandle
 softmax__int: _OperatorHandle
 log_softmax__int: _OperatorHandle
 clamp__default: _OperatorHandle
@@ -448,6 +452,14 @@ def min(self: Tensor, dim: int, keepdim: bool = ...) -> _return_types.min: ...
 def min(self: Tensor) -> Tensor: ...
 @overload
 def min(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def all(self: Tensor) -> Tensor: ...
+@overload
+def all(self: Tensor, dim: int, keepdim: bool = ...) -> Tensor: ...
+@overload
+def any(self: Tensor) -> Tensor: ...
+@overload
+def any(self: Tensor, dim: int, keepdim: bool = ...) -> Tensor: ...
 def softmax(self: Tensor, dim: int, dtype: DType | None = ...) -> Tensor: ...
 def log_softmax(self: Tensor, dim: int, dtype: DType | None = ...) -> Tensor: ...
 def clamp(self: Tensor, min: Scalar | None = ..., max: Scalar | None = ...) -> Tensor: ...

@@ -68,6 +68,10 @@ from typedops.core._generated import (
     threshold_backward__default as _op_threshold_backward__default,
     fill___Scalar as _op_fill___Scalar,
     clamp__default as _op_clamp__default,
+    all__default as _op_all__default,
+    all__dim as _op_all__dim,
+    any__default as _op_any__default,
+    any__dim as _op_any__dim,
     bitwise_and__Tensor as _op_bitwise_and__Tensor,
     bitwise_or__Tensor as _op_bitwise_or__Tensor,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
@@ -193,6 +197,10 @@ _S_relu__default = _slots(_op_relu__default)
 _S_threshold_backward__default = _slots(_op_threshold_backward__default)
 _S_fill___Scalar = _slots(_op_fill___Scalar)
 _S_clamp__default = _slots(_op_clamp__default)
+_S_all__default = _slots(_op_all__default)
+_S_all__dim = _slots(_op_all__dim)
+_S_any__default = _slots(_op_any__default)
+_S_any__dim = _slots(_op_any__dim)
 _S_bitwise_and__Tensor = _slots(_op_bitwise_and__Tensor)
 _S_bitwise_or__Tensor = _slots(_op_bitwise_or__Tensor)
 _S_bitwise_xor__Tensor = _slots(_op_bitwise_xor__Tensor)
@@ -2469,6 +2477,38 @@ def clamp__default_autograd(_ks):
         _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
         return _result
     return clamp__default_autograd
+
+
+def all__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def all__default_autograd(self):
+        return _S_all__default.cache[_bl](self)
+    return all__default_autograd
+
+
+def all__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def all__dim_autograd(self, dim, keepdim):
+        return _S_all__dim.cache[_bl](self, dim, keepdim)
+    return all__dim_autograd
+
+
+def any__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def any__default_autograd(self):
+        return _S_any__default.cache[_bl](self)
+    return any__default_autograd
+
+
+def any__dim_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def any__dim_autograd(self, dim, keepdim):
+        return _S_any__dim.cache[_bl](self, dim, keepdim)
+    return any__dim_autograd
 
 
 def bitwise_and__Tensor_autograd(_ks):
@@ -5222,6 +5262,10 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_threshold_backward__default, threshold_backward__default_autograd),
     (_op_fill___Scalar, fill___Scalar_autograd),
     (_op_clamp__default, clamp__default_autograd),
+    (_op_all__default, all__default_autograd),
+    (_op_all__dim, all__dim_autograd),
+    (_op_any__default, any__default_autograd),
+    (_op_any__dim, any__dim_autograd),
     (_op_bitwise_and__Tensor, bitwise_and__Tensor_autograd),
     (_op_bitwise_or__Tensor, bitwise_or__Tensor_autograd),
     (_op_bitwise_xor__Tensor, bitwise_xor__Tensor_autograd),

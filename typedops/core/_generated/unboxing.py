@@ -1883,6 +1883,62 @@ def _boxed_min__default(stack: list[Any]) -> None:
     stack[:] = (min__default(*stack),)
 
 
+def all__default(self: Any) -> Any:
+    # core::all
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.all_meta(self)
+    if _b & 1:  # CPU
+        return _m0.all_cpu(self)
+    raise _no_static_kernel('core::all', _b, 'CPU, Meta')
+
+
+def _boxed_all__default(stack: list[Any]) -> None:
+    stack[:] = (all__default(*stack),)
+
+
+def all__dim(self: Any, dim: Any, keepdim: Any) -> Any:
+    # core::all.dim
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.all_dim_meta(self, dim, keepdim)
+    if _b & 1:  # CPU
+        return _m0.all_dim_cpu(self, dim, keepdim)
+    raise _no_static_kernel('core::all.dim', _b, 'CPU, Meta')
+
+
+def _boxed_all__dim(stack: list[Any]) -> None:
+    stack[:] = (all__dim(*stack),)
+
+
+def any__default(self: Any) -> Any:
+    # core::any
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.any_meta(self)
+    if _b & 1:  # CPU
+        return _m0.any_cpu(self)
+    raise _no_static_kernel('core::any', _b, 'CPU, Meta')
+
+
+def _boxed_any__default(stack: list[Any]) -> None:
+    stack[:] = (any__default(*stack),)
+
+
+def any__dim(self: Any, dim: Any, keepdim: Any) -> Any:
+    # core::any.dim
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.any_dim_meta(self, dim, keepdim)
+    if _b & 1:  # CPU
+        return _m0.any_dim_cpu(self, dim, keepdim)
+    raise _no_static_kernel('core::any.dim', _b, 'CPU, Meta')
+
+
+def _boxed_any__dim(stack: list[Any]) -> None:
+    stack[:] = (any__dim(*stack),)
+
+
 def softmax__int(self: Any, dim: Any, dtype: Any) -> Any:
     # core::softmax.int
     _b = self.key_bits
@@ -2762,6 +2818,10 @@ _register_static_wrappers('CPU, Meta', {
     'core::max': (_boxed_max__default, max__default),
     'core::min.dim': (_boxed_min__dim, min__dim),
     'core::min': (_boxed_min__default, min__default),
+    'core::all': (_boxed_all__default, all__default),
+    'core::all.dim': (_boxed_all__dim, all__dim),
+    'core::any': (_boxed_any__default, any__default),
+    'core::any.dim': (_boxed_any__dim, any__dim),
     'core::softmax.int': (_boxed_softmax__int, softmax__int),
     'core::log_softmax.int': (_boxed_log_softmax__int, log_softmax__int),
     'core::clamp': (_boxed_clamp__default, clamp__default),

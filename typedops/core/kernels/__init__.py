@@ -14,6 +14,9 @@ from ._bitwise import (
 from ._power import pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta
 from ._clamp import clamp_cpu, clamp_meta
 from ._softmax import log_softmax_composite, softmax_composite
+from ._logical import (
+    all_cpu, all_dim_cpu, all_dim_meta, all_meta, any_cpu, any_dim_cpu, any_dim_meta, any_meta,
+)  # fmt: skip
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -267,6 +270,7 @@ __all__ = [
     "max_other_composite", "min_other_composite",
     "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite", "clamp_cpu", "clamp_meta",
     "softmax_composite", "log_softmax_composite",
+    "all_cpu", "all_meta", "any_cpu", "any_meta", "all_dim_cpu", "all_dim_meta", "any_dim_cpu", "any_dim_meta",
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",

@@ -149,7 +149,7 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
 
 
 # The tensor layer's ``x.float()``, ``x.long()``... (Note [Dtype conversion methods] in
-# tensor/_tensor.py): typed with the core library's methods, which they call (``to``).
+# tensor/_conversions.py): typed with the core library's methods, which they call (``to``).
 CONVERSION_METHODS: Final = (
     "float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat", "cdouble",
 )

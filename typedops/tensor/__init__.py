@@ -28,6 +28,7 @@ from ._strides import (
 )
 from ._messages import NO_DATA
 from ._collect import tensors_in
+from ._conversions import DTYPE_CONVERSIONS
 from ._overlap import check_write, has_internal_overlap, partially_overlaps
 from ._zeros import zeros_float32
 from ._tensor import (
@@ -35,7 +36,6 @@ from ._tensor import (
     AUTOGRAD_BITS,
     AUTOGRAD_METHODS,
     CPU,
-    DTYPE_CONVERSIONS,
     DEVICE_KEY_BITS,
     Tensor,
     adopt_geometry,

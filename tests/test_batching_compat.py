@@ -161,7 +161,8 @@ LEFT_OUT = {
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",
     **{name: "a factory: no tensor argument to map over" for name in (
-        "empty.memory_format", "zeros", "ones", "full", "scalar_tensor", "arange", "arange.start_step")},
+        "empty.memory_format", "zeros", "ones", "full", "scalar_tensor", "arange", "arange.start_step", "eye", "eye.m",
+        "linspace")},
 }  # fmt: skip
 
 

@@ -321,6 +321,9 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::clamp": ((x, 1.2, 2.7), {}),  # no element at a bound (a kink)
         "core::full_like": ((x, 2.5), {}),
         "core::softmax.int": ((x, 1), {}),
+        "core::eye": ((3,), {}),
+        "core::eye.m": ((2, 3), {"dtype": ScalarType.int64}),
+        "core::linspace": ((0.5, -1.0, 5), {}),
         "core::all.dim": ((x, 1), {}),
         "core::any.dim": ((x > 1, 0, True), {}),
         "core::log_softmax.int": ((x, 0), {}),
@@ -343,7 +346,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 175
+    assert len(handles) == 178
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

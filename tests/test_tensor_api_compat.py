@@ -500,3 +500,35 @@ def test_all_and_any_match_torch(data: Any, dtype: str | None, call: str) -> Non
     if ours[0] == "value":
         assert ours[1].tolist() == theirs[1].tolist()
         assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    start=st.one_of(st.integers(-20, 20), st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 3))),
+    end=st.one_of(st.integers(-20, 20), st.floats(-5, 5, allow_nan=False).map(lambda v: round(v, 3))),
+    steps=st.integers(-1, 12), dtype=st.sampled_from([None, "float64", "int64", "int32"]),
+)  # fmt: skip
+def test_linspace_matches_torch(start: Any, end: Any, steps: int, dtype: str | None) -> None:
+    # Both ends exact and the same dtypes; the values in between within rounding: torch's
+    # vectorized kernel rounds by SIMD lane (so an integer dtype, which truncates, may
+    # differ by 1 where a value lands next to an integer).
+    ours = _outcome(lambda: core.linspace(start, end, steps, dtype=None if dtype is None else ScalarType[dtype]))
+    theirs = _outcome(lambda: torch.linspace(start, end, steps, dtype=None if dtype is None else getattr(torch, dtype)))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+        mine, torchs = ours[1].tolist(), theirs[1].tolist()
+        assert mine[:1] == torchs[:1] and mine[-1:] == torchs[-1:]
+        integral = dtype in ("int64", "int32")
+        assert mine == pytest.approx(torchs, rel=0 if integral else 1e-6, abs=1 if integral else 1e-6)
+
+
+@pytest.mark.parametrize("size", [(3,), (0,), (2, 3), (4, 1), (-1,), (2, -1)], ids=str)
+@pytest.mark.parametrize("dtype", [None, "int64", "bool", "float64"])
+def test_eye_matches_torch(size: tuple[int, ...], dtype: str | None) -> None:
+    ours = _outcome(lambda: core.eye(*size, dtype=None if dtype is None else ScalarType[dtype]))
+    theirs = _outcome(lambda: torch.eye(*size, dtype=None if dtype is None else getattr(torch, dtype)))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].tolist() == theirs[1].tolist()
+        assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")

@@ -640,6 +640,42 @@ class _op_arange__start_step(_Handle):
         pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
+class _op_eye__default(_Handle):
+    def __call__(
+        _h,
+        n: _t.SymInt,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_eye__m(_Handle):
+    def __call__(
+        _h,
+        n: _t.SymInt,
+        m: _t.SymInt,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_linspace__default(_Handle):
+    def __call__(
+        _h,
+        start: _t.Scalar,
+        end: _t.Scalar,
+        steps: _builtins.int,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
 class _op_zeros_like__default(_Handle):
     def __call__(
         _h,
@@ -1605,6 +1641,47 @@ class _packet_arange:
         pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
+class _packet_eye:
+    default: _op_eye__default
+    m: _op_eye__m
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(
+        _p,
+        n: _t.SymInt,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def __call__(
+        _p,
+        n: _t.SymInt,
+        m: _t.SymInt,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_linspace:
+    default: _op_linspace__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        start: _t.Scalar,
+        end: _t.Scalar,
+        steps: _builtins.int,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
 class _packet_zeros_like:
     default: _op_zeros_like__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1800,6 +1877,8 @@ class Namespace:
     scalar_tensor: _packet_scalar_tensor
     randn: _packet_randn
     arange: _packet_arange
+    eye: _packet_eye
+    linspace: _packet_linspace
     zeros_like: _packet_zeros_like
     empty_like: _packet_empty_like
     ones_like: _packet_ones_like

@@ -2356,6 +2356,69 @@ arange__start_step = (
     ),
 )
 
+# core::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None) -> Tensor
+eye__default = (
+    _schema(
+        'eye', 'core', '',
+        positional=(_argument('n', _t10),),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.BackendSelect, _m0.eye_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.eye_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.eye_meta, _unboxing19),
+    ),
+)
+
+# core::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None) -> Tensor
+eye__m = (
+    _schema(
+        'eye', 'core', 'm',
+        positional=(_argument('n', _t10), _argument('m', _t10)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.BackendSelect, _m0.eye_m_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.eye_m_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.eye_m_meta, _unboxing21),
+    ),
+)
+
+# core::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None,
+#     Device? device=None, bool? pin_memory=None) -> Tensor
+linspace__default = (
+    _schema(
+        'linspace', 'core', '',
+        positional=(_argument('start', _t1), _argument('end', _t1), _argument('steps', _t4)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.BackendSelect, _m0.linspace_backend_select, _unboxing22, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.linspace_cpu, _unboxing23),
+        _kernel(_DispatchKey.Meta, _m0.linspace_meta, _unboxing23),
+    ),
+)
+
 # core::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 #     bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 zeros_like__default = (
@@ -2494,8 +2557,8 @@ to__dtype = (
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
     empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
-    arange__default, arange__start_step, zeros_like__default, empty_like__default, ones_like__default,
-    full_like__default, _to_copy__default, to__dtype,
+    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2520,8 +2583,8 @@ to__dtype = (
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
     empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
-    arange__default, arange__start_step, zeros_like__default, empty_like__default, ones_like__default,
-    full_like__default, _to_copy__default, to__dtype,
+    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2549,8 +2612,8 @@ _check_devices(
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, cat__default, stack__default, empty__memory_format,
     zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
-    _to_copy__default, to__dtype,
+    arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default,
+    ones_like__default, full_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2607,7 +2670,8 @@ __all__ = [
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
     'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
-    'scalar_tensor', 'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
+    'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
+    '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2708,6 +2772,8 @@ _call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
 _call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
 _call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
+_call_eye__default = _lazy_entry(globals(), '_call_eye__default', eye__default)
+_call_eye__m = _lazy_entry(globals(), '_call_eye__m', eye__m)
 
 
 def _named_max__dim(*args: Any, **kwargs: Any) -> Any:
@@ -3728,6 +3794,38 @@ def arange(*args: Any, **kwargs: Any) -> Any:
         return _call_arange__start_step(*args, **kwargs)
     return _choose('core::arange', _CANDIDATES_arange, args, kwargs)
 
+_CANDIDATES_eye = (
+    (eye__default.schema, eye__default),
+    (eye__m.schema, eye__m),
+)
+def _any_eye(*args: Any, **kwargs: Any) -> Any:
+    """core::eye: default, m."""
+    if len(args) <= 1 and 'm' not in kwargs:
+        return _call_eye__default(*args, **kwargs)
+    if len(args) > 1:
+        return _call_eye__m(*args, **kwargs)
+    return _choose('core::eye', _CANDIDATES_eye, args, kwargs)
+
+def eye(
+    n: Any = _MISSING,
+    m: Any = _MISSING,
+    *,
+    dtype: Any = _MISSING,
+    layout: Any = _MISSING,
+    device: Any = _MISSING,
+    pin_memory: Any = _MISSING,
+) -> Any:
+    """core::eye: default, m (Note [Choosers with one signature])."""
+    if n is not _MISSING and m is _MISSING:
+        if dtype is _MISSING and layout is _MISSING and device is _MISSING and pin_memory is _MISSING:
+            return _call_eye__default(n)
+        return _call_eye__default(n, **_given(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory))
+    if n is not _MISSING and m is not _MISSING:
+        if dtype is _MISSING and layout is _MISSING and device is _MISSING and pin_memory is _MISSING:
+            return _call_eye__m(n, m)
+        return _call_eye__m(n, m, **_given(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory))
+    return _any_eye(**_given(n=n, m=m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory))
+
 
 def _given(**kwargs: Any) -> dict[str, Any]:
     """The arguments a call gave (Note [Choosers with one signature] in typedops/codegen/_merged.py)."""
@@ -3792,6 +3890,7 @@ _SINGLE = {
     'full': full__default,
     'scalar_tensor': scalar_tensor__default,
     'randn': randn__default,
+    'linspace': linspace__default,
     'zeros_like': zeros_like__default,
     'empty_like': empty_like__default,
     'ones_like': ones_like__default,

@@ -21,7 +21,8 @@ __all__ = [
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
     'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
-    'scalar_tensor', 'randn', 'arange', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
+    'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
+    '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -194,6 +195,9 @@ scalar_tensor__default: _OperatorHandle
 randn__default: _OperatorHandle
 arange__default: _OperatorHandle
 arange__start_step: _OperatorHandle
+eye__default: _OperatorHandle
+eye__m: _OperatorHandle
+linspace__default: _OperatorHandle
 zeros_like__default: _OperatorHandle
 empty_like__default: _OperatorHandle
 ones_like__default: _OperatorHandle
@@ -562,6 +566,35 @@ def arange(
     start: Scalar,
     end: Scalar,
     step: Scalar = ...,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
+def eye(
+    n: SymInt,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
+def eye(
+    n: SymInt,
+    m: SymInt,
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+def linspace(
+    start: Scalar,
+    end: Scalar,
+    steps: int,
     *,
     dtype: DType | None = ...,
     layout: Layout | None = ...,

@@ -2517,6 +2517,48 @@ def _boxed_arange__start_step(stack: list[Any]) -> None:
     stack[:] = (arange__start_step(*stack),)
 
 
+def eye__default(n: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::eye
+    _b = _device_bits(device)
+    if _b & 2:  # Meta
+        return _m0.eye_meta(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.eye_cpu(n, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::eye', _b, 'CPU, Meta')
+
+
+def _boxed_eye__default(stack: list[Any]) -> None:
+    stack[:] = (eye__default(*stack),)
+
+
+def eye__m(n: Any, m: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::eye.m
+    _b = _device_bits(device)
+    if _b & 2:  # Meta
+        return _m0.eye_m_meta(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.eye_m_cpu(n, m, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::eye.m', _b, 'CPU, Meta')
+
+
+def _boxed_eye__m(stack: list[Any]) -> None:
+    stack[:] = (eye__m(*stack),)
+
+
+def linspace__default(start: Any, end: Any, steps: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::linspace
+    _b = _device_bits(device)
+    if _b & 2:  # Meta
+        return _m0.linspace_meta(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.linspace_cpu(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::linspace', _b, 'CPU, Meta')
+
+
+def _boxed_linspace__default(stack: list[Any]) -> None:
+    stack[:] = (linspace__default(*stack),)
+
+
 def zeros_like__default(self: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
     # core::zeros_like
     _b = self.key_bits
@@ -2861,6 +2903,9 @@ _register_static_wrappers('CPU, Meta', {
     'core::randn': (_boxed_randn__default, randn__default),
     'core::arange': (_boxed_arange__default, arange__default),
     'core::arange.start_step': (_boxed_arange__start_step, arange__start_step),
+    'core::eye': (_boxed_eye__default, eye__default),
+    'core::eye.m': (_boxed_eye__m, eye__m),
+    'core::linspace': (_boxed_linspace__default, linspace__default),
     'core::zeros_like': (_boxed_zeros_like__default, zeros_like__default),
     'core::empty_like': (_boxed_empty_like__default, empty_like__default),
     'core::ones_like': (_boxed_ones_like__default, ones_like__default),

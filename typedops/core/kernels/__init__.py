@@ -17,6 +17,10 @@ from ._softmax import log_softmax_composite, softmax_composite
 from ._logical import (
     all_cpu, all_dim_cpu, all_dim_meta, all_meta, any_cpu, any_dim_cpu, any_dim_meta, any_meta,
 )  # fmt: skip
+from ._ranges import (
+    eye_backend_select, eye_cpu, eye_m_backend_select, eye_m_cpu, eye_m_meta, eye_meta, linspace_backend_select,
+    linspace_cpu, linspace_meta,
+)  # fmt: skip
 from ._arrays import ARRAY_DTYPES, ArrayRule, ArrayRuleDeclined, array_rule, finish_array
 from ._common import clear_op_cache, promote_types, result_type
 from ._factories import (
@@ -270,6 +274,8 @@ __all__ = [
     "max_other_composite", "min_other_composite",
     "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite", "clamp_cpu", "clamp_meta",
     "softmax_composite", "log_softmax_composite",
+    "eye_backend_select", "eye_cpu", "eye_meta", "eye_m_backend_select", "eye_m_cpu", "eye_m_meta",
+    "linspace_backend_select", "linspace_cpu", "linspace_meta",
     "all_cpu", "all_meta", "any_cpu", "any_meta", "all_dim_cpu", "all_dim_meta", "any_dim_cpu", "any_dim_meta",
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",

@@ -132,3 +132,6 @@ POW_BOOL: Final = "\"pow\" not implemented for 'Bool': convert first, e.g. x.to(
 CLAMP_NO_BOUNDS: Final = "torch.clamp: At least one of 'min' or 'max' must not be None; pass min=, max= or both"
 CLAMP_COMPLEX: Final = "clamp is not supported for complex types; clamp the real and imaginary parts apart"
 SOFTMAX_DTYPE: Final = "{name} is not implemented for {dtype} tensors; convert first (x.float()) or pass dtype=float32"
+EYE_NEGATIVE: Final = "n must be greater or equal to 0, got {n}"
+LINSPACE_NEGATIVE: Final = "number of steps must be non-negative"
+LINSPACE_NOT_REAL: Final = "linspace: {name} must be a real number, not {value!r}"

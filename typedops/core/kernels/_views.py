@@ -442,12 +442,16 @@ def stack_composite(tensors: Sequence[Tensor], dim: int) -> Tensor:
 
 def squeeze_composite(self: Tensor) -> Tensor:
     """``squeeze()``: a view without any dimension of size 1 (under vmap, of the logical
-    shape only: a composite sees the batched tensor's own dimensions). One ``squeeze.dim``
-    per such dimension, last first, so the kept dims keep their strides, as PyTorch's do --
-    ``view`` would give an empty tensor contiguous strides."""
+    shape only: a composite sees the batched tensor's own dimensions). The kept dims keep
+    their strides, as PyTorch's do: ``view`` gives them so for a tensor with elements, in
+    one call; for an empty tensor it would give contiguous strides, so that takes one
+    ``squeeze.dim`` per size-1 dimension, last first."""
+    if self.numel():
+        result: Tensor = call_op("view")(self, [n for n in self.shape if n != 1])
+        return result
     squeeze_dim_op = call_op("squeeze", "dim")
     ones = [d for d, n in enumerate(self.shape) if n == 1]
-    result: Tensor = squeeze_dim_op(self, ones.pop() if ones else 0)  # a new view even with none
+    result = squeeze_dim_op(self, ones.pop() if ones else 0)  # a new view even with none
     for d in reversed(ones):
         result = squeeze_dim_op(result, d)
     return result

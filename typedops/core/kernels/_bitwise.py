@@ -9,12 +9,13 @@ its logical not, of an integer one its bitwise complement. Nothing here is diffe
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from ...vocabulary import ScalarType, UnsupportedError
-from ...tensor import Tensor, broadcast_shapes, numpy_dtype
+from ...tensor import Tensor, broadcast_shapes
 from ._common import data, elementwise_meta, elementwise_result, result_type
 from ._messages import BITWISE_DTYPE
+from ._pointwise import _cast  # pyright: ignore[reportPrivateUsage] -- one package
 
 __all__ = [
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
@@ -37,17 +38,12 @@ def _plan(self: Tensor, other: Tensor, name: str) -> tuple[Shape, ScalarType]:
     return broadcast_shapes(self.shape, other.shape), _checked(result_type(self, other), name)
 
 
-def _values(t: Tensor, dtype: ScalarType) -> Any:
-    array = data(t)
-    return array if t.dtype is dtype else array.astype(numpy_dtype(dtype))
-
-
 def _binary(name: str, function: str) -> tuple[Callable[[Tensor, Tensor], Tensor], Callable[[Tensor, Tensor], Tensor]]:
     def cpu(self: Tensor, other: Tensor) -> Tensor:
         import numpy as np
 
         _, dtype = _plan(self, other, name)
-        result = getattr(np, function)(_values(self, dtype), _values(other, dtype))
+        result = getattr(np, function)(_cast(self, dtype), _cast(other, dtype))
         return elementwise_result(result, dtype, self._device, self, other)
 
     def meta(self: Tensor, other: Tensor) -> Tensor:

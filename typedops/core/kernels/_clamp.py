@@ -42,9 +42,10 @@ def clamp_cpu(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Ten
     dtype = _plan(self, min, max)
     low = None if min is None else as_stored(min, dtype)
     high = None if max is None else as_stored(max, dtype)
+    values = _cast(self, dtype)
     with np.errstate(invalid="ignore"):
-        result = np.clip(_cast(self, dtype), low, high)
-    return elementwise_result(result.astype(_cast(self, dtype).dtype, copy=False), dtype, self._device, self)
+        result = np.clip(values, low, high)
+    return elementwise_result(result.astype(values.dtype, copy=False), dtype, self._device, self)
 
 
 def clamp_meta(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Tensor:  # noqa: A002

@@ -355,7 +355,7 @@ def _make(op, planned):
             a = self._fresh_array()
         try:
             result = op(a, b)
-        except (ValueError, TypeError):  # shapes that do not broadcast; numpy's bool - bool
+        except ValueError:
             return {fallback}
         ndim = result.ndim  # a numpy scalar (0-dim operands' result) has one too
         if ndim > 1:

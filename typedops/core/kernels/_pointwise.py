@@ -96,8 +96,8 @@ def _add_values(self: Tensor, other: Tensor, alpha: Scalar, dtype: ScalarType) -
 # addition of the negation, and negation is exact (signed zeros and infinities included;
 # NaN where the other is NaN); integers wrap alike, unsigned ones too; complex parts are
 # floats. So ``sub_cpu`` runs the element-wise fast path with numpy's ``-`` for ``alpha``
-# 1, as ``add_cpu`` does with ``+``; bools, which numpy refuses (TypeError) and PyTorch
-# too, go to the plan, which raises PyTorch's error. ``add`` with ``alpha=-1`` (``sub_``
+# 1, as ``add_cpu`` does with ``+``; a bool operand, which numpy and PyTorch refuse, goes
+# to the plan first (the kernel's bool gate), which raises PyTorch's error. ``add`` with ``alpha=-1`` (``sub_``
 # and ``sub.out`` are still add's composites) takes the same path for floating dtypes.
 
 
@@ -156,7 +156,7 @@ def _inplace_fast(self: Tensor, other: Tensor, iop: Callable[[Any, Any], Any]) -
     numpy would copy first when the operands overlap; PyTorch refuses a partial overlap
     (Note [Writes that overlap their inputs] in tensor/_overlap.py: a stride of 0 or a
     shared storage is where to look)."""
-    if 0 in self._strides or other._storage is self._storage:
+    if self._storage is not None and (0 in self._strides or other._storage is self._storage):
         check_write(self, other)
     if self._dtype is not other._dtype or (self.is_wrapped_number and other.is_wrapped_number):
         return False

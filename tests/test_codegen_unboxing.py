@@ -138,6 +138,27 @@ def test_a_static_dispatch_build_gets_wrappers_for_its_keys(tmp_path: Path) -> N
     assert "_register_static_wrappers('CPU', {\n    'core_cpu::add.Tensor': (_boxed_add__Tensor, add__Tensor)," in text
 
 
+def test_a_static_core_build_names_results_as_the_dispatched_one_does(tmp_path: Path) -> None:
+    # Note [Named results]: its stubs promise return_types.max for max(x, 1), so its chooser
+    # calls a wrapper naming the static function's results (opcheck compares the function).
+    ops = tmp_path / "ops.yaml"
+    ops.write_text("- core::max.dim\n- core::max.other\n- core::maximum\n- core::min.dim\n")
+    files = generate(CORE_YAML, tmp_path, namespace="core", kernels="typedops.core.kernels", static_dispatch="CPU",
+                     ops_list=ops, stubs=tmp_path)  # fmt: skip
+    text = files[tmp_path / "__init__.py"]
+    assert "import typedops.core.return_types as _return_types\n" in text
+    assert (
+        "def _named_max__dim(*args: Any, **kwargs: Any) -> Any:\n"
+        '    """core::max.dim\'s results as return_types.max (Note [Named results])."""\n'
+        "    return _return_types.max._make(_max__dim(*args, **kwargs))\n"
+    ) in text
+    assert "    (max__dim.schema, _named_max__dim),\n" in text and "        return _named_max__dim(" in text
+    assert "_named_min__dim" not in text  # a lone overload returns a tuple, as the dispatched function does
+    assert "    'core::max.dim': _max__dim,\n" in text and "    'core::min.dim': min,\n" in text
+    stub = files[tmp_path / "__init__.pyi"]
+    assert "-> _return_types.max: ..." in stub and "-> tuple[Tensor, Tensor]: ..." in stub
+
+
 def test_a_build_from_programs_has_their_ops_and_what_their_kernels_call(tmp_path: Path) -> None:
     x = tensor([1.0, 2.0])
     program = trace(lambda a: core.max(core.exp(a), other=a).sum(), x)

@@ -17,7 +17,7 @@ from ._api import COMMON_IMPORTS, chooser_lines, group
 from ._layout import Group, layout
 from ._model import Kernel, OpEntry, Options, Variant
 from ._registration import kernel_modules
-from ._text import Section, all_names, runtime
+from ._text import RETURN_TYPES_IMPORT, Section, all_names, named_result, runtime
 
 __all__ = ["static_functions_section", "kernel_for", "bits_expr"]
 
@@ -104,17 +104,41 @@ def static_functions_section(entries: list[OpEntry], options: Options) -> Sectio
         "_NUMBERS = (int, float, complex)",
     ]
     entry_points: list[str] = []
+    named = False
     for name, members in groups.items():
         targets = [name if len(members) == 1 else f"_{e.attr_name}" for e in members]
         for entry, target in zip(members, targets):
             lines += _static_function(entry, target, options.static_dispatch, modules)
             entry_points.append(f"    {entry.schema.full_name!r}: {target},")
         if len(members) > 1:
+            # The chooser calls each function, or a wrapper naming its results, as the
+            # dispatched API's does (Note [Named results] in typedops/core/return_types.py);
+            # opcheck compares the function itself.
+            called = [_named_wrapper(e, t, lines) for e, t in zip(members, targets)]
+            named = named or called != targets
             table = f"_CANDIDATES_{name}"
-            pairs = "".join(f"\n    ({e.attr_name}.schema, {t})," for e, t in zip(members, targets))
+            pairs = "".join(f"\n    ({e.attr_name}.schema, {t})," for e, t in zip(members, called))
             lines += ["", "", f"{table} = ({pairs}\n)", "", ""]
-            lines += chooser_lines(name, [e.schema for e in members], targets, table)
+            lines += chooser_lines(name, [e.schema for e in members], called, table)
     # Each op's function, for opcheck's test_static_dispatch (Note [opcheck's static
     # dispatch check] in typedops/testing/_static.py).
     lines += ["", "", "_static_entry_points({", *entry_points, "})"]
-    return Section(imports, lines)
+    return Section([*imports, *([RETURN_TYPES_IMPORT] if named else [])], lines)
+
+
+def _named_wrapper(entry: OpEntry, target: str, lines: list[str]) -> str:
+    """The name to call for ``entry``'s static function ``target``: ``target`` itself, or
+    (for a core op with named results) a wrapper, appended to ``lines``, that returns them
+    as its ``typedops.core.return_types`` class, as the dispatched API does."""
+    cls = named_result(entry.schema)
+    if cls is None:
+        return target
+    wrapper = f"_named{target}"
+    lines += [
+        "",
+        "",
+        f"def {wrapper}(*args: Any, **kwargs: Any) -> Any:",
+        f'    """{entry.schema.full_name}\'s results as return_types.{cls} (Note [Named results])."""',
+        f"    return _return_types.{cls}._make({target}(*args, **kwargs))",
+    ]
+    return wrapper

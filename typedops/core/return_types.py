@@ -9,8 +9,9 @@ a pair. The class is named after the op (``return_types.max``), one per op name,
 PyTorch's are. Its op handles (``ops.core.max.dim``), the boxed convention, kernels,
 traces and programs keep plain tuples, as ``torch.ops.aten.max.dim`` does; so do ops of
 other namespaces (a ``torch.library`` op returns a plain tuple too). The generated
-functions and methods wrap the entry's tuple (codegen/_api.py ``named_lines``), and their
-stubs return the class, so a type checker sees ``.values`` as a Tensor. A single-overload
+functions and methods wrap the entry's tuple (codegen/_api.py ``named_lines``; a
+``--static-dispatch`` build's chooser wraps its static function's, codegen/_static.py
+``_named_wrapper``), and their stubs return the class, so a type checker sees ``.values`` as a Tensor. A single-overload
 function or method with named returns is not wrapped yet (the core library has none); a
 test checks that every schema with named returns has its class here, fields in order.
 """

@@ -416,3 +416,15 @@ def test_a_tree_flattens_and_rebuilds_as_itself(tree: Any) -> None:
 def test_vmap_is_exported() -> None:
     assert typedops.vmap is vmap
     assert t([1.0]).dtype is F32
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+def test_an_out_op_without_a_rule_runs_per_sample_through_the_fallback(name: str) -> None:
+    # torch.vmap refuses floor_divide.out and remainder.Tensor_out; the for-loop fallback
+    # writes each sample's result into its slice of the batched out tensor
+    a, b = typedops.tensor([[7.0, -7.0], [5.0, 3.5]]), typedops.tensor([[2.0, 3.0], [-2.0, 1.5]])
+    fn = getattr(core, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vmap(lambda x, y: fn(x, y, out=core.zeros_like(x)))(a, b)
+    assert got.tolist() == [fn(a.select(0, i), b.select(0, i)).tolist() for i in range(2)]

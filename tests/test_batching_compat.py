@@ -71,6 +71,10 @@ CASES: dict[str, Case] = {
     "bitwise_or.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, False),
     "bitwise_xor.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, False),
     "bitwise_not": ([T(2, 3, kind="b")], {}, False),
+    **{f"bitwise_{n}_.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, True) for n in ("and", "or", "xor")},
+    **{f"bitwise_{n}.Scalar": ([T(2, 3, kind="b"), True], {}, False) for n in ("and", "or", "xor")},
+    "pow_.Scalar": ([T(2, 3), 2], {}, True),
+    "pow_.Tensor": ([T(2, 3), T(3)], {}, True),
     "pow.Tensor_Tensor": ([T(2, 3), T(3)], {}, False),
     "clamp": ([T(2, 3), 0.3, 0.7], {}, False),
     "softmax.int": ([T(2, 3), 1], {"dtype": None}, False),
@@ -157,11 +161,15 @@ for _name in _UNARY:
 LEFT_OUT = {
     "remainder.Scalar_Tensor": "its tensor is its second argument: compared through remainder.Tensor, which it calls",
     "pow.Scalar": "its tensor is its second argument: compared through pow.Tensor_Tensor, which it calls",
+    **{f"bitwise_{n}.Scalar_Tensor": f"its tensor is its second argument: compared through bitwise_{n}.Tensor, which it calls"
+       for n in ("and", "or", "xor")},
+    **{name: "torch.vmap refuses it (no batching rule for this out= op); the for-loop fallback runs it here"
+       for name in ("floor_divide.out", "remainder.Tensor_out", "remainder.Scalar_out")},
     "empty_like": "its values are uninitialized in torch: its shapes under vmap are tests/test_batching_rules.py's",
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",
     **{name: "a factory: no tensor argument to map over" for name in (
-        "empty.memory_format", "zeros", "ones", "full", "scalar_tensor", "arange", "arange.start_step", "eye", "eye.m",
+        "empty.memory_format", "empty_strided", "zeros", "ones", "full", "scalar_tensor", "arange", "arange.start_step", "eye", "eye.m",
         "linspace")},
 }  # fmt: skip
 

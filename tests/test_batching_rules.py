@@ -105,6 +105,12 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[Any], tuple[Any, ...]]]:
         "bitwise_xor.Tensor": (op("bitwise_xor.Tensor"), [(x * 4).to(ScalarType.int64), v.to(ScalarType.int64)],
                                (0, None)),  # fmt: skip
         "bitwise_not": (op("bitwise_not"), [(x1 * 4).to(ScalarType.int64)], (1,)),
+        "bitwise_and_.Tensor": (lambda a, b: op("bitwise_and_.Tensor")(a.clone(), b), [x > 1, y > 1], (0, 2)),
+        "bitwise_or_.Tensor": (lambda a, b: op("bitwise_or_.Tensor")(a.clone(), b), [x > 1, v > 1], (0, None)),
+        "bitwise_xor_.Tensor": (lambda a, b: op("bitwise_xor_.Tensor")(a.clone(), b),
+                                [(x * 4).to(ScalarType.int64), v.to(ScalarType.int64)], (0, None)),  # fmt: skip
+        "pow_.Scalar": (lambda a: op("pow_.Scalar")(a.clone(), 2), [x], (0,)),
+        "pow_.Tensor": (lambda a, b: op("pow_.Tensor")(a.clone(), b), [x, y], (0, 2)),
         "pow.Tensor_Tensor": (op("pow.Tensor_Tensor"), [x, y], (0, 2)),
         "clamp": (lambda a: op("clamp")(a, 0.3, 0.7), [x1], (1,)),
         "minimum": (op("minimum"), [x, y], (0, 2)),

@@ -167,6 +167,22 @@ def test_functional_api_and_methods() -> None:
     assert m.is_meta and core.matmul(m, core.ones([3, 5], device=Device("meta"))).shape == (2, 5)
 
 
+def test_factories_take_sizes_one_by_one_and_dtypes_by_torchs_names() -> None:
+    # Note [Sizes as varargs] in typedops/codegen/_api.py; the names in typedops/__init__.py
+    import numpy as np
+
+    assert core.zeros(2, 3).shape == core.zeros([2, 3]).shape == core.zeros(size=(2, 3)).shape == (2, 3)
+    assert core.ones(4, dtype=typedops.long).tolist() == [1, 1, 1, 1] and core.randn(3).shape == (3,)
+    assert core.empty(2, 2, device="meta", dtype=typedops.half).dtype is typedops.ScalarType.float16
+    assert core.zeros(np.int64(2)).shape == (2,)
+    with pytest.raises(typedops.vocabulary.ArgumentError) as info:
+        core.zeros(2.0)  # type: ignore[call-overload]  # refused, as the stubs say
+    assert str(info.value) == "core::zeros(): argument 'size' (SymInt[]): expected a list (SymInt[]), got float"
+    assert (typedops.float, typedops.double, typedops.int, typedops.bool) == (
+        typedops.ScalarType.float32, typedops.ScalarType.float64, typedops.ScalarType.int32, typedops.ScalarType.bool
+    )
+
+
 def test_demo_tour_generates_imports_and_calls() -> None:
     result = subprocess.run([sys.executable, "-m", "typedops.demo"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -16,10 +17,19 @@ pytestmark = pytest.mark.compat
 torch = pytest.importorskip("torch", reason="compares with PyTorch; needs the compat extra: make compat")
 
 _DTYPES = ("bool", "int64", "int32", "float32", "float64")
-_NUMBERS = st.one_of(
+_PYTHON_NUMBERS = st.one_of(
     st.booleans(), st.integers(-5, 5), st.floats(-4, 4, allow_nan=False).map(lambda v: round(v, 2)),
     st.sampled_from((1j, 0.5 - 2j)),
 )
+# numpy's real scalars, which torch takes as the Python numbers they hold (Note [Numbers that
+# are not Python's] in typedops/boxing/_ivalue.py); its complex ones torch takes as their
+# real part, with a warning, and they are left out.
+_NUMPY_NUMBERS = st.one_of(
+    st.booleans().map(np.bool_), st.integers(-5, 5).map(np.int64), st.integers(-5, 5).map(np.int32),
+    st.floats(-4, 4, allow_nan=False).map(lambda v: np.float32(round(v, 2))),
+    st.floats(-4, 4, allow_nan=False).map(lambda v: np.float64(round(v, 2))),
+)
+_NUMBERS = st.one_of(_PYTHON_NUMBERS, _NUMPY_NUMBERS)
 _VALUES = st.lists(st.integers(-3, 3), min_size=1, max_size=4)
 
 _FUNCTIONS = ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge")
@@ -153,3 +163,20 @@ def test_a_number_beside_out_works_as_in_torch(
     _same(ours, theirs)
     if not isinstance(theirs, Exception):
         assert ours is ours_out
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=st.sampled_from(_OUT_FUNCTIONS + ("floor_divide",)), a=_NUMBERS, b=_NUMBERS,
+       out_dtype=st.sampled_from((None, *_DTYPES)))  # fmt: skip
+def test_two_numbers_work_as_in_torch(name: str, a: Any, b: Any, out_dtype: str | None) -> None:
+    # Note [Numbers as self]: both wrapped, the first on the CPU: torch.add(1, 2) is tensor(3)
+    assume(not (name in ("div", "floor_divide") and b == 0))
+    if out_dtype is None:
+        ours = _run(lambda: getattr(core, name)(a, b))
+        theirs = _run(lambda: getattr(torch, name)(a, b))
+    else:
+        ours_out = typedops.tensor(0, dtype=typedops.ScalarType[out_dtype])
+        theirs_out = torch.tensor(0, dtype=getattr(torch, out_dtype))
+        ours = _run(lambda: getattr(core, name)(a, b, out=ours_out))
+        theirs = _run(lambda: getattr(torch, name)(a, b, out=theirs_out))
+    _same(ours, theirs)

@@ -532,3 +532,129 @@ def test_eye_matches_torch(size: tuple[int, ...], dtype: str | None) -> None:
     if ours[0] == "value":
         assert ours[1].tolist() == theirs[1].tolist()
         assert ours[1].dtype.name == str(theirs[1].dtype).removeprefix("torch.")
+
+
+_FACTORY_CALLS = [
+    ("zeros(2, 3)", lambda m: m.zeros(2, 3)), ("ones(4)", lambda m: m.ones(4)), ("zeros([2, 3])", lambda m: m.zeros([2, 3])),
+    ("zeros_like(empty(2, 2))", lambda m: m.zeros_like(m.empty(2, 2))), ("zeros((2,), dtype=long)", lambda m: m.zeros((2,), dtype=m.long)),
+    ("ones(2, 1, dtype=float64)", lambda m: m.ones(2, 1, dtype=m.float64)), ("zeros(np.int64(2))", lambda m: m.zeros(np.int64(2))),
+    ("zeros(size=[2])", lambda m: m.zeros(size=[2])), ("randn(2, 3) * 0", lambda m: m.randn(2, 3) * 0),
+    ("zeros(2.0)", lambda m: m.zeros(2.0)), ("zeros(2, 3.0)", lambda m: m.zeros(2, 3.0)), ("zeros([2], 3)", lambda m: m.zeros([2], 3)),
+    ("zeros(True)", lambda m: m.zeros(True)), ("zeros()", lambda m: m.zeros()),
+]  # fmt: skip
+
+
+class _Factories:
+    """typedops' factories and dtype names where torch has them (typedops.core.zeros, typedops.long)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(core, name) if hasattr(core, name) else getattr(typedops, name)
+
+
+def test_dtype_names_are_torchs() -> None:
+    names = ["uint8", "int8", "int16", "short", "int32", "int", "int64", "long", "float16", "half", "bfloat16",
+             "float32", "float", "float64", "double", "complex64", "cfloat", "complex128", "cdouble", "bool"]  # fmt: skip
+    for name in names:
+        ours = getattr(typedops, name)
+        assert isinstance(ours, ScalarType) and ours.name == str(getattr(torch, name)).removeprefix("torch."), name
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+@pytest.mark.parametrize("other", [3, -2.5, "tensor"])
+def test_floor_divide_and_remainder_write_out_as_torchs(name: str, other: Any) -> None:
+    values, out_values = [7, -7, 5, 0], [0, 0, 0, 0]
+    ours_other = tensor([3, -2, 4, 1]) if other == "tensor" else other
+    theirs_other = torch.tensor([3, -2, 4, 1]) if other == "tensor" else other
+    for dtype in ("int64", "float32"):
+        ours_out = tensor(out_values, dtype=ScalarType[dtype])
+        theirs_out = torch.tensor(out_values, dtype=getattr(torch, dtype))
+        ours = _outcome(lambda: getattr(core, name)(tensor(values), ours_other, out=ours_out))
+        theirs = _outcome(lambda: getattr(torch, name)(torch.tensor(values), theirs_other, out=theirs_out))
+        assert ours[0] == theirs[0], (ours, theirs)
+        if ours[0] == "value":
+            assert ours[1] is ours_out and ours_out.tolist() == theirs_out.tolist(), (name, other, dtype)
+
+
+def _alias_after(m: Any, make: Any, update: Any) -> Any:
+    """``make()``'s tensor, read through an alias after ``update`` wrote into the name."""
+    x = make(m)
+    alias = x
+    update(x)
+    return alias
+
+
+_CALLS = [
+    # factories take sizes one by one (Note [Sizes as varargs] in typedops/codegen/_api.py)
+    *_FACTORY_CALLS,
+    # the in-place operators write into the tensor (an alias sees it), as torch's
+    ("m &= mask", lambda m: _alias_after(m, lambda m: m.tensor([1, 2, 3]) > 1, lambda x: x.__iand__(m.tensor([True, False, True])))),
+    ("m |= 4", lambda m: _alias_after(m, lambda m: m.tensor([1, 2]), lambda x: x.__ior__(4))),
+    ("m ^= m", lambda m: _alias_after(m, lambda m: m.tensor([1, 6]), lambda x: x.__ixor__(m.tensor([3, 3])))),
+    ("x **= 2", lambda m: _alias_after(m, lambda m: m.tensor([1.0, 2.0]), lambda x: x.__ipow__(2))),
+    ("x **= y", lambda m: _alias_after(m, lambda m: m.tensor([1.0, 2.0]), lambda x: x.__ipow__(m.tensor([3.0, 0.5])))),
+    ("int **= -1", lambda m: _alias_after(m, lambda m: m.tensor([2]), lambda x: x.__ipow__(-1))),
+    ("bool &= int", lambda m: _alias_after(m, lambda m: m.tensor([True]), lambda x: x.__iand__(m.tensor([3])))),
+    ("x **= y broadcast", lambda m: _alias_after(m, lambda m: m.tensor([2.0]), lambda x: x.__ipow__(m.tensor([1.0, 2.0])))),
+    # the bitwise functions take numbers
+    ("bitwise_and(t, 1)", lambda m: m.bitwise_and(m.tensor([1, 3]), 1)),
+    ("t.bitwise_or(2)", lambda m: m.tensor([1, 3]).bitwise_or(2)),
+    ("bitwise_xor(1, t)", lambda m: m.bitwise_xor(1, m.tensor([1, 3]))),
+    # softmax: empty dims, contiguous results
+    ("softmax over an empty dim", lambda m: m.zeros([2, 0]).softmax(1)),
+    ("log_softmax of nothing", lambda m: m.zeros([0]).log_softmax(0)),
+    ("softmax of a transpose", lambda m: m.tensor([[1.0, 2.0], [3.0, 5.0]]).t().softmax(1)),
+    # preserve_format keeps strides
+    ("zeros_like of a transpose", lambda m: m.zeros_like(m.zeros([2, 3]).t())),
+    ("full_like of a permute", lambda m: m.full_like(m.zeros([2, 3, 4]).permute([2, 0, 1]), 1)),
+    ("double of a transpose", lambda m: m.zeros([2, 3]).t().double()),
+    ("ones_like of a gapped view", lambda m: m.ones_like(m.zeros([4, 6]).as_strided([2, 3], [12, 2]))),
+    ("empty_strided", lambda m: m.zeros_like(m.empty_strided([2, 3], [1, 2]))),
+    ("empty_strided lengths", lambda m: m.empty_strided([2], [1, 1])),
+    # clamp and linspace edges
+    ("clamp(min=1j)", lambda m: m.tensor([1.0, -1.0]).clamp(min=1j)),
+    ("int clamp(min=1j)", lambda m: m.tensor([1, -1]).clamp(min=1j)),
+    ("clamp(min=0.5+0j)", lambda m: m.tensor([1.0, -1.0]).clamp(min=complex(0.5, 0))),
+    ("bool clamp", lambda m: m.tensor([True, False]).clamp(max=True)),
+    ("linspace beyond float16", lambda m: m.linspace(0, 1e6, 3, dtype=m.float16)),
+    ("linspace beyond float32", lambda m: m.linspace(0, 1e39, 2)),
+    ("linspace bool", lambda m: m.linspace(0, 1, 3, dtype=m.bool)),
+    ("eye(2, -1)", lambda m: m.eye(2, -1)),
+    # numpy scalars where torch takes numbers
+    ("clamp(max=np.float32)", lambda m: m.tensor([1.0, 2.0]).clamp(max=np.float32(0.5))),
+    ("full(np.float32)", lambda m: m.full([2], np.float32(0.5))),
+    ("fill_(np.float16)", lambda m: m.zeros([2]).fill_(np.float16(2))),
+    ("add(np.float32)", lambda m: m.tensor([1.0]).add(np.float32(0.5))),
+    ("view(np.int64)", lambda m: m.zeros([2, 3]).view(np.int64(6))),
+    ("reshape(np.int64(-1))", lambda m: m.zeros([2, 3]).reshape(np.int64(-1))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [c for _, c in _CALLS], ids=[n for n, _ in _CALLS])
+def test_calls_give_what_torchs_give(call: Any) -> None:
+    ours, theirs = _outcome(lambda: call(_Factories())), _outcome(lambda: call(torch))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        assert ours[1].shape == tuple(theirs[1].shape) and ours[1].dtype.name == str(theirs[1].dtype)[6:]
+        assert ours[1].stride() == theirs[1].stride()
+        assert np.allclose(ours[1].numpy(), theirs[1].detach().numpy(), rtol=1e-6)
+
+
+_INDICES = [
+    0, -1, (1, 2), (1, 2, 3), (slice(None), 1), (Ellipsis, 2), None, (slice(None), None, slice(1, 3)), slice(1, None),
+    slice(None, None, 2), (slice(1, 3), slice(None, None, 2), slice(-2, None)), (Ellipsis, None), Ellipsis, (), True,
+    False, (0, Ellipsis, 0), 5, (0, 0, 0, 0), slice(None, None, 0), 1.5, -4, slice(10, 20), (slice(None), slice(-100, 100)),
+    (None, Ellipsis, None, 0), np.int64(1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", _INDICES, ids=[repr(i) for i in _INDICES])
+def test_basic_indexing_gives_torchs_views(index: Any) -> None:
+    # Note [Basic indexing] in typedops/tensor/_indexing.py
+    values = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    ours = _outcome(lambda: tensor(values.tolist())[index])
+    theirs = _outcome(lambda: torch.tensor(values)[index])
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "value":
+        got, want = ours[1], theirs[1]
+        assert (got.shape, got.stride(), got.storage_offset()) == (tuple(want.shape), want.stride(), want.storage_offset())
+        assert got.tolist() == want.tolist()

@@ -4,7 +4,7 @@ The public surface, grouped by topic; implementation lives in ``_``-prefixed mod
 """
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -179,3 +179,29 @@ else:
             globals()[name] = value
             return value
         raise AttributeError(f"module 'typedops' has no attribute {name!r}")
+
+
+# PyTorch's dtype names (``torch.float32``, ``torch.long``): ``typedops.float32`` is
+# ``ScalarType.float32``, ``typedops.long`` ``ScalarType.int64``. Defined last, as ``float``,
+# ``int`` and ``bool`` hide the builtins in this module from here on; not in ``__all__``,
+# so ``from typedops import *`` leaves the builtins alone.
+uint8: Final = ScalarType.uint8
+int8: Final = ScalarType.int8
+int16: Final = ScalarType.int16
+short: Final = ScalarType.int16
+int32: Final = ScalarType.int32
+int: Final = ScalarType.int32  # noqa: A001 -- torch.int
+int64: Final = ScalarType.int64
+long: Final = ScalarType.int64
+float16: Final = ScalarType.float16
+half: Final = ScalarType.float16
+bfloat16: Final = ScalarType.bfloat16
+float32: Final = ScalarType.float32
+float: Final = ScalarType.float32  # noqa: A001 -- torch.float
+float64: Final = ScalarType.float64
+double: Final = ScalarType.float64
+complex64: Final = ScalarType.complex64
+cfloat: Final = ScalarType.complex64
+complex128: Final = ScalarType.complex128
+cdouble: Final = ScalarType.complex128
+bool: Final = ScalarType.bool  # noqa: A001 -- torch.bool

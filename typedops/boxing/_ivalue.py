@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import operator
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -29,7 +30,7 @@ from ..schema import (
 )
 
 __all__ = [
-    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "int_of_index", "is_overflow",
+    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "plain_number", "is_number", "is_overflow",
     "is_sequence",
 ]  # fmt: skip
 
@@ -77,7 +78,12 @@ def tag_of(value: object) -> Tag:
 
 
 def type_name(value: object) -> str:
-    return "None" if value is None else type(value).__name__
+    """The name of ``value``'s type in a message; numpy's named as such (``numpy.bool``, so
+    that "expected bool, got numpy.bool" reads right)."""
+    if value is None:
+        return "None"
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 # Which tags each base type accepts (an int is a float, a float a complex, all Scalars).
@@ -157,22 +163,30 @@ def dtype_of_python_type(type_: Type, value: Any) -> Any:
     return value
 
 
-# Note [Integers that are not ints]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# PyTorch's Python functions take any integer with ``__index__`` where they take an int:
-# numpy's (``np.int64(2)``, a 0-dim integer array), in sizes, dims and Scalars. So do the
-# unboxed calls here (the functional API, methods, handles): ``int_of_index`` gives such a
-# value as the Python int it stands for, before the full check (``fix_arguments``,
-# ``binding_problem`` in typedops/dispatch), so a kernel only ever sees ints. The common
-# call pays nothing: the entries' exact-type tests fail on such a value, and only then
-# does the full check run. A bool stays a bool (an int argument refuses it) and a tensor
-# a tensor; a boxed stack, which holds IValues, still takes ints only.
-_INDEXED: Final = frozenset({"int", "SymInt", "DeviceIndex", "Scalar"})
+# Note [Numbers that are not Python's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# PyTorch's Python functions take numpy's numbers where they take Python's: any integer
+# with ``__index__`` (``np.int64(2)``, a 0-dim integer array) where an int goes, in sizes,
+# dims and Scalars, and any numpy scalar (``np.float32(0.5)``, ``np.complex64(1)``; not a
+# 0-dim array) where a float, complex or Scalar goes, as the Python number it holds
+# (``np.float32(2)`` is the wrapped number 2.0: ``x * it`` keeps ``x``'s dtype). torch
+# takes ``np.bool_`` there as a float (``bool_tensor + np.True_`` is float32), and so does
+# this; it takes ``np.complex64`` as its real part, with a warning, where this keeps it
+# complex, as ``np.complex128`` is in both. So do the unboxed calls here (the functional API, methods, handles):
+# ``plain_number`` gives such a value as its Python number, before the full check
+# (``fix_arguments``, ``binding_problem`` in typedops/dispatch), so a kernel only ever sees
+# Python's numbers. The common call pays nothing: the entries' exact-type tests fail on
+# such a value, and only then does the full check run. A bool argument takes Python's
+# bools only, as torch's does; a tensor stays a tensor; a boxed stack, which holds
+# IValues, takes Python's numbers only.
+_INDEXED: Final = frozenset({"int", "SymInt", "DeviceIndex", "Scalar", "float", "SymFloat", "complex"})
+_INEXACT: Final = frozenset({"Scalar", "float", "SymFloat", "complex"})
 
 
-def int_of_index(type_: Type, value: Any) -> Any:
-    """``value``, with a non-int integer (``np.int64``) passed for an int, an int list's
-    element or a Scalar given as the int it stands for (Note [Integers that are not ints])."""
+def plain_number(type_: Type, value: Any) -> Any:
+    """``value``, with numpy's number passed for an int, float, complex or Scalar (or an
+    int list's element) given as the Python number it stands for (Note [Numbers that are
+    not Python's])."""
     inner = type_.elem if isinstance(type_, OptionalType) else type_
     if isinstance(inner, ListType):
         elem = inner.elem
@@ -183,8 +197,26 @@ def int_of_index(type_: Type, value: Any) -> Any:
             return [_as_int(item) for item in items] if any(_indexes(item) for item in items) else value
         return _as_int(value)  # a lone value for a sized list
     if isinstance(inner, BaseType) and inner.name in _INDEXED:
+        if inner.name in _INEXACT and type(value) not in _TAG_BY_CLASS and _numpy_scalar(value):
+            number = value.item()  # np.float32, np.bool_, np.complex64, np.int64: a Python number
+            if type(number) is bool:
+                return float(number)  # np.bool_ is a float to torch (not an int, not a bool)
+            return number if type(number) in (int, float, complex) else value
         return _as_int(value)
     return value
+
+
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a number a Scalar takes: Python's (a bool too) or numpy's
+    (Note [Numbers that are not Python's])."""
+    return isinstance(value, (int, float, complex)) or _numpy_scalar(value)
+
+
+def _numpy_scalar(value: object) -> bool:
+    """Whether ``value`` is a numpy scalar (numpy is not imported to tell: without it
+    loaded, nothing is one)."""
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.generic)
 
 
 def _indexes(value: object) -> bool:

@@ -27,10 +27,12 @@ Note [Sizes as varargs]
 As in PyTorch, a method whose only positional argument after ``self`` is an int list
 (``view``, ``reshape``, ``expand``, ``permute``: ``sizes_as_varargs``) also takes the
 ints one by one: ``x.view(2, 3)`` and ``x.reshape(-1)`` are ``x.view([2, 3])`` and
-``x.reshape([-1])``. Such a method (of one overload) is a small wrapper around the op's
-entry function rather than the entry function itself: ``def _method_view(self, size,
-*_sizes)`` calls the entry with ``(size, *_sizes)`` when more ints came, else with
-``size`` as given -- the list form pays the wrapper's frame and one test of ``_sizes``.
+``x.reshape([-1])``; so does a function whose only positional argument is one (the
+factories ``zeros(2, 3)``, ``ones(4)``, ``empty(2, 2)``, ``randn(3)``). Such a method or
+function (of one overload) is a small wrapper around the op's entry function rather than
+the entry function itself: ``def _method_view(self, size, *_sizes)`` calls the entry with
+``(size, *_sizes)`` when more ints came, else with ``size`` as given -- the list form
+pays the wrapper's frame and one test of ``_sizes``.
 A lone int is refused by the entry's argument check (an ``int[]`` is no ``int[1]``), and
 only then, on that error's path, does the wrapper call again with ``(size,)``. The
 stub has two overloads: the sequence and ``*size: int``.
@@ -50,6 +52,7 @@ from ..schema import BaseType, FunctionSchema, Type
 from ._merged import GIVEN_LINES, merged_chooser_lines, out_names
 from ._model import OpEntry, Options, Variant, self_index, sizes_as_varargs
 from ._operators import operator_lines, operators
+from ._layout import WIDTH
 from ._text import (
     RETURN_TYPES_IMPORT, STUB_IMPORTS, Section, all_names, header, named_result, parameters, returns_annotation,
     runtime, stub_def, stub_order,
@@ -87,7 +90,10 @@ def entry_lines(attr_names: list[str]) -> list[str]:
     note = "Note [Entry functions as globals] in typedops/codegen/_api.py"
     lines = ["", f"# entry functions, bound on first call ({note})"]
     for attr in dict.fromkeys(attr_names):
-        lines.append(f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})")
+        line = f"{entry_name(attr)} = _lazy_entry(globals(), {entry_name(attr)!r}, {attr})"
+        if len(line) > WIDTH:
+            line = f"{entry_name(attr)} = _lazy_entry(\n    globals(), {entry_name(attr)!r}, {attr}\n)"
+        lines.append(line)
     return lines
 
 
@@ -382,8 +388,9 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         "_MISSING: Any = object()",
         "_NUMBERS = (int, float, complex)",
     ]
-    singles = {n: m[0] for n, m in groups.items() if len(m) == 1}
-    body += entry_lines(_chooser_ops(groups))
+    varargs = {n: m[0] for n, m in groups.items() if len(m) == 1 and sizes_as_varargs(m[0].schema, method=False)}
+    singles = {n: m[0] for n, m in groups.items() if len(m) == 1 and n not in varargs}
+    body += entry_lines([*_chooser_ops(groups), *(e.attr_name for e in varargs.values())])
     named = named_lines([e for members in groups.values() if len(members) > 1 for e in members])
     body += named
     given = wraps = False
@@ -403,6 +410,8 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
         body += ["", *merged] if merged else []
         given = given or merged is not None
     body += GIVEN_LINES if given else []
+    for name, entry in varargs.items():
+        body += ["", *_varargs_lines(name, entry, method=False)]
     body.append("")
     body.append("_SINGLE = {" + "".join(f"\n    {n!r}: {e.attr_name}," for n, e in singles.items()) + "\n}")
     body += [
@@ -421,7 +430,9 @@ def functions_section(entries: list[OpEntry], options: Options) -> Section:
     if named:
         imports.append(RETURN_TYPES_IMPORT)
     if wraps:
-        imports += runtime("wrapped_scalar as _wrapped_scalar", "ArgumentError as _ArgumentError")
+        imports += runtime("wrapped_scalar as _wrapped_scalar", "is_number as _is_number", "CPU as _CPU")
+    if varargs:
+        imports += runtime("ArgumentError as _ArgumentError")
     return Section(imports, body)
 
 
@@ -472,14 +483,14 @@ def _with_number_as_self(name: str, lines: list[str]) -> list[str]:
         "    except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]",
         "        _s = args[0] if args else kwargs.get('self', _MISSING)",
         "        _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)",
-        "        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:",
+        "        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:",
         "            _o = _wrapped_scalar(_o, _s._device)",
         "            if len(args) > 1:",
         f"                return {name}(args[0], _o, *args[2:], **kwargs)",
         f"            return {name}(*args, **{{**kwargs, 'other': _o}})",
-        "        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):",
+        "        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):",
         "            raise",
-        "    _s = _wrapped_scalar(_s, _o._device)",
+        "    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU",
         "    if args:",
         f"        return {name}(_s, *args[1:], **kwargs)",
         f"    return {name}(**{{**kwargs, 'self': _s}})",
@@ -507,9 +518,13 @@ def stub_functions(
             absent = [n for n in outs if n not in {python_name(a.name) for a in entry.schema.arguments}]
             if absent:  # ``out=None`` is no out (Note [out=None] in typedops/dispatch/_ops.py)
                 params += [*([] if "*" in params else ["*"]), *(f"{n}: None = ..." for n in absent)]
-            if len(members) > 1:
+            sizes = None if method or len(members) > 1 else sizes_as_varargs(entry.schema, method=False)
+            if len(members) > 1 or sizes:
                 lines.append(f"{indent}@overload")
             lines += stub_def(indent, name, params, returns_annotation(entry.schema, named=len(members) > 1))
+            if sizes:  # zeros(2, 3) too: Note [Sizes as varargs]
+                ints = [f"*{python_name(sizes)}: int", *(p for p in params[1:] if p != "*")]
+                lines += [f"{indent}@overload", *stub_def(indent, name, ints, returns_annotation(entry.schema))]
             if numbers_as_self and _tensor_pair(entry.schema, out=True) and _numbers_as_self(name, members):
                 # Note [Numbers as self]: a number as self, as the chooser takes it (and as
                 # other beside out=)
@@ -589,24 +604,26 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     return Section(imports, body)
 
 
-def _varargs_lines(name: str, entry: OpEntry) -> list[str]:
-    """The method of an op that also takes its int list as separate ints: Note [Sizes as varargs]."""
-    sizes = python_name(sizes_as_varargs(entry.schema) or "")
+def _varargs_lines(name: str, entry: OpEntry, *, method: bool = True) -> list[str]:
+    """The method (or function) of an op that also takes its int list as separate ints:
+    Note [Sizes as varargs]."""
+    sizes = python_name(sizes_as_varargs(entry.schema, method=method) or "")
     target = entry_name(entry.attr_name)
     keywords, passed = (", **kwargs: Any", ", **kwargs") if entry.schema.kwarg_only else ("", "")
+    receiver, given, define = ("self: Any, ", "self, ", f"_method_{name}") if method else ("", "", name)
     return [
         "",
-        f"def _method_{name}(self: Any, {sizes}: Any, *_sizes: Any{keywords}) -> Any:",
-        f'    """{entry.schema.full_name} as a method: {sizes} as one sequence or as separate ints '
-        '(Note [Sizes as varargs])."""',
+        f"def {define}({receiver}{sizes}: Any, *_sizes: Any{keywords}) -> Any:",
+        f'    """{entry.schema.full_name}{" as a method" if method else ""}: {sizes} as one sequence or as '
+        'separate ints (Note [Sizes as varargs])."""',
         "    if _sizes:",
-        f"        return {target}(self, ({sizes}, *_sizes){passed})",
+        f"        return {target}({given}({sizes}, *_sizes){passed})",
         "    try:",
-        f"        return {target}(self, {sizes}{passed})",
+        f"        return {target}({given}{sizes}{passed})",
         "    except _ArgumentError:",
-        f"        if not isinstance({sizes}, int):",
+        f"        if not hasattr({sizes}, '__index__'):  # one int (np.int64 too): a list of it",
         "            raise",
-        f"    return {target}(self, ({sizes},){passed})",
+        f"    return {target}({given}({sizes},){passed})",
     ]
 
 

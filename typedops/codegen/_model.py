@@ -38,13 +38,19 @@ def self_index(schema: FunctionSchema) -> int | None:
     return next((i for i, a in enumerate(schema.positional) if a.name == "self"), None)
 
 
-def sizes_as_varargs(schema: FunctionSchema) -> str | None:
-    """The name of the int list a method also takes as separate ints (``x.view(2, 3)``
-    beside ``x.view([2, 3])``), or None: PyTorch's rule, a method whose only positional
-    argument after a leading ``self`` is an ``int[]`` or ``SymInt[]`` (Note [Sizes as
-    varargs] in _api.py)."""
-    rest = schema.positional[1:]
-    if self_index(schema) != 0 or len(rest) != 1:
+def sizes_as_varargs(schema: FunctionSchema, *, method: bool = True) -> str | None:
+    """The name of the int list a method (with ``method=False``: a function) also takes
+    as separate ints (``x.view(2, 3)`` beside ``x.view([2, 3])``, ``zeros(2, 3)`` beside
+    ``zeros([2, 3])``), or None: PyTorch's rule, a method whose only positional argument
+    after a leading ``self`` is an ``int[]`` or ``SymInt[]``, a function whose only
+    positional argument is one (Note [Sizes as varargs] in _api.py)."""
+    if method:
+        if self_index(schema) != 0:
+            return None
+        rest = schema.positional[1:]
+    else:
+        rest = schema.positional
+    if len(rest) != 1:
         return None
     type_ = rest[0].type
     if isinstance(type_, ListType) and isinstance(type_.elem, BaseType) and type_.elem.name in ("int", "SymInt"):

@@ -20,10 +20,12 @@ which op serves which operator, as ``torch.Tensor`` does:
   overload by type (``2 ** a``, the reflected form: ``pow.Scalar``);
   ``scalar_or_chooser``: a number straight to the op's ``(Tensor, Scalar)`` overload
   (``a ** 2``: ``pow.Tensor_Scalar``, as fast as before), a tensor through the chooser
-  (``a ** b``: ``pow.Tensor_Tensor``).
+  (``a ** b``: ``pow.Tensor_Tensor``); ``method_chooser``: both through the chooser of the
+  in-place method (``a **= 2``: ``pow_.Scalar``, ``a **= b``: ``pow_.Tensor``).
 - ``__eq__`` and the other comparisons return bool tensors, so ``Tensor`` hashes by
   identity (``__hash__ = object.__hash__`` in the tensor layer), as ``torch.Tensor`` does.
-- The in-place forms (``a += b``) call the in-place ops (``add_``), which write into
+- The in-place forms (``a += b``, ``a &= m``, ``a **= 2``) call the in-place ops (``add_``,
+  ``bitwise_and_``, ``pow_``), which write into
   ``a`` and bump its version counter (Note [Shared version counter]); an operand that
   cannot be cast into ``a``'s dtype raises the op's error, it does not rebind ``a``.
 
@@ -77,6 +79,8 @@ _TABLE: Final = (
     ("__or__", "bitwise_or", "binary", False), ("__ror__", "bitwise_or", "binary", False),
     ("__xor__", "bitwise_xor", "binary", False), ("__rxor__", "bitwise_xor", "binary", False),
     ("__invert__", "bitwise_not", "unary", False),
+    ("__iand__", "bitwise_and_", "binary", False), ("__ior__", "bitwise_or_", "binary", False),
+    ("__ixor__", "bitwise_xor_", "binary", False), ("__ipow__", "pow_", "method_chooser", False),
 )  # fmt: skip
 
 # The positional argument types each form needs of its overload (``chooser``: the
@@ -84,7 +88,7 @@ _TABLE: Final = (
 _PARAMETERS: Final = {
     "binary": ("Tensor", "Tensor"), "tensor": ("Tensor", "Tensor"),
     "scalar": ("Tensor", "Scalar"), "unary": ("Tensor",), "chooser": ("Tensor", "Tensor"),
-    "scalar_or_chooser": ("Tensor", "Scalar"),
+    "scalar_or_chooser": ("Tensor", "Scalar"), "method_chooser": ("Tensor", "Tensor"),
 }  # fmt: skip
 _CHOOSING: Final = frozenset({"chooser", "scalar_or_chooser"})  # forms that call the function's chooser
 
@@ -116,6 +120,9 @@ def operators(entries: list[OpEntry], namespace: str) -> list[tuple[str, str, Op
             # bound on first use, and the global would find Python's builtin of that name
             overloads = [e for e in entries if e.defines and e.function and e.schema.name == name]
             entry = entry if len(overloads) > 1 else None
+        if entry is not None and form == "method_chooser":  # the method's chooser, _method_<name>
+            overloads = [e for e in entries if e.defines and e.method and e.schema.name == name]
+            entry = entry if len(overloads) > 1 else None
         if entry is not None:
             found.append((method, form, entry, reflected))
     return found
@@ -133,6 +140,9 @@ def _body(form: str, handle: str, reflected: bool, name: str) -> list[str]:
             return ["    if isinstance(other, _OPERAND_NUMBERS):", f"        return {name}(other, self)",
                     "    return NotImplemented"]  # fmt: skip
         return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):", f"        return {name}(self, other)",
+                "    return NotImplemented"]  # fmt: skip
+    if form == "method_chooser":  # both operand kinds through the method's chooser (x **= 2, x **= y)
+        return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):", f"        return _method_{name}(self, other)",
                 "    return NotImplemented"]  # fmt: skip
     if form == "unary":
         return [f"    return {call}(self)"]
@@ -171,7 +181,7 @@ def operator_lines(found: list[tuple[str, str, OpEntry, bool]]) -> tuple[list[st
 
 _STUB_OPERAND: Final = {
     "binary": "_t.Tensor | _t.Scalar", "tensor": "_t.Tensor", "scalar": "_t.Scalar", "chooser": "_t.Tensor | _t.Scalar",
-    "scalar_or_chooser": "_t.Tensor | _t.Scalar",
+    "scalar_or_chooser": "_t.Tensor | _t.Scalar", "method_chooser": "_t.Tensor | _t.Scalar",
 }  # fmt: skip
 
 

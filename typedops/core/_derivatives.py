@@ -104,7 +104,9 @@ def pow_backward_exponent(grad: Tensor, self: Tensor, exponent: Tensor, result: 
     0 where ``self`` is 0 and the exponent not negative (torch's, where log would be -inf)."""
     zero = F.bitwise_and(self == 0, exponent >= 0)
     safe = F.where(zero, self + 1, self)  # log(1) there: no 0 * -inf (numpy would warn)
-    value = grad * conj(result * F.log(safe))
+    # the log in the result's dtype, as torch's: an int or float32 base under a float64
+    # exponent would give a float32 log, a float64 gradient right to 1e-8 only
+    value = grad * conj(result * F.log(safe.to(result.dtype)))
     return F.where(zero, F.zeros_like(value), value)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError, ArgumentOverflowError
-from ..boxing import TensorUse, canonical, default_value, dtype_of_python_type, int_of_index, is_overflow, mismatch, python_name, tensor_use, type_name
+from ..boxing import TensorUse, canonical, default_value, dtype_of_python_type, plain_number, is_overflow, mismatch, python_name, tensor_use, type_name
 from ._messages import (
     BAD_BOXED_ARGUMENT,
     BAD_TENSOR_ARGUMENT,
@@ -132,7 +132,7 @@ def fix_arguments(op: OperatorEntry, indices: tuple[int, ...], values: tuple[Any
     for i, value in zip(indices, values):
         arg = args[i]
         value = dtype_of_python_type(arg.type, value)  # dtype=float: Note [Python types as dtypes]
-        value = int_of_index(arg.type, value)  # np.int64(2): Note [Integers that are not ints]
+        value = plain_number(arg.type, value)  # Note [Numbers that are not Python's]
         problem = mismatch(arg.type, value)
         if problem is not None:
             raise _argument_error(op, arg, problem, boxed=False)

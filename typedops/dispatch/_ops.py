@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentError, OperatorAttributeError, OperatorNotFoundError
-from ..boxing import int_of_index, mismatch, python_name
+from ..boxing import mismatch, plain_number, python_name
 from ..schema import FunctionSchema
 from ._dispatcher import Dispatcher, dispatcher
 from ._handle import OperatorHandle
@@ -34,14 +34,14 @@ def binding_problem(schema: FunctionSchema, args: tuple[Any, ...], kwargs: dict[
     if unknown:
         return f"has no argument {unknown[0]!r}"
     for arg, value in zip(positional, args):
-        problem = mismatch(arg.type, int_of_index(arg.type, value))  # Note [Integers that are not ints]
+        problem = mismatch(arg.type, plain_number(arg.type, value))  # Note [Numbers that are not Python's]
         if problem is not None:
             return f"argument '{arg.name}': {problem}"
     given = {python_name(a.name) for a in positional[: len(args)]}
     for name, value in kwargs.items():
         if name in given:
             return f"got argument {name!r} twice"
-        problem = mismatch(by_name[name].type, int_of_index(by_name[name].type, value))
+        problem = mismatch(by_name[name].type, plain_number(by_name[name].type, value))
         if problem is not None:
             return f"argument '{by_name[name].name}': {problem}"
     for arg in schema.arguments:

@@ -78,6 +78,9 @@ class _op_div___Scalar(_Handle):
 class _op_floor_divide__default(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _op_floor_divide__out(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor, *, out: _t.Tensor) -> _t.Tensor: ...
+
 class _op_floor_divide__Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
@@ -90,6 +93,9 @@ class _op_floor_divide___Scalar(_Handle):
 class _op_remainder__Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _op_remainder__Tensor_out(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor, *, out: _t.Tensor) -> _t.Tensor: ...
+
 class _op_remainder__Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
@@ -99,6 +105,9 @@ class _op_remainder___Tensor(_Handle):
 class _op_remainder___Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
+class _op_remainder__Scalar_out(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar, *, out: _t.Tensor) -> _t.Tensor: ...
+
 class _op_remainder__Scalar_Tensor(_Handle):
     def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -106,6 +115,12 @@ class _op_pow__Tensor_Scalar(_Handle):
     def __call__(_h, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
 
 class _op_pow__Tensor_Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
+
+class _op_pow___Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
+
+class _op_pow___Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
 
 class _op_pow__Scalar(_Handle):
@@ -460,6 +475,33 @@ class _op_bitwise_or__Tensor(_Handle):
 class _op_bitwise_xor__Tensor(_Handle):
     def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
+class _op_bitwise_and__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_bitwise_and__Scalar_Tensor(_Handle):
+    def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_and___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_or__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_bitwise_or__Scalar_Tensor(_Handle):
+    def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_or___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_xor__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+
+class _op_bitwise_xor__Scalar_Tensor(_Handle):
+    def __call__(_h, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _op_bitwise_xor___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
 class _op_bitwise_not__default(_Handle):
     def __call__(_h, self: _t.Tensor) -> _t.Tensor: ...
 
@@ -558,6 +600,18 @@ class _op_empty__memory_format(_Handle):
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
         memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_empty_strided__default(_Handle):
+    def __call__(
+        _h,
+        size: _Sequence[_t.SymInt],
+        stride: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
 class _op_zeros__default(_Handle):
@@ -834,10 +888,13 @@ class _packet_div_:
 
 class _packet_floor_divide:
     default: _op_floor_divide__default
+    out: _op_floor_divide__out
     Scalar: _op_floor_divide__Scalar
     def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, out: _t.Tensor) -> _t.Tensor: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
 
@@ -852,13 +909,19 @@ class _packet_floor_divide_:
 
 class _packet_remainder:
     Tensor: _op_remainder__Tensor
+    Tensor_out: _op_remainder__Tensor_out
     Scalar: _op_remainder__Scalar
+    Scalar_out: _op_remainder__Scalar_out
     Scalar_Tensor: _op_remainder__Scalar_Tensor
     def overloads(self) -> list[_builtins.str]: ...
     @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
     @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor, *, out: _t.Tensor) -> _t.Tensor: ...
+    @overload
     def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar, *, out: _t.Tensor) -> _t.Tensor: ...
     @overload
     def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -882,6 +945,15 @@ class _packet_pow:
     def __call__(_p, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
     @overload
     def __call__(_p, self: _t.Scalar, exponent: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_pow_:
+    Scalar: _op_pow___Scalar
+    Tensor: _op_pow___Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, exponent: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, exponent: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_maximum:
     default: _op_maximum__default
@@ -1394,16 +1466,52 @@ class _packet_clamp:
 
 class _packet_bitwise_and:
     Tensor: _op_bitwise_and__Tensor
+    Scalar: _op_bitwise_and__Scalar
+    Scalar_Tensor: _op_bitwise_and__Scalar_Tensor
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_bitwise_or:
     Tensor: _op_bitwise_or__Tensor
+    Scalar: _op_bitwise_or__Scalar
+    Scalar_Tensor: _op_bitwise_or__Scalar_Tensor
     def overloads(self) -> list[_builtins.str]: ...
+    @overload
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
 
 class _packet_bitwise_xor:
     Tensor: _op_bitwise_xor__Tensor
+    Scalar: _op_bitwise_xor__Scalar
+    Scalar_Tensor: _op_bitwise_xor__Scalar_Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, other: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Scalar, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_and_:
+    Tensor: _op_bitwise_and___Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_or_:
+    Tensor: _op_bitwise_or___Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_bitwise_xor_:
+    Tensor: _op_bitwise_xor___Tensor
     def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor, other: _t.Tensor) -> _t.Tensor: ...
 
@@ -1546,6 +1654,20 @@ class _packet_empty:
         device: _t.Device | _builtins.str | None = ...,
         pin_memory: _builtins.bool | None = ...,
         memory_format: _t.MemoryFormat | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_empty_strided:
+    default: _op_empty_strided__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        size: _Sequence[_t.SymInt],
+        stride: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
 class _packet_zeros:
@@ -1780,6 +1902,7 @@ class Namespace:
     remainder: _packet_remainder
     remainder_: _packet_remainder_
     pow: _packet_pow
+    pow_: _packet_pow_
     maximum: _packet_maximum
     minimum: _packet_minimum
     neg: _packet_neg
@@ -1848,6 +1971,9 @@ class Namespace:
     bitwise_and: _packet_bitwise_and
     bitwise_or: _packet_bitwise_or
     bitwise_xor: _packet_bitwise_xor
+    bitwise_and_: _packet_bitwise_and_
+    bitwise_or_: _packet_bitwise_or_
+    bitwise_xor_: _packet_bitwise_xor_
     bitwise_not: _packet_bitwise_not
     argmax: _packet_argmax
     matmul: _packet_matmul
@@ -1871,6 +1997,7 @@ class Namespace:
     cat: _packet_cat
     stack: _packet_stack
     empty: _packet_empty
+    empty_strided: _packet_empty_strided
     zeros: _packet_zeros
     ones: _packet_ones
     full: _packet_full

@@ -16,6 +16,9 @@ refuses the two cases whose answer would depend on the order of the writes, and 
 A tensor that is not non-overlapping and dense (``x[::2]``) is "too hard" to decide and
 passes, as in PyTorch; so does a tensor without elements. Ops that write without reading
 (``fill_``, ``zero_``) and reductions with ``out=`` check nothing, as PyTorch's don't.
+The Meta kernels check the first case too, which the strides decide (PyTorch's meta
+kernels check neither): a run on meta or fake tensors refuses what the CPU run would.
+The second needs a storage, which a meta tensor does not have.
 
 A tensor whose storage is not made yet owns its array alone (Note [Storage made on
 demand] in _tensor.py: a view makes its base's storage first), and its strides are

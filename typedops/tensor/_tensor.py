@@ -100,6 +100,7 @@ from ._messages import (
     UNKNOWN_NUMPY_DTYPE,
     UNKNOWN_NUMPY_DTYPE_USE,
 )
+from ._indexing import Index, index_into, write_into
 from ._storage import Storage
 from ._strides import (
     contiguous_strides,
@@ -453,6 +454,14 @@ class Tensor(_TensorMethods):
     # i)``, ``x.T`` reverses the dims (a 2-D tensor's transpose) and ``x.mT`` swaps the last
     # two; a 0-dim tensor has no length and no items. The views come from the core ops
     # (``select``, ``permute``, ``transpose``), so autograd, vmap and traces see them.
+    def __getitem__(self, index: Index) -> Tensor:
+        """A view of the elements ``index`` picks (Note [Basic indexing] in _indexing.py)."""
+        return index_into(self, index, Tensor)
+
+    def __setitem__(self, index: Index, value: Tensor | complex) -> None:
+        """Write ``value`` into the elements ``index`` picks (Note [Basic indexing])."""
+        write_into(self, index, value, Tensor)
+
     def __len__(self) -> int:
         if not self._shape:
             raise ArgumentError(LEN_OF_SCALAR)
@@ -956,6 +965,9 @@ def _wrapped_scalar_any(value: complex, device: Device) -> Tensor:
         for kind, scalar_type in ((bool, ScalarType.bool), (int, ScalarType.int64),
                                   (float, ScalarType.float64), (complex, ScalarType.complex128)):  # fmt: skip
             _WRAPPED_KINDS[kind] = (scalar_type, numpy_dtype(scalar_type))
+    if isinstance(value, np.generic):  # np.float32(2): the Python number it holds (Note [Numbers that are not Python's])
+        number = cast("complex", value.item())
+        value = float(number) if isinstance(number, bool) else number  # np.bool_: a float, as in torch
     if isinstance(value, bool):
         dtype = ScalarType.bool
     elif isinstance(value, int):

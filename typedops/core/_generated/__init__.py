@@ -26,6 +26,8 @@ from typedops.runtime import (
     choose as _choose,
     lazy_entry as _lazy_entry,
     wrapped_scalar as _wrapped_scalar,
+    is_number as _is_number,
+    CPU as _CPU,
     ArgumentError as _ArgumentError,
     lazy_method as _lazy_method,
 )
@@ -321,36 +323,8 @@ def _unboxing17(_fn):
     return unboxing
 
 
-# 1 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing18(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, = stack[-5:]
-        del stack[-5:]
-        try:
-            _r = _fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
-        except BaseException:
-            stack.extend((a0, k0, k1, k2, k3,))
-            raise
-        stack.append(_r)
-    return unboxing
-
-
-# 1 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing19(_fn):
-    def unboxing(op, keys, stack):
-        a0, k0, k1, k2, k3, = stack[-5:]
-        del stack[-5:]
-        try:
-            _r = _fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
-        except BaseException:
-            stack.extend((a0, k0, k1, k2, k3,))
-            raise
-        stack.append(_r)
-    return unboxing
-
-
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
-def _unboxing20(_fn):
+def _unboxing18(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -364,7 +338,7 @@ def _unboxing20(_fn):
 
 
 # 2 positional, dtype=, layout=, device=, pin_memory= -> 1
-def _unboxing21(_fn):
+def _unboxing19(_fn):
     def unboxing(op, keys, stack):
         a0, a1, k0, k1, k2, k3, = stack[-6:]
         del stack[-6:]
@@ -372,6 +346,34 @@ def _unboxing21(_fn):
             _r = _fn(a0, a1, dtype=k0, layout=k1, device=k2, pin_memory=k3)
         except BaseException:
             stack.extend((a0, a1, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
+    return unboxing
+
+
+# 1 positional, dtype=, layout=, device=, pin_memory= -> 1, keyed
+def _unboxing20(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        try:
+            _r = _fn(keys, a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3,))
+            raise
+        stack.append(_r)
+    return unboxing
+
+
+# 1 positional, dtype=, layout=, device=, pin_memory= -> 1
+def _unboxing21(_fn):
+    def unboxing(op, keys, stack):
+        a0, k0, k1, k2, k3, = stack[-5:]
+        del stack[-5:]
+        try:
+            _r = _fn(a0, dtype=k0, layout=k1, device=k2, pin_memory=k3)
+        except BaseException:
+            stack.extend((a0, k0, k1, k2, k3,))
             raise
         stack.append(_r)
     return unboxing
@@ -667,6 +669,20 @@ floor_divide__default = (
     ),
 )
 
+# core::floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+floor_divide__out = (
+    _schema(
+        'floor_divide', 'core', 'out',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        kwarg_only=(_argument('out', _t0, alias=_alias(('a',), is_write=True)),),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.floor_divide_out_cpu, _unboxing4),
+        _kernel(_DispatchKey.Meta, _m0.floor_divide_out_meta, _unboxing4),
+    ),
+)
+
 # core::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 floor_divide__Scalar = (
     _schema(
@@ -713,6 +729,20 @@ remainder__Tensor = (
     ),
 )
 
+# core::remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+remainder__Tensor_out = (
+    _schema(
+        'remainder', 'core', 'Tensor_out',
+        positional=(_argument('self', _t0), _argument('other', _t0)),
+        kwarg_only=(_argument('out', _t0, alias=_alias(('a',), is_write=True)),),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.remainder_out_cpu, _unboxing4),
+        _kernel(_DispatchKey.Meta, _m0.remainder_out_meta, _unboxing4),
+    ),
+)
+
 # core::remainder.Scalar(Tensor self, Scalar other) -> Tensor
 remainder__Scalar = (
     _schema(
@@ -746,6 +776,17 @@ remainder___Scalar = (
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder__scalar_composite, _unboxing3),),
 )
 
+# core::remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+remainder__Scalar_out = (
+    _schema(
+        'remainder', 'core', 'Scalar_out',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        kwarg_only=(_argument('out', _t0, alias=_alias(('a',), is_write=True)),),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.remainder_scalar_out_composite, _unboxing4),),
+)
+
 # core::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 remainder__Scalar_Tensor = (
     _schema(
@@ -776,6 +817,32 @@ pow__Tensor_Tensor = (
     (
         _kernel(_DispatchKey.CPU, _m0.pow_tensor_tensor_cpu, _unboxing3),
         _kernel(_DispatchKey.Meta, _m0.pow_tensor_tensor_meta, _unboxing3),
+    ),
+)
+
+# core::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+pow___Scalar = (
+    _schema(
+        'pow_', 'core', 'Scalar',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('exponent', _t1)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.pow__scalar_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.pow__scalar_meta, _unboxing3),
+    ),
+)
+
+# core::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+pow___Tensor = (
+    _schema(
+        'pow_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('exponent', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.pow__tensor_cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.pow__tensor_meta, _unboxing3),
     ),
 )
 
@@ -1920,6 +1987,105 @@ bitwise_xor__Tensor = (
     ),
 )
 
+# core::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_and__Scalar = (
+    _schema(
+        'bitwise_and', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_and_scalar_composite, _unboxing3),),
+)
+
+# core::bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_and__Scalar_Tensor = (
+    _schema(
+        'bitwise_and', 'core', 'Scalar_Tensor',
+        positional=(_argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_and_scalar_tensor_composite, _unboxing3),),
+)
+
+# core::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_and___Tensor = (
+    _schema(
+        'bitwise_and_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_and__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_and__meta, _unboxing3),
+    ),
+)
+
+# core::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_or__Scalar = (
+    _schema(
+        'bitwise_or', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_or_scalar_composite, _unboxing3),),
+)
+
+# core::bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_or__Scalar_Tensor = (
+    _schema(
+        'bitwise_or', 'core', 'Scalar_Tensor',
+        positional=(_argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_or_scalar_tensor_composite, _unboxing3),),
+)
+
+# core::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_or___Tensor = (
+    _schema(
+        'bitwise_or_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_or__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_or__meta, _unboxing3),
+    ),
+)
+
+# core::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_xor__Scalar = (
+    _schema(
+        'bitwise_xor', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('other', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_xor_scalar_composite, _unboxing3),),
+)
+
+# core::bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_xor__Scalar_Tensor = (
+    _schema(
+        'bitwise_xor', 'core', 'Scalar_Tensor',
+        positional=(_argument('self', _t1), _argument('other', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.bitwise_xor_scalar_tensor_composite, _unboxing3),),
+)
+
+# core::bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_xor___Tensor = (
+    _schema(
+        'bitwise_xor_', 'core', 'Tensor',
+        positional=(_argument('self', _t0, alias=_alias(('a',), is_write=True)), _argument('other', _t0)),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.bitwise_xor__cpu, _unboxing3),
+        _kernel(_DispatchKey.Meta, _m0.bitwise_xor__meta, _unboxing3),
+    ),
+)
+
 # core::bitwise_not(Tensor self) -> Tensor
 bitwise_not__default = (
     _schema('bitwise_not', 'core', '', positional=(_argument('self', _t0),), returns=(_return(_t0),)),
@@ -2213,6 +2379,27 @@ empty__memory_format = (
     ),
 )
 
+# core::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None,
+#     Device? device=None, bool? pin_memory=None) -> Tensor
+empty_strided__default = (
+    _schema(
+        'empty_strided', 'core', '',
+        positional=(_argument('size', _t11), _argument('stride', _t11)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t18, default='None'),
+            _argument('device', _t20, default='None'),
+            _argument('pin_memory', _t21, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.BackendSelect, _m0.empty_strided_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.empty_strided_kernel, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.empty_strided_kernel, _unboxing19),
+    ),
+)
+
 # core::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 #     bool? pin_memory=None) -> Tensor
 zeros__default = (
@@ -2228,9 +2415,9 @@ zeros__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.zeros_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.zeros_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing21),
     ),
 )
 
@@ -2249,9 +2436,9 @@ ones__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.ones_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.ones_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.factory_meta, _unboxing21),
     ),
 )
 
@@ -2270,9 +2457,9 @@ full__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing20, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing21),
-        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing21),
+        _kernel(_DispatchKey.BackendSelect, _m0.full_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.full_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.full_meta, _unboxing19),
     ),
 )
 
@@ -2291,9 +2478,9 @@ scalar_tensor__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.scalar_tensor_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.scalar_tensor_kernel, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.scalar_tensor_kernel, _unboxing21),
     ),
 )
 
@@ -2312,9 +2499,9 @@ randn__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.randn_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.randn_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.randn_meta, _unboxing21),
     ),
 )
 
@@ -2332,7 +2519,7 @@ arange__default = (
         ),
         returns=(_return(_t0),),
     ),
-    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing19),),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.arange_composite, _unboxing21),),
 )
 
 # core::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None,
@@ -2371,9 +2558,9 @@ eye__default = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.eye_backend_select, _unboxing18, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.eye_cpu, _unboxing19),
-        _kernel(_DispatchKey.Meta, _m0.eye_meta, _unboxing19),
+        _kernel(_DispatchKey.BackendSelect, _m0.eye_backend_select, _unboxing20, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.eye_cpu, _unboxing21),
+        _kernel(_DispatchKey.Meta, _m0.eye_meta, _unboxing21),
     ),
 )
 
@@ -2392,9 +2579,9 @@ eye__m = (
         returns=(_return(_t0),),
     ),
     (
-        _kernel(_DispatchKey.BackendSelect, _m0.eye_m_backend_select, _unboxing20, with_keys=True),
-        _kernel(_DispatchKey.CPU, _m0.eye_m_cpu, _unboxing21),
-        _kernel(_DispatchKey.Meta, _m0.eye_m_meta, _unboxing21),
+        _kernel(_DispatchKey.BackendSelect, _m0.eye_m_backend_select, _unboxing18, with_keys=True),
+        _kernel(_DispatchKey.CPU, _m0.eye_m_cpu, _unboxing19),
+        _kernel(_DispatchKey.Meta, _m0.eye_m_meta, _unboxing19),
     ),
 )
 
@@ -2536,54 +2723,60 @@ to__dtype = (
 (
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
-    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
-    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__out, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Tensor_out, remainder__Scalar, remainder___Tensor,
+    remainder___Scalar, remainder__Scalar_out, remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor,
+    pow___Scalar, pow___Tensor, pow__Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
     any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
-    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    bitwise_xor__Tensor, bitwise_and__Scalar, bitwise_and__Scalar_Tensor, bitwise_and___Tensor, bitwise_or__Scalar,
+    bitwise_or__Scalar_Tensor, bitwise_or___Tensor, bitwise_xor__Scalar, bitwise_xor__Scalar_Tensor,
+    bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
-    empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
-    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
+    empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default,
+    randn__default, arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
     empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
-    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
-    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__out, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Tensor_out, remainder__Scalar, remainder___Tensor,
+    remainder___Scalar, remainder__Scalar_out, remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor,
+    pow___Scalar, pow___Tensor, pow__Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
     any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
-    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    bitwise_xor__Tensor, bitwise_and__Scalar, bitwise_and__Scalar_Tensor, bitwise_and___Tensor, bitwise_or__Scalar,
+    bitwise_or__Scalar_Tensor, bitwise_or___Tensor, bitwise_xor__Scalar, bitwise_xor__Scalar_Tensor,
+    bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
-    empty__memory_format, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
-    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
+    empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default,
+    randn__default, arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
     empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 ))
 
@@ -2591,29 +2784,32 @@ to__dtype = (
 _check_devices(
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
-    div__Scalar, div___Scalar, floor_divide__default, floor_divide__Scalar, floor_divide___Tensor,
-    floor_divide___Scalar, remainder__Tensor, remainder__Scalar, remainder___Tensor, remainder___Scalar,
-    remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor, pow__Scalar, maximum__default, minimum__default,
-    neg__default, abs__default, exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out,
-    expm1__default, expm1___default, expm1__out, log__default, log___default, log__out, log2__default, log2___default,
-    log2__out, log10__default, log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default,
-    sqrt___default, sqrt__out, rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default,
-    reciprocal__out, sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out,
-    cos__default, cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default,
-    asin__out, acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default,
-    sinh___default, sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out,
-    relu__default, threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor,
-    le__Tensor, gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar,
-    where__self, where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
+    div__Scalar, div___Scalar, floor_divide__default, floor_divide__out, floor_divide__Scalar, floor_divide___Tensor,
+    floor_divide___Scalar, remainder__Tensor, remainder__Tensor_out, remainder__Scalar, remainder___Tensor,
+    remainder___Scalar, remainder__Scalar_out, remainder__Scalar_Tensor, pow__Tensor_Scalar, pow__Tensor_Tensor,
+    pow___Scalar, pow___Tensor, pow__Scalar, maximum__default, minimum__default, neg__default, abs__default,
+    exp__default, exp___default, exp__out, exp2__default, exp2___default, exp2__out, expm1__default, expm1___default,
+    expm1__out, log__default, log___default, log__out, log2__default, log2___default, log2__out, log10__default,
+    log10___default, log10__out, log1p__default, log1p___default, log1p__out, sqrt__default, sqrt___default, sqrt__out,
+    rsqrt__default, rsqrt___default, rsqrt__out, reciprocal__default, reciprocal___default, reciprocal__out,
+    sigmoid__default, sigmoid___default, sigmoid__out, sin__default, sin___default, sin__out, cos__default,
+    cos___default, cos__out, tan__default, tan___default, tan__out, asin__default, asin___default, asin__out,
+    acos__default, acos___default, acos__out, atan__default, atan___default, atan__out, sinh__default, sinh___default,
+    sinh__out, cosh__default, cosh___default, cosh__out, tanh__default, tanh___default, tanh__out, relu__default,
+    threshold_backward__default, fill___Scalar, zero___default, eq__Tensor, ne__Tensor, lt__Tensor, le__Tensor,
+    gt__Tensor, ge__Tensor, eq__Scalar, gt__Scalar, ne__Scalar, lt__Scalar, le__Scalar, ge__Scalar, where__self,
+    where__ScalarSelf, where__ScalarOther, where__Scalar, sum__default, sum__dim_IntList, sum__IntList_out,
     mean__default, mean__dim, amax__default, max__dim, max__default, min__dim, min__default, all__default, all__dim,
     any__default, any__dim, softmax__int, log_softmax__int, clamp__default, bitwise_and__Tensor, bitwise_or__Tensor,
-    bitwise_xor__Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
+    bitwise_xor__Tensor, bitwise_and__Scalar, bitwise_and__Scalar_Tensor, bitwise_and___Tensor, bitwise_or__Scalar,
+    bitwise_or__Scalar_Tensor, bitwise_or___Tensor, bitwise_xor__Scalar, bitwise_xor__Scalar_Tensor,
+    bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
     flatten__using_ints, contiguous__default, clone__default, cat__default, stack__default, empty__memory_format,
-    zeros__default, ones__default, full__default, scalar_tensor__default, randn__default, arange__default,
-    arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default,
-    ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
+    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
+    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2625,8 +2821,9 @@ _register_vmap_rules(LIBRARY, [
     (floor_divide__default, 'pointwise'), (floor_divide__Scalar, 'pointwise'), (floor_divide___Tensor, 'pointwise'),
     (floor_divide___Scalar, 'pointwise'), (remainder__Tensor, 'pointwise'), (remainder__Scalar, 'pointwise'),
     (remainder___Tensor, 'pointwise'), (remainder___Scalar, 'pointwise'), (pow__Tensor_Scalar, 'pointwise'),
-    (pow__Tensor_Tensor, 'pointwise'), (maximum__default, 'pointwise'), (minimum__default, 'pointwise'),
-    (neg__default, 'pointwise'), (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
+    (pow__Tensor_Tensor, 'pointwise'), (pow___Scalar, 'pointwise'), (pow___Tensor, 'pointwise'),
+    (maximum__default, 'pointwise'), (minimum__default, 'pointwise'), (neg__default, 'pointwise'),
+    (abs__default, 'pointwise'), (exp__default, 'pointwise'), (exp___default, 'pointwise'),
     (exp2__default, 'pointwise'), (exp2___default, 'pointwise'), (expm1__default, 'pointwise'),
     (expm1___default, 'pointwise'), (log__default, 'pointwise'), (log___default, 'pointwise'),
     (log2__default, 'pointwise'), (log2___default, 'pointwise'), (log10__default, 'pointwise'),
@@ -2648,7 +2845,8 @@ _register_vmap_rules(LIBRARY, [
     (where__Scalar, 'pointwise'), (sum__default, 'reduction'), (sum__dim_IntList, 'reduction'),
     (mean__default, 'reduction'), (mean__dim, 'reduction'), (amax__default, 'reduction'), (max__dim, 'reduction'),
     (min__dim, 'reduction'), (clamp__default, 'pointwise'), (bitwise_and__Tensor, 'pointwise'),
-    (bitwise_or__Tensor, 'pointwise'), (bitwise_xor__Tensor, 'pointwise'), (bitwise_not__default, 'pointwise'),
+    (bitwise_or__Tensor, 'pointwise'), (bitwise_xor__Tensor, 'pointwise'), (bitwise_and___Tensor, 'pointwise'),
+    (bitwise_or___Tensor, 'pointwise'), (bitwise_xor___Tensor, 'pointwise'), (bitwise_not__default, 'pointwise'),
     (argmax__default, 'composite'), (matmul__default, 'matmul'), (mm__default, 'matmul'),
     (detach__default, 'pointwise'), (view__default, 'shape'), (reshape__default, 'shape'), (permute__default, 'dims'),
     (transpose__int, 'dim'), (t__default, 'composite'), (select__int, 'dim'), (slice__Tensor, 'dim'),
@@ -2669,8 +2867,8 @@ __all__ = [
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
-    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
-    'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones',
+    'full', 'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
     '_to_copy',
 ]
 _MISSING: Any = object()
@@ -2690,9 +2888,12 @@ _call_div__Tensor = _lazy_entry(globals(), '_call_div__Tensor', div__Tensor)
 _call_div__out = _lazy_entry(globals(), '_call_div__out', div__out)
 _call_div__Scalar = _lazy_entry(globals(), '_call_div__Scalar', div__Scalar)
 _call_floor_divide__default = _lazy_entry(globals(), '_call_floor_divide__default', floor_divide__default)
+_call_floor_divide__out = _lazy_entry(globals(), '_call_floor_divide__out', floor_divide__out)
 _call_floor_divide__Scalar = _lazy_entry(globals(), '_call_floor_divide__Scalar', floor_divide__Scalar)
 _call_remainder__Tensor = _lazy_entry(globals(), '_call_remainder__Tensor', remainder__Tensor)
+_call_remainder__Tensor_out = _lazy_entry(globals(), '_call_remainder__Tensor_out', remainder__Tensor_out)
 _call_remainder__Scalar = _lazy_entry(globals(), '_call_remainder__Scalar', remainder__Scalar)
+_call_remainder__Scalar_out = _lazy_entry(globals(), '_call_remainder__Scalar_out', remainder__Scalar_out)
 _call_remainder__Scalar_Tensor = _lazy_entry(globals(), '_call_remainder__Scalar_Tensor', remainder__Scalar_Tensor)
 _call_pow__Tensor_Scalar = _lazy_entry(globals(), '_call_pow__Tensor_Scalar', pow__Tensor_Scalar)
 _call_pow__Tensor_Tensor = _lazy_entry(globals(), '_call_pow__Tensor_Tensor', pow__Tensor_Tensor)
@@ -2768,12 +2969,29 @@ _call_all__default = _lazy_entry(globals(), '_call_all__default', all__default)
 _call_all__dim = _lazy_entry(globals(), '_call_all__dim', all__dim)
 _call_any__default = _lazy_entry(globals(), '_call_any__default', any__default)
 _call_any__dim = _lazy_entry(globals(), '_call_any__dim', any__dim)
+_call_bitwise_and__Tensor = _lazy_entry(globals(), '_call_bitwise_and__Tensor', bitwise_and__Tensor)
+_call_bitwise_and__Scalar = _lazy_entry(globals(), '_call_bitwise_and__Scalar', bitwise_and__Scalar)
+_call_bitwise_and__Scalar_Tensor = _lazy_entry(
+    globals(), '_call_bitwise_and__Scalar_Tensor', bitwise_and__Scalar_Tensor
+)
+_call_bitwise_or__Tensor = _lazy_entry(globals(), '_call_bitwise_or__Tensor', bitwise_or__Tensor)
+_call_bitwise_or__Scalar = _lazy_entry(globals(), '_call_bitwise_or__Scalar', bitwise_or__Scalar)
+_call_bitwise_or__Scalar_Tensor = _lazy_entry(globals(), '_call_bitwise_or__Scalar_Tensor', bitwise_or__Scalar_Tensor)
+_call_bitwise_xor__Tensor = _lazy_entry(globals(), '_call_bitwise_xor__Tensor', bitwise_xor__Tensor)
+_call_bitwise_xor__Scalar = _lazy_entry(globals(), '_call_bitwise_xor__Scalar', bitwise_xor__Scalar)
+_call_bitwise_xor__Scalar_Tensor = _lazy_entry(
+    globals(), '_call_bitwise_xor__Scalar_Tensor', bitwise_xor__Scalar_Tensor
+)
 _call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
 _call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
 _call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
 _call_eye__default = _lazy_entry(globals(), '_call_eye__default', eye__default)
 _call_eye__m = _lazy_entry(globals(), '_call_eye__m', eye__m)
+_call_empty__memory_format = _lazy_entry(globals(), '_call_empty__memory_format', empty__memory_format)
+_call_zeros__default = _lazy_entry(globals(), '_call_zeros__default', zeros__default)
+_call_ones__default = _lazy_entry(globals(), '_call_ones__default', ones__default)
+_call_randn__default = _lazy_entry(globals(), '_call_randn__default', randn__default)
 
 
 def _named_max__dim(*args: Any, **kwargs: Any) -> Any:
@@ -2813,14 +3031,14 @@ def add(*args: Any, **kwargs: Any) -> Any:
     except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
             _o = _wrapped_scalar(_o, _s._device)
             if len(args) > 1:
                 return add(args[0], _o, *args[2:], **kwargs)
             return add(*args, **{**kwargs, 'other': _o})
-        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):
             raise
-    _s = _wrapped_scalar(_s, _o._device)
+    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU
     if args:
         return add(_s, *args[1:], **kwargs)
     return add(**{**kwargs, 'self': _s})
@@ -2853,14 +3071,14 @@ def sub(*args: Any, **kwargs: Any) -> Any:
     except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
             _o = _wrapped_scalar(_o, _s._device)
             if len(args) > 1:
                 return sub(args[0], _o, *args[2:], **kwargs)
             return sub(*args, **{**kwargs, 'other': _o})
-        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):
             raise
-    _s = _wrapped_scalar(_s, _o._device)
+    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU
     if args:
         return sub(_s, *args[1:], **kwargs)
     return sub(**{**kwargs, 'self': _s})
@@ -2893,14 +3111,14 @@ def mul(*args: Any, **kwargs: Any) -> Any:
     except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
             _o = _wrapped_scalar(_o, _s._device)
             if len(args) > 1:
                 return mul(args[0], _o, *args[2:], **kwargs)
             return mul(*args, **{**kwargs, 'other': _o})
-        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):
             raise
-    _s = _wrapped_scalar(_s, _o._device)
+    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU
     if args:
         return mul(_s, *args[1:], **kwargs)
     return mul(**{**kwargs, 'self': _s})
@@ -2933,24 +3151,25 @@ def div(*args: Any, **kwargs: Any) -> Any:
     except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
             _o = _wrapped_scalar(_o, _s._device)
             if len(args) > 1:
                 return div(args[0], _o, *args[2:], **kwargs)
             return div(*args, **{**kwargs, 'other': _o})
-        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):
             raise
-    _s = _wrapped_scalar(_s, _o._device)
+    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU
     if args:
         return div(_s, *args[1:], **kwargs)
     return div(**{**kwargs, 'self': _s})
 
 _CANDIDATES_floor_divide = (
     (floor_divide__default.schema, floor_divide__default),
+    (floor_divide__out.schema, floor_divide__out),
     (floor_divide__Scalar.schema, floor_divide__Scalar),
 )
 def floor_divide(*args: Any, **kwargs: Any) -> Any:
-    """core::floor_divide: default, Scalar."""
+    """core::floor_divide: default, out, Scalar."""
     try:
         if not kwargs:
             if len(args) == 2:
@@ -2959,7 +3178,11 @@ def floor_divide(*args: Any, **kwargs: Any) -> Any:
                     return _call_floor_divide__default(_v0, _v1)
                 if isinstance(_v1, _NUMBERS):
                     return _call_floor_divide__Scalar(_v0, _v1)
+        if 'out' in kwargs and kwargs['out'] is None:
+            del kwargs['out']
         _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+        if 'out' in kwargs and isinstance(_v1, _Tensor):
+            return _call_floor_divide__out(*args, **kwargs)
         if isinstance(_v1, _Tensor):
             return _call_floor_divide__default(*args, **kwargs)
         if isinstance(_v1, _NUMBERS):
@@ -2968,25 +3191,27 @@ def floor_divide(*args: Any, **kwargs: Any) -> Any:
     except TypeError:  # an ArgumentError, or a binding one: Note [Numbers as self]
         _s = args[0] if args else kwargs.get('self', _MISSING)
         _o = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
-        if isinstance(_o, _NUMBERS) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
+        if _is_number(_o) and isinstance(_s, _Tensor) and kwargs.get('out') is not None:
             _o = _wrapped_scalar(_o, _s._device)
             if len(args) > 1:
                 return floor_divide(args[0], _o, *args[2:], **kwargs)
             return floor_divide(*args, **{**kwargs, 'other': _o})
-        if not (isinstance(_s, _NUMBERS) and isinstance(_o, _Tensor)):
+        if not (_is_number(_s) and (isinstance(_o, _Tensor) or _is_number(_o))):
             raise
-    _s = _wrapped_scalar(_s, _o._device)
+    _s = _wrapped_scalar(_s, _o._device if isinstance(_o, _Tensor) else _CPU)  # two numbers: on the CPU
     if args:
         return floor_divide(_s, *args[1:], **kwargs)
     return floor_divide(**{**kwargs, 'self': _s})
 
 _CANDIDATES_remainder = (
     (remainder__Tensor.schema, remainder__Tensor),
+    (remainder__Tensor_out.schema, remainder__Tensor_out),
     (remainder__Scalar.schema, remainder__Scalar),
+    (remainder__Scalar_out.schema, remainder__Scalar_out),
     (remainder__Scalar_Tensor.schema, remainder__Scalar_Tensor),
 )
 def remainder(*args: Any, **kwargs: Any) -> Any:
-    """core::remainder: Tensor, Scalar, Scalar_Tensor."""
+    """core::remainder: Tensor, Tensor_out, Scalar, Scalar_out, Scalar_Tensor."""
     if not kwargs:
         if len(args) == 2:
             _v0, _v1 = args
@@ -2996,8 +3221,14 @@ def remainder(*args: Any, **kwargs: Any) -> Any:
                 return _call_remainder__Scalar(_v0, _v1)
             if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
                 return _call_remainder__Scalar_Tensor(_v0, _v1)
+    if 'out' in kwargs and kwargs['out'] is None:
+        del kwargs['out']
     _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
     _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if 'out' in kwargs and isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_remainder__Tensor_out(*args, **kwargs)
+    if 'out' in kwargs and isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_remainder__Scalar_out(*args, **kwargs)
     if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
         return _call_remainder__Tensor(*args, **kwargs)
     if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
@@ -3755,6 +3986,84 @@ def any(self: Any = _MISSING, dim: Any = _MISSING, keepdim: Any = _MISSING) -> A
         return _call_any__dim(self, dim, keepdim)
     return _any_any(**_given(self=self, dim=dim, keepdim=keepdim))
 
+_CANDIDATES_bitwise_and = (
+    (bitwise_and__Tensor.schema, bitwise_and__Tensor),
+    (bitwise_and__Scalar.schema, bitwise_and__Scalar),
+    (bitwise_and__Scalar_Tensor.schema, bitwise_and__Scalar_Tensor),
+)
+def bitwise_and(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_and: Tensor, Scalar, Scalar_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_bitwise_and__Tensor(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_bitwise_and__Scalar(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_bitwise_and__Scalar_Tensor(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_bitwise_and__Tensor(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_bitwise_and__Scalar(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_bitwise_and__Scalar_Tensor(*args, **kwargs)
+    return _choose('core::bitwise_and', _CANDIDATES_bitwise_and, args, kwargs)
+
+_CANDIDATES_bitwise_or = (
+    (bitwise_or__Tensor.schema, bitwise_or__Tensor),
+    (bitwise_or__Scalar.schema, bitwise_or__Scalar),
+    (bitwise_or__Scalar_Tensor.schema, bitwise_or__Scalar_Tensor),
+)
+def bitwise_or(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_or: Tensor, Scalar, Scalar_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_bitwise_or__Tensor(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_bitwise_or__Scalar(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_bitwise_or__Scalar_Tensor(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_bitwise_or__Tensor(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_bitwise_or__Scalar(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_bitwise_or__Scalar_Tensor(*args, **kwargs)
+    return _choose('core::bitwise_or', _CANDIDATES_bitwise_or, args, kwargs)
+
+_CANDIDATES_bitwise_xor = (
+    (bitwise_xor__Tensor.schema, bitwise_xor__Tensor),
+    (bitwise_xor__Scalar.schema, bitwise_xor__Scalar),
+    (bitwise_xor__Scalar_Tensor.schema, bitwise_xor__Scalar_Tensor),
+)
+def bitwise_xor(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_xor: Tensor, Scalar, Scalar_Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+                return _call_bitwise_xor__Tensor(_v0, _v1)
+            if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+                return _call_bitwise_xor__Scalar(_v0, _v1)
+            if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+                return _call_bitwise_xor__Scalar_Tensor(_v0, _v1)
+    _v0 = args[0] if len(args) > 0 else kwargs.get('self', _MISSING)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _Tensor):
+        return _call_bitwise_xor__Tensor(*args, **kwargs)
+    if isinstance(_v0, _Tensor) and isinstance(_v1, _NUMBERS):
+        return _call_bitwise_xor__Scalar(*args, **kwargs)
+    if isinstance(_v0, _NUMBERS) and isinstance(_v1, _Tensor):
+        return _call_bitwise_xor__Scalar_Tensor(*args, **kwargs)
+    return _choose('core::bitwise_xor', _CANDIDATES_bitwise_xor, args, kwargs)
+
 _CANDIDATES_squeeze = (
     (squeeze__dim.schema, squeeze__dim),
     (squeeze__default.schema, squeeze__default),
@@ -3831,6 +4140,54 @@ def _given(**kwargs: Any) -> dict[str, Any]:
     """The arguments a call gave (Note [Choosers with one signature] in typedops/codegen/_merged.py)."""
     return {k: v for k, v in kwargs.items() if v is not _MISSING}
 
+
+def empty(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::empty.memory_format: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_empty__memory_format((size, *_sizes), **kwargs)
+    try:
+        return _call_empty__memory_format(size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_empty__memory_format((size,), **kwargs)
+
+
+def zeros(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::zeros: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_zeros__default((size, *_sizes), **kwargs)
+    try:
+        return _call_zeros__default(size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_zeros__default((size,), **kwargs)
+
+
+def ones(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::ones: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_ones__default((size, *_sizes), **kwargs)
+    try:
+        return _call_ones__default(size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_ones__default((size,), **kwargs)
+
+
+def randn(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::randn: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_randn__default((size, *_sizes), **kwargs)
+    try:
+        return _call_randn__default(size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_randn__default((size,), **kwargs)
+
 _SINGLE = {
     'maximum': maximum__default,
     'minimum': minimum__default,
@@ -3864,9 +4221,6 @@ _SINGLE = {
     'softmax': softmax__int,
     'log_softmax': log_softmax__int,
     'clamp': clamp__default,
-    'bitwise_and': bitwise_and__Tensor,
-    'bitwise_or': bitwise_or__Tensor,
-    'bitwise_xor': bitwise_xor__Tensor,
     'bitwise_not': bitwise_not__default,
     'argmax': argmax__default,
     'matmul': matmul__default,
@@ -3884,12 +4238,9 @@ _SINGLE = {
     'clone': clone__default,
     'cat': cat__default,
     'stack': stack__default,
-    'empty': empty__memory_format,
-    'zeros': zeros__default,
-    'ones': ones__default,
+    'empty_strided': empty_strided__default,
     'full': full__default,
     'scalar_tensor': scalar_tensor__default,
-    'randn': randn__default,
     'linspace': linspace__default,
     'zeros_like': zeros_like__default,
     'empty_like': empty_like__default,
@@ -3924,6 +4275,8 @@ _call_floor_divide___Tensor = _lazy_entry(globals(), '_call_floor_divide___Tenso
 _call_floor_divide___Scalar = _lazy_entry(globals(), '_call_floor_divide___Scalar', floor_divide___Scalar)
 _call_remainder___Tensor = _lazy_entry(globals(), '_call_remainder___Tensor', remainder___Tensor)
 _call_remainder___Scalar = _lazy_entry(globals(), '_call_remainder___Scalar', remainder___Scalar)
+_call_pow___Scalar = _lazy_entry(globals(), '_call_pow___Scalar', pow___Scalar)
+_call_pow___Tensor = _lazy_entry(globals(), '_call_pow___Tensor', pow___Tensor)
 _call_view__default = _lazy_entry(globals(), '_call_view__default', view__default)
 _call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshape__default)
 _call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
@@ -3931,10 +4284,10 @@ _call_expand__default = _lazy_entry(globals(), '_call_expand__default', expand__
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
-_call_bitwise_and__Tensor = _lazy_entry(globals(), '_call_bitwise_and__Tensor', bitwise_and__Tensor)
-_call_bitwise_or__Tensor = _lazy_entry(globals(), '_call_bitwise_or__Tensor', bitwise_or__Tensor)
-_call_bitwise_xor__Tensor = _lazy_entry(globals(), '_call_bitwise_xor__Tensor', bitwise_xor__Tensor)
 _call_bitwise_not__default = _lazy_entry(globals(), '_call_bitwise_not__default', bitwise_not__default)
+_call_bitwise_and___Tensor = _lazy_entry(globals(), '_call_bitwise_and___Tensor', bitwise_and___Tensor)
+_call_bitwise_or___Tensor = _lazy_entry(globals(), '_call_bitwise_or___Tensor', bitwise_or___Tensor)
+_call_bitwise_xor___Tensor = _lazy_entry(globals(), '_call_bitwise_xor___Tensor', bitwise_xor___Tensor)
 
 _METHOD_CANDIDATES_add = (
     (add__Tensor.schema, add__Tensor),
@@ -4096,6 +4449,26 @@ def _method_div_(*args: Any, **kwargs: Any) -> Any:
         return _call_div___Scalar(*args, **kwargs)
     return _choose('core::div_', _METHOD_CANDIDATES_div_, args, kwargs)
 
+_METHOD_CANDIDATES_floor_divide = (
+    (floor_divide__default.schema, floor_divide__default),
+    (floor_divide__Scalar.schema, floor_divide__Scalar),
+)
+def _method_floor_divide(*args: Any, **kwargs: Any) -> Any:
+    """core::floor_divide: default, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_floor_divide__default(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_floor_divide__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_floor_divide__default(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_floor_divide__Scalar(*args, **kwargs)
+    return _choose('core::floor_divide', _METHOD_CANDIDATES_floor_divide, args, kwargs)
+
 _METHOD_CANDIDATES_floor_divide_ = (
     (floor_divide___Tensor.schema, floor_divide___Tensor),
     (floor_divide___Scalar.schema, floor_divide___Scalar),
@@ -4176,6 +4549,26 @@ def _method_pow(*args: Any, **kwargs: Any) -> Any:
         return _call_pow__Tensor_Tensor(*args, **kwargs)
     return _choose('core::pow', _METHOD_CANDIDATES_pow, args, kwargs)
 
+_METHOD_CANDIDATES_pow_ = (
+    (pow___Scalar.schema, pow___Scalar),
+    (pow___Tensor.schema, pow___Tensor),
+)
+def _method_pow_(*args: Any, **kwargs: Any) -> Any:
+    """core::pow_: Scalar, Tensor."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _NUMBERS):
+                return _call_pow___Scalar(_v0, _v1)
+            if isinstance(_v1, _Tensor):
+                return _call_pow___Tensor(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('exponent', _MISSING)
+    if isinstance(_v1, _NUMBERS):
+        return _call_pow___Scalar(*args, **kwargs)
+    if isinstance(_v1, _Tensor):
+        return _call_pow___Tensor(*args, **kwargs)
+    return _choose('core::pow_', _METHOD_CANDIDATES_pow_, args, kwargs)
+
 _METHOD_CANDIDATES_where = (
     (where__self.schema, where__self),
     (where__ScalarOther.schema, where__ScalarOther),
@@ -4220,6 +4613,66 @@ def _method_sum(*args: Any, **kwargs: Any) -> Any:
         return _call_sum__dim_IntList(*args, **kwargs)
     return _choose('core::sum', _METHOD_CANDIDATES_sum, args, kwargs)
 
+_METHOD_CANDIDATES_bitwise_and = (
+    (bitwise_and__Tensor.schema, bitwise_and__Tensor),
+    (bitwise_and__Scalar.schema, bitwise_and__Scalar),
+)
+def _method_bitwise_and(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_and: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_bitwise_and__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_bitwise_and__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_bitwise_and__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_bitwise_and__Scalar(*args, **kwargs)
+    return _choose('core::bitwise_and', _METHOD_CANDIDATES_bitwise_and, args, kwargs)
+
+_METHOD_CANDIDATES_bitwise_or = (
+    (bitwise_or__Tensor.schema, bitwise_or__Tensor),
+    (bitwise_or__Scalar.schema, bitwise_or__Scalar),
+)
+def _method_bitwise_or(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_or: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_bitwise_or__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_bitwise_or__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_bitwise_or__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_bitwise_or__Scalar(*args, **kwargs)
+    return _choose('core::bitwise_or', _METHOD_CANDIDATES_bitwise_or, args, kwargs)
+
+_METHOD_CANDIDATES_bitwise_xor = (
+    (bitwise_xor__Tensor.schema, bitwise_xor__Tensor),
+    (bitwise_xor__Scalar.schema, bitwise_xor__Scalar),
+)
+def _method_bitwise_xor(*args: Any, **kwargs: Any) -> Any:
+    """core::bitwise_xor: Tensor, Scalar."""
+    if not kwargs:
+        if len(args) == 2:
+            _v0, _v1 = args
+            if isinstance(_v1, _Tensor):
+                return _call_bitwise_xor__Tensor(_v0, _v1)
+            if isinstance(_v1, _NUMBERS):
+                return _call_bitwise_xor__Scalar(_v0, _v1)
+    _v1 = args[1] if len(args) > 1 else kwargs.get('other', _MISSING)
+    if isinstance(_v1, _Tensor):
+        return _call_bitwise_xor__Tensor(*args, **kwargs)
+    if isinstance(_v1, _NUMBERS):
+        return _call_bitwise_xor__Scalar(*args, **kwargs)
+    return _choose('core::bitwise_xor', _METHOD_CANDIDATES_bitwise_xor, args, kwargs)
+
 
 def _method_view(self: Any, size: Any, *_sizes: Any) -> Any:
     """core::view as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
@@ -4228,7 +4681,7 @@ def _method_view(self: Any, size: Any, *_sizes: Any) -> Any:
     try:
         return _call_view__default(self, size)
     except _ArgumentError:
-        if not isinstance(size, int):
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
             raise
     return _call_view__default(self, (size,))
 
@@ -4240,7 +4693,7 @@ def _method_reshape(self: Any, shape: Any, *_sizes: Any) -> Any:
     try:
         return _call_reshape__default(self, shape)
     except _ArgumentError:
-        if not isinstance(shape, int):
+        if not hasattr(shape, '__index__'):  # one int (np.int64 too): a list of it
             raise
     return _call_reshape__default(self, (shape,))
 
@@ -4252,7 +4705,7 @@ def _method_permute(self: Any, dims: Any, *_sizes: Any) -> Any:
     try:
         return _call_permute__default(self, dims)
     except _ArgumentError:
-        if not isinstance(dims, int):
+        if not hasattr(dims, '__index__'):  # one int (np.int64 too): a list of it
             raise
     return _call_permute__default(self, (dims,))
 
@@ -4264,7 +4717,7 @@ def _method_expand(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     try:
         return _call_expand__default(self, size, **kwargs)
     except _ArgumentError:
-        if not isinstance(size, int):
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
             raise
     return _call_expand__default(self, (size,), **kwargs)
 
@@ -4573,6 +5026,40 @@ def _operator__invert__(self: Any) -> Any:
     return _call_bitwise_not__default(self)
 
 
+def _operator__iand__(self: Any, other: Any) -> Any:
+    """Tensor.__iand__: core::bitwise_and_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_and___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_and___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ior__(self: Any, other: Any) -> Any:
+    """Tensor.__ior__: core::bitwise_or_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_or___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_or___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ixor__(self: Any, other: Any) -> Any:
+    """Tensor.__ixor__: core::bitwise_xor_.Tensor."""
+    if isinstance(other, _Tensor):
+        return _call_bitwise_xor___Tensor(self, other)
+    if isinstance(other, _OPERAND_NUMBERS):
+        return _call_bitwise_xor___Tensor(self, _wrapped_scalar(other, self._device))
+    return NotImplemented
+
+
+def _operator__ipow__(self: Any, other: Any) -> Any:
+    """Tensor.__ipow__: core::pow_.Tensor."""
+    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):
+        return _method_pow_(self, other)
+    return NotImplemented
+
+
 def install() -> None:
     """Set the methods on typedops.Tensor (idempotent)."""
     setattr(_Tensor, 'add', _method_add)
@@ -4583,11 +5070,12 @@ def install() -> None:
     setattr(_Tensor, 'mul_', _method_mul_)
     setattr(_Tensor, 'div', _method_div)
     setattr(_Tensor, 'div_', _method_div_)
-    setattr(_Tensor, 'floor_divide', floor_divide)
+    setattr(_Tensor, 'floor_divide', _method_floor_divide)
     setattr(_Tensor, 'floor_divide_', _method_floor_divide_)
     setattr(_Tensor, 'remainder', _method_remainder)
     setattr(_Tensor, 'remainder_', _method_remainder_)
     setattr(_Tensor, 'pow', _method_pow)
+    setattr(_Tensor, 'pow_', _method_pow_)
     setattr(_Tensor, 'maximum', _lazy_method(_Tensor, 'maximum', maximum__default))
     setattr(_Tensor, 'minimum', _lazy_method(_Tensor, 'minimum', minimum__default))
     setattr(_Tensor, 'neg', _lazy_method(_Tensor, 'neg', neg__default))
@@ -4652,9 +5140,12 @@ def install() -> None:
     setattr(_Tensor, 'softmax', _lazy_method(_Tensor, 'softmax', softmax__int))
     setattr(_Tensor, 'log_softmax', _lazy_method(_Tensor, 'log_softmax', log_softmax__int))
     setattr(_Tensor, 'clamp', _lazy_method(_Tensor, 'clamp', clamp__default))
-    setattr(_Tensor, 'bitwise_and', _lazy_method(_Tensor, 'bitwise_and', bitwise_and__Tensor))
-    setattr(_Tensor, 'bitwise_or', _lazy_method(_Tensor, 'bitwise_or', bitwise_or__Tensor))
-    setattr(_Tensor, 'bitwise_xor', _lazy_method(_Tensor, 'bitwise_xor', bitwise_xor__Tensor))
+    setattr(_Tensor, 'bitwise_and', _method_bitwise_and)
+    setattr(_Tensor, 'bitwise_or', _method_bitwise_or)
+    setattr(_Tensor, 'bitwise_xor', _method_bitwise_xor)
+    setattr(_Tensor, 'bitwise_and_', _lazy_method(_Tensor, 'bitwise_and_', bitwise_and___Tensor))
+    setattr(_Tensor, 'bitwise_or_', _lazy_method(_Tensor, 'bitwise_or_', bitwise_or___Tensor))
+    setattr(_Tensor, 'bitwise_xor_', _lazy_method(_Tensor, 'bitwise_xor_', bitwise_xor___Tensor))
     setattr(_Tensor, 'bitwise_not', _lazy_method(_Tensor, 'bitwise_not', bitwise_not__default))
     setattr(_Tensor, 'argmax', _lazy_method(_Tensor, 'argmax', argmax__default))
     setattr(_Tensor, 'matmul', _lazy_method(_Tensor, 'matmul', matmul__default))
@@ -4711,6 +5202,10 @@ def install() -> None:
     setattr(_Tensor, '__xor__', _operator__xor__)
     setattr(_Tensor, '__rxor__', _operator__rxor__)
     setattr(_Tensor, '__invert__', _operator__invert__)
+    setattr(_Tensor, '__iand__', _operator__iand__)
+    setattr(_Tensor, '__ior__', _operator__ior__)
+    setattr(_Tensor, '__ixor__', _operator__ixor__)
+    setattr(_Tensor, '__ipow__', _operator__ipow__)
 
 
 install()

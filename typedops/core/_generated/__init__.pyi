@@ -20,8 +20,8 @@ __all__ = [
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
-    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'zeros', 'ones', 'full',
-    'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones',
+    'full', 'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
     '_to_copy',
 ]
 
@@ -47,16 +47,21 @@ div__out: _OperatorHandle
 div__Scalar: _OperatorHandle
 div___Scalar: _OperatorHandle
 floor_divide__default: _OperatorHandle
+floor_divide__out: _OperatorHandle
 floor_divide__Scalar: _OperatorHandle
 floor_divide___Tensor: _OperatorHandle
 floor_divide___Scalar: _OperatorHandle
 remainder__Tensor: _OperatorHandle
+remainder__Tensor_out: _OperatorHandle
 remainder__Scalar: _OperatorHandle
 remainder___Tensor: _OperatorHandle
 remainder___Scalar: _OperatorHandle
+remainder__Scalar_out: _OperatorHandle
 remainder__Scalar_Tensor: _OperatorHandle
 pow__Tensor_Scalar: _OperatorHandle
 pow__Tensor_Tensor: _OperatorHandle
+pow___Scalar: _OperatorHandle
+pow___Tensor: _OperatorHandle
 pow__Scalar: _OperatorHandle
 maximum__default: _OperatorHandle
 minimum__default: _OperatorHandle
@@ -162,6 +167,15 @@ clamp__default: _OperatorHandle
 bitwise_and__Tensor: _OperatorHandle
 bitwise_or__Tensor: _OperatorHandle
 bitwise_xor__Tensor: _OperatorHandle
+bitwise_and__Scalar: _OperatorHandle
+bitwise_and__Scalar_Tensor: _OperatorHandle
+bitwise_and___Tensor: _OperatorHandle
+bitwise_or__Scalar: _OperatorHandle
+bitwise_or__Scalar_Tensor: _OperatorHandle
+bitwise_or___Tensor: _OperatorHandle
+bitwise_xor__Scalar: _OperatorHandle
+bitwise_xor__Scalar_Tensor: _OperatorHandle
+bitwise_xor___Tensor: _OperatorHandle
 bitwise_not__default: _OperatorHandle
 max__other: _OperatorHandle
 min__other: _OperatorHandle
@@ -188,6 +202,7 @@ copy___default: _OperatorHandle
 cat__default: _OperatorHandle
 stack__default: _OperatorHandle
 empty__memory_format: _OperatorHandle
+empty_strided__default: _OperatorHandle
 zeros__default: _OperatorHandle
 ones__default: _OperatorHandle
 full__default: _OperatorHandle
@@ -256,17 +271,27 @@ def div(self: Tensor, other: Scalar, *, out: Tensor) -> Tensor: ...
 @overload
 def div(self: Tensor, other: Scalar, *, out: None = ...) -> Tensor: ...
 @overload
-def floor_divide(self: Tensor, other: Tensor) -> Tensor: ...
+def floor_divide(self: Tensor, other: Tensor, *, out: None = ...) -> Tensor: ...
 @overload
-def floor_divide(self: Scalar, other: Tensor) -> Tensor: ...
+def floor_divide(self: Scalar, other: Tensor, *, out: None = ...) -> Tensor: ...
 @overload
-def floor_divide(self: Tensor, other: Scalar) -> Tensor: ...
+def floor_divide(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
 @overload
-def remainder(self: Tensor, other: Tensor) -> Tensor: ...
+def floor_divide(self: Scalar, other: Tensor, *, out: Tensor) -> Tensor: ...
 @overload
-def remainder(self: Tensor, other: Scalar) -> Tensor: ...
+def floor_divide(self: Tensor, other: Scalar, *, out: Tensor) -> Tensor: ...
 @overload
-def remainder(self: Scalar, other: Tensor) -> Tensor: ...
+def floor_divide(self: Tensor, other: Scalar, *, out: None = ...) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Tensor, *, out: None = ...) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Scalar, *, out: None = ...) -> Tensor: ...
+@overload
+def remainder(self: Tensor, other: Scalar, *, out: Tensor) -> Tensor: ...
+@overload
+def remainder(self: Scalar, other: Tensor, *, out: None = ...) -> Tensor: ...
 @overload
 def pow(self: Tensor, exponent: Scalar) -> Tensor: ...
 @overload
@@ -467,9 +492,24 @@ def any(self: Tensor, dim: int, keepdim: bool = ...) -> Tensor: ...
 def softmax(self: Tensor, dim: int, dtype: DType | None = ...) -> Tensor: ...
 def log_softmax(self: Tensor, dim: int, dtype: DType | None = ...) -> Tensor: ...
 def clamp(self: Tensor, min: Scalar | None = ..., max: Scalar | None = ...) -> Tensor: ...
+@overload
 def bitwise_and(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def bitwise_and(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def bitwise_and(self: Scalar, other: Tensor) -> Tensor: ...
+@overload
 def bitwise_or(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def bitwise_or(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def bitwise_or(self: Scalar, other: Tensor) -> Tensor: ...
+@overload
 def bitwise_xor(self: Tensor, other: Tensor) -> Tensor: ...
+@overload
+def bitwise_xor(self: Tensor, other: Scalar) -> Tensor: ...
+@overload
+def bitwise_xor(self: Scalar, other: Tensor) -> Tensor: ...
 def bitwise_not(self: Tensor) -> Tensor: ...
 def argmax(self: Tensor, dim: int | None = ..., keepdim: bool = ...) -> Tensor: ...
 def matmul(self: Tensor, other: Tensor) -> Tensor: ...
@@ -502,6 +542,7 @@ def flatten(self: Tensor, start_dim: int = ..., end_dim: int = ...) -> Tensor: .
 def clone(self: Tensor, *, memory_format: MemoryFormat | None = ...) -> Tensor: ...
 def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
+@overload
 def empty(
     size: Sequence[SymInt],
     *,
@@ -511,6 +552,25 @@ def empty(
     pin_memory: bool | None = ...,
     memory_format: MemoryFormat | None = ...,
 ) -> Tensor: ...
+@overload
+def empty(
+    *size: int,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+    memory_format: MemoryFormat | None = ...,
+) -> Tensor: ...
+def empty_strided(
+    size: Sequence[SymInt],
+    stride: Sequence[SymInt],
+    *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
 def zeros(
     size: Sequence[SymInt],
     *,
@@ -519,9 +579,26 @@ def zeros(
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
 ) -> Tensor: ...
+@overload
+def zeros(
+    *size: int,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
 def ones(
     size: Sequence[SymInt],
     *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
+def ones(
+    *size: int,
     dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,
@@ -544,9 +621,18 @@ def scalar_tensor(
     device: Device | str | None = ...,
     pin_memory: bool | None = ...,
 ) -> Tensor: ...
+@overload
 def randn(
     size: Sequence[SymInt],
     *,
+    dtype: DType | None = ...,
+    layout: Layout | None = ...,
+    device: Device | str | None = ...,
+    pin_memory: bool | None = ...,
+) -> Tensor: ...
+@overload
+def randn(
+    *size: int,
     dtype: DType | None = ...,
     layout: Layout | None = ...,
     device: Device | str | None = ...,

@@ -40,6 +40,8 @@ from typedops.core._generated import (
     remainder__Tensor as _op_remainder__Tensor,
     pow__Tensor_Scalar as _op_pow__Tensor_Scalar,
     pow__Tensor_Tensor as _op_pow__Tensor_Tensor,
+    pow___Scalar as _op_pow___Scalar,
+    pow___Tensor as _op_pow___Tensor,
     maximum__default as _op_maximum__default,
     minimum__default as _op_minimum__default,
     neg__default as _op_neg__default,
@@ -76,6 +78,9 @@ from typedops.core._generated import (
     bitwise_or__Tensor as _op_bitwise_or__Tensor,
     bitwise_xor__Tensor as _op_bitwise_xor__Tensor,
     bitwise_not__default as _op_bitwise_not__default,
+    bitwise_and___Tensor as _op_bitwise_and___Tensor,
+    bitwise_or___Tensor as _op_bitwise_or___Tensor,
+    bitwise_xor___Tensor as _op_bitwise_xor___Tensor,
     eq__Tensor as _op_eq__Tensor,
     ne__Tensor as _op_ne__Tensor,
     lt__Tensor as _op_lt__Tensor,
@@ -136,6 +141,8 @@ from typedops.core._generated import (
     add__out as _op_add__out,
     mul__out as _op_mul__out,
     div__out as _op_div__out,
+    floor_divide__out as _op_floor_divide__out,
+    remainder__Tensor_out as _op_remainder__Tensor_out,
     exp__out as _op_exp__out,
     exp2__out as _op_exp2__out,
     expm1__out as _op_expm1__out,
@@ -169,6 +176,8 @@ _S_floor_divide___Tensor = _slots(_op_floor_divide___Tensor)
 _S_remainder__Tensor = _slots(_op_remainder__Tensor)
 _S_pow__Tensor_Scalar = _slots(_op_pow__Tensor_Scalar)
 _S_pow__Tensor_Tensor = _slots(_op_pow__Tensor_Tensor)
+_S_pow___Scalar = _slots(_op_pow___Scalar)
+_S_pow___Tensor = _slots(_op_pow___Tensor)
 _S_maximum__default = _slots(_op_maximum__default)
 _S_minimum__default = _slots(_op_minimum__default)
 _S_neg__default = _slots(_op_neg__default)
@@ -205,6 +214,9 @@ _S_bitwise_and__Tensor = _slots(_op_bitwise_and__Tensor)
 _S_bitwise_or__Tensor = _slots(_op_bitwise_or__Tensor)
 _S_bitwise_xor__Tensor = _slots(_op_bitwise_xor__Tensor)
 _S_bitwise_not__default = _slots(_op_bitwise_not__default)
+_S_bitwise_and___Tensor = _slots(_op_bitwise_and___Tensor)
+_S_bitwise_or___Tensor = _slots(_op_bitwise_or___Tensor)
+_S_bitwise_xor___Tensor = _slots(_op_bitwise_xor___Tensor)
 _S_eq__Tensor = _slots(_op_eq__Tensor)
 _S_ne__Tensor = _slots(_op_ne__Tensor)
 _S_lt__Tensor = _slots(_op_lt__Tensor)
@@ -898,6 +910,166 @@ def pow__Tensor_Tensor_autograd(_ks):
             _node.v_result = 0 if _st is None else _st.version
         return _result
     return pow__Tensor_Tensor_autograd
+
+
+def backward_pow___Scalar(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        exponent = _node.s_exponent
+        _g0 = _H.pow_backward(grad, self, exponent)
+    return (_g0,)
+
+
+class PowBackward2(_Node):
+    __slots__ = ('s_self', 'v_self', 's_exponent')
+    _name = 'PowBackward2'
+    apply = backward_pow___Scalar
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
+def pow___Scalar_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def pow___Scalar_autograd(self, exponent):
+        _base = _check_inplace(self, 'core::pow_.Scalar', True)
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_pow___Scalar.cache[_bl](self, exponent)
+        _node = PowBackward2()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_exponent = exponent
+        _result = _S_pow___Scalar.cache[_bl](self, exponent)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return pow___Scalar_autograd
+
+
+def backward_pow___Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+    exponent = _unpack_saved(_node.s_exponent, _node.v_exponent, _node, -1)
+    _g0 = None
+    if _e[0] is not None:
+        self_shape = _node.s_self_shape
+        _g0 = _H.sum_to_size(_H.pow_backward_self(grad, self, exponent), self_shape)
+    _g1 = None
+    if _e[1] is not None:
+        result = _unpack_output(_node.s_result, _node.v_result, _node, 0)
+        exponent_shape = _node.s_exponent_shape
+        _g1 = _H.sum_to_size(_H.pow_backward_exponent(grad, self, exponent, result), exponent_shape)
+    return (_g0, _g1)
+
+
+class PowBackward3(_Node):
+    __slots__ = (
+        's_self',
+        'v_self',
+        's_exponent',
+        'v_exponent',
+        's_self_shape',
+        's_result',
+        'v_result',
+        's_exponent_shape',
+    )
+    _name = 'PowBackward3'
+    apply = backward_pow___Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = self.s_exponent = self.s_result = None
+        self.released = True
+
+
+def pow___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def pow___Tensor_autograd(self, exponent):
+        _base = _check_inplace(self, 'core::pow_.Tensor', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if exponent.key_bits & _AG:
+            _fn = exponent.grad_fn
+            if _fn is None:
+                _m = exponent._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(exponent)
+            elif exponent._autograd_meta is None:
+                _e1 = (_fn, exponent._output_nr)
+            else:
+                _e1 = _edge(exponent)
+        if _e0 is None and _e1 is None:
+            return _S_pow___Tensor.cache[_bl](self, exponent)
+        _node = PowBackward3()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _t = _original(self)
+        _node.s_self = _t
+        _st = _t._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_exponent = exponent
+        _st = exponent._storage
+        _node.v_exponent = 0 if _st is None else _st.version
+        if _e0 is not None:
+            _node.s_self_shape = self._shape
+        if _e1 is not None:
+            _node.s_exponent_shape = exponent._shape
+        _result = _S_pow___Tensor.cache[_bl](self, exponent)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        if _e1 is not None:
+            _t = _alias(_result)
+            _node.s_result = _t
+            _st = _t._storage
+            _node.v_result = 0 if _st is None else _st.version
+        return _result
+    return pow___Tensor_autograd
 
 
 def backward_maximum__default(_node, grads):
@@ -2541,6 +2713,30 @@ def bitwise_not__default_autograd(_ks):
     def bitwise_not__default_autograd(self):
         return _S_bitwise_not__default.cache[_bl](self)
     return bitwise_not__default_autograd
+
+
+def bitwise_and___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_and___Tensor_autograd(self, other):
+        return _S_bitwise_and___Tensor.cache[_bl](self, other)
+    return bitwise_and___Tensor_autograd
+
+
+def bitwise_or___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_or___Tensor_autograd(self, other):
+        return _S_bitwise_or___Tensor.cache[_bl](self, other)
+    return bitwise_or___Tensor_autograd
+
+
+def bitwise_xor___Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def bitwise_xor___Tensor_autograd(self, other):
+        return _S_bitwise_xor___Tensor.cache[_bl](self, other)
+    return bitwise_xor___Tensor_autograd
 
 
 def eq__Tensor_autograd(_ks):
@@ -5098,6 +5294,18 @@ def div__out_autograd(_ks):
     return div__out_autograd
 
 
+def floor_divide__out_autograd(_ks):
+    def floor_divide__out_autograd(self, other, *, out):
+        raise _out_not_differentiable('core::floor_divide.out')
+    return floor_divide__out_autograd
+
+
+def remainder__Tensor_out_autograd(_ks):
+    def remainder__Tensor_out_autograd(self, other, *, out):
+        raise _out_not_differentiable('core::remainder.Tensor_out')
+    return remainder__Tensor_out_autograd
+
+
 def exp__out_autograd(_ks):
     def exp__out_autograd(self, *, out):
         raise _out_not_differentiable('core::exp.out')
@@ -5234,6 +5442,8 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_remainder__Tensor, remainder__Tensor_autograd),
     (_op_pow__Tensor_Scalar, pow__Tensor_Scalar_autograd),
     (_op_pow__Tensor_Tensor, pow__Tensor_Tensor_autograd),
+    (_op_pow___Scalar, pow___Scalar_autograd),
+    (_op_pow___Tensor, pow___Tensor_autograd),
     (_op_maximum__default, maximum__default_autograd),
     (_op_minimum__default, minimum__default_autograd),
     (_op_neg__default, neg__default_autograd),
@@ -5270,6 +5480,9 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_bitwise_or__Tensor, bitwise_or__Tensor_autograd),
     (_op_bitwise_xor__Tensor, bitwise_xor__Tensor_autograd),
     (_op_bitwise_not__default, bitwise_not__default_autograd),
+    (_op_bitwise_and___Tensor, bitwise_and___Tensor_autograd),
+    (_op_bitwise_or___Tensor, bitwise_or___Tensor_autograd),
+    (_op_bitwise_xor___Tensor, bitwise_xor___Tensor_autograd),
     (_op_eq__Tensor, eq__Tensor_autograd),
     (_op_ne__Tensor, ne__Tensor_autograd),
     (_op_lt__Tensor, lt__Tensor_autograd),
@@ -5330,6 +5543,8 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_add__out, add__out_autograd),
     (_op_mul__out, mul__out_autograd),
     (_op_div__out, div__out_autograd),
+    (_op_floor_divide__out, floor_divide__out_autograd),
+    (_op_remainder__Tensor_out, remainder__Tensor_out_autograd),
     (_op_exp__out, exp__out_autograd),
     (_op_exp2__out, exp2__out_autograd),
     (_op_expm1__out, expm1__out_autograd),

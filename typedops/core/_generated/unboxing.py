@@ -339,6 +339,22 @@ def _boxed_floor_divide__default(stack: list[Any]) -> None:
     stack[:] = (floor_divide__default(*stack),)
 
 
+def floor_divide__out(self: Any, other: Any, out: Any) -> Any:
+    # core::floor_divide.out
+    _b = self.key_bits | other.key_bits | out.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::floor_divide.out', _b, (self, other, out))
+    if _b & 2:  # Meta
+        return _m0.floor_divide_out_meta(self, other, out=out)
+    if _b & 1:  # CPU
+        return _m0.floor_divide_out_cpu(self, other, out=out)
+    raise _no_static_kernel('core::floor_divide.out', _b, 'CPU, Meta')
+
+
+def _boxed_floor_divide__out(stack: list[Any]) -> None:
+    stack[:] = (floor_divide__out(*stack),)
+
+
 def floor_divide__Scalar(self: Any, other: Any) -> Any:
     # core::floor_divide.Scalar
     _b = self.key_bits
@@ -399,6 +415,22 @@ def _boxed_remainder__Tensor(stack: list[Any]) -> None:
     stack[:] = (remainder__Tensor(*stack),)
 
 
+def remainder__Tensor_out(self: Any, other: Any, out: Any) -> Any:
+    # core::remainder.Tensor_out
+    _b = self.key_bits | other.key_bits | out.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder.Tensor_out', _b, (self, other, out))
+    if _b & 2:  # Meta
+        return _m0.remainder_out_meta(self, other, out=out)
+    if _b & 1:  # CPU
+        return _m0.remainder_out_cpu(self, other, out=out)
+    raise _no_static_kernel('core::remainder.Tensor_out', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Tensor_out(stack: list[Any]) -> None:
+    stack[:] = (remainder__Tensor_out(*stack),)
+
+
 def remainder__Scalar(self: Any, other: Any) -> Any:
     # core::remainder.Scalar
     _b = self.key_bits
@@ -443,6 +475,22 @@ def _boxed_remainder___Scalar(stack: list[Any]) -> None:
     stack[:] = (remainder___Scalar(*stack),)
 
 
+def remainder__Scalar_out(self: Any, other: Any, out: Any) -> Any:
+    # core::remainder.Scalar_out
+    _b = self.key_bits | out.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::remainder.Scalar_out', _b, (self, out))
+    if _b & 2:  # Meta
+        return _m0.remainder_scalar_out_composite(self, other, out=out)
+    if _b & 1:  # CPU
+        return _m0.remainder_scalar_out_composite(self, other, out=out)
+    raise _no_static_kernel('core::remainder.Scalar_out', _b, 'CPU, Meta')
+
+
+def _boxed_remainder__Scalar_out(stack: list[Any]) -> None:
+    stack[:] = (remainder__Scalar_out(*stack),)
+
+
 def remainder__Scalar_Tensor(self: Any, other: Any) -> Any:
     # core::remainder.Scalar_Tensor
     _b = other.key_bits
@@ -485,6 +533,36 @@ def pow__Tensor_Tensor(self: Any, exponent: Any) -> Any:
 
 def _boxed_pow__Tensor_Tensor(stack: list[Any]) -> None:
     stack[:] = (pow__Tensor_Tensor(*stack),)
+
+
+def pow___Scalar(self: Any, exponent: Any) -> Any:
+    # core::pow_.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.pow__scalar_meta(self, exponent)
+    if _b & 1:  # CPU
+        return _m0.pow__scalar_cpu(self, exponent)
+    raise _no_static_kernel('core::pow_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_pow___Scalar(stack: list[Any]) -> None:
+    stack[:] = (pow___Scalar(*stack),)
+
+
+def pow___Tensor(self: Any, exponent: Any) -> Any:
+    # core::pow_.Tensor
+    _b = self.key_bits | exponent.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::pow_.Tensor', _b, (self, exponent))
+    if _b & 2:  # Meta
+        return _m0.pow__tensor_meta(self, exponent)
+    if _b & 1:  # CPU
+        return _m0.pow__tensor_cpu(self, exponent)
+    raise _no_static_kernel('core::pow_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_pow___Tensor(stack: list[Any]) -> None:
+    stack[:] = (pow___Tensor(*stack),)
 
 
 def pow__Scalar(self: Any, exponent: Any) -> Any:
@@ -2029,6 +2107,138 @@ def _boxed_bitwise_xor__Tensor(stack: list[Any]) -> None:
     stack[:] = (bitwise_xor__Tensor(*stack),)
 
 
+def bitwise_and__Scalar(self: Any, other: Any) -> Any:
+    # core::bitwise_and.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_and_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_and_scalar_composite(self, other)
+    raise _no_static_kernel('core::bitwise_and.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_and__Scalar(stack: list[Any]) -> None:
+    stack[:] = (bitwise_and__Scalar(*stack),)
+
+
+def bitwise_and__Scalar_Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_and.Scalar_Tensor
+    _b = other.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_and_scalar_tensor_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_and_scalar_tensor_composite(self, other)
+    raise _no_static_kernel('core::bitwise_and.Scalar_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_and__Scalar_Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_and__Scalar_Tensor(*stack),)
+
+
+def bitwise_and___Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_and_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_and_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_and__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_and__cpu(self, other)
+    raise _no_static_kernel('core::bitwise_and_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_and___Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_and___Tensor(*stack),)
+
+
+def bitwise_or__Scalar(self: Any, other: Any) -> Any:
+    # core::bitwise_or.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_or_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_or_scalar_composite(self, other)
+    raise _no_static_kernel('core::bitwise_or.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_or__Scalar(stack: list[Any]) -> None:
+    stack[:] = (bitwise_or__Scalar(*stack),)
+
+
+def bitwise_or__Scalar_Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_or.Scalar_Tensor
+    _b = other.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_or_scalar_tensor_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_or_scalar_tensor_composite(self, other)
+    raise _no_static_kernel('core::bitwise_or.Scalar_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_or__Scalar_Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_or__Scalar_Tensor(*stack),)
+
+
+def bitwise_or___Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_or_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_or_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_or__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_or__cpu(self, other)
+    raise _no_static_kernel('core::bitwise_or_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_or___Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_or___Tensor(*stack),)
+
+
+def bitwise_xor__Scalar(self: Any, other: Any) -> Any:
+    # core::bitwise_xor.Scalar
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_xor_scalar_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_xor_scalar_composite(self, other)
+    raise _no_static_kernel('core::bitwise_xor.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_xor__Scalar(stack: list[Any]) -> None:
+    stack[:] = (bitwise_xor__Scalar(*stack),)
+
+
+def bitwise_xor__Scalar_Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_xor.Scalar_Tensor
+    _b = other.key_bits
+    if _b & 2:  # Meta
+        return _m0.bitwise_xor_scalar_tensor_composite(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_xor_scalar_tensor_composite(self, other)
+    raise _no_static_kernel('core::bitwise_xor.Scalar_Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_xor__Scalar_Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_xor__Scalar_Tensor(*stack),)
+
+
+def bitwise_xor___Tensor(self: Any, other: Any) -> Any:
+    # core::bitwise_xor_.Tensor
+    _b = self.key_bits | other.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::bitwise_xor_.Tensor', _b, (self, other))
+    if _b & 2:  # Meta
+        return _m0.bitwise_xor__meta(self, other)
+    if _b & 1:  # CPU
+        return _m0.bitwise_xor__cpu(self, other)
+    raise _no_static_kernel('core::bitwise_xor_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_bitwise_xor___Tensor(stack: list[Any]) -> None:
+    stack[:] = (bitwise_xor___Tensor(*stack),)
+
+
 def bitwise_not__default(self: Any) -> Any:
     # core::bitwise_not
     _b = self.key_bits
@@ -2419,6 +2629,20 @@ def _boxed_empty__memory_format(stack: list[Any]) -> None:
     stack[:] = (empty__memory_format(*stack),)
 
 
+def empty_strided__default(size: Any, stride: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::empty_strided
+    _b = _device_bits(device)
+    if _b & 2:  # Meta
+        return _m0.empty_strided_kernel(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.empty_strided_kernel(size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::empty_strided', _b, 'CPU, Meta')
+
+
+def _boxed_empty_strided__default(stack: list[Any]) -> None:
+    stack[:] = (empty_strided__default(*stack),)
+
+
 def zeros__default(size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
     # core::zeros
     _b = _device_bits(device)
@@ -2755,16 +2979,21 @@ _register_static_wrappers('CPU, Meta', {
     'core::div.Scalar': (_boxed_div__Scalar, div__Scalar),
     'core::div_.Scalar': (_boxed_div___Scalar, div___Scalar),
     'core::floor_divide': (_boxed_floor_divide__default, floor_divide__default),
+    'core::floor_divide.out': (_boxed_floor_divide__out, floor_divide__out),
     'core::floor_divide.Scalar': (_boxed_floor_divide__Scalar, floor_divide__Scalar),
     'core::floor_divide_.Tensor': (_boxed_floor_divide___Tensor, floor_divide___Tensor),
     'core::floor_divide_.Scalar': (_boxed_floor_divide___Scalar, floor_divide___Scalar),
     'core::remainder.Tensor': (_boxed_remainder__Tensor, remainder__Tensor),
+    'core::remainder.Tensor_out': (_boxed_remainder__Tensor_out, remainder__Tensor_out),
     'core::remainder.Scalar': (_boxed_remainder__Scalar, remainder__Scalar),
     'core::remainder_.Tensor': (_boxed_remainder___Tensor, remainder___Tensor),
     'core::remainder_.Scalar': (_boxed_remainder___Scalar, remainder___Scalar),
+    'core::remainder.Scalar_out': (_boxed_remainder__Scalar_out, remainder__Scalar_out),
     'core::remainder.Scalar_Tensor': (_boxed_remainder__Scalar_Tensor, remainder__Scalar_Tensor),
     'core::pow.Tensor_Scalar': (_boxed_pow__Tensor_Scalar, pow__Tensor_Scalar),
     'core::pow.Tensor_Tensor': (_boxed_pow__Tensor_Tensor, pow__Tensor_Tensor),
+    'core::pow_.Scalar': (_boxed_pow___Scalar, pow___Scalar),
+    'core::pow_.Tensor': (_boxed_pow___Tensor, pow___Tensor),
     'core::pow.Scalar': (_boxed_pow__Scalar, pow__Scalar),
     'core::maximum': (_boxed_maximum__default, maximum__default),
     'core::minimum': (_boxed_minimum__default, minimum__default),
@@ -2870,6 +3099,15 @@ _register_static_wrappers('CPU, Meta', {
     'core::bitwise_and.Tensor': (_boxed_bitwise_and__Tensor, bitwise_and__Tensor),
     'core::bitwise_or.Tensor': (_boxed_bitwise_or__Tensor, bitwise_or__Tensor),
     'core::bitwise_xor.Tensor': (_boxed_bitwise_xor__Tensor, bitwise_xor__Tensor),
+    'core::bitwise_and.Scalar': (_boxed_bitwise_and__Scalar, bitwise_and__Scalar),
+    'core::bitwise_and.Scalar_Tensor': (_boxed_bitwise_and__Scalar_Tensor, bitwise_and__Scalar_Tensor),
+    'core::bitwise_and_.Tensor': (_boxed_bitwise_and___Tensor, bitwise_and___Tensor),
+    'core::bitwise_or.Scalar': (_boxed_bitwise_or__Scalar, bitwise_or__Scalar),
+    'core::bitwise_or.Scalar_Tensor': (_boxed_bitwise_or__Scalar_Tensor, bitwise_or__Scalar_Tensor),
+    'core::bitwise_or_.Tensor': (_boxed_bitwise_or___Tensor, bitwise_or___Tensor),
+    'core::bitwise_xor.Scalar': (_boxed_bitwise_xor__Scalar, bitwise_xor__Scalar),
+    'core::bitwise_xor.Scalar_Tensor': (_boxed_bitwise_xor__Scalar_Tensor, bitwise_xor__Scalar_Tensor),
+    'core::bitwise_xor_.Tensor': (_boxed_bitwise_xor___Tensor, bitwise_xor___Tensor),
     'core::bitwise_not': (_boxed_bitwise_not__default, bitwise_not__default),
     'core::max.other': (_boxed_max__other, max__other),
     'core::min.other': (_boxed_min__other, min__other),
@@ -2896,6 +3134,7 @@ _register_static_wrappers('CPU, Meta', {
     'core::cat': (_boxed_cat__default, cat__default),
     'core::stack': (_boxed_stack__default, stack__default),
     'core::empty.memory_format': (_boxed_empty__memory_format, empty__memory_format),
+    'core::empty_strided': (_boxed_empty_strided__default, empty_strided__default),
     'core::zeros': (_boxed_zeros__default, zeros__default),
     'core::ones': (_boxed_ones__default, ones__default),
     'core::full': (_boxed_full__default, full__default),

@@ -9,9 +9,15 @@ dispatcher (see Note [Nested op calls] in _common.py).
 from ._aliases import max_other_composite, min_other_composite
 from ._bitwise import (
     bitwise_and_cpu, bitwise_and_meta, bitwise_not_cpu, bitwise_not_meta, bitwise_or_cpu, bitwise_or_meta,
-    bitwise_xor_cpu, bitwise_xor_meta,
+    bitwise_xor_cpu, bitwise_xor_meta, bitwise_and__cpu, bitwise_and__meta, bitwise_or__cpu, bitwise_or__meta,
+    bitwise_xor__cpu, bitwise_xor__meta, bitwise_and_scalar_composite, bitwise_or_scalar_composite,
+    bitwise_xor_scalar_composite, bitwise_and_scalar_tensor_composite, bitwise_or_scalar_tensor_composite,
+    bitwise_xor_scalar_tensor_composite,
 )  # fmt: skip
-from ._power import pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta
+from ._power import (
+    pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta, pow__scalar_cpu, pow__scalar_meta,
+    pow__tensor_cpu, pow__tensor_meta,
+)  # fmt: skip
 from ._clamp import clamp_cpu, clamp_meta
 from ._softmax import log_softmax_composite, softmax_composite
 from ._logical import (
@@ -30,6 +36,8 @@ from ._factories import (
     arange_meta,
     empty_backend_select,
     empty_kernel,
+    empty_strided_backend_select,
+    empty_strided_kernel,
     factory_meta,
     full_backend_select,
     full_cpu,
@@ -127,6 +135,11 @@ from ._scalars import (
     where_scalar_composite,
 )
 from ._division import (
+    floor_divide_out_cpu,
+    floor_divide_out_meta,
+    remainder_out_cpu,
+    remainder_out_meta,
+    remainder_scalar_out_composite,
     floor_divide__cpu,
     floor_divide__meta,
     floor_divide__scalar_composite,
@@ -279,6 +292,10 @@ __all__ = [
     "all_cpu", "all_meta", "any_cpu", "any_meta", "all_dim_cpu", "all_dim_meta", "any_dim_cpu", "any_dim_meta",
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",
+    "bitwise_and__cpu", "bitwise_and__meta", "bitwise_or__cpu", "bitwise_or__meta", "bitwise_xor__cpu", "bitwise_xor__meta",
+    "bitwise_and_scalar_composite", "bitwise_or_scalar_composite", "bitwise_xor_scalar_composite",
+    "bitwise_and_scalar_tensor_composite", "bitwise_or_scalar_tensor_composite", "bitwise_xor_scalar_tensor_composite",
+    "pow__scalar_cpu", "pow__scalar_meta", "pow__tensor_cpu", "pow__tensor_meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",
     "relu_cpu", "relu_meta", "threshold_backward_cpu", "threshold_backward_meta", "fill__cpu", "fill__meta",
     "zero__composite",
@@ -305,6 +322,8 @@ __all__ = [
     "floor_divide_cpu", "floor_divide_meta", "floor_divide_scalar_composite", "remainder_cpu", "remainder_meta",
     "remainder_scalar_composite", "remainder_scalar_tensor_composite", "floor_divide__cpu", "floor_divide__meta",
     "floor_divide__scalar_composite", "remainder__cpu", "remainder__meta", "remainder__scalar_composite",
+    "floor_divide_out_cpu", "floor_divide_out_meta", "remainder_out_cpu", "remainder_out_meta",
+    "remainder_scalar_out_composite",
     # unary math, each in three forms (see _unary.py)
     "unary_float_meta", "unary_float__meta", "unary_float_out_meta", "exp_cpu", "exp__cpu",
     "exp_out_cpu", "exp2_cpu", "exp2__cpu", "exp2_out_cpu", "expm1_cpu", "expm1__cpu",
@@ -329,7 +348,8 @@ __all__ = [
     "contiguous_composite", "clone_cpu", "clone_meta", "copy__cpu", "copy__meta",
     "cat_cpu", "cat_meta", "stack_composite",
     # factories and conversions
-    "empty_backend_select", "empty_kernel", "zeros_backend_select", "zeros_cpu",
+    "empty_backend_select", "empty_kernel", "empty_strided_backend_select", "empty_strided_kernel",
+    "zeros_backend_select", "zeros_cpu",
     "ones_backend_select", "ones_cpu", "factory_meta", "full_backend_select", "full_cpu", "full_meta",
     "scalar_tensor_backend_select", "scalar_tensor_kernel", "randn_backend_select", "randn_cpu",
     "randn_meta", "arange_composite", "arange_backend_select", "arange_cpu", "arange_meta",

@@ -5,7 +5,9 @@ promoted as with the bounds as wrapped numbers (``int64 tensor .clamp(min=1.5)``
 float32); a bound is then converted to that dtype as ``fill_``'s value is (Note [Scalars in
 a tensor's dtype] in _common.py: ``uint8 .clamp(min=-1)`` bounds at 255, as torch does).
 NaN elements stay NaN; a NaN bound makes every element NaN; ``min > max`` gives ``max``
-everywhere -- numpy's ``clip`` and torch agree on all three. Complex tensors are refused.
+everywhere -- numpy's ``clip`` and torch agree on all three. Complex tensors, and a bool
+tensor with bool bounds, are refused; a complex bound of a float tensor is converted to its dtype (its imaginary part
+must be 0), and of an integer one refused, as torch's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Optional
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, wrapped_scalar
 from ._common import as_stored, elementwise_meta, elementwise_result, result_type, scalar_overflow
-from ._messages import CLAMP_COMPLEX, CLAMP_NO_BOUNDS
+from ._messages import CLAMP_BOOL, CLAMP_COMPLEX, CLAMP_NO_BOUNDS
 from ._pointwise import _cast  # pyright: ignore[reportPrivateUsage] -- one package
 
 __all__ = ["clamp_cpu", "clamp_meta"]
@@ -28,6 +30,12 @@ def _plan(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> ScalarT
         raise UnsupportedError(CLAMP_COMPLEX)
     bounds = [wrapped_scalar(v, self._device) for v in (min, max) if v is not None]
     dtype = result_type(self, *bounds)
+    if dtype is ScalarType.bool:  # bool bounds of a bool tensor (a float bound promotes it, as torch's)
+        raise UnsupportedError(CLAMP_BOOL)
+    if dtype.is_complex:  # a complex bound: a float tensor keeps its dtype, as torch's (below)
+        if not self.dtype.is_floating_point:
+            raise UnsupportedError(CLAMP_COMPLEX)
+        dtype = self.dtype
     for name, value in (("min", min), ("max", max)):
         if value is not None:
             error = scalar_overflow(value, dtype, name)

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, check_write, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type
+from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type, write_out
 from ._messages import INTEGER_DIVISION_BY_ZERO, NOT_FOR_DTYPE, OUT_SHAPE_MISMATCH
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "floor_divide__cpu", "floor_divide__meta", "remainder__cpu", "remainder__meta",
     "floor_divide_scalar_composite", "remainder_scalar_composite", "remainder_scalar_tensor_composite",
     "floor_divide__scalar_composite", "remainder__scalar_composite",
+    "floor_divide_out_cpu", "floor_divide_out_meta", "remainder_out_cpu", "remainder_out_meta",
+    "remainder_scalar_out_composite",
 ]  # fmt: skip
 
 Shape = tuple[int, ...]
@@ -93,6 +95,26 @@ def remainder_meta(self: Tensor, other: Tensor) -> Tensor:
     return elementwise_meta(*_plan(self, other, "remainder"), self, other)
 
 
+def floor_divide_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    shape, dtype = _plan(self, other, "floor_divide")
+    return write_out(out, _floor_divide_values(self, other, dtype), shape, dtype, self, other)
+
+
+def floor_divide_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    shape, dtype = _plan(self, other, "floor_divide")
+    return write_out(out, None, shape, dtype, self, other)
+
+
+def remainder_out_cpu(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    shape, dtype = _plan(self, other, "remainder")
+    return write_out(out, _remainder_values(self, other, dtype), shape, dtype, self, other)
+
+
+def remainder_out_meta(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
+    shape, dtype = _plan(self, other, "remainder")
+    return write_out(out, None, shape, dtype, self, other)
+
+
 def floor_divide__cpu(self: Tensor, other: Tensor) -> Tensor:
     check_write(self, other)
     dtype = _plan_inplace(self, other, "floor_divide_")
@@ -127,6 +149,11 @@ def remainder_scalar_composite(self: Tensor, other: Scalar) -> Tensor:
 
 def remainder_scalar_tensor_composite(self: Scalar, other: Tensor) -> Tensor:
     result: Tensor = call_op("remainder", "Tensor")(wrapped_scalar(self, other.device), other)
+    return result
+
+
+def remainder_scalar_out_composite(self: Tensor, other: Scalar, *, out: Tensor) -> Tensor:
+    result: Tensor = call_op("remainder", "Tensor_out")(self, wrapped_scalar(other, self.device), out=out)
     return result
 
 

@@ -20,11 +20,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, Optional
 
 from ...vocabulary import Device, Layout, MemoryFormat, Scalar, ScalarType, TensorError, UnsupportedError
-from ...tensor import suggest_memory_format
+from ...tensor import dense_strides_like, is_non_overlapping_and_dense
 from ...tensor import CPU, NO_DATA, Tensor, backend_key_for_device, empty_tensor, numpy_dtype, zeros_float32
 from ...dispatch import DispatchKey, DispatchKeySet, selects_backend_by_device
 from ._common import as_stored, call_op, data, default_dtype_for, device_of, meta_like, np_dtype, scalar_overflow
 from ._messages import (
+    NEGATIVE_STRIDES,
+    STRIDES_LENGTH,
     ARANGE_NOT_REAL,
     ARANGE_STEP_SIGN,
     ARANGE_NAN_STEP,
@@ -115,6 +117,48 @@ def empty_kernel(
     if fmt is MemoryFormat.preserve_format:
         raise TensorError(EMPTY_PRESERVE_FORMAT)
     return _make(size, dtype, layout, device, memory_format=fmt)
+
+
+# -- empty_strided -------------------------------------------------------------------------
+@selects_backend_by_device  # Note [Factories in one hop] in dispatch/_entry.py
+def empty_strided_backend_select(
+    keys: DispatchKeySet, size: Sequence[int], stride: Sequence[int], *, dtype: Optional[ScalarType],
+    layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    result: Tensor = call_op("empty_strided").redispatch(
+        _backend(device), size, stride, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory
+    )
+    return result
+
+
+def empty_strided_kernel(
+    size: Sequence[int], stride: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    """CPU and Meta: a new tensor with exactly these strides. Strides that fill their
+    elements densely (any order of dims: a transposed or channels-last layout) own a buffer
+    of ``numel`` elements; others (gaps, or a stride of 0) are a view of a buffer spanning
+    them, as ``as_strided`` of one."""
+    _check_layout(layout)
+    if len(stride) != len(size):
+        raise TensorError(STRIDES_LENGTH.format(strides=len(stride), sizes=len(size)))
+    if any(s < 0 for s in stride):
+        raise TensorError(NEGATIVE_STRIDES.format(strides=list(stride)))
+    chosen = ScalarType.float32 if dtype is None else dtype
+    if is_non_overlapping_and_dense(tuple(size), tuple(stride)):
+        return empty_tensor(size, chosen, device_of(device), dense_strides=stride)
+    span = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    base = empty_tensor([span], chosen, device_of(device))
+    result: Tensor = call_op("as_strided")(base, list(size), list(stride), None)
+    return result
+
+
+def preserved_strides(self: Tensor) -> tuple[int, ...]:
+    """The strides ``preserve_format`` gives a new tensor like ``self``, as PyTorch's
+    ``empty_like``: a non-overlapping and dense tensor's own, stride for stride; any
+    other's dims keep their order, laid out densely."""
+    strides = self.stride()
+    return strides if is_non_overlapping_and_dense(self.shape, strides) else dense_strides_like(self.shape, strides)
 
 
 # -- zeros / ones / full -------------------------------------------------------------------
@@ -345,10 +389,15 @@ def empty_like_composite(
     pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],
 ) -> Tensor:  # fmt: skip
     """A new tensor of ``self``'s shape (and, unless given, dtype, device and layout:
-    ``preserve_format`` keeps a channels-last one channels-last), through ``empty``."""
+    ``preserve_format`` keeps its strides, ``preserved_strides``), through ``empty`` or
+    ``empty_strided``."""
     fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
     if fmt is MemoryFormat.preserve_format:
-        fmt = suggest_memory_format(self.shape, self.stride())
+        strided: Tensor = call_op("empty_strided")(
+            list(self.shape), list(preserved_strides(self)), dtype=self.dtype if dtype is None else dtype,
+            layout=layout, device=self.device if device is None else device_of(device), pin_memory=pin_memory,
+        )  # fmt: skip
+        return strided
     result: Tensor = call_op("empty", "memory_format")(
         list(self.shape), dtype=self.dtype if dtype is None else dtype, layout=layout,
         device=self.device if device is None else device_of(device), pin_memory=pin_memory, memory_format=fmt,
@@ -394,9 +443,13 @@ def _plan_to_copy(
 ) -> tuple[ScalarType, Device, MemoryFormat]:  # fmt: skip
     _check_layout(layout)
     fmt = MemoryFormat.preserve_format if memory_format is None else memory_format
-    if fmt is MemoryFormat.preserve_format:
-        fmt = suggest_memory_format(self.shape, self.stride())
     return (self.dtype if dtype is None else dtype), device_of(device, self.device), fmt
+
+
+def _copy_target(self: Tensor, dtype: ScalarType, device: Device, fmt: MemoryFormat) -> Tensor:
+    if fmt is MemoryFormat.preserve_format:  # self's strides, as empty_like's (preserved_strides)
+        return empty_tensor(self.shape, dtype, device, dense_strides=preserved_strides(self))
+    return empty_tensor(self.shape, dtype, device, fmt)
 
 
 def to_copy_cpu(
@@ -404,7 +457,7 @@ def to_copy_cpu(
     pin_memory: Optional[bool], non_blocking: bool, memory_format: Optional[MemoryFormat],
 ) -> Tensor:  # fmt: skip
     chosen, dev, fmt = _plan_to_copy(self, dtype, layout, device, memory_format)
-    result = empty_tensor(self.shape, chosen, dev, fmt)
+    result = _copy_target(self, chosen, dev, fmt)
     if not result.is_meta:
         data(result)[...] = data(self).astype(numpy_dtype(chosen))
     return result
@@ -417,7 +470,7 @@ def to_copy_meta(
     chosen, dev, fmt = _plan_to_copy(self, dtype, layout, device, memory_format)
     if dev.type != "meta":
         raise UnsupportedError(META_COPY.format(no_data=NO_DATA))
-    return empty_tensor(self.shape, chosen, dev, fmt)
+    return _copy_target(self, chosen, dev, fmt)
 
 
 def to_dtype_composite(

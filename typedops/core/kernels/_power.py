@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...vocabulary import Scalar, ScalarType, UnsupportedError
-from ...tensor import Tensor, broadcast_shapes, wrapped_scalar
-from ._common import call_op, category, elementwise_meta, elementwise_result, result_type
-from ._messages import POW_BOOL
-from ._pointwise import _cast  # pyright: ignore[reportPrivateUsage] -- one package
+from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
+from ...tensor import Tensor, broadcast_shapes, check_write, wrapped_scalar
+from ._common import call_op, category, elementwise_meta, elementwise_result, finish_inplace, result_type
+from ._messages import OUT_SHAPE_MISMATCH, POW_BOOL
+from ._pointwise import _cast, _plan_pow  # pyright: ignore[reportPrivateUsage] -- one package
 
-__all__ = ["pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite"]
+__all__ = [
+    "pow_tensor_tensor_cpu", "pow_tensor_tensor_meta", "pow_scalar_composite",
+    "pow__scalar_cpu", "pow__scalar_meta", "pow__tensor_cpu", "pow__tensor_meta",
+]  # fmt: skip
 
 Shape = tuple[int, ...]
 _INT: int = category(ScalarType.int64)
@@ -44,17 +47,19 @@ def _integer_power(a: Any, b: Any) -> Any:
     return np.where(negative, ones, result)
 
 
-def pow_tensor_tensor_cpu(self: Tensor, exponent: Tensor) -> Tensor:
+def _tensor_power(self: Tensor, exponent: Tensor, dtype: ScalarType) -> Any:
     import numpy as np
 
-    _, dtype = _plan(self, exponent)
     a, b = _cast(self, dtype), _cast(exponent, dtype)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if category(dtype) == _INT and (b < 0).any():
-            result = _integer_power(a, b)
-        else:
-            result = np.power(a, b)
-    return elementwise_result(result, dtype, self._device, self, exponent)
+            return _integer_power(a, b)
+        return np.power(a, b)
+
+
+def pow_tensor_tensor_cpu(self: Tensor, exponent: Tensor) -> Tensor:
+    _, dtype = _plan(self, exponent)
+    return elementwise_result(_tensor_power(self, exponent, dtype), dtype, self._device, self, exponent)
 
 
 def pow_tensor_tensor_meta(self: Tensor, exponent: Tensor) -> Tensor:
@@ -66,3 +71,35 @@ def pow_scalar_composite(self: Scalar, exponent: Tensor) -> Tensor:
     ``pow.Tensor_Tensor``."""
     result: Tensor = call_op("pow", "Tensor_Tensor")(wrapped_scalar(self, exponent._device), exponent)
     return result
+
+
+# -- in place: x **= 2, x **= y (pow_.Scalar, pow_.Tensor) ----------------------------------
+def pow__scalar_cpu(self: Tensor, exponent: Scalar) -> Tensor:
+    import numpy as np
+
+    check_write(self)
+    _, dtype = _plan_pow(self, exponent)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return finish_inplace(self, _cast(self, dtype) ** exponent, dtype)
+
+
+def pow__scalar_meta(self: Tensor, exponent: Scalar) -> Tensor:
+    check_write(self)
+    return finish_inplace(self, None, _plan_pow(self, exponent)[1])
+
+
+def _plan_inplace(self: Tensor, exponent: Tensor) -> ScalarType:
+    check_write(self, exponent)
+    shape, dtype = _plan(self, exponent)
+    if shape != self.shape:
+        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
+    return dtype
+
+
+def pow__tensor_cpu(self: Tensor, exponent: Tensor) -> Tensor:
+    dtype = _plan_inplace(self, exponent)
+    return finish_inplace(self, _tensor_power(self, exponent, dtype), dtype)
+
+
+def pow__tensor_meta(self: Tensor, exponent: Tensor) -> Tensor:
+    return finish_inplace(self, None, _plan_inplace(self, exponent))

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Optional, cast
 
-from ...vocabulary import Device, Layout, Scalar, ScalarType, TensorError
+from ...vocabulary import Device, Layout, Scalar, ScalarType, TensorError, UnsupportedError
 from ...dispatch import DispatchKeySet, selects_backend_by_device
-from ._common import call_op, meta_like, np_dtype
+from ._common import call_op, meta_like, np_dtype, scalar_overflow
 from ._factories import _backend, _check_layout, _make  # pyright: ignore[reportPrivateUsage] -- one package
-from ._messages import EYE_NEGATIVE, LINSPACE_NEGATIVE, LINSPACE_NOT_REAL
+from ._messages import EYE_NEGATIVE, LINSPACE_BOOL, LINSPACE_NEGATIVE, LINSPACE_NOT_REAL
 from ...tensor import Tensor
 
 __all__ = [
@@ -26,9 +26,9 @@ __all__ = [
 
 
 def _eye_plan(n: int, m: int, dtype: Optional[ScalarType]) -> ScalarType:
-    for value in (n, m):
+    for name, value in (("n", n), ("m", m)):
         if value < 0:
-            raise TensorError(EYE_NEGATIVE.format(n=value))
+            raise TensorError(EYE_NEGATIVE.format(name=name, n=value))
     return ScalarType.float32 if dtype is None else dtype
 
 
@@ -92,7 +92,14 @@ def _linspace_plan(start: Scalar, end: Scalar, steps: int, dtype: Optional[Scala
             raise TensorError(LINSPACE_NOT_REAL.format(name=name, value=value))
     if steps < 0:
         raise TensorError(LINSPACE_NEGATIVE)
-    return ScalarType.float32 if dtype is None else dtype
+    chosen = ScalarType.float32 if dtype is None else dtype
+    if chosen is ScalarType.bool:
+        raise UnsupportedError(LINSPACE_BOOL)
+    for name, value in (("start", start), ("end", end)):  # as torch: an end the dtype cannot hold
+        error = scalar_overflow(value, chosen, name)
+        if error is not None:
+            raise error
+    return chosen
 
 
 @selects_backend_by_device

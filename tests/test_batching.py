@@ -428,3 +428,41 @@ def test_an_out_op_without_a_rule_runs_per_sample_through_the_fallback(name: str
         warnings.simplefilter("ignore")
         got = vmap(lambda x, y: fn(x, y, out=core.zeros_like(x)))(a, b)
     assert got.tolist() == [fn(a.select(0, i), b.select(0, i)).tolist() for i in range(2)]
+
+
+def test_advanced_indexing_runs_per_sample_through_the_fallback() -> None:
+    # index.Tensor, index_put and index_put_ have no rule: the for-loop fallback runs them
+    x = typedops.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4).tolist())
+    rows = typedops.tensor([2, 0])
+
+    def picked(s: Tensor) -> Tensor:
+        return s[rows] * 2
+
+    def written(s: Tensor) -> Tensor:
+        t = s * 1
+        t[rows, 1] = typedops.tensor(-1.0)
+        return core.index_put(t, [None, typedops.tensor([0])], typedops.tensor([5.0]), True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (picked, written):
+            got: Tensor = vmap(fn)(x)
+            assert got.tolist() == [fn(x.select(0, i)).tolist() for i in range(2)]
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0, None), (-1, None, None), (None, 0, None), (0, None, 0)])
+def test_masked_fill_with_a_tensor_value_equals_the_per_sample_loop(in_dims: tuple[int | None, ...]) -> None:
+    # torch.vmap raises on the second and third placements; the composite's parts batch here
+    rng = np.random.default_rng(3)
+    batched = {0: (3, 2, 3), -1: (2, 3, 3)}
+    x = typedops.tensor(rng.uniform(size=batched[in_dims[0]] if in_dims[0] is not None else (2, 3)).tolist())
+    mask = typedops.tensor((rng.uniform(size=(3, 3) if in_dims[1] == 0 else (3,)) > 0.5).tolist())
+    value = typedops.tensor(rng.uniform(size=(3,) if in_dims[2] == 0 else ()).tolist())
+    got: Tensor = vmap(lambda a, m, v: a.masked_fill(m, v), in_dims=in_dims)(x, mask, value)
+
+    def sample(t: Tensor, dim: int | None, i: int) -> Tensor:
+        return t if dim is None else t.select(dim, i)
+
+    expected = [sample(x, in_dims[0], i).masked_fill(sample(mask, in_dims[1], i), sample(value, in_dims[2], i))
+                for i in range(3)]  # fmt: skip
+    assert got.tolist() == [e.tolist() for e in expected]

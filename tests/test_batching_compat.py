@@ -74,6 +74,9 @@ CASES: dict[str, Case] = {
     **{f"bitwise_{n}_.Tensor": ([T(2, 3, kind="b"), T(3, kind="b")], {}, True) for n in ("and", "or", "xor")},
     **{f"bitwise_{n}.Scalar": ([T(2, 3, kind="b"), True], {}, False) for n in ("and", "or", "xor")},
     "pow_.Scalar": ([T(2, 3), 2], {}, True),
+    "masked_fill.Scalar": ([T(2, 3), T(3, kind="b"), -1.5], {}, False),
+    "flip": ([T(2, 3, 4)], {"dims": [0, -1]}, False),
+    "masked_fill_.Scalar": ([T(2, 3), T(3, kind="b"), -1.5], {}, True),
     "pow_.Tensor": ([T(2, 3), T(3)], {}, True),
     "pow.Tensor_Tensor": ([T(2, 3), T(3)], {}, False),
     "clamp": ([T(2, 3), 0.3, 0.7], {}, False),
@@ -163,6 +166,11 @@ LEFT_OUT = {
     "pow.Scalar": "its tensor is its second argument: compared through pow.Tensor_Tensor, which it calls",
     **{f"bitwise_{n}.Scalar_Tensor": f"its tensor is its second argument: compared through bitwise_{n}.Tensor, which it calls"
        for n in ("and", "or", "xor")},
+    **{name: "torch.vmap raises on some placements (the tensor batched at -1, or only the mask batched) where "
+             "the per-sample result exists: compared with the loop in tests/test_batching.py"
+       for name in ("masked_fill.Tensor", "masked_fill_.Tensor")},
+    **{name: "its indices are a Tensor?[] list, which this table's maker cannot batch: compared per sample in "
+             "tests/test_batching.py" for name in ("index.Tensor", "index_put", "index_put_")},
     **{name: "torch.vmap refuses it (no batching rule for this out= op); the for-loop fallback runs it here"
        for name in ("floor_divide.out", "remainder.Tensor_out", "remainder.Scalar_out")},
     "empty_like": "its values are uninitialized in torch: its shapes under vmap are tests/test_batching_rules.py's",

@@ -24,6 +24,7 @@ import typedops.core.kernels as kernels
 from typedops import Device, DispatchKey, MemoryFormat, OperatorHandle, ScalarType, Tensor, dispatcher, tensor
 from typedops.dispatch._signature import check_kernel_signature
 from typedops.schema import parse_schema
+from typedops.vocabulary import TensorError
 
 YAML = Path(typedops.core.__file__).parent / "native_functions.yaml"
 ENTRIES: list[dict[str, Any]] = yaml.safe_load(YAML.read_text())
@@ -1137,3 +1138,28 @@ def test_compiled_fast_path_kernels_agree_with_binary_fast_and_the_plan(
             continue
         got = kernel(a, b, **kwargs)
         assert got.dtype == expected.dtype and got.shape == expected.shape and got.tolist() == expected.tolist()
+
+
+def test_flip_and_reversed_copy_the_elements_in_reverse_order() -> None:
+    x = tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x.flip([0, -1]).tolist() == [[6.0, 5.0, 4.0], [3.0, 2.0, 1.0]] and x.flip([]).tolist() == x.tolist()
+    assert [row.tolist() for row in reversed(x)] == [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]]
+    assert reversed(tensor(2.0)).tolist() == 2.0  # a 0-dim tensor: itself, as torch's
+    with pytest.raises(TensorError) as info:
+        x.flip([1, -1])
+    assert str(info.value) == "dim 1 appears multiple times in the list of dims; name each dim once"
+
+
+def test_masked_fill_keeps_the_dtype_and_broadcasts_the_mask() -> None:
+    ints = tensor([1, 2, 3])
+    assert ints.masked_fill(ints > 1, 7.9).tolist() == [1, 7, 7] and ints.masked_fill(ints > 1, 7.9).dtype is ints.dtype
+    row = tensor([1.0, 2.0])
+    assert row.masked_fill(tensor([[True], [False]]), tensor(0.5)).tolist() == [[0.5, 0.5], [1.0, 2.0]]
+    alias = row
+    row.masked_fill_(row > 1.5, -1.0)
+    assert alias.tolist() == [1.0, -1.0]
+    with pytest.raises(TensorError) as info:
+        row.masked_fill(tensor([1, 0]), 0)
+    assert str(info.value) == (
+        "masked_fill only supports boolean masks, but got mask with dtype int64; pass mask != 0"
+    )

@@ -253,6 +253,14 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::sum.IntList_out": ((x, [1]), {"out": x.sum([1]) * 0}),
         "core::remainder.Scalar_out": ((x, 1.5), {"out": x * 0}),
         "core::empty_strided": (([2, 3], [1, 2]), {}),
+        "core::index.Tensor": ((x, [None, tensor([2, 0, 2])]), {}),
+        "core::masked_fill.Scalar": ((x, x > 1.2, -2.5), {}),
+        "core::flip": ((x, [1, -2]), {}),
+        "core::masked_fill.Tensor": ((x, x > 1.2, tensor(-2.5)), {}),
+        "core::masked_fill_.Scalar": ((x, x > 1.2, -2.5), {}),
+        "core::masked_fill_.Tensor": ((x, x > 1.2, tensor(-2.5)), {}),
+        "core::index_put": ((x, [tensor([1, 0])], tensor([[7.0, 8.0, 9.0]])), {"accumulate": True}),
+        "core::index_put_": ((x, [None, tensor([2, 0])], tensor([[7.0, 8.0]])), {}),
         "core::pow_.Scalar": ((x, 2.5), {}),
         **{f"core::bitwise_{n}.Scalar": ((x.long(), 6), {}) for n in ("and", "or", "xor")},
         **{f"core::bitwise_{n}.Scalar_Tensor": ((5, x.long()), {}) for n in ("and", "or", "xor")},
@@ -352,7 +360,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 193
+    assert len(handles) == 201
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

@@ -619,6 +619,29 @@ _CALLS = [
     ("linspace beyond float32", lambda m: m.linspace(0, 1e39, 2)),
     ("linspace bool", lambda m: m.linspace(0, 1, 3, dtype=m.bool)),
     ("eye(2, -1)", lambda m: m.eye(2, -1)),
+    # masked_fill: self's dtype, the mask broadcast, torch's refusals
+    ("int masked_fill(7.9)", lambda m: m.tensor([1, 2, 3]).masked_fill(m.tensor([True, False, True]), 7.9)),
+    ("masked_fill(0-dim tensor)", lambda m: m.tensor([[1.0, 2.0], [3.0, 4.0]]).masked_fill(m.tensor([True, False]), m.tensor(0.5))),
+    ("masked_fill broadcast", lambda m: m.tensor([1.0, 2.0]).masked_fill(m.tensor([[True], [False]]), 0)),
+    ("masked_fill int mask", lambda m: m.tensor([1.0, 2.0]).masked_fill(m.tensor([1, 0]), 0)),
+    ("masked_fill 1-dim value", lambda m: m.tensor([1.0, 2.0]).masked_fill(m.tensor([True, False]), m.tensor([1.0, 2.0]))),
+    ("masked_fill_ alias", lambda m: _alias_after(m, lambda m: m.tensor([1.0, 2.0, 3.0]), lambda x: x.masked_fill_(x > 1, -1))),
+    # numpy's numbers beside the operators (numpy defers to the tensor: __array_priority__)
+    ("t + np.int64", lambda m: m.tensor([1, 2, 3]) + np.int64(2)),
+    ("np.float32 * t", lambda m: np.float32(2) * m.tensor([1, 2, 3])),
+    ("t - np.bool_", lambda m: m.tensor([1.0, 2.0]) - np.bool_(True)),
+    ("np.int64 - t", lambda m: np.int64(5) - m.tensor([1, 2])),
+    ("t &= np.int64", lambda m: _alias_after(m, lambda m: m.tensor([1, 2, 3]), lambda x: x.__iand__(np.int64(2)))),
+    ("t **= np.int64", lambda m: _alias_after(m, lambda m: m.tensor([1, 2, 3]), lambda x: x.__ipow__(np.int64(2)))),
+    # integer pow and linspace as torch's
+    ("uint8 ** 300", lambda m: m.tensor([2]).to(m.uint8) ** 300),
+    ("linspace int64 from floats", lambda m: m.linspace(0.5, 3.7, 5, dtype=m.int64)),
+    ("linspace uint8 from -5", lambda m: m.linspace(-5, 5, 11, dtype=m.uint8)),
+    # flip and reversed
+    ("flip([0, -1])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, -1])),
+    ("flip([0, 0])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, 0])),
+    ("flip of 0-dim", lambda m: m.tensor(2.0).flip([])),
+    ("reversed", lambda m: m.stack(list(reversed(m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))))),
     # numpy scalars where torch takes numbers
     ("clamp(max=np.float32)", lambda m: m.tensor([1.0, 2.0]).clamp(max=np.float32(0.5))),
     ("full(np.float32)", lambda m: m.full([2], np.float32(0.5))),
@@ -644,6 +667,9 @@ _INDICES = [
     slice(None, None, 2), (slice(1, 3), slice(None, None, 2), slice(-2, None)), (Ellipsis, None), Ellipsis, (), True,
     False, (0, Ellipsis, 0), 5, (0, 0, 0, 0), slice(None, None, 0), 1.5, -4, slice(10, 20), (slice(None), slice(-100, 100)),
     (None, Ellipsis, None, 0), np.int64(1),
+    # advanced: lists and arrays (Note [Advanced indexing] in typedops/core/kernels/_index.py)
+    [0, 2], (slice(None), [1, 3]), ([0, 1], [1, 2]), np.array([2, 0]), ([0, 1], slice(None), [1, 2]), (1, [0, 3]),
+    ([[0], [2]], [1, 3]), [True, False, True], [-1, -3], (slice(1, None), [0, 0, 1]), [0, 5], (None, [0, 1]),
 ]  # fmt: skip
 
 
@@ -656,5 +682,5 @@ def test_basic_indexing_gives_torchs_views(index: Any) -> None:
     assert ours[0] == theirs[0], (ours, theirs)
     if ours[0] == "value":
         got, want = ours[1], theirs[1]
-        assert (got.shape, got.stride(), got.storage_offset()) == (tuple(want.shape), want.stride(), want.storage_offset())
-        assert got.tolist() == want.tolist()
+        assert (got.shape, got.stride()) == (tuple(want.shape), want.stride())
+        assert got.storage_offset() == want.storage_offset() and got.tolist() == want.tolist()

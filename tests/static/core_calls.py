@@ -127,3 +127,9 @@ t: str = x > 1 # E: Incompatible types in assignment (expression has type "Tenso
 z: Tensor = core.zeros(2, 3, dtype=typedops.float64) + core.ones([2, 3], dtype=typedops.long) + core.randn(3)
 core.empty(2, 2, device="meta", dtype=typedops.bool)
 core.zeros(2, 3.0) # E: No overload variant of "zeros" matches argument types "int", "float"  [call-overload]  # N: Possible overload variants:  # N:     def zeros(size: Sequence[int], *, dtype: ScalarType | type[float] | type[int] | type[bool] | type[complex] | None = ..., layout: Layout | None = ..., device: Device | str | None = ..., pin_memory: bool | None = ...) -> Tensor  # N:     def zeros(*size: int, dtype: ScalarType | type[float] | type[int] | type[bool] | type[complex] | None = ..., layout: Layout | None = ..., device: Device | str | None = ..., pin_memory: bool | None = ...) -> Tensor  # P: Argument of type "float" cannot be assigned to parameter "size" of type "int" in function "zeros"  [reportArgumentType]
+
+# Indexing (Note [Basic indexing]): ints, slices, None, ..., tensors and lists; numbers or tensors assigned.
+r: Tensor = x[0] + x[1:, None, ...][x > 0] + x[[0, 1]]
+x[0] = 1.0
+x[x > 1] = x
+x["a"] # E: Invalid index type "str" for "Tensor"; expected type "SupportsIndex | slice[Any, Any, Any] | EllipsisType | Tensor | list[Any] | None | tuple[SupportsIndex | slice[Any, Any, Any] | EllipsisType | Tensor | list[Any] | None, ...]"  [index]  # P: Argument of type "Literal['a']" cannot be assigned to parameter "index" of type "Index" in function "__getitem__"  [reportArgumentType]

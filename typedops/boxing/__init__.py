@@ -1,7 +1,7 @@
 """The boxed world: the stack, and generated wrappers between the calling conventions."""
 
 from ._convert import Conversion, SequenceKind, broadcast, conversions_for, to_list, to_tuple
-from ._ivalue import Tag, canonical, dtype_of_python_type, is_number, is_overflow, mismatch, plain_number, tag_of, type_name
+from ._ivalue import Tag, canonical, dtype_of_python_type, is_number, is_overflow, mismatch, plain_number, python_number, tag_of, type_name
 from ._shape import (
     ArgCheck, ArgShape, CallShape, CheckKind, TensorUse, call_shape, positional_names, shape_and_defaults, tensor_use,
 )  # fmt: skip
@@ -51,6 +51,7 @@ __all__ = [
     "mismatch",
     "plain_number",
     "is_number",
+    "python_number",
     "is_overflow",
     "canonical",
     "dtype_of_python_type",

@@ -30,7 +30,7 @@ from ..schema import (
 )
 
 __all__ = [
-    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "plain_number", "is_number", "is_overflow",
+    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "plain_number", "is_number", "python_number", "is_overflow",
     "is_sequence",
 ]  # fmt: skip
 
@@ -210,6 +210,15 @@ def is_number(value: object) -> bool:
     """Whether ``value`` is a number a Scalar takes: Python's (a bool too) or numpy's
     (Note [Numbers that are not Python's])."""
     return isinstance(value, (int, float, complex)) or _numpy_scalar(value)
+
+
+def python_number(value: Any) -> Any:
+    """A numpy scalar as the Python number torch takes it for (``np.bool_`` a float: Note
+    [Numbers that are not Python's]); anything else as it is."""
+    if not _numpy_scalar(value):
+        return value
+    number = value.item()
+    return float(number) if type(number) is bool else number
 
 
 def _numpy_scalar(value: object) -> bool:

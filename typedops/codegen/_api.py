@@ -31,10 +31,10 @@ ints one by one: ``x.view(2, 3)`` and ``x.reshape(-1)`` are ``x.view([2, 3])`` a
 factories ``zeros(2, 3)``, ``ones(4)``, ``empty(2, 2)``, ``randn(3)``). Such a method or
 function (of one overload) is a small wrapper around the op's entry function rather than
 the entry function itself: ``def _method_view(self, size, *_sizes)`` calls the entry with
-``(size, *_sizes)`` when more ints came, else with ``size`` as given -- the list form
-pays the wrapper's frame and one test of ``_sizes``.
-A lone int is refused by the entry's argument check (an ``int[]`` is no ``int[1]``), and
-only then, on that error's path, does the wrapper call again with ``(size,)``. The
+``(size, *_sizes)`` when more ints came, with ``(size,)`` for one int, else with ``size``
+as given -- the list form pays the wrapper's frame and two tests. Another lone integer
+(``np.int64(6)``) is refused by the entry's argument check (an ``int[]`` is no ``int[1]``),
+and only then, on that error's path, does the wrapper call again with ``(size,)``. The
 stub has two overloads: the sequence and ``*size: int``.
 """
 
@@ -596,7 +596,7 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     body += ["", "", "install()"]
     imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method", "lazy_entry as _lazy_entry")]
     if operator_install:
-        imports += runtime("wrapped_scalar as _wrapped_scalar")
+        imports += runtime("wrapped_scalar as _wrapped_scalar", "is_number as _is_number", "python_number as _python_number")
     if varargs:
         imports += runtime("ArgumentError as _ArgumentError")
     if named:
@@ -618,6 +618,8 @@ def _varargs_lines(name: str, entry: OpEntry, *, method: bool = True) -> list[st
         'separate ints (Note [Sizes as varargs])."""',
         "    if _sizes:",
         f"        return {target}({given}({sizes}, *_sizes){passed})",
+        f"    if type({sizes}) is int:",
+        f"        return {target}({given}({sizes},){passed})",
         "    try:",
         f"        return {target}({given}{sizes}{passed})",
         "    except _ArgumentError:",

@@ -62,6 +62,7 @@ CORE_HELPERS: Final = frozenset({
     "amax_backward", "evenly_distribute_backward",
     "max_dim_backward", "matmul_backward_self", "matmul_backward_other", "inverse_permutation",
     "select_backward", "slice_backward", "squeeze_backward", "cat_backward", "as_strided_backward", "sgn", "conj",
+    "index_backward", "index_put_self_backward",
 })  # fmt: skip
 FORMULA_ATTRIBUTES: Final = frozenset({"shape", "dtype", "ndim"})
 NOT_IMPLEMENTED: Final = "not_implemented"

@@ -174,7 +174,12 @@ def operator_lines(found: list[tuple[str, str, OpEntry, bool]]) -> tuple[list[st
         params = "self: Any" if form == "unary" else "self: Any, other: Any"
         body += ["", "", f"def _operator{method}({params}) -> Any:"]
         body.append(f'    """Tensor.{method}: {entry.schema.full_name}."""')
-        body += _body(form, entry.attr_name, reflected, entry.schema.name)
+        lines = _body(form, entry.attr_name, reflected, entry.schema.name)
+        if lines[-1] == "    return NotImplemented" and form != "tensor":  # numpy's numbers: as Python's
+            lines[-1:] = ["    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py",
+                          f"        return _operator{method}(self, _python_number(other))",
+                          "    return NotImplemented"]  # fmt: skip
+        body += lines
         install.append(f"    setattr(_Tensor, {method!r}, _operator{method})")
     return body, install
 

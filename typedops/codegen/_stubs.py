@@ -153,7 +153,9 @@ def method_lines(methods: dict[str, list[FunctionSchema]], extra: list[str] | No
 CONVERSION_METHODS: Final = (
     "float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cfloat", "cdouble",
 )
-_CONVERSION_STUBS: Final = [f"    def {name}(self) -> _t.Tensor: ..." for name in CONVERSION_METHODS]
+_CONVERSION_STUBS: Final = [
+    f"    def {name}(self, memory_format: _t.MemoryFormat | None = ...) -> _t.Tensor: ..." for name in CONVERSION_METHODS
+]
 
 
 def methods_of(entries: list[OpEntry]) -> dict[str, list[FunctionSchema]]:

@@ -38,6 +38,8 @@ __all__ = [
     "inverse_permutation",
     "select_backward",
     "slice_backward",
+    "index_backward",
+    "index_put_self_backward",
     "squeeze_backward",
     "cat_backward",
     "as_strided_backward",
@@ -264,6 +266,18 @@ def slice_backward(
     if len(positions) == shape[d]:
         return grad
     return _scatter_along(grad, d, shape[d], list(positions))
+
+
+def index_backward(grad: Tensor, self: Tensor, indices: Sequence[Tensor | None]) -> Tensor:
+    """``index.Tensor``'s gradient: ``grad`` added at the positions it read (a position read
+    twice gets both), zeros elsewhere (Note [Advanced indexing] in kernels/_index.py)."""
+    return F.index_put(F.zeros_like(self, dtype=grad.dtype), indices, grad, True)
+
+
+def index_put_self_backward(grad: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool) -> Tensor:
+    """``index_put``'s gradient for ``self``: ``grad`` with the written positions zeroed
+    (all of ``grad`` when the values were added to them)."""
+    return grad if accumulate else F.index_put(grad, indices, F.zeros_like(values, dtype=grad.dtype), False)
 
 
 def squeeze_backward(grad: Tensor, shape: Sequence[int], dim: int) -> Tensor:

@@ -584,6 +584,42 @@ class _op_clone__default(_Handle):
 class _op_copy___default(_Handle):
     def __call__(_h, self: _t.Tensor, src: _t.Tensor, non_blocking: _builtins.bool = ...) -> _t.Tensor: ...
 
+class _op_flip__default(_Handle):
+    def __call__(_h, self: _t.Tensor, dims: _Sequence[_builtins.int]) -> _t.Tensor: ...
+
+class _op_masked_fill__Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, mask: _t.Tensor, value: _t.Scalar) -> _t.Tensor: ...
+
+class _op_masked_fill__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, mask: _t.Tensor, value: _t.Tensor) -> _t.Tensor: ...
+
+class _op_masked_fill___Scalar(_Handle):
+    def __call__(_h, self: _t.Tensor, mask: _t.Tensor, value: _t.Scalar) -> _t.Tensor: ...
+
+class _op_masked_fill___Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, mask: _t.Tensor, value: _t.Tensor) -> _t.Tensor: ...
+
+class _op_index__Tensor(_Handle):
+    def __call__(_h, self: _t.Tensor, indices: _Sequence[_t.Tensor | None]) -> _t.Tensor: ...
+
+class _op_index_put__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        indices: _Sequence[_t.Tensor | None],
+        values: _t.Tensor,
+        accumulate: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
+
+class _op_index_put___default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        indices: _Sequence[_t.Tensor | None],
+        values: _t.Tensor,
+        accumulate: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
+
 class _op_cat__default(_Handle):
     def __call__(_h, tensors: _Sequence[_t.Tensor], dim: _builtins.int = ...) -> _t.Tensor: ...
 
@@ -1632,6 +1668,56 @@ class _packet_copy_:
     def overloads(self) -> list[_builtins.str]: ...
     def __call__(_p, self: _t.Tensor, src: _t.Tensor, non_blocking: _builtins.bool = ...) -> _t.Tensor: ...
 
+class _packet_flip:
+    default: _op_flip__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, dims: _Sequence[_builtins.int]) -> _t.Tensor: ...
+
+class _packet_masked_fill:
+    Scalar: _op_masked_fill__Scalar
+    Tensor: _op_masked_fill__Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, mask: _t.Tensor, value: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, mask: _t.Tensor, value: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_masked_fill_:
+    Scalar: _op_masked_fill___Scalar
+    Tensor: _op_masked_fill___Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, mask: _t.Tensor, value: _t.Scalar) -> _t.Tensor: ...
+    @overload
+    def __call__(_p, self: _t.Tensor, mask: _t.Tensor, value: _t.Tensor) -> _t.Tensor: ...
+
+class _packet_index:
+    Tensor: _op_index__Tensor
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(_p, self: _t.Tensor, indices: _Sequence[_t.Tensor | None]) -> _t.Tensor: ...
+
+class _packet_index_put:
+    default: _op_index_put__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        indices: _Sequence[_t.Tensor | None],
+        values: _t.Tensor,
+        accumulate: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_index_put_:
+    default: _op_index_put___default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        indices: _Sequence[_t.Tensor | None],
+        values: _t.Tensor,
+        accumulate: _builtins.bool = ...,
+    ) -> _t.Tensor: ...
+
 class _packet_cat:
     default: _op_cat__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -1994,6 +2080,12 @@ class Namespace:
     contiguous: _packet_contiguous
     clone: _packet_clone
     copy_: _packet_copy_
+    flip: _packet_flip
+    masked_fill: _packet_masked_fill
+    masked_fill_: _packet_masked_fill_
+    index: _packet_index
+    index_put: _packet_index_put
+    index_put_: _packet_index_put_
     cat: _packet_cat
     stack: _packet_stack
     empty: _packet_empty

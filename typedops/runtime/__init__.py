@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ..vocabulary import ArgumentError, Device, NoKernelError
 from ..tensor import AUTOGRAD_BIT_FOR_DEVICE, AUTOGRAD_BITS, CPU, Tensor, alias_of, keys_for_device, wrapped_scalar
-from ..boxing import broadcast, default_value, is_number, to_list, to_tuple, wrong_tuple
+from ..boxing import broadcast, default_value, is_number, python_number, to_list, to_tuple, wrong_tuple
 from ..dispatch import DispatchKey, DispatchKeySet, Library, check_devices, one_device, unboxed_slots
 from ..dispatch import call_overload as choose  # the one overload-resolution rule
 from ..autograd import (
@@ -39,7 +39,7 @@ __all__ = [
     "choose", "lazy_method", "lazy_entry", "no_static_kernel", "list_bits", "device_bits", "static_entry_points", "kernel", "check_devices", "one_device",
     "register_static_wrappers", "static_wrapper", "StaticWrapper", "StaticEntry",
     # re-exported for generated code
-    "Any", "ArgumentError", "CPU", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "is_number", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
+    "Any", "ArgumentError", "CPU", "Device", "Tensor", "keys_for_device", "wrapped_scalar", "is_number", "python_number", "default_value", "to_list", "to_tuple", "broadcast", "wrong_tuple",
     "DispatchKey", "DispatchKeySet", "Library", "AwaitType", "BaseType", "ClassType", "DictType",
     "FutureType", "ListType", "OptionalType", "RRefType", "TupleType", "TypeVar",
     "alias", "argument", "make_return", "schema",

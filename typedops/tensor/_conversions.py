@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..vocabulary import ScalarType
+from ..vocabulary import MemoryFormat, ScalarType
 from ._tensor import Tensor
 
 __all__ = ["DTYPE_CONVERSIONS"]
@@ -13,7 +13,7 @@ __all__ = ["DTYPE_CONVERSIONS"]
 # Note [Dtype conversion methods]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # ``x.float()``, ``x.long()``, ``x.bool()``... are ``x.to(dtype)``, as torch's (``x`` itself
-# when it has that dtype already). They are set on the class after its body: a method
+# when it has that dtype already), with torch's ``memory_format`` keyword. They are set on the class after its body: a method
 # named ``float`` or ``int`` in the body would shadow the builtin in the body's own
 # annotations for a type checker. Their types are in the generated ``_methods.pyi``
 # (codegen/_stubs.py ``CONVERSION_METHODS``, checked against this table by a test).
@@ -26,8 +26,8 @@ DTYPE_CONVERSIONS: Final = {
 
 
 def _conversion(name: str, dtype: ScalarType) -> Any:
-    def convert(self: Tensor) -> Tensor:
-        return self.to(dtype)
+    def convert(self: Tensor, memory_format: MemoryFormat | None = None) -> Tensor:
+        return self.to(dtype, memory_format=memory_format)
 
     convert.__name__ = convert.__qualname__ = name
     convert.__doc__ = f"``self.to({dtype.name})`` (Note [Dtype conversion methods])."

@@ -136,11 +136,8 @@ TOO_MANY_INDICES: Final = "too many indices for tensor of dimension {ndim}"
 INDEX_ZERO_DIM: Final = "invalid index of a 0-dim tensor: it has no dims; x.item() gives its value"
 TWO_ELLIPSES: Final = "an index can only have a single ellipsis ('...')"
 SLICE_STEP: Final = "step must be greater than zero (x[::-1] has no view; torch refuses it too)"
+SLICE_BOUND: Final = "slice indices must be integers or None or have an __index__ method, not {kind}"
 INDEX_TYPE: Final = (
     "only integers, slices (`:`), ellipsis (`...`), None and bools are valid indices (got {kind})"
-)
-ADVANCED_INDEX: Final = (
-    "indexing with a {kind} (advanced indexing) is not supported yet: for a mask use "
-    "core.where(mask, x, other) or x * mask; for a few positions, select() them and core.stack()"
 )
 INDEX_VALUE_TYPE: Final = "can't assign a {kind} to a Tensor: assign a tensor or a number"

@@ -40,6 +40,7 @@ per result (about 40 ns of each recorded op), for one store per tensor made. (``
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast, overload
 
@@ -234,7 +235,7 @@ class Tensor(_TensorMethods):
     # with class defaults].
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "_dtype", "_device",
-        "key_bits", "_array", "_array_buffer", "grad_fn", "__dict__",
+        "key_bits", "_array", "_array_buffer", "grad_fn", "__dict__", "__weakref__",
     )  # fmt: skip
 
     # See Note [Tensor fields with class defaults].
@@ -244,6 +245,11 @@ class Tensor(_TensorMethods):
     _autograd_meta: Any = None  # per-tensor autograd state, made by the autograd layer
     _batch_level: int | None = None  # the vmap level of a batching wrapper
     _batch_value: Tensor | None = None  # the tensor a batching wrapper holds
+
+    # numpy defers to a Tensor beside its scalars and arrays (``np.float32(2) * x`` is
+    # ``x.__rmul__``), as it does for torch's: without this it would take a Tensor, which
+    # has a length and items, for a sequence and build an object array of its elements.
+    __array_priority__ = 1000
 
     # The operators call ops and return tensors, so == is not identity: hash by identity
     # as torch does (installing __eq__ later would not reset it, but say it here).
@@ -448,12 +454,6 @@ class Tensor(_TensorMethods):
     def numel(self) -> int:
         return numel_of(self._shape)
 
-    # Note [Tensors as sequences]
-    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-    # As torch's: ``len(x)`` is the size of dim 0, iterating gives the views ``x.select(0,
-    # i)``, ``x.T`` reverses the dims (a 2-D tensor's transpose) and ``x.mT`` swaps the last
-    # two; a 0-dim tensor has no length and no items. The views come from the core ops
-    # (``select``, ``permute``, ``transpose``), so autograd, vmap and traces see them.
     def __getitem__(self, index: Index) -> Tensor:
         """A view of the elements ``index`` picks (Note [Basic indexing] in _indexing.py)."""
         return index_into(self, index, Tensor)
@@ -462,6 +462,13 @@ class Tensor(_TensorMethods):
         """Write ``value`` into the elements ``index`` picks (Note [Basic indexing])."""
         write_into(self, index, value, Tensor)
 
+    # Note [Tensors as sequences]
+    # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    # As torch's: ``len(x)`` is the size of dim 0, iterating gives the views ``x.select(0,
+    # i)``, ``reversed(x)`` is ``x.flip(0)`` (a copy), ``x.T`` reverses the dims (a 2-D
+    # tensor's transpose) and ``x.mT`` swaps the last two; a 0-dim tensor has no length and
+    # no items. The views come from the core ops (``select``, ``permute``, ``transpose``),
+    # so autograd, vmap and traces see them.
     def __len__(self) -> int:
         if not self._shape:
             raise ArgumentError(LEN_OF_SCALAR)
@@ -471,6 +478,10 @@ class Tensor(_TensorMethods):
         if not self._shape:
             raise ArgumentError(ITERATE_SCALAR)
         return (self.select(0, i) for i in range(self._shape[0]))
+
+    def __reversed__(self) -> Tensor:
+        """The rows in reverse order, ``x.flip(0)`` (a 0-dim tensor itself), as torch's."""
+        return self.flip([0]) if self._shape else self
 
     @property
     def T(self) -> Tensor:
@@ -663,9 +674,12 @@ def _real_value(value: Any, target: str) -> Any:
     return value
 
 
-_STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
+_STATE_SLOTS: Final = tuple(
+    n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__", "__weakref__")
+)
 _new_tensor: Final = object.__new__
 _new_storage: Final = object.__new__
+_ref: Final = weakref.ref
 
 
 # Note [Storage made on demand]
@@ -690,6 +704,7 @@ def storage_of(t: Tensor) -> Storage:
         storage._flat = None
         storage.size = array.size
         storage.version = 0
+        storage.owner = _ref(t)  # made for a view of t, or for its own sake: t is the base
     return storage
 
 
@@ -835,7 +850,11 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     (``view_with`` below sets the same fields: keep the two in step.)"""
     view = _new_tensor(Tensor)
     storage = self._storage
-    view._storage = storage if storage is not None else storage_of(self)
+    if storage is None:
+        storage = storage_of(self)
+    elif storage.owner is None:  # the first view of a storage made with its tensor: that is the base
+        storage.owner = _ref(self)
+    view._storage = storage
     view._shape = shape if type(shape) is tuple else tuple(shape)
     view._strides = strides if type(strides) is tuple else tuple(strides)
     view._offset = offset
@@ -854,7 +873,11 @@ def view_with(self: Tensor, shape: tuple[int, ...], strides: tuple[int, ...]) ->
     in typedops/core/kernels/_views.py), without converting them: ~20 ns less a view."""
     view = _new_tensor(Tensor)
     storage = self._storage
-    view._storage = storage if storage is not None else storage_of(self)
+    if storage is None:
+        storage = storage_of(self)
+    elif storage.owner is None:  # as make_view's
+        storage.owner = _ref(self)
+    view._storage = storage
     view._shape = shape
     view._strides = strides
     view._offset = self._offset

@@ -30,6 +30,7 @@ from typedops.runtime import (
     CPU as _CPU,
     ArgumentError as _ArgumentError,
     lazy_method as _lazy_method,
+    python_number as _python_number,
 )
 import typedops.core.kernels as _m0
 import typedops.core.return_types as _return_types
@@ -52,12 +53,14 @@ _t12 = _OptionalType(_t10)  # SymInt?
 _t13 = _ListType(_t4)  # int[]
 _t14 = _BaseType('MemoryFormat')
 _t15 = _OptionalType(_t14)  # MemoryFormat?
-_t16 = _ListType(_t0)  # Tensor[]
-_t17 = _BaseType('Layout')
-_t18 = _OptionalType(_t17)  # Layout?
-_t19 = _BaseType('Device')
-_t20 = _OptionalType(_t19)  # Device?
-_t21 = _OptionalType(_t7)  # bool?
+_t16 = _OptionalType(_t0)  # Tensor?
+_t17 = _ListType(_t16)  # Tensor?[]
+_t18 = _ListType(_t0)  # Tensor[]
+_t19 = _BaseType('Layout')
+_t20 = _OptionalType(_t19)  # Layout?
+_t21 = _BaseType('Device')
+_t22 = _OptionalType(_t21)  # Device?
+_t23 = _OptionalType(_t7)  # bool?
 
 
 # unboxing wrappers for boxed callers, written ahead of time (else compiled on first use)
@@ -2337,11 +2340,111 @@ copy___default = (
     (_kernel(_DispatchKey.CPU, _m0.copy__cpu, _unboxing2), _kernel(_DispatchKey.Meta, _m0.copy__meta, _unboxing2)),
 )
 
+# core::flip(Tensor self, int[] dims) -> Tensor
+flip__default = (
+    _schema('flip', 'core', '', positional=(_argument('self', _t0), _argument('dims', _t13)), returns=(_return(_t0),)),
+    (_kernel(_DispatchKey.CPU, _m0.flip_cpu, _unboxing3), _kernel(_DispatchKey.Meta, _m0.flip_meta, _unboxing3)),
+)
+
+# core::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+masked_fill__Scalar = (
+    _schema(
+        'masked_fill', 'core', 'Scalar',
+        positional=(_argument('self', _t0), _argument('mask', _t0), _argument('value', _t1)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.masked_fill_scalar_composite, _unboxing2),),
+)
+
+# core::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+masked_fill__Tensor = (
+    _schema(
+        'masked_fill', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('mask', _t0), _argument('value', _t0)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.masked_fill_tensor_composite, _unboxing2),),
+)
+
+# core::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+masked_fill___Scalar = (
+    _schema(
+        'masked_fill_', 'core', 'Scalar',
+        positional=(
+            _argument('self', _t0, alias=_alias(('a',), is_write=True)),
+            _argument('mask', _t0),
+            _argument('value', _t1),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.masked_fill__scalar_composite, _unboxing2),),
+)
+
+# core::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+masked_fill___Tensor = (
+    _schema(
+        'masked_fill_', 'core', 'Tensor',
+        positional=(
+            _argument('self', _t0, alias=_alias(('a',), is_write=True)),
+            _argument('mask', _t0),
+            _argument('value', _t0),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.masked_fill__tensor_composite, _unboxing2),),
+)
+
+# core::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+index__Tensor = (
+    _schema(
+        'index', 'core', 'Tensor',
+        positional=(_argument('self', _t0), _argument('indices', _t17)),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CPU, _m0.index_cpu, _unboxing3), _kernel(_DispatchKey.Meta, _m0.index_meta, _unboxing3)),
+)
+
+# core::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+index_put__default = (
+    _schema(
+        'index_put', 'core', '',
+        positional=(
+            _argument('self', _t0),
+            _argument('indices', _t17),
+            _argument('values', _t0),
+            _argument('accumulate', _t7, default='False'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.index_put_cpu, _unboxing12),
+        _kernel(_DispatchKey.Meta, _m0.index_put_meta, _unboxing12),
+    ),
+)
+
+# core::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+index_put___default = (
+    _schema(
+        'index_put_', 'core', '',
+        positional=(
+            _argument('self', _t0, alias=_alias(('a',), is_write=True)),
+            _argument('indices', _t17),
+            _argument('values', _t0),
+            _argument('accumulate', _t7, default='False'),
+        ),
+        returns=(_return(_t0, alias=_alias(('a',), is_write=True)),),
+    ),
+    (
+        _kernel(_DispatchKey.CPU, _m0.index_put__cpu, _unboxing12),
+        _kernel(_DispatchKey.Meta, _m0.index_put__meta, _unboxing12),
+    ),
+)
+
 # core::cat(Tensor[] tensors, int dim=0) -> Tensor
 cat__default = (
     _schema(
         'cat', 'core', '',
-        positional=(_argument('tensors', _t16), _argument('dim', _t4, default='0')),
+        positional=(_argument('tensors', _t18), _argument('dim', _t4, default='0')),
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CPU, _m0.cat_cpu, _unboxing3), _kernel(_DispatchKey.Meta, _m0.cat_meta, _unboxing3)),
@@ -2351,7 +2454,7 @@ cat__default = (
 stack__default = (
     _schema(
         'stack', 'core', '',
-        positional=(_argument('tensors', _t16), _argument('dim', _t4, default='0')),
+        positional=(_argument('tensors', _t18), _argument('dim', _t4, default='0')),
         returns=(_return(_t0),),
     ),
     (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.stack_composite, _unboxing3),),
@@ -2365,9 +2468,9 @@ empty__memory_format = (
         positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
@@ -2387,9 +2490,9 @@ empty_strided__default = (
         positional=(_argument('size', _t11), _argument('stride', _t11)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2408,9 +2511,9 @@ zeros__default = (
         positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2429,9 +2532,9 @@ ones__default = (
         positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2450,9 +2553,9 @@ full__default = (
         positional=(_argument('size', _t11), _argument('fill_value', _t1)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2471,9 +2574,9 @@ scalar_tensor__default = (
         positional=(_argument('s', _t1),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2492,9 +2595,9 @@ randn__default = (
         positional=(_argument('size', _t11),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2513,9 +2616,9 @@ arange__default = (
         positional=(_argument('end', _t1),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2530,9 +2633,9 @@ arange__start_step = (
         positional=(_argument('start', _t1), _argument('end', _t1), _argument('step', _t1, default='1')),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2551,9 +2654,9 @@ eye__default = (
         positional=(_argument('n', _t10),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2572,9 +2675,9 @@ eye__m = (
         positional=(_argument('n', _t10), _argument('m', _t10)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2593,9 +2696,9 @@ linspace__default = (
         positional=(_argument('start', _t1), _argument('end', _t1), _argument('steps', _t4)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
         ),
         returns=(_return(_t0),),
     ),
@@ -2614,9 +2717,9 @@ zeros_like__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
@@ -2632,9 +2735,9 @@ empty_like__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
@@ -2650,9 +2753,9 @@ ones_like__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
@@ -2668,9 +2771,9 @@ full_like__default = (
         positional=(_argument('self', _t0), _argument('fill_value', _t1)),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('memory_format', _t15, default='None'),
         ),
         returns=(_return(_t0),),
@@ -2686,9 +2789,9 @@ _to_copy__default = (
         positional=(_argument('self', _t0),),
         kwarg_only=(
             _argument('dtype', _t3, default='None'),
-            _argument('layout', _t18, default='None'),
-            _argument('device', _t20, default='None'),
-            _argument('pin_memory', _t21, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
             _argument('non_blocking', _t7, default='False'),
             _argument('memory_format', _t15, default='None'),
         ),
@@ -2745,10 +2848,12 @@ to__dtype = (
     bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
-    flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
-    empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default,
-    randn__default, arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    flatten__using_ints, contiguous__default, clone__default, copy___default, flip__default, masked_fill__Scalar,
+    masked_fill__Tensor, masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default,
+    index_put___default, cat__default, stack__default, empty__memory_format, empty_strided__default, zeros__default,
+    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
+    eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default, ones_like__default,
+    full_like__default, _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2774,10 +2879,12 @@ to__dtype = (
     bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
-    flatten__using_ints, contiguous__default, clone__default, copy___default, cat__default, stack__default,
-    empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default,
-    randn__default, arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    flatten__using_ints, contiguous__default, clone__default, copy___default, flip__default, masked_fill__Scalar,
+    masked_fill__Tensor, masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default,
+    index_put___default, cat__default, stack__default, empty__memory_format, empty_strided__default, zeros__default,
+    ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
+    eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default, ones_like__default,
+    full_like__default, _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2806,10 +2913,12 @@ _check_devices(
     bitwise_xor___Tensor, bitwise_not__default, max__other, min__other, argmax__default, matmul__default, mm__default,
     as_strided__default, detach__default, view__default, reshape__default, permute__default, transpose__int, t__default,
     select__int, slice__Tensor, unsqueeze__default, squeeze__dim, squeeze__default, expand__default,
-    flatten__using_ints, contiguous__default, clone__default, cat__default, stack__default, empty__memory_format,
-    empty_strided__default, zeros__default, ones__default, full__default, scalar_tensor__default, randn__default,
-    arange__default, arange__start_step, eye__default, eye__m, linspace__default, zeros_like__default,
-    empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
+    flatten__using_ints, contiguous__default, clone__default, flip__default, masked_fill__Scalar, masked_fill__Tensor,
+    masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default, index_put___default, cat__default,
+    stack__default, empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default,
+    scalar_tensor__default, randn__default, arange__default, arange__start_step, eye__default, eye__m,
+    linspace__default, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -2867,9 +2976,9 @@ __all__ = [
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
-    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones',
-    'full', 'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
-    '_to_copy',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'flip', 'masked_fill', 'index', 'index_put', 'index_put_',
+    'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'eye',
+    'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 _MISSING: Any = object()
 _NUMBERS = (int, float, complex)
@@ -2984,6 +3093,8 @@ _call_bitwise_xor__Scalar_Tensor = _lazy_entry(
 )
 _call_squeeze__dim = _lazy_entry(globals(), '_call_squeeze__dim', squeeze__dim)
 _call_squeeze__default = _lazy_entry(globals(), '_call_squeeze__default', squeeze__default)
+_call_masked_fill__Scalar = _lazy_entry(globals(), '_call_masked_fill__Scalar', masked_fill__Scalar)
+_call_masked_fill__Tensor = _lazy_entry(globals(), '_call_masked_fill__Tensor', masked_fill__Tensor)
 _call_arange__default = _lazy_entry(globals(), '_call_arange__default', arange__default)
 _call_arange__start_step = _lazy_entry(globals(), '_call_arange__start_step', arange__start_step)
 _call_eye__default = _lazy_entry(globals(), '_call_eye__default', eye__default)
@@ -4084,6 +4195,26 @@ def squeeze(self: Any = _MISSING, dim: Any = _MISSING) -> Any:
         return _call_squeeze__default(self)
     return _any_squeeze(**_given(self=self, dim=dim))
 
+_CANDIDATES_masked_fill = (
+    (masked_fill__Scalar.schema, masked_fill__Scalar),
+    (masked_fill__Tensor.schema, masked_fill__Tensor),
+)
+def masked_fill(*args: Any, **kwargs: Any) -> Any:
+    """core::masked_fill: Scalar, Tensor."""
+    if not kwargs:
+        if len(args) == 3:
+            _v0, _v1, _v2 = args
+            if isinstance(_v2, _NUMBERS):
+                return _call_masked_fill__Scalar(_v0, _v1, _v2)
+            if isinstance(_v2, _Tensor):
+                return _call_masked_fill__Tensor(_v0, _v1, _v2)
+    _v2 = args[2] if len(args) > 2 else kwargs.get('value', _MISSING)
+    if isinstance(_v2, _NUMBERS):
+        return _call_masked_fill__Scalar(*args, **kwargs)
+    if isinstance(_v2, _Tensor):
+        return _call_masked_fill__Tensor(*args, **kwargs)
+    return _choose('core::masked_fill', _CANDIDATES_masked_fill, args, kwargs)
+
 _CANDIDATES_arange = (
     (arange__default.schema, arange__default),
     (arange__start_step.schema, arange__start_step),
@@ -4145,6 +4276,8 @@ def empty(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     """core::empty.memory_format: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_empty__memory_format((size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_empty__memory_format((size,), **kwargs)
     try:
         return _call_empty__memory_format(size, **kwargs)
     except _ArgumentError:
@@ -4157,6 +4290,8 @@ def zeros(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     """core::zeros: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_zeros__default((size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_zeros__default((size,), **kwargs)
     try:
         return _call_zeros__default(size, **kwargs)
     except _ArgumentError:
@@ -4169,6 +4304,8 @@ def ones(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     """core::ones: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_ones__default((size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_ones__default((size,), **kwargs)
     try:
         return _call_ones__default(size, **kwargs)
     except _ArgumentError:
@@ -4181,6 +4318,8 @@ def randn(size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     """core::randn: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_randn__default((size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_randn__default((size,), **kwargs)
     try:
         return _call_randn__default(size, **kwargs)
     except _ArgumentError:
@@ -4236,6 +4375,10 @@ _SINGLE = {
     'unsqueeze': unsqueeze__default,
     'flatten': flatten__using_ints,
     'clone': clone__default,
+    'flip': flip__default,
+    'index': index__Tensor,
+    'index_put': index_put__default,
+    'index_put_': index_put___default,
     'cat': cat__default,
     'stack': stack__default,
     'empty_strided': empty_strided__default,
@@ -4277,10 +4420,13 @@ _call_remainder___Tensor = _lazy_entry(globals(), '_call_remainder___Tensor', re
 _call_remainder___Scalar = _lazy_entry(globals(), '_call_remainder___Scalar', remainder___Scalar)
 _call_pow___Scalar = _lazy_entry(globals(), '_call_pow___Scalar', pow___Scalar)
 _call_pow___Tensor = _lazy_entry(globals(), '_call_pow___Tensor', pow___Tensor)
+_call_masked_fill___Scalar = _lazy_entry(globals(), '_call_masked_fill___Scalar', masked_fill___Scalar)
+_call_masked_fill___Tensor = _lazy_entry(globals(), '_call_masked_fill___Tensor', masked_fill___Tensor)
 _call_view__default = _lazy_entry(globals(), '_call_view__default', view__default)
 _call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshape__default)
 _call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
 _call_expand__default = _lazy_entry(globals(), '_call_expand__default', expand__default)
+_call_flip__default = _lazy_entry(globals(), '_call_flip__default', flip__default)
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
@@ -4678,6 +4824,8 @@ def _method_view(self: Any, size: Any, *_sizes: Any) -> Any:
     """core::view as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_view__default(self, (size, *_sizes))
+    if type(size) is int:
+        return _call_view__default(self, (size,))
     try:
         return _call_view__default(self, size)
     except _ArgumentError:
@@ -4690,6 +4838,8 @@ def _method_reshape(self: Any, shape: Any, *_sizes: Any) -> Any:
     """core::reshape as a method: shape as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_reshape__default(self, (shape, *_sizes))
+    if type(shape) is int:
+        return _call_reshape__default(self, (shape,))
     try:
         return _call_reshape__default(self, shape)
     except _ArgumentError:
@@ -4702,6 +4852,8 @@ def _method_permute(self: Any, dims: Any, *_sizes: Any) -> Any:
     """core::permute as a method: dims as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_permute__default(self, (dims, *_sizes))
+    if type(dims) is int:
+        return _call_permute__default(self, (dims,))
     try:
         return _call_permute__default(self, dims)
     except _ArgumentError:
@@ -4714,12 +4866,48 @@ def _method_expand(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
     """core::expand as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
     if _sizes:
         return _call_expand__default(self, (size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_expand__default(self, (size,), **kwargs)
     try:
         return _call_expand__default(self, size, **kwargs)
     except _ArgumentError:
         if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
             raise
     return _call_expand__default(self, (size,), **kwargs)
+
+
+def _method_flip(self: Any, dims: Any, *_sizes: Any) -> Any:
+    """core::flip as a method: dims as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_flip__default(self, (dims, *_sizes))
+    if type(dims) is int:
+        return _call_flip__default(self, (dims,))
+    try:
+        return _call_flip__default(self, dims)
+    except _ArgumentError:
+        if not hasattr(dims, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_flip__default(self, (dims,))
+
+_METHOD_CANDIDATES_masked_fill_ = (
+    (masked_fill___Scalar.schema, masked_fill___Scalar),
+    (masked_fill___Tensor.schema, masked_fill___Tensor),
+)
+def _method_masked_fill_(*args: Any, **kwargs: Any) -> Any:
+    """core::masked_fill_: Scalar, Tensor."""
+    if not kwargs:
+        if len(args) == 3:
+            _v0, _v1, _v2 = args
+            if isinstance(_v2, _NUMBERS):
+                return _call_masked_fill___Scalar(_v0, _v1, _v2)
+            if isinstance(_v2, _Tensor):
+                return _call_masked_fill___Tensor(_v0, _v1, _v2)
+    _v2 = args[2] if len(args) > 2 else kwargs.get('value', _MISSING)
+    if isinstance(_v2, _NUMBERS):
+        return _call_masked_fill___Scalar(*args, **kwargs)
+    if isinstance(_v2, _Tensor):
+        return _call_masked_fill___Tensor(*args, **kwargs)
+    return _choose('core::masked_fill_', _METHOD_CANDIDATES_masked_fill_, args, kwargs)
 
 
 # -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
@@ -4732,6 +4920,8 @@ def _operator__add__(self: Any, other: Any) -> Any:
         return _call_add__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_add__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__add__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4741,6 +4931,8 @@ def _operator__radd__(self: Any, other: Any) -> Any:
         return _call_add__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_add__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__radd__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4750,6 +4942,8 @@ def _operator__iadd__(self: Any, other: Any) -> Any:
         return _call_add___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_add___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__iadd__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4759,6 +4953,8 @@ def _operator__sub__(self: Any, other: Any) -> Any:
         return _call_sub__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_sub__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__sub__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4766,6 +4962,8 @@ def _operator__rsub__(self: Any, other: Any) -> Any:
     """Tensor.__rsub__: core::sub.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_sub__Tensor(_wrapped_scalar(other, self._device), self)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rsub__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4775,6 +4973,8 @@ def _operator__isub__(self: Any, other: Any) -> Any:
         return _call_sub___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_sub___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__isub__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4784,6 +4984,8 @@ def _operator__mul__(self: Any, other: Any) -> Any:
         return _call_mul__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_mul__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__mul__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4793,6 +4995,8 @@ def _operator__rmul__(self: Any, other: Any) -> Any:
         return _call_mul__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_mul__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rmul__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4802,6 +5006,8 @@ def _operator__imul__(self: Any, other: Any) -> Any:
         return _call_mul___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_mul___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__imul__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4811,6 +5017,8 @@ def _operator__truediv__(self: Any, other: Any) -> Any:
         return _call_div__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_div__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__truediv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4818,6 +5026,8 @@ def _operator__rtruediv__(self: Any, other: Any) -> Any:
     """Tensor.__rtruediv__: core::div.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_div__Tensor(_wrapped_scalar(other, self._device), self)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rtruediv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4827,6 +5037,8 @@ def _operator__itruediv__(self: Any, other: Any) -> Any:
         return _call_div___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_div___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__itruediv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4836,6 +5048,8 @@ def _operator__floordiv__(self: Any, other: Any) -> Any:
         return _call_floor_divide__default(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_floor_divide__default(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__floordiv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4843,6 +5057,8 @@ def _operator__rfloordiv__(self: Any, other: Any) -> Any:
     """Tensor.__rfloordiv__: core::floor_divide."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_floor_divide__default(_wrapped_scalar(other, self._device), self)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rfloordiv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4852,6 +5068,8 @@ def _operator__ifloordiv__(self: Any, other: Any) -> Any:
         return _call_floor_divide___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_floor_divide___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ifloordiv__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4861,6 +5079,8 @@ def _operator__mod__(self: Any, other: Any) -> Any:
         return _call_remainder__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_remainder__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__mod__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4868,6 +5088,8 @@ def _operator__rmod__(self: Any, other: Any) -> Any:
     """Tensor.__rmod__: core::remainder.Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_remainder__Tensor(_wrapped_scalar(other, self._device), self)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rmod__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4877,6 +5099,8 @@ def _operator__imod__(self: Any, other: Any) -> Any:
         return _call_remainder___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_remainder___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__imod__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4893,6 +5117,8 @@ def _operator__pow__(self: Any, other: Any) -> Any:
         return _call_pow__Tensor_Scalar(self, other)
     if isinstance(other, _Tensor):
         return pow(self, other)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__pow__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4900,6 +5126,8 @@ def _operator__rpow__(self: Any, other: Any) -> Any:
     """Tensor.__rpow__: core::pow.Tensor_Tensor."""
     if isinstance(other, _OPERAND_NUMBERS):
         return pow(other, self)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rpow__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4919,6 +5147,8 @@ def _operator__eq__(self: Any, other: Any) -> Any:
         return _call_eq__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_eq__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__eq__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4928,6 +5158,8 @@ def _operator__ne__(self: Any, other: Any) -> Any:
         return _call_ne__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_ne__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ne__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4937,6 +5169,8 @@ def _operator__lt__(self: Any, other: Any) -> Any:
         return _call_lt__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_lt__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__lt__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4946,6 +5180,8 @@ def _operator__le__(self: Any, other: Any) -> Any:
         return _call_le__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_le__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__le__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4955,6 +5191,8 @@ def _operator__gt__(self: Any, other: Any) -> Any:
         return _call_gt__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_gt__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__gt__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4964,6 +5202,8 @@ def _operator__ge__(self: Any, other: Any) -> Any:
         return _call_ge__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_ge__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ge__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4973,6 +5213,8 @@ def _operator__and__(self: Any, other: Any) -> Any:
         return _call_bitwise_and__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_and__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__and__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4982,6 +5224,8 @@ def _operator__rand__(self: Any, other: Any) -> Any:
         return _call_bitwise_and__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_and__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rand__(self, _python_number(other))
     return NotImplemented
 
 
@@ -4991,6 +5235,8 @@ def _operator__or__(self: Any, other: Any) -> Any:
         return _call_bitwise_or__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_or__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__or__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5000,6 +5246,8 @@ def _operator__ror__(self: Any, other: Any) -> Any:
         return _call_bitwise_or__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_or__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ror__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5009,6 +5257,8 @@ def _operator__xor__(self: Any, other: Any) -> Any:
         return _call_bitwise_xor__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_xor__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__xor__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5018,6 +5268,8 @@ def _operator__rxor__(self: Any, other: Any) -> Any:
         return _call_bitwise_xor__Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_xor__Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__rxor__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5032,6 +5284,8 @@ def _operator__iand__(self: Any, other: Any) -> Any:
         return _call_bitwise_and___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_and___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__iand__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5041,6 +5295,8 @@ def _operator__ior__(self: Any, other: Any) -> Any:
         return _call_bitwise_or___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_or___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ior__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5050,6 +5306,8 @@ def _operator__ixor__(self: Any, other: Any) -> Any:
         return _call_bitwise_xor___Tensor(self, other)
     if isinstance(other, _OPERAND_NUMBERS):
         return _call_bitwise_xor___Tensor(self, _wrapped_scalar(other, self._device))
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ixor__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5057,6 +5315,8 @@ def _operator__ipow__(self: Any, other: Any) -> Any:
     """Tensor.__ipow__: core::pow_.Tensor."""
     if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):
         return _method_pow_(self, other)
+    if _is_number(other):  # Note [Numbers that are not Python's] in boxing/_ivalue.py
+        return _operator__ipow__(self, _python_number(other))
     return NotImplemented
 
 
@@ -5165,6 +5425,12 @@ def install() -> None:
     setattr(_Tensor, 'contiguous', _lazy_method(_Tensor, 'contiguous', contiguous__default))
     setattr(_Tensor, 'clone', _lazy_method(_Tensor, 'clone', clone__default))
     setattr(_Tensor, 'copy_', _lazy_method(_Tensor, 'copy_', copy___default))
+    setattr(_Tensor, 'flip', _method_flip)
+    setattr(_Tensor, 'masked_fill', masked_fill)
+    setattr(_Tensor, 'masked_fill_', _method_masked_fill_)
+    setattr(_Tensor, 'index', _lazy_method(_Tensor, 'index', index__Tensor))
+    setattr(_Tensor, 'index_put', _lazy_method(_Tensor, 'index_put', index_put__default))
+    setattr(_Tensor, 'index_put_', _lazy_method(_Tensor, 'index_put_', index_put___default))
     setattr(_Tensor, 'to', _lazy_method(_Tensor, 'to', to__dtype))
     setattr(_Tensor, '__add__', _operator__add__)
     setattr(_Tensor, '__radd__', _operator__radd__)

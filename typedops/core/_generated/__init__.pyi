@@ -20,9 +20,9 @@ __all__ = [
     'relu', 'threshold_backward', 'fill_', 'zero_', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'where', 'sum', 'mean', 'amax',
     'max', 'min', 'all', 'any', 'softmax', 'log_softmax', 'clamp', 'bitwise_and', 'bitwise_or', 'bitwise_xor',
     'bitwise_not', 'argmax', 'matmul', 'mm', 'as_strided', 'detach', 'reshape', 'permute', 'transpose', 't', 'select',
-    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones',
-    'full', 'scalar_tensor', 'randn', 'arange', 'eye', 'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like',
-    '_to_copy',
+    'slice', 'unsqueeze', 'squeeze', 'flatten', 'clone', 'flip', 'masked_fill', 'index', 'index_put', 'index_put_',
+    'cat', 'stack', 'empty', 'empty_strided', 'zeros', 'ones', 'full', 'scalar_tensor', 'randn', 'arange', 'eye',
+    'linspace', 'zeros_like', 'empty_like', 'ones_like', 'full_like', '_to_copy',
 ]
 
 LIBRARY: _Library
@@ -199,6 +199,14 @@ flatten__using_ints: _OperatorHandle
 contiguous__default: _OperatorHandle
 clone__default: _OperatorHandle
 copy___default: _OperatorHandle
+flip__default: _OperatorHandle
+masked_fill__Scalar: _OperatorHandle
+masked_fill__Tensor: _OperatorHandle
+masked_fill___Scalar: _OperatorHandle
+masked_fill___Tensor: _OperatorHandle
+index__Tensor: _OperatorHandle
+index_put__default: _OperatorHandle
+index_put___default: _OperatorHandle
 cat__default: _OperatorHandle
 stack__default: _OperatorHandle
 empty__memory_format: _OperatorHandle
@@ -540,6 +548,14 @@ def squeeze(self: Tensor, dim: int) -> Tensor: ...
 def squeeze(self: Tensor) -> Tensor: ...
 def flatten(self: Tensor, start_dim: int = ..., end_dim: int = ...) -> Tensor: ...
 def clone(self: Tensor, *, memory_format: MemoryFormat | None = ...) -> Tensor: ...
+def flip(self: Tensor, dims: Sequence[int]) -> Tensor: ...
+@overload
+def masked_fill(self: Tensor, mask: Tensor, value: Scalar) -> Tensor: ...
+@overload
+def masked_fill(self: Tensor, mask: Tensor, value: Tensor) -> Tensor: ...
+def index(self: Tensor, indices: Sequence[Tensor | None]) -> Tensor: ...
+def index_put(self: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = ...) -> Tensor: ...
+def index_put_(self: Tensor, indices: Sequence[Tensor | None], values: Tensor, accumulate: bool = ...) -> Tensor: ...
 def cat(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 def stack(tensors: Sequence[Tensor], dim: int = ...) -> Tensor: ...
 @overload

@@ -111,6 +111,9 @@ from typedops.core._generated import (
     expand__default as _op_expand__default,
     clone__default as _op_clone__default,
     copy___default as _op_copy___default,
+    flip__default as _op_flip__default,
+    index__Tensor as _op_index__Tensor,
+    index_put__default as _op_index_put__default,
     cat__default as _op_cat__default,
     _to_copy__default as _op__to_copy__default,
     add___Tensor as _op_add___Tensor,
@@ -138,6 +141,7 @@ from typedops.core._generated import (
     sinh___default as _op_sinh___default,
     cosh___default as _op_cosh___default,
     tanh___default as _op_tanh___default,
+    index_put___default as _op_index_put___default,
     add__out as _op_add__out,
     mul__out as _op_mul__out,
     div__out as _op_div__out,
@@ -247,6 +251,9 @@ _S_squeeze__dim = _slots(_op_squeeze__dim)
 _S_expand__default = _slots(_op_expand__default)
 _S_clone__default = _slots(_op_clone__default)
 _S_copy___default = _slots(_op_copy___default)
+_S_flip__default = _slots(_op_flip__default)
+_S_index__Tensor = _slots(_op_index__Tensor)
+_S_index_put__default = _slots(_op_index_put__default)
 _S_cat__default = _slots(_op_cat__default)
 _S__to_copy__default = _slots(_op__to_copy__default)
 _S_add___Tensor = _slots(_op_add___Tensor)
@@ -274,6 +281,7 @@ _S_atan___default = _slots(_op_atan___default)
 _S_sinh___default = _slots(_op_sinh___default)
 _S_cosh___default = _slots(_op_cosh___default)
 _S_tanh___default = _slots(_op_tanh___default)
+_S_index_put___default = _slots(_op_index_put___default)
 
 
 def backward_add__Tensor(_node, grads):
@@ -4123,6 +4131,186 @@ def copy___default_autograd(_ks):
     return copy___default_autograd
 
 
+def backward_flip__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        dims = _node.s_dims
+        _g0 = _F.flip(grad, dims)
+    return (_g0,)
+
+
+class FlipBackward0(_Node):
+    __slots__ = ('s_dims',)
+    _name = 'FlipBackward0'
+    apply = backward_flip__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+
+def flip__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def flip__default_autograd(self, dims):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_flip__default.cache[_bl](self, dims)
+        _node = FlipBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_dims = dims
+        _result = _S_flip__default.cache[_bl](self, dims)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return flip__default_autograd
+
+
+def backward_index__Tensor(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        self = _unpack_saved(_node.s_self, _node.v_self, _node, -1)
+        indices = _node.s_indices
+        _g0 = _H.index_backward(grad, self, indices)
+    return (_g0,)
+
+
+class IndexBackward0(_Node):
+    __slots__ = ('s_self', 'v_self', 's_indices')
+    _name = 'IndexBackward0'
+    apply = backward_index__Tensor
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_self = None
+        self.released = True
+
+
+def index__Tensor_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def index__Tensor_autograd(self, indices):
+        _e0 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if _e0 is None:
+            return _S_index__Tensor.cache[_bl](self, indices)
+        _node = IndexBackward0()
+        _node.next_edges = (_e0,)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_self = self
+        _st = self._storage
+        _node.v_self = 0 if _st is None else _st.version
+        _node.s_indices = indices
+        _result = _S_index__Tensor.cache[_bl](self, indices)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return index__Tensor_autograd
+
+
+def backward_index_put__default(_node, grads):
+    grad = grads[0]
+    _e = _node.next_edges
+    _g0 = None
+    if _e[0] is not None:
+        indices = _node.s_indices
+        values = _unpack_saved(_node.s_values, _node.v_values, _node, -1)
+        accumulate = _node.s_accumulate
+        _g0 = _H.index_put_self_backward(grad, indices, values, accumulate)
+    _g1 = None
+    if _e[1] is not None:
+        indices = _node.s_indices
+        values_shape = _node.s_values_shape
+        _g1 = _H.sum_to_size(_F.index(grad, indices), values_shape)
+    return (_g0, _g1)
+
+
+class IndexPutBackward0(_Node):
+    __slots__ = ('s_indices', 's_values', 'v_values', 's_accumulate', 's_values_shape')
+    _name = 'IndexPutBackward0'
+    apply = backward_index_put__default
+    __init__ = object.__init__  # the kernel sets every field: Note [Nodes made by generated kernels]
+
+    def release(self):
+        self.s_values = None
+        self.released = True
+
+
+def index_put__default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def index_put__default_autograd(self, indices, values, accumulate):
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if values.key_bits & _AG:
+            _fn = values.grad_fn
+            if _fn is None:
+                _m = values._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(values)
+            elif values._autograd_meta is None:
+                _e1 = (_fn, values._output_nr)
+            else:
+                _e1 = _edge(values)
+        if _e0 is None and _e1 is None:
+            return _S_index_put__default.cache[_bl](self, indices, values, accumulate)
+        _node = IndexPutBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_indices = indices
+        if _e0 is not None:
+            _node.s_values = values
+            _st = values._storage
+            _node.v_values = 0 if _st is None else _st.version
+            _node.s_accumulate = accumulate
+        if _e1 is not None:
+            _node.s_values_shape = values._shape
+        _result = _S_index_put__default.cache[_bl](self, indices, values, accumulate)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        return _result
+    return index_put__default_autograd
+
+
 def backward_cat__default(_node, grads):
     grad = grads[0]
     _e = _node.next_edges
@@ -5276,6 +5464,59 @@ def tanh___default_autograd(_ks):
     return tanh___default_autograd
 
 
+def index_put___default_autograd(_ks):
+    _bl = _BELOW[_ks]
+
+    def index_put___default_autograd(self, indices, values, accumulate):
+        _base = _check_inplace(self, 'core::index_put_', True)
+        _e0 = _e1 = None
+        if self.key_bits & _AG:
+            _fn = self.grad_fn
+            if _fn is None:
+                _m = self._autograd_meta
+                if _m is None or (_e0 := _m.edge) is None:
+                    _e0 = _edge(self)
+            elif self._autograd_meta is None:
+                _e0 = (_fn, self._output_nr)
+            else:
+                _e0 = _edge(self)
+        if values.key_bits & _AG:
+            _fn = values.grad_fn
+            if _fn is None:
+                _m = values._autograd_meta
+                if _m is None or (_e1 := _m.edge) is None:
+                    _e1 = _edge(values)
+            elif values._autograd_meta is None:
+                _e1 = (_fn, values._output_nr)
+            else:
+                _e1 = _edge(values)
+        if _e0 is None and _e1 is None:
+            return _S_index_put___default.cache[_bl](self, indices, values, accumulate)
+        _node = IndexPutBackward0()
+        _node.next_edges = (_e0, _e1)
+        _node.seq = next(_SEQUENCE)
+        _node.pre_hooks = _node.retains = None
+        _node.released = False
+        _node.s_indices = indices
+        if _e0 is not None:
+            _node.s_values = values
+            _st = values._storage
+            _node.v_values = 0 if _st is None else _st.version
+            _node.s_accumulate = accumulate
+        if _e1 is not None:
+            _node.s_values_shape = values._shape
+        _result = _S_index_put___default.cache[_bl](self, indices, values, accumulate)
+        _result.key_bits = _WITH_AG[_result.key_bits]
+        _result.grad_fn = _node
+        if _result._output_nr:
+            _result._output_nr = 0
+        _node.out_meta = ((_result._shape, _result._dtype, _result._device),)
+        if _base is not None:
+            _rebase_view(self, _base)
+        return _result
+    return index_put___default_autograd
+
+
 def add__out_autograd(_ks):
     def add__out_autograd(self, other, *, alpha, out):
         raise _out_not_differentiable('core::add.out')
@@ -5513,6 +5754,9 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_expand__default, expand__default_autograd),
     (_op_clone__default, clone__default_autograd),
     (_op_copy___default, copy___default_autograd),
+    (_op_flip__default, flip__default_autograd),
+    (_op_index__Tensor, index__Tensor_autograd),
+    (_op_index_put__default, index_put__default_autograd),
     (_op_cat__default, cat__default_autograd),
     (_op__to_copy__default, _to_copy__default_autograd),
     (_op_add___Tensor, add___Tensor_autograd),
@@ -5540,6 +5784,7 @@ _register_autograd_kernels(_LIBRARY, (
     (_op_sinh___default, sinh___default_autograd),
     (_op_cosh___default, cosh___default_autograd),
     (_op_tanh___default, tanh___default_autograd),
+    (_op_index_put___default, index_put___default_autograd),
     (_op_add__out, add__out_autograd),
     (_op_mul__out, mul__out_autograd),
     (_op_div__out, div__out_autograd),

@@ -2569,6 +2569,132 @@ def _boxed_copy___default(stack: list[Any]) -> None:
     stack[:] = (copy___default(*stack),)
 
 
+def flip__default(self: Any, dims: Any) -> Any:
+    # core::flip
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.flip_meta(self, dims)
+    if _b & 1:  # CPU
+        return _m0.flip_cpu(self, dims)
+    raise _no_static_kernel('core::flip', _b, 'CPU, Meta')
+
+
+def _boxed_flip__default(stack: list[Any]) -> None:
+    stack[:] = (flip__default(*stack),)
+
+
+def masked_fill__Scalar(self: Any, mask: Any, value: Any) -> Any:
+    # core::masked_fill.Scalar
+    _b = self.key_bits | mask.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::masked_fill.Scalar', _b, (self, mask))
+    if _b & 2:  # Meta
+        return _m0.masked_fill_scalar_composite(self, mask, value)
+    if _b & 1:  # CPU
+        return _m0.masked_fill_scalar_composite(self, mask, value)
+    raise _no_static_kernel('core::masked_fill.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_masked_fill__Scalar(stack: list[Any]) -> None:
+    stack[:] = (masked_fill__Scalar(*stack),)
+
+
+def masked_fill__Tensor(self: Any, mask: Any, value: Any) -> Any:
+    # core::masked_fill.Tensor
+    _b = self.key_bits | mask.key_bits | value.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::masked_fill.Tensor', _b, (self, mask, value))
+    if _b & 2:  # Meta
+        return _m0.masked_fill_tensor_composite(self, mask, value)
+    if _b & 1:  # CPU
+        return _m0.masked_fill_tensor_composite(self, mask, value)
+    raise _no_static_kernel('core::masked_fill.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_masked_fill__Tensor(stack: list[Any]) -> None:
+    stack[:] = (masked_fill__Tensor(*stack),)
+
+
+def masked_fill___Scalar(self: Any, mask: Any, value: Any) -> Any:
+    # core::masked_fill_.Scalar
+    _b = self.key_bits | mask.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::masked_fill_.Scalar', _b, (self, mask))
+    if _b & 2:  # Meta
+        return _m0.masked_fill__scalar_composite(self, mask, value)
+    if _b & 1:  # CPU
+        return _m0.masked_fill__scalar_composite(self, mask, value)
+    raise _no_static_kernel('core::masked_fill_.Scalar', _b, 'CPU, Meta')
+
+
+def _boxed_masked_fill___Scalar(stack: list[Any]) -> None:
+    stack[:] = (masked_fill___Scalar(*stack),)
+
+
+def masked_fill___Tensor(self: Any, mask: Any, value: Any) -> Any:
+    # core::masked_fill_.Tensor
+    _b = self.key_bits | mask.key_bits | value.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::masked_fill_.Tensor', _b, (self, mask, value))
+    if _b & 2:  # Meta
+        return _m0.masked_fill__tensor_composite(self, mask, value)
+    if _b & 1:  # CPU
+        return _m0.masked_fill__tensor_composite(self, mask, value)
+    raise _no_static_kernel('core::masked_fill_.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_masked_fill___Tensor(stack: list[Any]) -> None:
+    stack[:] = (masked_fill___Tensor(*stack),)
+
+
+def index__Tensor(self: Any, indices: Any) -> Any:
+    # core::index.Tensor
+    _b = self.key_bits | _list_bits(indices)
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::index.Tensor', _b, (self, indices))
+    if _b & 2:  # Meta
+        return _m0.index_meta(self, indices)
+    if _b & 1:  # CPU
+        return _m0.index_cpu(self, indices)
+    raise _no_static_kernel('core::index.Tensor', _b, 'CPU, Meta')
+
+
+def _boxed_index__Tensor(stack: list[Any]) -> None:
+    stack[:] = (index__Tensor(*stack),)
+
+
+def index_put__default(self: Any, indices: Any, values: Any, accumulate: Any) -> Any:
+    # core::index_put
+    _b = self.key_bits | _list_bits(indices) | values.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::index_put', _b, (self, indices, values))
+    if _b & 2:  # Meta
+        return _m0.index_put_meta(self, indices, values, accumulate)
+    if _b & 1:  # CPU
+        return _m0.index_put_cpu(self, indices, values, accumulate)
+    raise _no_static_kernel('core::index_put', _b, 'CPU, Meta')
+
+
+def _boxed_index_put__default(stack: list[Any]) -> None:
+    stack[:] = (index_put__default(*stack),)
+
+
+def index_put___default(self: Any, indices: Any, values: Any, accumulate: Any) -> Any:
+    # core::index_put_
+    _b = self.key_bits | _list_bits(indices) | values.key_bits
+    if _b & 31 & ((_b & 31) - 1):  # tensors of two devices
+        _b = _one_device('core::index_put_', _b, (self, indices, values))
+    if _b & 2:  # Meta
+        return _m0.index_put__meta(self, indices, values, accumulate)
+    if _b & 1:  # CPU
+        return _m0.index_put__cpu(self, indices, values, accumulate)
+    raise _no_static_kernel('core::index_put_', _b, 'CPU, Meta')
+
+
+def _boxed_index_put___default(stack: list[Any]) -> None:
+    stack[:] = (index_put___default(*stack),)
+
+
 def cat__default(tensors: Any, dim: Any) -> Any:
     # core::cat
     _b = _list_bits(tensors)
@@ -3131,6 +3257,14 @@ _register_static_wrappers('CPU, Meta', {
     'core::contiguous': (_boxed_contiguous__default, contiguous__default),
     'core::clone': (_boxed_clone__default, clone__default),
     'core::copy_': (_boxed_copy___default, copy___default),
+    'core::flip': (_boxed_flip__default, flip__default),
+    'core::masked_fill.Scalar': (_boxed_masked_fill__Scalar, masked_fill__Scalar),
+    'core::masked_fill.Tensor': (_boxed_masked_fill__Tensor, masked_fill__Tensor),
+    'core::masked_fill_.Scalar': (_boxed_masked_fill___Scalar, masked_fill___Scalar),
+    'core::masked_fill_.Tensor': (_boxed_masked_fill___Tensor, masked_fill___Tensor),
+    'core::index.Tensor': (_boxed_index__Tensor, index__Tensor),
+    'core::index_put': (_boxed_index_put__default, index_put__default),
+    'core::index_put_': (_boxed_index_put___default, index_put___default),
     'core::cat': (_boxed_cat__default, cat__default),
     'core::stack': (_boxed_stack__default, stack__default),
     'core::empty.memory_format': (_boxed_empty__memory_format, empty__memory_format),

@@ -14,6 +14,12 @@ from ._bitwise import (
     bitwise_xor_scalar_composite, bitwise_and_scalar_tensor_composite, bitwise_or_scalar_tensor_composite,
     bitwise_xor_scalar_tensor_composite,
 )  # fmt: skip
+from ._flip import flip_cpu, flip_meta
+from ._masked import (
+    masked_fill_scalar_composite, masked_fill_tensor_composite, masked_fill__scalar_composite,
+    masked_fill__tensor_composite,
+)  # fmt: skip
+from ._index import index_cpu, index_meta, index_put_cpu, index_put_meta, index_put__cpu, index_put__meta
 from ._power import (
     pow_scalar_composite, pow_tensor_tensor_cpu, pow_tensor_tensor_meta, pow__scalar_cpu, pow__scalar_meta,
     pow__tensor_cpu, pow__tensor_meta,
@@ -296,6 +302,10 @@ __all__ = [
     "bitwise_and_scalar_composite", "bitwise_or_scalar_composite", "bitwise_xor_scalar_composite",
     "bitwise_and_scalar_tensor_composite", "bitwise_or_scalar_tensor_composite", "bitwise_xor_scalar_tensor_composite",
     "pow__scalar_cpu", "pow__scalar_meta", "pow__tensor_cpu", "pow__tensor_meta",
+    "flip_cpu", "flip_meta",
+    "masked_fill_scalar_composite", "masked_fill_tensor_composite", "masked_fill__scalar_composite",
+    "masked_fill__tensor_composite",
+    "index_cpu", "index_meta", "index_put_cpu", "index_put_meta", "index_put__cpu", "index_put__meta",
     "neg_cpu", "neg_meta", "abs_cpu", "abs_meta",
     "relu_cpu", "relu_meta", "threshold_backward_cpu", "threshold_backward_meta", "fill__cpu", "fill__meta",
     "zero__composite",

@@ -138,3 +138,34 @@ CLAMP_BOOL: Final = "clamp is not implemented for bool tensors; compare instead,
 LINSPACE_BOOL: Final = "linspace is not implemented for bool; make it in another dtype and compare, e.g. != 0"
 LINSPACE_NEGATIVE: Final = "number of steps must be non-negative"
 LINSPACE_NOT_REAL: Final = "linspace: {name} must be a real number, not {value!r}"
+
+# -- advanced indexing (_index.py) ----------------------------------------------------------
+INDEX_DTYPE: Final = "tensors used as indices must be long, int, byte or bool tensors, got {dtype}"
+INDEX_TOO_MANY: Final = "too many indices for tensor of dimension {ndim} (got {count})"
+INDEX_BOOL_SHAPE: Final = (
+    "The shape of the mask {shape} at index {dim} does not match the shape of the indexed tensor {self_shape} "
+    "at index {dim}"
+)
+INDEX_OUT_OF_BOUNDS: Final = (
+    "index {index} is out of bounds for dimension {dim} with size {size} (an index tensor's positions run from "
+    "-{size} to {size} - 1)"
+)
+INDEX_MASK_ON_META: Final = (
+    "indexing with a bool mask gives a shape that depends on the mask's values, which a meta (or fake) "
+    "tensor does not hold; index a CPU tensor, or use core.where(mask, x, other)"
+)
+INDEX_PUT_SHAPE: Final = (
+    "shape mismatch: value tensor of shape {values} cannot be broadcast to indexing result of shape {shape}"
+)
+INDEX_PUT_DTYPE: Final = (
+    "Index put requires the source and destination dtypes match, got {self} for the destination and {values} "
+    "for the source; convert the values first, e.g. values.to(x.dtype)"
+)
+
+# -- masked_fill (_masked.py) ---------------------------------------------------------------
+MASKED_FILL_MASK: Final = "masked_fill only supports boolean masks, but got mask with dtype {dtype}; pass mask != 0"
+MASKED_FILL_VALUE: Final = (
+    "masked_fill only supports a 0-dimensional value tensor, but got tensor with {ndim} dimension(s); "
+    "use core.where(mask, values, x) for a tensor of values"
+)
+FLIP_DUPLICATES: Final = "dim {dim} appears multiple times in the list of dims; name each dim once"

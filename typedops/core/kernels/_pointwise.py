@@ -403,6 +403,10 @@ def _plan_pow(self: Tensor, exponent: Scalar) -> tuple[Shape, ScalarType]:
     dtype = result_type(self, wrapped_scalar(exponent, self.device))
     if category(dtype) <= 1 and isinstance(exponent, int) and exponent < 0:
         raise TensorError(NEGATIVE_INT_POWER)
+    if category(dtype) <= 1:  # an integer exponent the dtype cannot hold (uint8 ** 300), as torch
+        error = scalar_overflow(exponent, dtype, "exponent")
+        if error is not None:
+            raise error
     return self.shape, dtype
 
 

@@ -121,7 +121,10 @@ def linspace_cpu(
 
     chosen = _linspace_plan(start, end, steps, dtype)
     work: Any = np_dtype(chosen) if chosen.is_floating_point else np.dtype(np.float64)
-    lo, hi = work.type(start), work.type(end)
+    if chosen.is_floating_point:
+        lo, hi = work.type(start), work.type(end)
+    else:  # the ends in the integer dtype first, as torch's (0.5 is 0, -5 a uint8's 251), then stepped in float64
+        lo, hi = (work.type(np.array(v).astype(np_dtype(chosen))) for v in (start, end))
     index = np.arange(steps)
     values: Any
     if steps > 1:

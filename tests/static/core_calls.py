@@ -8,6 +8,8 @@ TYPE_CHECKING); ``typedops.core.<name>`` by typedops/core/_generated/__init__.py
 
 from __future__ import annotations
 
+import numpy as np
+
 import typedops
 from typedops import MemoryFormat, Tensor, core, ops, tensor
 
@@ -133,3 +135,4 @@ r: Tensor = x[0] + x[1:, None, ...][x > 0] + x[[0, 1]]
 x[0] = 1.0
 x[x > 1] = x
 x["a"] # E: Invalid index type "str" for "Tensor"; expected type "SupportsIndex | slice[Any, Any, Any] | EllipsisType | Tensor | list[Any] | None | tuple[SupportsIndex | slice[Any, Any, Any] | EllipsisType | Tensor | list[Any] | None, ...]"  [index]  # P: Argument of type "Literal['a']" cannot be assigned to parameter "index" of type "Index" in function "__getitem__"  [reportArgumentType]
+x[0] = np.float32(2.0)  # numpy's numbers too (Note [Numbers that are not Python's])

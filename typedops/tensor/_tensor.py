@@ -458,7 +458,7 @@ class Tensor(_TensorMethods):
         """A view of the elements ``index`` picks (Note [Basic indexing] in _indexing.py)."""
         return index_into(self, index, Tensor)
 
-    def __setitem__(self, index: Index, value: Tensor | complex) -> None:
+    def __setitem__(self, index: Index, value: Tensor | complex | np.number[Any] | np.bool_) -> None:
         """Write ``value`` into the elements ``index`` picks (Note [Basic indexing])."""
         write_into(self, index, value, Tensor)
 

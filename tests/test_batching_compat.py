@@ -76,6 +76,9 @@ CASES: dict[str, Case] = {
     "pow_.Scalar": ([T(2, 3), 2], {}, True),
     "masked_fill.Scalar": ([T(2, 3), T(3, kind="b"), -1.5], {}, False),
     "flip": ([T(2, 3, 4)], {"dims": [0, -1]}, False),
+    "new_zeros": ([T(2, 3), [4, 1]], {}, False),
+    "new_ones": ([T(2, 3), [2]], {}, False),
+    "new_full": ([T(2, 3), [3], 1.5], {}, False),
     "masked_fill_.Scalar": ([T(2, 3), T(3, kind="b"), -1.5], {}, True),
     "pow_.Tensor": ([T(2, 3), T(3)], {}, True),
     "pow.Tensor_Tensor": ([T(2, 3), T(3)], {}, False),
@@ -173,6 +176,7 @@ LEFT_OUT = {
              "tests/test_batching.py" for name in ("index.Tensor", "index_put", "index_put_")},
     **{name: "torch.vmap refuses it (no batching rule for this out= op); the for-loop fallback runs it here"
        for name in ("floor_divide.out", "remainder.Tensor_out", "remainder.Scalar_out")},
+    "new_empty": "its values are uninitialized in torch; its shape and dtype are new_zeros' (compared)",
     "empty_like": "its values are uninitialized in torch: its shapes under vmap are tests/test_batching_rules.py's",
     "as_strided": "refused under vmap: no rule, and the fallback refuses views (docs/vmap.md)",
     "randn": "random: compared by its randomness modes in tests/test_batching.py",

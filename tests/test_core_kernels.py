@@ -1163,3 +1163,12 @@ def test_masked_fill_keeps_the_dtype_and_broadcasts_the_mask() -> None:
     assert str(info.value) == (
         "masked_fill only supports boolean masks, but got mask with dtype int64; pass mask != 0"
     )
+
+
+def test_new_factories_take_the_tensors_dtype_and_device_unless_given() -> None:
+    ints = tensor([1, 2], dtype=I32)
+    assert ints.new_zeros(2, 3).dtype is I32 and ints.new_zeros(2, 3).shape == (2, 3)
+    assert ints.new_full((2,), 7.9).tolist() == [7, 7] and ints.new_ones([2], dtype=F64).dtype is F64
+    assert ints.new_empty(3).shape == (3,)
+    meta = typedops.core.zeros([1], device="meta")
+    assert meta.new_ones(2).is_meta

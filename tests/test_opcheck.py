@@ -256,6 +256,10 @@ def _samples() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "core::index.Tensor": ((x, [None, tensor([2, 0, 2])]), {}),
         "core::masked_fill.Scalar": ((x, x > 1.2, -2.5), {}),
         "core::flip": ((x, [1, -2]), {}),
+        "core::new_zeros": ((x, [2, 1]), {}),
+        "core::new_ones": ((x, [3]), {"dtype": f64}),
+        "core::new_full": ((x, [2], 2.5), {}),
+        "core::new_empty": ((x, [2]), {}),
         "core::masked_fill.Tensor": ((x, x > 1.2, tensor(-2.5)), {}),
         "core::masked_fill_.Scalar": ((x, x > 1.2, -2.5), {}),
         "core::masked_fill_.Tensor": ((x, x > 1.2, tensor(-2.5)), {}),
@@ -360,7 +364,7 @@ def test_every_core_op_passes() -> None:
     core.neg(_x())  # loads the core library
     samples = _samples()
     handles = [h for h in typedops.dispatcher.all_ops() if h.schema.namespace == "core"]
-    assert len(handles) == 201
+    assert len(handles) == 205
     failures = {}
     for handle in handles:
         args, kwargs = samples.get(handle.full_name) or _generic(handle.schema)

@@ -637,6 +637,10 @@ _CALLS = [
     ("uint8 ** 300", lambda m: m.tensor([2]).to(m.uint8) ** 300),
     ("linspace int64 from floats", lambda m: m.linspace(0.5, 3.7, 5, dtype=m.int64)),
     ("linspace uint8 from -5", lambda m: m.linspace(-5, 5, 11, dtype=m.uint8)),
+    # x.new_zeros and kin: x's dtype and device unless given, sizes one by one too
+    ("int new_zeros(2, 3)", lambda m: m.tensor([1, 2]).new_zeros(2, 3)),
+    ("new_full float into int", lambda m: m.tensor([1, 2]).new_full((2,), 7.9)),
+    ("new_ones(dtype=float64)", lambda m: m.tensor([1, 2]).new_ones([2], dtype=m.float64)),
     # flip and reversed
     ("flip([0, -1])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, -1])),
     ("flip([0, 0])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, 0])),

@@ -766,6 +766,55 @@ class _op_linspace__default(_Handle):
         pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
+class _op_new_zeros__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_new_ones__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_new_empty__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _op_new_full__default(_Handle):
+    def __call__(
+        _h,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
 class _op_zeros_like__default(_Handle):
     def __call__(
         _h,
@@ -1890,6 +1939,63 @@ class _packet_linspace:
         pin_memory: _builtins.bool | None = ...,
     ) -> _t.Tensor: ...
 
+class _packet_new_zeros:
+    default: _op_new_zeros__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_new_ones:
+    default: _op_new_ones__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_new_empty:
+    default: _op_new_empty__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
+class _packet_new_full:
+    default: _op_new_full__default
+    def overloads(self) -> list[_builtins.str]: ...
+    def __call__(
+        _p,
+        self: _t.Tensor,
+        size: _Sequence[_t.SymInt],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+
 class _packet_zeros_like:
     default: _op_zeros_like__default
     def overloads(self) -> list[_builtins.str]: ...
@@ -2098,6 +2204,10 @@ class Namespace:
     arange: _packet_arange
     eye: _packet_eye
     linspace: _packet_linspace
+    new_zeros: _packet_new_zeros
+    new_ones: _packet_new_ones
+    new_empty: _packet_new_empty
+    new_full: _packet_new_full
     zeros_like: _packet_zeros_like
     empty_like: _packet_empty_like
     ones_like: _packet_ones_like

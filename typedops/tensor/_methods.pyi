@@ -274,6 +274,73 @@ class TensorMethods(_ProjectMethods):
         values: _t.Tensor,
         accumulate: _builtins.bool = ...,
     ) -> _t.Tensor: ...
+    @overload
+    def new_zeros(
+        self,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def new_zeros(
+        self,
+        *size: _t.SymInt,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def new_ones(
+        self,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def new_ones(
+        self,
+        *size: _t.SymInt,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def new_empty(
+        self,
+        size: _Sequence[_t.SymInt],
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    @overload
+    def new_empty(
+        self,
+        *size: _t.SymInt,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
+    def new_full(
+        self,
+        size: _Sequence[_t.SymInt],
+        fill_value: _t.Scalar,
+        *,
+        dtype: _t.DType | None = ...,
+        layout: _t.Layout | None = ...,
+        device: _t.Device | _builtins.str | None = ...,
+        pin_memory: _builtins.bool | None = ...,
+    ) -> _t.Tensor: ...
     def to(
         self,
         dtype: _t.DType,

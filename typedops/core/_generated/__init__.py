@@ -2709,6 +2709,74 @@ linspace__default = (
     ),
 )
 
+# core::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None) -> Tensor
+new_zeros__default = (
+    _schema(
+        'new_zeros', 'core', '',
+        positional=(_argument('self', _t0), _argument('size', _t11)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.new_zeros_composite, _unboxing19),),
+)
+
+# core::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None) -> Tensor
+new_ones__default = (
+    _schema(
+        'new_ones', 'core', '',
+        positional=(_argument('self', _t0), _argument('size', _t11)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.new_ones_composite, _unboxing19),),
+)
+
+# core::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
+#     bool? pin_memory=None) -> Tensor
+new_empty__default = (
+    _schema(
+        'new_empty', 'core', '',
+        positional=(_argument('self', _t0), _argument('size', _t11)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.new_empty_composite, _unboxing19),),
+)
+
+# core::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None,
+#     Device? device=None, bool? pin_memory=None) -> Tensor
+new_full__default = (
+    _schema(
+        'new_full', 'core', '',
+        positional=(_argument('self', _t0), _argument('size', _t11), _argument('fill_value', _t1)),
+        kwarg_only=(
+            _argument('dtype', _t3, default='None'),
+            _argument('layout', _t20, default='None'),
+            _argument('device', _t22, default='None'),
+            _argument('pin_memory', _t23, default='None'),
+        ),
+        returns=(_return(_t0),),
+    ),
+    (_kernel(_DispatchKey.CompositeImplicitAutograd, _m0.new_full_composite, _unboxing23),),
+)
+
 # core::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,
 #     bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 zeros_like__default = (
@@ -2852,8 +2920,9 @@ to__dtype = (
     masked_fill__Tensor, masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default,
     index_put___default, cat__default, stack__default, empty__memory_format, empty_strided__default, zeros__default,
     ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
-    eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default, ones_like__default,
-    full_like__default, _to_copy__default, to__dtype,
+    eye__default, eye__m, linspace__default, new_zeros__default, new_ones__default, new_empty__default,
+    new_full__default, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 ) = LIBRARY._define_generated((
     add__Tensor, add___Tensor, add__out, add__Scalar, add___Scalar, sub__Tensor, sub___Tensor, sub__out, sub__Scalar,
     sub___Scalar, mul__Tensor, mul___Tensor, mul__out, mul__Scalar, mul___Scalar, div__Tensor, div___Tensor, div__out,
@@ -2883,8 +2952,9 @@ to__dtype = (
     masked_fill__Tensor, masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default,
     index_put___default, cat__default, stack__default, empty__memory_format, empty_strided__default, zeros__default,
     ones__default, full__default, scalar_tensor__default, randn__default, arange__default, arange__start_step,
-    eye__default, eye__m, linspace__default, zeros_like__default, empty_like__default, ones_like__default,
-    full_like__default, _to_copy__default, to__dtype,
+    eye__default, eye__m, linspace__default, new_zeros__default, new_ones__default, new_empty__default,
+    new_full__default, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
+    _to_copy__default, to__dtype,
 ))
 
 # Ops that take tensors of one device only (device_check: ExactSame)
@@ -2917,8 +2987,8 @@ _check_devices(
     masked_fill___Scalar, masked_fill___Tensor, index__Tensor, index_put__default, index_put___default, cat__default,
     stack__default, empty__memory_format, empty_strided__default, zeros__default, ones__default, full__default,
     scalar_tensor__default, randn__default, arange__default, arange__start_step, eye__default, eye__m,
-    linspace__default, zeros_like__default, empty_like__default, ones_like__default, full_like__default,
-    _to_copy__default, to__dtype,
+    linspace__default, new_zeros__default, new_ones__default, new_empty__default, new_full__default,
+    zeros_like__default, empty_like__default, ones_like__default, full_like__default, _to_copy__default, to__dtype,
 )
 
 # Batching rules by family (vmap:): Note [Rule families] in typedops/batching/_rules.py
@@ -4427,6 +4497,9 @@ _call_reshape__default = _lazy_entry(globals(), '_call_reshape__default', reshap
 _call_permute__default = _lazy_entry(globals(), '_call_permute__default', permute__default)
 _call_expand__default = _lazy_entry(globals(), '_call_expand__default', expand__default)
 _call_flip__default = _lazy_entry(globals(), '_call_flip__default', flip__default)
+_call_new_zeros__default = _lazy_entry(globals(), '_call_new_zeros__default', new_zeros__default)
+_call_new_ones__default = _lazy_entry(globals(), '_call_new_ones__default', new_ones__default)
+_call_new_empty__default = _lazy_entry(globals(), '_call_new_empty__default', new_empty__default)
 _call_matmul__default = _lazy_entry(globals(), '_call_matmul__default', matmul__default)
 _call_neg__default = _lazy_entry(globals(), '_call_neg__default', neg__default)
 _call_abs__default = _lazy_entry(globals(), '_call_abs__default', abs__default)
@@ -4908,6 +4981,48 @@ def _method_masked_fill_(*args: Any, **kwargs: Any) -> Any:
     if isinstance(_v2, _Tensor):
         return _call_masked_fill___Tensor(*args, **kwargs)
     return _choose('core::masked_fill_', _METHOD_CANDIDATES_masked_fill_, args, kwargs)
+
+
+def _method_new_zeros(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::new_zeros as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_new_zeros__default(self, (size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_new_zeros__default(self, (size,), **kwargs)
+    try:
+        return _call_new_zeros__default(self, size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_new_zeros__default(self, (size,), **kwargs)
+
+
+def _method_new_ones(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::new_ones as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_new_ones__default(self, (size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_new_ones__default(self, (size,), **kwargs)
+    try:
+        return _call_new_ones__default(self, size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_new_ones__default(self, (size,), **kwargs)
+
+
+def _method_new_empty(self: Any, size: Any, *_sizes: Any, **kwargs: Any) -> Any:
+    """core::new_empty as a method: size as one sequence or as separate ints (Note [Sizes as varargs])."""
+    if _sizes:
+        return _call_new_empty__default(self, (size, *_sizes), **kwargs)
+    if type(size) is int:
+        return _call_new_empty__default(self, (size,), **kwargs)
+    try:
+        return _call_new_empty__default(self, size, **kwargs)
+    except _ArgumentError:
+        if not hasattr(size, '__index__'):  # one int (np.int64 too): a list of it
+            raise
+    return _call_new_empty__default(self, (size,), **kwargs)
 
 
 # -- the Tensor operators: Note [Tensor operators] in typedops/codegen/_operators.py
@@ -5431,6 +5546,10 @@ def install() -> None:
     setattr(_Tensor, 'index', _lazy_method(_Tensor, 'index', index__Tensor))
     setattr(_Tensor, 'index_put', _lazy_method(_Tensor, 'index_put', index_put__default))
     setattr(_Tensor, 'index_put_', _lazy_method(_Tensor, 'index_put_', index_put___default))
+    setattr(_Tensor, 'new_zeros', _method_new_zeros)
+    setattr(_Tensor, 'new_ones', _method_new_ones)
+    setattr(_Tensor, 'new_empty', _method_new_empty)
+    setattr(_Tensor, 'new_full', _lazy_method(_Tensor, 'new_full', new_full__default))
     setattr(_Tensor, 'to', _lazy_method(_Tensor, 'to', to__dtype))
     setattr(_Tensor, '__add__', _operator__add__)
     setattr(_Tensor, '__radd__', _operator__radd__)

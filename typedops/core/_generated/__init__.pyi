@@ -221,6 +221,10 @@ arange__start_step: _OperatorHandle
 eye__default: _OperatorHandle
 eye__m: _OperatorHandle
 linspace__default: _OperatorHandle
+new_zeros__default: _OperatorHandle
+new_ones__default: _OperatorHandle
+new_empty__default: _OperatorHandle
+new_full__default: _OperatorHandle
 zeros_like__default: _OperatorHandle
 empty_like__default: _OperatorHandle
 ones_like__default: _OperatorHandle

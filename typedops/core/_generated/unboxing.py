@@ -2909,6 +2909,86 @@ def _boxed_linspace__default(stack: list[Any]) -> None:
     stack[:] = (linspace__default(*stack),)
 
 
+def new_zeros__default(self: Any, size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::new_zeros
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.new_zeros_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.new_zeros_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::new_zeros', _b, 'CPU, Meta')
+
+
+def _boxed_new_zeros__default(stack: list[Any]) -> None:
+    stack[:] = (new_zeros__default(*stack),)
+
+
+def new_ones__default(self: Any, size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::new_ones
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.new_ones_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.new_ones_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::new_ones', _b, 'CPU, Meta')
+
+
+def _boxed_new_ones__default(stack: list[Any]) -> None:
+    stack[:] = (new_ones__default(*stack),)
+
+
+def new_empty__default(self: Any, size: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any) -> Any:
+    # core::new_empty
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.new_empty_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    if _b & 1:  # CPU
+        return _m0.new_empty_composite(self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+    raise _no_static_kernel('core::new_empty', _b, 'CPU, Meta')
+
+
+def _boxed_new_empty__default(stack: list[Any]) -> None:
+    stack[:] = (new_empty__default(*stack),)
+
+
+def new_full__default(
+    self: Any,
+    size: Any,
+    fill_value: Any,
+    dtype: Any,
+    layout: Any,
+    device: Any,
+    pin_memory: Any,
+) -> Any:
+    # core::new_full
+    _b = self.key_bits
+    if _b & 2:  # Meta
+        return _m0.new_full_composite(
+            self,
+            size,
+            fill_value,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+        )
+    if _b & 1:  # CPU
+        return _m0.new_full_composite(
+            self,
+            size,
+            fill_value,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+        )
+    raise _no_static_kernel('core::new_full', _b, 'CPU, Meta')
+
+
+def _boxed_new_full__default(stack: list[Any]) -> None:
+    stack[:] = (new_full__default(*stack),)
+
+
 def zeros_like__default(self: Any, dtype: Any, layout: Any, device: Any, pin_memory: Any, memory_format: Any) -> Any:
     # core::zeros_like
     _b = self.key_bits
@@ -3279,6 +3359,10 @@ _register_static_wrappers('CPU, Meta', {
     'core::eye': (_boxed_eye__default, eye__default),
     'core::eye.m': (_boxed_eye__m, eye__m),
     'core::linspace': (_boxed_linspace__default, linspace__default),
+    'core::new_zeros': (_boxed_new_zeros__default, new_zeros__default),
+    'core::new_ones': (_boxed_new_ones__default, new_ones__default),
+    'core::new_empty': (_boxed_new_empty__default, new_empty__default),
+    'core::new_full': (_boxed_new_full__default, new_full__default),
     'core::zeros_like': (_boxed_zeros_like__default, zeros_like__default),
     'core::empty_like': (_boxed_empty_like__default, empty_like__default),
     'core::ones_like': (_boxed_ones_like__default, ones_like__default),

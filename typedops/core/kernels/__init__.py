@@ -45,6 +45,10 @@ from ._factories import (
     empty_strided_backend_select,
     empty_strided_kernel,
     factory_meta,
+    new_empty_composite,
+    new_full_composite,
+    new_ones_composite,
+    new_zeros_composite,
     full_backend_select,
     full_cpu,
     full_meta,
@@ -359,6 +363,7 @@ __all__ = [
     "cat_cpu", "cat_meta", "stack_composite",
     # factories and conversions
     "empty_backend_select", "empty_kernel", "empty_strided_backend_select", "empty_strided_kernel",
+    "new_zeros_composite", "new_ones_composite", "new_empty_composite", "new_full_composite",
     "zeros_backend_select", "zeros_cpu",
     "ones_backend_select", "ones_cpu", "factory_meta", "full_backend_select", "full_cpu", "full_meta",
     "scalar_tensor_backend_select", "scalar_tensor_kernel", "randn_backend_select", "randn_cpu",

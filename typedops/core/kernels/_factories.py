@@ -405,6 +405,44 @@ def empty_like_composite(
     return result
 
 
+def _new(factory: str, overload: str, self: Tensor, size: Sequence[int], *values: Scalar, dtype: Optional[ScalarType],
+         layout: Optional[Layout], device: Optional[Device], pin_memory: Optional[bool]) -> Tensor:  # fmt: skip
+    """``x.new_zeros(size)`` and its kin: the factory, with ``x``'s dtype and device unless given."""
+    result: Tensor = call_op(factory, overload)(
+        list(size), *values, dtype=self.dtype if dtype is None else dtype, layout=layout,
+        device=self.device if device is None else device_of(device), pin_memory=pin_memory,
+    )  # fmt: skip
+    return result
+
+
+def new_zeros_composite(
+    self: Tensor, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _new("zeros", "", self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+def new_ones_composite(
+    self: Tensor, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _new("ones", "", self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+def new_empty_composite(
+    self: Tensor, size: Sequence[int], *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _new("empty", "memory_format", self, size, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
+def new_full_composite(
+    self: Tensor, size: Sequence[int], fill_value: Scalar, *, dtype: Optional[ScalarType], layout: Optional[Layout],
+    device: Optional[Device], pin_memory: Optional[bool],
+) -> Tensor:  # fmt: skip
+    return _new("full", "", self, size, fill_value, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+
 def zeros_like_composite(
     self: Tensor, *, dtype: Optional[ScalarType], layout: Optional[Layout], device: Optional[Device],
     pin_memory: Optional[bool], memory_format: Optional[MemoryFormat],

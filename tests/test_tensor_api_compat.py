@@ -538,7 +538,7 @@ _FACTORY_CALLS = [
     ("zeros(2, 3)", lambda m: m.zeros(2, 3)), ("ones(4)", lambda m: m.ones(4)), ("zeros([2, 3])", lambda m: m.zeros([2, 3])),
     ("zeros_like(empty(2, 2))", lambda m: m.zeros_like(m.empty(2, 2))), ("zeros((2,), dtype=long)", lambda m: m.zeros((2,), dtype=m.long)),
     ("ones(2, 1, dtype=float64)", lambda m: m.ones(2, 1, dtype=m.float64)), ("zeros(np.int64(2))", lambda m: m.zeros(np.int64(2))),
-    ("zeros(size=[2])", lambda m: m.zeros(size=[2])), ("randn(2, 3) * 0", lambda m: m.randn(2, 3) * 0),
+    ("zeros(size=[2])", lambda m: m.zeros(size=[2])), ("randn(2, 3).abs() * 0", lambda m: m.randn(2, 3).abs() * 0),
     ("zeros(2.0)", lambda m: m.zeros(2.0)), ("zeros(2, 3.0)", lambda m: m.zeros(2, 3.0)), ("zeros([2], 3)", lambda m: m.zeros([2], 3)),
     ("zeros(True)", lambda m: m.zeros(True)), ("zeros()", lambda m: m.zeros()),
 ]  # fmt: skip
@@ -615,6 +615,8 @@ _CALLS = [
     ("int clamp(min=1j)", lambda m: m.tensor([1, -1]).clamp(min=1j)),
     ("clamp(min=0.5+0j)", lambda m: m.tensor([1.0, -1.0]).clamp(min=complex(0.5, 0))),
     ("bool clamp", lambda m: m.tensor([True, False]).clamp(max=True)),
+    ("clamp keeps -0.0 at min=0.0", lambda m: m.tensor([-0.0, 0.0, -1.0]).clamp(min=0.0)),
+    ("clamp keeps 0.0 at max=-0.0", lambda m: m.tensor([-0.0, 0.0, 1.0]).clamp(max=-0.0)),
     ("linspace beyond float16", lambda m: m.linspace(0, 1e6, 3, dtype=m.float16)),
     ("linspace beyond float32", lambda m: m.linspace(0, 1e39, 2)),
     ("linspace bool", lambda m: m.linspace(0, 1, 3, dtype=m.bool)),
@@ -664,6 +666,7 @@ def test_calls_give_what_torchs_give(call: Any) -> None:
         assert ours[1].shape == tuple(theirs[1].shape) and ours[1].dtype.name == str(theirs[1].dtype)[6:]
         assert ours[1].stride() == theirs[1].stride()
         assert np.allclose(ours[1].numpy(), theirs[1].detach().numpy(), rtol=1e-6)
+        assert (np.signbit(ours[1].numpy()) == np.signbit(theirs[1].detach().numpy())).all()  # -0.0 too
 
 
 _INDICES = [

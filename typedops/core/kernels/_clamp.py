@@ -5,7 +5,8 @@ promoted as with the bounds as wrapped numbers (``int64 tensor .clamp(min=1.5)``
 float32); a bound is then converted to that dtype as ``fill_``'s value is (Note [Scalars in
 a tensor's dtype] in _common.py: ``uint8 .clamp(min=-1)`` bounds at 255, as torch does).
 NaN elements stay NaN; a NaN bound makes every element NaN; ``min > max`` gives ``max``
-everywhere -- numpy's ``clip`` and torch agree on all three. Complex tensors, and a bool
+everywhere; an element equal to a bound is kept (``-0.0`` stays ``-0.0`` under ``min=0.0``),
+as torch's (numpy's ``clip`` would give the bound). Complex tensors, and a bool
 tensor with bool bounds, are refused; a complex bound of a float tensor is converted to its dtype (its imaginary part
 must be 0), and of an integer one refused, as torch's.
 """
@@ -51,9 +52,18 @@ def clamp_cpu(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Ten
     low = None if min is None else as_stored(min, dtype)
     high = None if max is None else as_stored(max, dtype)
     values = _cast(self, dtype)
+    result = values
     with np.errstate(invalid="ignore"):
-        result = np.clip(values, low, high)
-    return elementwise_result(result.astype(values.dtype, copy=False), dtype, self._device, self)
+        # x where it is inside (a tie keeps x: -0.0 stays -0.0, as torch's; np.clip would
+        # give the bound), the bound where x is past it, NaN everywhere for a NaN bound
+        for bound, past in ((low, np.less), (high, np.greater)):
+            if bound is None:
+                continue
+            if bound != bound:  # NaN
+                result = np.full_like(result, bound)
+            else:
+                result = np.where(past(result, bound), np.asarray(bound, dtype=values.dtype), result)
+    return elementwise_result(np.asarray(result).astype(values.dtype, copy=False), dtype, self._device, self)
 
 
 def clamp_meta(self: Tensor, min: Optional[Scalar], max: Optional[Scalar]) -> Tensor:  # noqa: A002

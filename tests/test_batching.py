@@ -466,3 +466,14 @@ def test_masked_fill_with_a_tensor_value_equals_the_per_sample_loop(in_dims: tup
     expected = [sample(x, in_dims[0], i).masked_fill(sample(mask, in_dims[1], i), sample(value, in_dims[2], i))
                 for i in range(3)]  # fmt: skip
     assert got.tolist() == [e.tolist() for e in expected]
+
+
+def test_index_tensors_given_as_a_tuple_are_split_per_sample() -> None:
+    # the fallback splits a Tensor?[] passed as a tuple as it splits a list (it re-entered
+    # itself with the batched index, RecursionError)
+    rows = typedops.tensor([[0, 0], [1, 2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got: Tensor = vmap(lambda i: core.zeros([3]).index_put((i,), typedops.tensor(1.0), True))(rows)
+        picked: Tensor = vmap(lambda i: core.arange(3.0).index((i,)))(rows)
+    assert got.tolist() == [[2.0, 0.0, 0.0], [0.0, 1.0, 1.0]] and picked.tolist() == [[0.0, 0.0], [1.0, 2.0]]

@@ -643,6 +643,16 @@ _CALLS = [
     ("int new_zeros(2, 3)", lambda m: m.tensor([1, 2]).new_zeros(2, 3)),
     ("new_full float into int", lambda m: m.tensor([1, 2]).new_full((2,), 7.9)),
     ("new_ones(dtype=float64)", lambda m: m.tensor([1, 2]).new_ones([2], dtype=m.float64)),
+    # review12: 0-dim masks, overflow and fitting in advanced writes, index dtypes, numpy
+    ("x[uint8 0-dim]", lambda m: m.zeros(2, 2)[m.tensor(1, dtype=m.uint8)]),
+    ("x[np.array(True)]", lambda m: m.tensor([[1.0, 2.0, 3.0]])[np.array(True)]),
+    ("x[idx] = 300 into uint8", lambda m: _alias_after(m, lambda m: m.tensor([0, 0], dtype=m.uint8),
+                                                       lambda x: x.__setitem__(m.tensor([0]), 300))),
+    ("x[idx] = [[5, 6]]", lambda m: _alias_after(m, lambda m: m.tensor([0.0, 0.0, 0.0]),
+                                                 lambda x: x.__setitem__(m.tensor([0, 1]), m.tensor([[5.0, 6.0]])))),
+    ("x[int16 index]", lambda m: m.tensor([1.0, 2.0])[m.tensor([1], dtype=m.int16)]),
+    ("x[::10]", lambda m: m.tensor([1.0, 2.0, 3.0, 4.0, 5.0])[::10]),
+    ("np.asarray(x) + 1", lambda m: m.tensor(np.asarray(m.tensor([1.0, 2.0])) + 1)),
     # flip and reversed
     ("flip([0, -1])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, -1])),
     ("flip([0, 0])", lambda m: m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).flip([0, 0])),

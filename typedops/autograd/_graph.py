@@ -318,15 +318,6 @@ def check_inplace(t: Tensor, op: str, allow_view: bool = False) -> Tensor | None
             if base.grad_fn is None:
                 raise AutogradError(VIEW_OF_LEAF_INPLACE.format(op=op))
             return base
-    elif allow_view:
-        # A view of a base that does not require grad (``x = zeros(2); x[0] = w * 2``):
-        # no view op recorded it, but its storage knows the base, which the op must give
-        # a history if it records one, as torch's CopySlices does (Note [In-place on views]).
-        storage = t._storage
-        owner = storage.owner if storage is not None else None
-        owned: Tensor | None = owner() if owner is not None else None
-        if owned is not None and owned is not t and not owned.requires_grad:
-            return owned
     return None
 
 
@@ -350,11 +341,14 @@ def mark_view(result: Tensor, base: Tensor) -> None:
 # before is stale: when it is next used (``edge_of``/``gradient_edge``) it too gets a
 # ``ViewOfBase`` node of the base's current history. Both nodes move gradients between
 # geometries through the storage positions with ``linear_map``, which records itself, so
-# they are differentiable again (Note [Differentiable storage maps] in _linear.py). A view
-# of a base that does not require grad is recorded by no view op (its op ran below
-# Autograd); its storage names the base instead (``Storage.owner``, the tensor its first
-# view was made of), so ``x = zeros(2); x[0] = w * 2`` rebases ``x`` the same way and ``w``
-# gets its gradient, as in torch.
+# they are differentiable again (Note [Differentiable storage maps] in _linear.py).
+#
+# Not yet as torch: a view of a base that does not require grad is recorded by no view op
+# (its op ran below Autograd), so an in-place op writing values that require grad into it
+# (``x = zeros(2); x[0] = w * 2``) gives the view a history but not the base: ``x`` stays
+# without grad and ``w`` gets no gradient through it. torch keeps ``_base`` on every view.
+# Build such a tensor out of place instead: ``core.stack``/``core.cat``, or
+# ``core.index_put(x, [i], w * 2)``.
 
 
 def _storage_index(t: Tensor) -> Any:
@@ -431,7 +425,6 @@ def rebase_view(view: Tensor, base: Tensor) -> None:
     view._output_nr = 0
     view.grad_fn.out_meta = (meta_of(view),)
     meta = autograd_meta(view)
-    meta.view_base = base  # a view no view op recorded (its base did not require grad) is one now
     meta.view_base_fn = node
 
 

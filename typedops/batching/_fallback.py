@@ -194,7 +194,7 @@ def _written_samples(schema: FunctionSchema, sample: list[Any]) -> list[Tensor]:
 def _sample(value: Any, level: int, index: int) -> Any:
     if isinstance(value, BatchedTensor) and value._batch_level == level:
         return core_op("select", "int").call(value._batch_value, value._batch_dim, index)
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):  # a Tensor?[] given as a tuple too (index_put((i,), v))
         return [_sample(v, level, index) for v in items_of(cast("object", value))]
     return value
 

@@ -60,6 +60,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Index", "index_into", "write_into"]
 
+_HUGE_STEP = 2**40
+
 IndexItem: TypeAlias = Union[SupportsIndex, slice, EllipsisType, None, "Tensor", "list[Any]"]
 Index: TypeAlias = Union[IndexItem, "tuple[IndexItem, ...]"]
 
@@ -67,10 +69,12 @@ Index: TypeAlias = Union[IndexItem, "tuple[IndexItem, ...]"]
 def _is_integer(item: object, tensor_class: type[Tensor]) -> bool:
     if isinstance(item, bool):
         return False
-    if isinstance(item, tensor_class):  # a 0-dim integer tensor indexes as its value
+    if isinstance(item, tensor_class):  # a 0-dim integer tensor indexes as its value (uint8: a mask)
         dtype = item._dtype
-        return not item._shape and not (dtype.is_floating_point or dtype.is_complex or dtype is ScalarType.bool)
-    return hasattr(type(item), "__index__") and getattr(item, "ndim", 0) == 0  # not a numpy array
+        return not item._shape and dtype in (ScalarType.int64, ScalarType.int32, ScalarType.int16, ScalarType.int8)
+    if getattr(item, "ndim", 0) != 0 or getattr(getattr(item, "dtype", None), "kind", "i") == "b":
+        return False  # a numpy array, or a numpy bool: a mask
+    return hasattr(type(item), "__index__")
 
 
 def index_into(self: Tensor, index: Any, tensor_class: type[Tensor]) -> Tensor:
@@ -173,8 +177,13 @@ def _items(index: object) -> tuple[Any, ...]:
 
 
 def _advanced(item: object, tensor_class: type[Tensor]) -> bool:
-    """A tensor, a list or a numpy array as an index item (advanced indexing)."""
-    return isinstance(item, (tensor_class, list)) or getattr(item, "ndim", 0) != 0
+    """A tensor, a list or a numpy array (a 0-dim bool one too) as an index item (advanced
+    indexing)."""
+    if isinstance(item, list):
+        return True
+    if isinstance(item, tensor_class):
+        return not _is_integer(item, tensor_class)
+    return getattr(item, "ndim", 0) != 0 or type(item).__name__ == "ndarray"
 
 
 def _kind(item: object) -> str:
@@ -197,8 +206,9 @@ def _sliced(t: Tensor, dim: int, item: Any) -> Tensor:
     start, stop = _bound(item.start), _bound(item.stop)
     if start is None and stop is None and step == 1:
         return t
-    size = t._shape[dim]
-    return t.slice(dim, start, stop, min(step, max(size, 1)))  # a step past the end picks the first only
+    if step > _HUGE_STEP:  # past any dim: the first element only (its stride would overflow int64)
+        step = max(t._shape[dim], 1)
+    return t.slice(dim, start, stop, step)
 
 
 def _fitted(value: Tensor, target: Tensor) -> Tensor:
@@ -213,6 +223,15 @@ def _fitted(value: Tensor, target: Tensor) -> Tensor:
     return value.expand(list(target._shape))
 
 
+def _stripped(value: Tensor) -> Tensor:
+    """``value`` without its leading dims of size 1, as torch's ``copy_to`` strips them."""
+    shape = value._shape
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    return value.view(list(shape[lead:])) if lead else value
+
+
 def write_into(self: Tensor, index: Any, value: Any, tensor_class: type[Tensor]) -> None:
     """``self[index] = value``: Note [Basic indexing]."""
     if not isinstance(value, (tensor_class, bool, int, float, complex)):
@@ -224,11 +243,9 @@ def write_into(self: Tensor, index: Any, value: Any, tensor_class: type[Tensor])
     view, advanced = _apply(self, index, tensor_class)
     if advanced is not None:  # index_put_ of a tensor of self's dtype, as torch's
         if isinstance(value, tensor_class):
-            values = value if value.dtype is self.dtype else value.to(self.dtype)
-        else:
-            from ._tensor import tensor
-
-            values = tensor(value, dtype=self.dtype, device=self.device)
+            values = _stripped(value if value.dtype is self.dtype else value.to(self.dtype))
+        else:  # through an op: fill_'s overflow check, and a dispatch mode sees it
+            values = self.new_full([], cast("bool | int | float | complex", value))
         view.index_put_(advanced, values)
     elif isinstance(value, tensor_class):
         view.copy_(_fitted(value, view))

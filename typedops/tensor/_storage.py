@@ -20,8 +20,6 @@ _tensor.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from typing import TYPE_CHECKING, Any
 
 from ..vocabulary import ArgumentValueError
@@ -36,10 +34,7 @@ __all__ = ["Storage"]
 class Storage:
     """A one-dimensional buffer of ``size`` elements (``data`` is None on the meta device)."""
 
-    # owner: a weak reference to the tensor the storage's first view was made of -- the
-    # views' base, which an in-place op on a view gives a history (Note [In-place on views]
-    # in typedops/autograd/_graph.py); None until a view is made.
-    __slots__ = ("buffer", "_flat", "size", "version", "owner")
+    __slots__ = ("buffer", "_flat", "size", "version")
 
     def __init__(self, data: npt.NDArray[Any] | None, size: int) -> None:
         if data is not None and data.ndim != 1:
@@ -48,16 +43,6 @@ class Storage:
         self._flat = data
         self.size = size
         self.version = 0
-        self.owner: Callable[[], Any] | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What copy, deepcopy and pickle keep: all but ``owner`` (a weak reference)."""
-        return {name: getattr(self, name) for name in ("buffer", "_flat", "size", "version")}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-        self.owner = None
 
     @property
     def data(self) -> npt.NDArray[Any] | None:

@@ -40,7 +40,6 @@ per result (about 40 ns of each recorded op), for one store per tensor made. (``
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast, overload
 
@@ -235,7 +234,7 @@ class Tensor(_TensorMethods):
     # with class defaults].
     __slots__ = (
         "_storage", "_shape", "_strides", "_offset", "_dtype", "_device",
-        "key_bits", "_array", "_array_buffer", "grad_fn", "__dict__", "__weakref__",
+        "key_bits", "_array", "_array_buffer", "grad_fn", "__dict__",
     )  # fmt: skip
 
     # See Note [Tensor fields with class defaults].
@@ -250,6 +249,12 @@ class Tensor(_TensorMethods):
     # ``x.__rmul__``), as it does for torch's: without this it would take a Tensor, which
     # has a length and items, for a sequence and build an object array of its elements.
     __array_priority__ = 1000
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> npt.NDArray[Any]:
+        """``np.asarray(x)``: ``x.numpy()`` (refused for a tensor that requires grad, as
+        torch's), converted to ``dtype`` if given."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     # The operators call ops and return tensors, so == is not identity: hash by identity
     # as torch does (installing __eq__ later would not reset it, but say it here).
@@ -674,12 +679,9 @@ def _real_value(value: Any, target: str) -> Any:
     return value
 
 
-_STATE_SLOTS: Final = tuple(
-    n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__", "__weakref__")
-)
+_STATE_SLOTS: Final = tuple(n for n in Tensor.__slots__ if n not in ("_array", "_array_buffer", "__dict__"))
 _new_tensor: Final = object.__new__
 _new_storage: Final = object.__new__
-_ref: Final = weakref.ref
 
 
 # Note [Storage made on demand]
@@ -704,7 +706,6 @@ def storage_of(t: Tensor) -> Storage:
         storage._flat = None
         storage.size = array.size
         storage.version = 0
-        storage.owner = _ref(t)  # made for a view of t, or for its own sake: t is the base
     return storage
 
 
@@ -850,11 +851,7 @@ def make_view(self: Tensor, shape: Sequence[int], strides: Sequence[int], offset
     (``view_with`` below sets the same fields: keep the two in step.)"""
     view = _new_tensor(Tensor)
     storage = self._storage
-    if storage is None:
-        storage = storage_of(self)
-    elif storage.owner is None:  # the first view of a storage made with its tensor: that is the base
-        storage.owner = _ref(self)
-    view._storage = storage
+    view._storage = storage if storage is not None else storage_of(self)
     view._shape = shape if type(shape) is tuple else tuple(shape)
     view._strides = strides if type(strides) is tuple else tuple(strides)
     view._offset = offset
@@ -873,11 +870,7 @@ def view_with(self: Tensor, shape: tuple[int, ...], strides: tuple[int, ...]) ->
     in typedops/core/kernels/_views.py), without converting them: ~20 ns less a view."""
     view = _new_tensor(Tensor)
     storage = self._storage
-    if storage is None:
-        storage = storage_of(self)
-    elif storage.owner is None:  # as make_view's
-        storage.owner = _ref(self)
-    view._storage = storage
+    view._storage = storage if storage is not None else storage_of(self)
     view._shape = shape
     view._strides = strides
     view._offset = self._offset

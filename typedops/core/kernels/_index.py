@@ -4,7 +4,7 @@
 Note [Advanced indexing]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 ``indices`` holds one entry per leading dim of ``self`` (None: the whole dim): an integer
-tensor (int64, int32, uint8 taken as bool, as torch) picks positions along its dim, a bool
+tensor (int64 or int32; uint8 is taken as bool, and other dtypes refused, as torch) picks positions along its dim, a bool
 tensor of k dims is a mask over the next k dims (its ``True`` positions, in order). The
 integer tensors broadcast together; the result has their broadcast shape where the
 indexed dims were when those are next to each other, else in front -- numpy's rule for a
@@ -45,7 +45,7 @@ from ._messages import (
 __all__ = ["index_cpu", "index_meta", "index_put_cpu", "index_put_meta", "index_put__cpu", "index_put__meta"]
 
 Shape = tuple[int, ...]
-_INTEGERS = frozenset({ScalarType.int64, ScalarType.int32, ScalarType.int16, ScalarType.int8})
+_INTEGERS = frozenset({ScalarType.int64, ScalarType.int32})
 
 
 def _checked(self: Tensor, indices: Sequence[Optional[Tensor]]) -> None:

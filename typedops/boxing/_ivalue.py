@@ -30,7 +30,8 @@ from ..schema import (
 )
 
 __all__ = [
-    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "plain_number", "is_number", "python_number", "is_overflow",
+    "Tag", "tag_of", "mismatch", "type_name", "canonical", "dtype_of_python_type", "plain_number", "is_number",
+    "python_number", "is_overflow",
     "is_sequence",
 ]  # fmt: skip
 
@@ -198,9 +199,7 @@ def plain_number(type_: Type, value: Any) -> Any:
         return _as_int(value)  # a lone value for a sized list
     if isinstance(inner, BaseType) and inner.name in _INDEXED:
         if inner.name in _INEXACT and type(value) not in _TAG_BY_CLASS and _numpy_scalar(value):
-            number = value.item()  # np.float32, np.bool_, np.complex64, np.int64: a Python number
-            if type(number) is bool:
-                return float(number)  # np.bool_ is a float to torch (not an int, not a bool)
+            number = python_number(value)  # np.float32, np.bool_, np.complex64, np.int64
             return number if type(number) in (int, float, complex) else value
         return _as_int(value)
     return value

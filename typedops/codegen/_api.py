@@ -596,7 +596,9 @@ def methods_section(entries: list[OpEntry], options: Options) -> Section:
     body += ["", "", "install()"]
     imports = [*COMMON_IMPORTS, *runtime("lazy_method as _lazy_method", "lazy_entry as _lazy_entry")]
     if operator_install:
-        imports += runtime("wrapped_scalar as _wrapped_scalar", "is_number as _is_number", "python_number as _python_number")
+        imports += runtime(
+            "wrapped_scalar as _wrapped_scalar", "is_number as _is_number", "python_number as _python_number"
+        )
     if varargs:
         imports += runtime("ArgumentError as _ArgumentError")
     if named:

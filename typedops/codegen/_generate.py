@@ -201,13 +201,15 @@ def _check_function_names(
     shares its namespace with the op handles, the kernel modules' aliases, the imports and
     the helpers: an op named ``install`` or ``LIBRARY`` would be shadowed by them, or
     shadow them. A function's name may be bound once by the API's own code -- its chooser,
-    its static-dispatch function, or its wrapper taking sizes as varargs -- and nowhere else; a dispatched single-overload
-    function is bound on first use by ``__getattr__``, so any binding of its name hides it.
+    its static-dispatch function, or its wrapper taking sizes as varargs -- and nowhere
+    else; a dispatched single-overload function is bound on first use by ``__getattr__``,
+    so any binding of its name hides it.
     """
     everything_else = _bound_names([*others, Section(api.imports, [])])
     in_api = _bound_names([Section([], api.body)])
     for name, members in functions.items():
-        own = 1 if len(members) > 1 or options.static_dispatch or sizes_as_varargs(members[0].schema, method=False) else 0
+        wrapped = sizes_as_varargs(members[0].schema, method=False) is not None
+        own = 1 if len(members) > 1 or options.static_dispatch or wrapped else 0
         if everything_else.get(name, 0) or in_api.get(name, 0) > own:
             raise CodegenError(
                 FUNCTION_NAME_TAKEN.format(label=options.source_label, op=members[0].schema.qualified_name, name=name)

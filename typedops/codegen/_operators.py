@@ -115,13 +115,14 @@ def operators(entries: list[OpEntry], namespace: str) -> list[tuple[str, str, Op
         entry = next(
             (e for e in entries if e.defines and e.schema.name == name and _fits(e.schema, form)), None
         )
-        if entry is not None and form in _CHOOSING:
-            # the module's function ``name`` must be a chooser: with one overload it would be
-            # bound on first use, and the global would find Python's builtin of that name
-            overloads = [e for e in entries if e.defines and e.function and e.schema.name == name]
-            entry = entry if len(overloads) > 1 else None
-        if entry is not None and form == "method_chooser":  # the method's chooser, _method_<name>
-            overloads = [e for e in entries if e.defines and e.method and e.schema.name == name]
+        if entry is not None and (form in _CHOOSING or form == "method_chooser"):
+            # the module's function ``name`` (or the method's ``_method_<name>``) must be a
+            # chooser: with one overload it would be bound on first use, and the global would
+            # find Python's builtin of that name (or none)
+            method_form = form == "method_chooser"
+            overloads = [
+                e for e in entries if e.defines and e.schema.name == name and (e.method if method_form else e.function)
+            ]
             entry = entry if len(overloads) > 1 else None
         if entry is not None:
             found.append((method, form, entry, reflected))
@@ -142,8 +143,8 @@ def _body(form: str, handle: str, reflected: bool, name: str) -> list[str]:
         return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):", f"        return {name}(self, other)",
                 "    return NotImplemented"]  # fmt: skip
     if form == "method_chooser":  # both operand kinds through the method's chooser (x **= 2, x **= y)
-        return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):", f"        return _method_{name}(self, other)",
-                "    return NotImplemented"]  # fmt: skip
+        return ["    if isinstance(other, (_Tensor, *_OPERAND_NUMBERS)):",
+                f"        return _method_{name}(self, other)", "    return NotImplemented"]  # fmt: skip
     if form == "unary":
         return [f"    return {call}(self)"]
     if form == "tensor":

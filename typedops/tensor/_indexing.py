@@ -40,7 +40,7 @@ import operator
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any, SupportsIndex, Union, cast
 
-from ..boxing import type_name
+from ..boxing import is_number, python_number, type_name
 from ..vocabulary import ArgumentError, ArgumentValueError, DimensionError, ScalarType
 from ._messages import (
     INDEX_OUT_OF_RANGE,
@@ -106,9 +106,9 @@ def _apply(self: Tensor, index: Any, tensor_class: type[Tensor]) -> tuple[Tensor
         elif isinstance(item, tensor_class):
             consumed += _span(item)
         elif isinstance(item, float) or type(item).__name__ == "bool":  # np.bool_ too, an IndexError as torch's
-            raise DimensionError(INDEX_TYPE.format(kind=_kind(item)))
+            raise DimensionError(INDEX_TYPE.format(kind=type_name(item)))
         else:  # a str, a dict...: a TypeError, as torch's
-            raise ArgumentError(INDEX_TYPE.format(kind=_kind(item)))
+            raise ArgumentError(INDEX_TYPE.format(kind=type_name(item)))
     if ellipses > 1:
         raise DimensionError(TWO_ELLIPSES)
     ndim = len(self._shape)
@@ -186,15 +186,11 @@ def _advanced(item: object, tensor_class: type[Tensor]) -> bool:
     return getattr(item, "ndim", 0) != 0 or type(item).__name__ == "ndarray"
 
 
-def _kind(item: object) -> str:
-    return type_name(item)
-
-
 def _bound(value: object) -> int | None:
     if value is None:
         return None
     if not isinstance(value, SupportsIndex) or getattr(value, "ndim", 0) != 0:
-        raise ArgumentError(SLICE_BOUND.format(kind=_kind(value)))
+        raise ArgumentError(SLICE_BOUND.format(kind=type_name(value)))
     return operator.index(value)
 
 
@@ -211,18 +207,6 @@ def _sliced(t: Tensor, dim: int, item: Any) -> Tensor:
     return t.slice(dim, start, stop, step)
 
 
-def _fitted(value: Tensor, target: Tensor) -> Tensor:
-    """``value`` without its leading dims of size 1 beyond ``target``'s, expanded to
-    ``target``'s shape, as torch's ``copy_to`` fits it (``x[1, 1] = tensor([5.0])``)."""
-    shape = value._shape
-    extra = len(shape) - len(target._shape)
-    if extra > 0 and all(n == 1 for n in shape[:extra]):
-        value = value.view(list(shape[extra:]))
-    if value._shape == target._shape:
-        return value
-    return value.expand(list(target._shape))
-
-
 def _stripped(value: Tensor) -> Tensor:
     """``value`` without its leading dims of size 1, as torch's ``copy_to`` strips them."""
     shape = value._shape
@@ -232,14 +216,21 @@ def _stripped(value: Tensor) -> Tensor:
     return value.view(list(shape[lead:])) if lead else value
 
 
+def _fitted(value: Tensor, target: Tensor) -> Tensor:
+    """``value`` stripped (``_stripped``) and expanded to ``target``'s shape, as torch's
+    ``copy_to`` fits it (``x[1, 1] = tensor([5.0])``)."""
+    if value._shape == target._shape:
+        return value
+    value = _stripped(value)
+    return value if value._shape == target._shape else value.expand(list(target._shape))
+
+
 def write_into(self: Tensor, index: Any, value: Any, tensor_class: type[Tensor]) -> None:
     """``self[index] = value``: Note [Basic indexing]."""
-    if not isinstance(value, (tensor_class, bool, int, float, complex)):
-        import numpy as np
-
-        if not isinstance(value, np.generic):
+    if not isinstance(value, tensor_class):
+        if not is_number(value):
             raise ArgumentError(INDEX_VALUE_TYPE.format(kind=type(value).__name__))
-        value = cast("bool | int | float | complex", value.item())  # np.float32(2): Note [Numbers that are not Python's]
+        value = python_number(value)  # np.float32(2): Note [Numbers that are not Python's]
     view, advanced = _apply(self, index, tensor_class)
     if advanced is not None:  # index_put_ of a tensor of self's dtype, as torch's
         if isinstance(value, tensor_class):

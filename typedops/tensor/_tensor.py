@@ -43,6 +43,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast, overload
 
+from ..boxing import python_number
 from ..vocabulary import (
     AUTOGRAD_KEYS,
     ArgumentError,
@@ -981,9 +982,7 @@ def _wrapped_scalar_any(value: complex, device: Device) -> Tensor:
         for kind, scalar_type in ((bool, ScalarType.bool), (int, ScalarType.int64),
                                   (float, ScalarType.float64), (complex, ScalarType.complex128)):  # fmt: skip
             _WRAPPED_KINDS[kind] = (scalar_type, numpy_dtype(scalar_type))
-    if isinstance(value, np.generic):  # np.float32(2): the Python number it holds (Note [Numbers that are not Python's])
-        number = cast("complex", value.item())
-        value = float(number) if isinstance(number, bool) else number  # np.bool_: a float, as in torch
+    value = python_number(value)  # np.float32(2): the Python number it holds (Note [Numbers that are not Python's])
     if isinstance(value, bool):
         dtype = ScalarType.bool
     elif isinstance(value, int):

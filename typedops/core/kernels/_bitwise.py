@@ -15,16 +15,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
+from ...vocabulary import Scalar, ScalarType, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, check_write, wrapped_scalar
-from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type
-from ._messages import BITWISE_DTYPE, OUT_SHAPE_MISMATCH
+from ._common import (
+    call_op, check_inplace_shape, data, elementwise_meta, elementwise_result, finish_inplace, result_type,
+)  # fmt: skip
+from ._messages import BITWISE_DTYPE
 from ._pointwise import _cast  # pyright: ignore[reportPrivateUsage] -- one package
 
 __all__ = [
     "bitwise_and_cpu", "bitwise_and_meta", "bitwise_or_cpu", "bitwise_or_meta", "bitwise_xor_cpu", "bitwise_xor_meta",
     "bitwise_not_cpu", "bitwise_not_meta",
-    "bitwise_and__cpu", "bitwise_and__meta", "bitwise_or__cpu", "bitwise_or__meta", "bitwise_xor__cpu", "bitwise_xor__meta",
+    "bitwise_and__cpu", "bitwise_and__meta", "bitwise_or__cpu", "bitwise_or__meta",
+    "bitwise_xor__cpu", "bitwise_xor__meta",
     "bitwise_and_scalar_composite", "bitwise_or_scalar_composite", "bitwise_xor_scalar_composite",
     "bitwise_and_scalar_tensor_composite", "bitwise_or_scalar_tensor_composite", "bitwise_xor_scalar_tensor_composite",
 ]  # fmt: skip
@@ -72,8 +75,7 @@ def _in_place(name: str, function: str) -> tuple[Kernel, Kernel]:
     def plan(self: Tensor, other: Tensor) -> ScalarType:
         check_write(self, other)
         shape, dtype = _plan(self, other, name)
-        if shape != self.shape:
-            raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
+        check_inplace_shape(self, shape)
         return dtype
 
     def cpu(self: Tensor, other: Tensor) -> Tensor:

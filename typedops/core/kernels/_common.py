@@ -33,7 +33,7 @@ from ...tensor import (
     wrap_array,
 )
 from ...dispatch import OperatorHandle, dispatcher
-from ._messages import CANNOT_CAST_RESULT, SCALAR_NOT_REAL, SCALAR_OVERFLOW
+from ._messages import CANNOT_CAST_RESULT, OUT_SHAPE_MISMATCH, SCALAR_NOT_REAL, SCALAR_OVERFLOW
 
 __all__ = [
     "NUMPY_FLOATING",
@@ -49,6 +49,7 @@ __all__ = [
     "check_out",
     "write_out",
     "finish_inplace",
+    "check_inplace_shape",
     "meta_like",
     "data",
     "wrap",
@@ -557,6 +558,12 @@ def as_stored(value: Scalar, dtype: ScalarType) -> Scalar:
     if isinstance(value, complex) and not dtype.is_complex:
         return value.real
     return value
+
+
+def check_inplace_shape(self: Tensor, shape: tuple[int, ...]) -> None:
+    """Refuse an in-place op whose broadcast ``shape`` is not ``self``'s (it would resize it)."""
+    if shape != self.shape:
+        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
 
 
 def finish_inplace(self: Tensor, values: Any, dtype: ScalarType) -> Tensor:

@@ -17,8 +17,10 @@ from typing import Any, Final
 
 from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, check_write, numpy_dtype, wrapped_scalar
-from ._common import call_op, data, elementwise_meta, elementwise_result, finish_inplace, result_type, write_out
-from ._messages import INTEGER_DIVISION_BY_ZERO, NOT_FOR_DTYPE, OUT_SHAPE_MISMATCH
+from ._common import (
+    call_op, check_inplace_shape, data, elementwise_meta, elementwise_result, finish_inplace, result_type, write_out,
+)  # fmt: skip
+from ._messages import INTEGER_DIVISION_BY_ZERO, NOT_FOR_DTYPE
 
 __all__ = [
     "floor_divide_cpu", "floor_divide_meta", "remainder_cpu", "remainder_meta",
@@ -72,8 +74,7 @@ def _remainder_values(self: Tensor, other: Tensor, dtype: ScalarType) -> Any:
 
 def _plan_inplace(self: Tensor, other: Tensor, name: str) -> ScalarType:
     shape, dtype = _plan(self, other, name)
-    if shape != self.shape:
-        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
+    check_inplace_shape(self, shape)
     return dtype
 
 

@@ -4,16 +4,18 @@
 Note [Advanced indexing]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 ``indices`` holds one entry per leading dim of ``self`` (None: the whole dim): an integer
-tensor (int64 or int32; uint8 is taken as bool, and other dtypes refused, as torch) picks positions along its dim, a bool
-tensor of k dims is a mask over the next k dims (its ``True`` positions, in order). The
-integer tensors broadcast together; the result has their broadcast shape where the
-indexed dims were when those are next to each other, else in front -- numpy's rule for a
-tuple of arrays, which the CPU kernel hands to numpy as such. A position out of range is
-an IndexError with torch's words, before anything is read or written.
+tensor (int64 or int32; uint8 is taken as bool, and other dtypes refused, as torch) picks
+positions along its dim, a bool tensor of k dims is a mask over the next k dims (its
+``True`` positions, in order). The integer tensors broadcast together; the result has
+their broadcast shape where the indexed dims were when those are next to each other, else
+in front -- numpy's rule for a tuple of arrays, which the CPU kernel hands to numpy as
+such. A position out of range is an IndexError with torch's words, before anything is
+read or written.
 
 ``index`` returns a new tensor (a copy, contiguous). ``index_put`` writes ``values``,
 broadcast to the indexed shape and of ``self``'s dtype (torch's rule; ``x[i] = v``
-converts ``v`` first), at those positions of a copy of ``self`` (``index_put_``: of ``self``); with ``accumulate`` a position named twice gets every value added
+converts ``v`` first), at those positions of a copy of ``self`` (``index_put_``: of
+``self``); with ``accumulate`` a position named twice gets every value added
 (``np.add.at``), without it one of them, as torch says. Gradients: ``index``'s is
 ``index_put`` of zeros with ``accumulate``; ``index_put``'s is the gradient with the
 written positions zeroed for ``self``, and the gradient at those positions, summed to

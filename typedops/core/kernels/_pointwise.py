@@ -22,7 +22,6 @@ from ._messages import (
     NEGATIVE_INT_POWER,
     NOT_FOR_COMPLEX,
     ORDER_COMPLEX,
-    OUT_SHAPE_MISMATCH,
     RELU_DTYPE,
     WHERE_CONDITION_DTYPE,
 )
@@ -39,6 +38,7 @@ from ._common import (
     elementwise_meta,
     elementwise_result,
     finish_inplace,
+    check_inplace_shape,
     fresh,
     result_type,
     scalar_overflow,
@@ -138,11 +138,6 @@ def add_meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
     return elementwise_meta(*_plan_add(self, other, alpha), self, other)
 
 
-def _check_inplace_shape(self: Tensor, shape: Shape) -> None:
-    if shape != self.shape:
-        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
-
-
 # operator's in-place functions, typed once here: typeshed leaves them untyped.
 _IADD: Final[Callable[[Any, Any], Any]] = operator.iadd  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] -- untyped in typeshed
 _IMUL: Final[Callable[[Any, Any], Any]] = operator.imul  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] -- untyped in typeshed
@@ -172,14 +167,14 @@ def add__cpu(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
         return self
     check_write(self, other)  # done already when the fast path ran, but not for another alpha
     shape, dtype = _plan_add(self, other, alpha)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, _add_values(self, other, alpha, dtype), dtype)
 
 
 def add__meta(self: Tensor, other: Tensor, *, alpha: Scalar) -> Tensor:
     check_write(self, other)
     shape, dtype = _plan_add(self, other, alpha)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)
 
 
@@ -310,14 +305,14 @@ def mul__cpu(self: Tensor, other: Tensor) -> Tensor:
     if _inplace_fast(self, other, _IMUL):
         return self
     shape, dtype = _plan_mul(self, other)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, _mul_values(self, other, dtype), dtype)
 
 
 def mul__meta(self: Tensor, other: Tensor) -> Tensor:
     check_write(self, other)
     shape, dtype = _plan_mul(self, other)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)
 
 
@@ -377,14 +372,14 @@ def div_meta(self: Tensor, other: Tensor) -> Tensor:
 def div__cpu(self: Tensor, other: Tensor) -> Tensor:
     check_write(self, other)
     shape, dtype = _plan_div(self, other)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, _div_values(self, other, dtype), dtype)
 
 
 def div__meta(self: Tensor, other: Tensor) -> Tensor:
     check_write(self, other)
     shape, dtype = _plan_div(self, other)
-    _check_inplace_shape(self, shape)
+    check_inplace_shape(self, shape)
     return finish_inplace(self, None, dtype)
 
 

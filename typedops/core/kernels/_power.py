@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...vocabulary import Scalar, ScalarType, TensorError, UnsupportedError
+from ...vocabulary import Scalar, ScalarType, UnsupportedError
 from ...tensor import Tensor, broadcast_shapes, check_write, wrapped_scalar
-from ._common import call_op, category, elementwise_meta, elementwise_result, finish_inplace, result_type
-from ._messages import OUT_SHAPE_MISMATCH, POW_BOOL
+from ._common import (
+    call_op, category, check_inplace_shape, elementwise_meta, elementwise_result, finish_inplace, result_type,
+)  # fmt: skip
+from ._messages import POW_BOOL
 from ._pointwise import _cast, _plan_pow  # pyright: ignore[reportPrivateUsage] -- one package
 
 __all__ = [
@@ -91,8 +93,7 @@ def pow__scalar_meta(self: Tensor, exponent: Scalar) -> Tensor:
 def _plan_inplace(self: Tensor, exponent: Tensor) -> ScalarType:
     check_write(self, exponent)
     shape, dtype = _plan(self, exponent)
-    if shape != self.shape:
-        raise TensorError(OUT_SHAPE_MISMATCH.format(shape=list(self.shape), broadcast=list(shape)))
+    check_inplace_shape(self, shape)
     return dtype
 
 
